@@ -1,0 +1,38 @@
+# fedcon build, test and reproduction targets. `make help` lists them.
+GO       ?= go
+BIN      ?= bin/fedcon
+COMMIT   := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS  := -X github.com/fedcon/fedcon/cmd.buildCommit=$(COMMIT)
+PKGS     := ./...
+
+.PHONY: help build test test-short race vet fmt bench reproduce reproduce-quick clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+build: ## build bin/fedcon
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages
+	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$fmtout" ]; then echo "gofmt needed:"; echo "$$fmtout"; exit 1; fi
+	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -race -short ./solver/...
+
+test-short: ## unit tests without the slow cases
+	$(GO) test -short $(PKGS)
+
+vet: ## go vet
+	$(GO) vet $(PKGS)
+
+fmt: ## gofmt -w
+	gofmt -w $$(git ls-files '*.go')
+
+bench: ## benchmarks (compare runs with benchstat)
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+reproduce: build ## reproduce every table and figure into results/
+	$(BIN) reproduce table4
+
+clean:
+	rm -rf bin

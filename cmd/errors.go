@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// Exit codes: the one table that maps outcomes to process status.
+const (
+	exitOK          = 0   // success
+	exitFailure     = 1   // the run failed (I/O, numerical failure, a failed check)
+	exitUsage       = 2   // bad flags, config values or arguments
+	exitInterrupted = 130 // Ctrl-C; finished trials are kept on disk
+)
+
+// FlagError signifies a usage or configuration error: exit code 2.
+type FlagError struct {
+	err   error
+	usage string // command path whose --help to suggest; empty for none
+}
+
+func (e *FlagError) Error() string { return e.err.Error() }
+func (e *FlagError) Unwrap() error { return e.err }
+
+// flagErrorf returns a FlagError with a formatted message.
+func flagErrorf(format string, args ...any) error {
+	return &FlagError{err: fmt.Errorf(format, args...)}
+}
+
+// SilentError signifies a failure whose message has already been printed
+// (e.g. a failed check table): exit code 1, nothing more is printed.
+var SilentError = errors.New("silent error")
+
+// exitCode decides the process status for err, in one place.
+func exitCode(err error) int {
+	var fe *FlagError
+	var ce *experiments.ConfigError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &fe), errors.As(err, &ce):
+		return exitUsage
+	default:
+		return exitFailure
+	}
+}

@@ -1,0 +1,13 @@
+package cmd
+
+import "github.com/spf13/cobra"
+
+// newCmdReproduce groups the commands that regenerate the papers' tables and figures.
+func newCmdReproduce(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "reproduce",
+		Short: "Reproduce a published table or figure",
+		Args:  cobra.NoArgs,
+	}
+	return c
+}

@@ -1,0 +1,69 @@
+// Package cmd is fedcon's command-line layer: it parses flags and config,
+// calls into experiments/, and prints tables, JSON and figures. Nothing
+// below this package prints or exits; Main owns the exit-code table.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs fedcon with the process arguments and returns the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, newFactory(systemIO()), os.Args[1:])
+}
+
+// run executes args against f and maps the outcome to an exit code.
+func run(ctx context.Context, f *Factory, args []string) int {
+	root := newCmdRoot(f)
+	root.SetArgs(args)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.ExecuteContext(ctx)
+	code := exitCode(err)
+	switch {
+	case err == nil, errors.Is(err, SilentError):
+	case code == exitInterrupted:
+		fmt.Fprintln(f.IO.ErrOut, "fedcon: interrupted; finished trials are kept on disk")
+	default:
+		fmt.Fprintf(f.IO.ErrOut, "fedcon: %v\n", err)
+		var fe *FlagError
+		if errors.As(err, &fe) && fe.usage != "" {
+			fmt.Fprintf(f.IO.ErrOut, "run '%s --help' for usage\n", fe.usage)
+		}
+	}
+	return code
+}
+
+func newCmdRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "fedcon",
+		Short: "Constrained federated learning: solvers, experiments and reproductions",
+		Long: `fedcon trains models whose data stay split across clients while the objective
+and the constraints are honoured (proximal augmented Lagrangian FL), and
+reproduces the published tables and figures of the papers it implements.
+Every reported solution is checked against its KKT conditions.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &FlagError{err: err, usage: c.CommandPath()}
+	})
+	root.PersistentFlags().Bool("quiet", false, "print no progress")
+	root.PersistentFlags().Bool("json", false, "print results as JSON instead of tables")
+	root.PersistentFlags().String("data-dir", "", "directory with the raw data files (else $FEDCON_DATA_DIR, else the cache dir)")
+	root.AddCommand(
+		newCmdVersion(f),
+		newCmdRun(f),
+		newCmdReproduce(f),
+	)
+	return root
+}
