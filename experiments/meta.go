@@ -1,0 +1,68 @@
+package experiments
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// RunInfo is recorded in every result file: what produced it.
+type RunInfo struct {
+	Experiment string    `json:"experiment"`
+	Version    string    `json:"fedcon_version"`
+	GoVersion  string    `json:"go_version"`
+	CPU        string    `json:"cpu"`
+	NumCPU     int       `json:"num_cpu"`
+	Workers    int       `json:"workers"`
+	Config     any       `json:"config"`
+	ConfigHash string    `json:"config_hash"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	WallSec    float64   `json:"wall_seconds"`
+}
+
+// NewRunInfo starts a record for cfg.
+func NewRunInfo(experiment, version string, cfg any, workers int) *RunInfo {
+	return &RunInfo{
+		Experiment: experiment, Version: version, GoVersion: runtime.Version(),
+		CPU: cpuModel(), NumCPU: runtime.NumCPU(), Workers: workers,
+		Config: cfg, ConfigHash: ConfigHash(cfg), Start: time.Now().UTC(),
+	}
+}
+
+// Finish stamps the end time.
+func (r *RunInfo) Finish() {
+	r.End = time.Now().UTC()
+	r.WallSec = r.End.Sub(r.Start).Seconds()
+}
+
+// ConfigHash is the SHA-256 of cfg's JSON encoding (first 16 hex digits):
+// results computed under the same hash are interchangeable.
+func ConfigHash(cfg any) string {
+	b, _ := json.Marshal(cfg)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+// Progress receives one call per finished unit of work (a trial).
+type Progress func(done, total int, label string)

@@ -1,0 +1,347 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/fedcon/fedcon/internal/nprand"
+	"github.com/fedcon/fedcon/problems"
+	"github.com/fedcon/fedcon/solver"
+)
+
+// QPConfig configures the LCQP experiment of eq. (84) (Table 4). Every field
+// is a YAML key of configs/table4.yaml.
+type QPConfig struct {
+	Seed      uint64  `mapstructure:"seed" json:"seed"`
+	Trials    int     `mapstructure:"trials" json:"trials"`
+	RNG       string  `mapstructure:"rng" json:"rng"`
+	Cells     [][]int `mapstructure:"cells" json:"cells"`
+	Beta      float64 `mapstructure:"beta" json:"beta"`
+	SBar      float64 `mapstructure:"sbar" json:"sbar"`
+	Rho       float64 `mapstructure:"rho" json:"rho"`
+	Q         float64 `mapstructure:"q" json:"q"`
+	EpsFloor  float64 `mapstructure:"eps_floor" json:"eps_floor"`
+	Eps1      float64 `mapstructure:"eps1" json:"eps1"`
+	Eps2      float64 `mapstructure:"eps2" json:"eps2"`
+	MaxOuter  int     `mapstructure:"max_outer" json:"max_outer"`
+	MaxInner  int     `mapstructure:"max_inner" json:"max_inner"`
+	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
+}
+
+// Validate reports the first invalid value as a *ConfigError.
+func (c *QPConfig) Validate() error {
+	pos := func(name string, v float64) error {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return &ConfigError{name, v, "must be a finite number > 0"}
+		}
+		return nil
+	}
+	for _, e := range []error{pos("beta", c.Beta), pos("sbar", c.SBar), pos("rho", c.Rho), pos("eps1", c.Eps1), pos("eps2", c.Eps2)} {
+		if e != nil {
+			return e
+		}
+	}
+	switch {
+	case !(c.Q > 0 && c.Q < 1):
+		return &ConfigError{"q", c.Q, "must be in (0, 1)"}
+	case c.EpsFloor < 0:
+		return &ConfigError{"eps_floor", c.EpsFloor, "must be >= 0"}
+	case c.Eps1 >= 1 || c.Eps2 >= 1:
+		return &ConfigError{"eps1/eps2", fmt.Sprint(c.Eps1, ",", c.Eps2), "must be < 1"}
+	case c.Trials < 1:
+		return &ConfigError{"trials", c.Trials, "must be >= 1"}
+	case c.MaxOuter < 1:
+		return &ConfigError{"max_outer", c.MaxOuter, "must be >= 1"}
+	case c.MaxInner < 1:
+		return &ConfigError{"max_inner", c.MaxInner, "must be >= 1"}
+	case c.RNG != "fedcon" && c.RNG != "numpy":
+		return &ConfigError{"rng", c.RNG, "must be fedcon or numpy"}
+	case c.InnerTest != "paper" && c.InnerTest != "measured":
+		return &ConfigError{"inner_test", c.InnerTest, "must be paper or measured"}
+	case len(c.Cells) == 0:
+		return &ConfigError{"cells", c.Cells, "need at least one [n, d, m] cell"}
+	}
+	for _, cell := range c.Cells {
+		switch {
+		case len(cell) != 3:
+			return &ConfigError{"cells", cell, "each cell is [n, d, m]"}
+		case cell[0] < 1:
+			return &ConfigError{"clients", cell[0], "must be >= 1"}
+		case cell[1] < 1:
+			return &ConfigError{"dim", cell[1], "must be >= 1"}
+		case cell[2] < 1:
+			return &ConfigError{"constraints", cell[2], "must be >= 1"}
+		case cell[2] >= cell[1]:
+			return &ConfigError{"constraints", cell[2], fmt.Sprintf("must be < dim = %d (the constraints of all parties must stay independent)", cell[1])}
+		}
+	}
+	return nil
+}
+
+// QPAlg is one algorithm's outcome in one trial.
+type QPAlg struct {
+	Objective float64          `json:"objective"`
+	Violation float64          `json:"feasibility_violation"`
+	DistOpt   float64          `json:"dist_to_optimum_inf"`
+	Status    solver.Status    `json:"status"`
+	Residuals solver.Residuals `json:"kkt_residuals"`
+	Stats     solver.Stats     `json:"stats"`
+	Wall      float64          `json:"wall_seconds"`
+	Trace     []QPTraceEntry   `json:"-"`
+	W         []float64        `json:"-"`
+}
+
+// QPTraceEntry is kept for figures; not serialised per trial.
+type QPTraceEntry = solver.OuterRecord
+
+// QPTrial is one (cell, trial): both algorithms from the same w0.
+type QPTrial struct {
+	N       int     `json:"n"`
+	D       int     `json:"d"`
+	M       int     `json:"m"`
+	Trial   int     `json:"trial"`
+	Alg1    QPAlg   `json:"alg1"`
+	CProx   QPAlg   `json:"cprox"`
+	RelDiff float64 `json:"reldiff"`
+}
+
+// QPRow aggregates one cell over its trials.
+type QPRow struct {
+	N, D, M   int
+	FStar     float64    `json:"f_star"`
+	Obj1      MeanStd    `json:"objective_alg1"`
+	ObjC      MeanStd    `json:"objective_cprox"`
+	RelDiff   MeanStd    `json:"reldiff"`
+	Viol1     MeanStd    `json:"feasviol_alg1"`
+	ViolC     MeanStd    `json:"feasviol_cprox"`
+	Outer1    MeanStd    `json:"outer_alg1"`
+	OuterC    MeanStd    `json:"outer_cprox"`
+	Inner1    MeanStd    `json:"inner_alg1"`
+	Rounds1   MeanStd    `json:"rounds_alg1"`
+	MBytes1   MeanStd    `json:"mbytes_alg1"`
+	Wall1     MeanStd    `json:"wall_alg1"`
+	WallC     MeanStd    `json:"wall_cprox"`
+	Dist1     MeanStd    `json:"dist_opt_alg1"`
+	DistC     MeanStd    `json:"dist_opt_cprox"`
+	KKT1      [2]float64 `json:"kkt_max_alg1"`
+	KKTC      [2]float64 `json:"kkt_max_cprox"`
+	Flags     string     `json:"flags"`
+	Published []float64  `json:"published,omitempty"`
+}
+
+// QPResult is the whole experiment: what the result files hold.
+type QPResult struct {
+	Info   *RunInfo  `json:"run"`
+	Rows   []QPRow   `json:"rows"`
+	Trials []QPTrial `json:"trials"`
+}
+
+// qpInstance builds cell (n, d, m): our stream or the authors' numpy one.
+func qpInstance(cfg *QPConfig, n, d, m int) (*problems.LCQP, error) {
+	if cfg.RNG == "numpy" {
+		return fromNumpy(nprand.GenerateLCQP(d, n, m)), nil
+	}
+	stream := uint64(n)<<40 | uint64(d)<<20 | uint64(m)
+	return problems.NewLCQP(rand.New(rand.NewPCG(cfg.Seed, stream)), d, n, m)
+}
+
+// qpStart returns trial t's w0, shared by both algorithms.
+func qpStart(cfg *QPConfig, t, d int) []float64 {
+	if cfg.RNG == "numpy" {
+		return nprand.TrialStart(t, d)
+	}
+	return problems.UnitSphere(rand.New(rand.NewPCG(cfg.Seed, 1<<62|uint64(t))), d)
+}
+
+// fromNumpy converts the authors' layout (server = last block, zeroed A, b, d).
+func fromNumpy(in *nprand.LCQPInstance) *problems.LCQP {
+	q := &problems.LCQP{Dim: in.D, N: in.N, M: in.M}
+	for i := 0; i <= in.N; i++ {
+		c := mat.NewDense(in.M, in.D, append([]float64(nil), in.C[i]...))
+		dv := append([]float64(nil), in.Dv[i]...)
+		if i == in.N {
+			q.Server = &problems.QPParty{C: c, D: dv}
+			continue
+		}
+		q.Clients = append(q.Clients, &problems.QPParty{
+			A: mat.NewSymDense(in.D, append([]float64(nil), in.A[i]...)),
+			B: append([]float64(nil), in.B[i]...), C: c, D: dv,
+		})
+	}
+	return q
+}
+
+func (cfg *QPConfig) settings(workers int) *solver.Settings {
+	return &solver.Settings{MaxOuter: cfg.MaxOuter, MaxInner: cfg.MaxInner, Eps1: cfg.Eps1, Eps2: cfg.Eps2, Workers: workers}
+}
+
+func (cfg *QPConfig) methods(cache *solver.QuadCache) (*solver.ProxAL, *solver.CProxAL) {
+	test := solver.InnerTestPaper
+	if cfg.InnerTest == "measured" {
+		test = solver.InnerTestMeasured
+	}
+	return &solver.ProxAL{Beta: cfg.Beta, SBar: cfg.SBar, Rho: cfg.Rho, Q: cfg.Q, EpsFloor: cfg.EpsFloor, Test: test, Cache: cache},
+		&solver.CProxAL{Beta: cfg.Beta, SBar: cfg.SBar, Cache: cache}
+}
+
+// RunQP runs every cell and trial of cfg with `workers` trials at a time.
+// Results are identical for any workers. On cancellation it returns the
+// trials finished so far with an error wrapping ctx.Err().
+func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (*QPResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if workers < 1 {
+		workers = 1
+	}
+	res := &QPResult{}
+	total := len(cfg.Cells) * cfg.Trials
+	done := 0
+	var mu sync.Mutex
+	for _, cell := range cfg.Cells {
+		n, d, m := cell[0], cell[1], cell[2]
+		inst, err := qpInstance(cfg, n, d, m)
+		if err != nil {
+			return res, err
+		}
+		wstar, fstar, err := inst.Exact()
+		if err != nil {
+			return res, err
+		}
+		cache := solver.NewQuadCache()
+		trials := make([]QPTrial, cfg.Trials)
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(workers)
+		// Client goroutines only help when trials do not fill the workers.
+		inner := max(1, workers/cfg.Trials)
+		for t := 0; t < cfg.Trials; t++ {
+			g.Go(func() error {
+				tr, err := qpTrial(gctx, cfg, inst, cache, wstar, t, inner)
+				if err != nil {
+					return fmt.Errorf("cell n=%d d=%d m=%d trial %d: %w", n, d, m, t, err)
+				}
+				trials[t] = tr
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, total, fmt.Sprintf("n=%d d=%d m=%d trial %d", n, d, m, t))
+				}
+				mu.Unlock()
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return res, err
+		}
+		res.Trials = append(res.Trials, trials...)
+		res.Rows = append(res.Rows, qpRow(n, d, m, fstar, trials))
+	}
+	return res, nil
+}
+
+func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *solver.QuadCache, wstar []float64, t, workers int) (QPTrial, error) {
+	n, d, m := inst.N, inst.Dim, inst.M
+	w0 := qpStart(cfg, t, d)
+	a1, cp := cfg.methods(cache)
+	tr := QPTrial{N: n, D: d, M: m, Trial: t}
+	for _, run := range []struct {
+		dst *QPAlg
+		m   solver.Method
+	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
+		start := time.Now()
+		r, err := solver.Solve(ctx, inst.Problem(), w0, cfg.settings(workers), run.m)
+		if err != nil {
+			return tr, err
+		}
+		*run.dst = QPAlg{
+			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
+			DistOpt: distInf(r.W, wstar), Status: r.Status, Residuals: r.Residuals,
+			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W,
+		}
+	}
+	tr.RelDiff = math.Abs(tr.Alg1.Objective-tr.CProx.Objective) / math.Abs(tr.CProx.Objective)
+	return tr, nil
+}
+
+func distInf(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s = math.Max(s, math.Abs(a[i]-b[i]))
+	}
+	return s
+}
+
+func qpRow(n, d, m int, fstar float64, trials []QPTrial) QPRow {
+	col := func(f func(*QPTrial) float64) MeanStd {
+		x := make([]float64, len(trials))
+		for i := range trials {
+			x[i] = f(&trials[i])
+		}
+		return meanStd(x)
+	}
+	row := QPRow{N: n, D: d, M: m, FStar: fstar,
+		Obj1:    col(func(t *QPTrial) float64 { return t.Alg1.Objective }),
+		ObjC:    col(func(t *QPTrial) float64 { return t.CProx.Objective }),
+		RelDiff: col(func(t *QPTrial) float64 { return t.RelDiff }),
+		Viol1:   col(func(t *QPTrial) float64 { return t.Alg1.Violation }),
+		ViolC:   col(func(t *QPTrial) float64 { return t.CProx.Violation }),
+		Outer1:  col(func(t *QPTrial) float64 { return float64(t.Alg1.Stats.OuterIterations) }),
+		OuterC:  col(func(t *QPTrial) float64 { return float64(t.CProx.Stats.OuterIterations) }),
+		Inner1:  col(func(t *QPTrial) float64 { return float64(t.Alg1.Stats.InnerIterations) }),
+		Rounds1: col(func(t *QPTrial) float64 { return float64(t.Alg1.Stats.Rounds) }),
+		MBytes1: col(func(t *QPTrial) float64 {
+			return float64(t.Alg1.Stats.BytesDown()+t.Alg1.Stats.BytesUp()) / 1e6
+		}),
+		Wall1: col(func(t *QPTrial) float64 { return t.Alg1.Wall }),
+		WallC: col(func(t *QPTrial) float64 { return t.CProx.Wall }),
+		Dist1: col(func(t *QPTrial) float64 { return t.Alg1.DistOpt }),
+		DistC: col(func(t *QPTrial) float64 { return t.CProx.DistOpt }),
+	}
+	flags := map[string]int{}
+	for _, t := range trials {
+		row.KKT1[0] = math.Max(row.KKT1[0], t.Alg1.Residuals.Stationarity)
+		row.KKT1[1] = math.Max(row.KKT1[1], t.Alg1.Residuals.Feasibility)
+		row.KKTC[0] = math.Max(row.KKTC[0], t.CProx.Residuals.Stationarity)
+		row.KKTC[1] = math.Max(row.KKTC[1], t.CProx.Residuals.Feasibility)
+		if t.Alg1.Status != solver.Converged {
+			flags["A1 "+t.Alg1.Status.String()]++
+		}
+		if t.CProx.Status != solver.Converged {
+			flags["cP "+t.CProx.Status.String()]++
+		}
+		if t.Alg1.Stats.InnerCapHits > 0 {
+			flags["A1 inner cap"]++
+		}
+	}
+	row.Flags = flagString(flags)
+	row.Published = publishedTable4(n, d, m)
+	return row
+}
+
+// flagString renders "status xN" flags in a stable order; "ok" when none.
+func flagString(flags map[string]int) string {
+	if len(flags) == 0 {
+		return "ok"
+	}
+	keys := make([]string, 0, len(flags))
+	for k := range flags {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += "; "
+		}
+		s += k + " x" + strconv.Itoa(flags[k])
+	}
+	return s
+}

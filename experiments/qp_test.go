@@ -1,0 +1,123 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func smallQP() *QPConfig {
+	return &QPConfig{Seed: 3, Trials: 3, RNG: "fedcon", Cells: [][]int{{1, 12, 1}, {3, 20, 2}}, Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9,
+		Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10000, MaxInner: 10000, InnerTest: "paper"}
+}
+
+// stripWall removes wall times, the only fields allowed to differ between runs.
+func stripWall(t *testing.T, r *QPResult) string {
+	t.Helper()
+	for i := range r.Trials {
+		for _, a := range []*QPAlg{&r.Trials[i].Alg1, &r.Trials[i].CProx} {
+			a.Wall, a.Stats.Runtime = 0, 0
+		}
+	}
+	for i := range r.Rows {
+		r.Rows[i].Wall1, r.Rows[i].WallC = MeanStd{}, MeanStd{}
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestQPDeterministic: a run is a pure function of (config, seed), whatever
+// the number of workers.
+func TestQPDeterministic(t *testing.T) {
+	var ref string
+	for _, w := range []int{1, 2, 5} {
+		r, err := RunQP(context.Background(), smallQP(), w, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := stripWall(t, r)
+		if ref == "" {
+			ref = got
+		} else if got != ref {
+			t.Fatalf("workers = %d changed the results", w)
+		}
+	}
+	cfg := smallQP()
+	cfg.Seed = 4
+	r, err := RunQP(context.Background(), cfg, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stripWall(t, r) == ref {
+		t.Fatal("another seed gave identical results")
+	}
+}
+
+// TestQPGolden pins the small seeded table (run with -update after an
+// intended change, and say why in the commit).
+func TestQPGolden(t *testing.T) {
+	r, err := RunQP(context.Background(), smallQP(), 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Info = NewRunInfo("golden", "test", smallQP(), 2)
+	got := r.Tables()[0].Markdown()
+	path := filepath.Join("testdata", "table4-small.golden.md")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./experiments -run Golden -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("table changed:\n%s\nwant:\n%s", got, want)
+	}
+	for _, row := range r.Rows {
+		// Every trial converged and certifies Definition 1 with (ε1, ε2).
+		if row.Flags != "ok" || row.KKT1[0] > 1e-3 || row.KKT1[1] > 1e-3 || row.KKTC[0] > 1e-3 || row.KKTC[1] > 1e-3 {
+			t.Errorf("row %+v", row)
+		}
+	}
+}
+
+func TestQPConfigValidate(t *testing.T) {
+	cases := []struct {
+		name  string
+		mod   func(*QPConfig)
+		field string
+	}{
+		{"negative beta", func(c *QPConfig) { c.Beta = -1 }, "beta"},
+		{"zero rho", func(c *QPConfig) { c.Rho = 0 }, "rho"},
+		{"q = 1", func(c *QPConfig) { c.Q = 1 }, "q"},
+		{"no trials", func(c *QPConfig) { c.Trials = 0 }, "trials"},
+		{"0 clients", func(c *QPConfig) { c.Cells = [][]int{{0, 10, 1}} }, "clients"},
+		{"dim 0", func(c *QPConfig) { c.Cells = [][]int{{1, 0, 1}} }, "dim"},
+		{"short cell", func(c *QPConfig) { c.Cells = [][]int{{1, 10}} }, "cells"},
+		{"rng", func(c *QPConfig) { c.RNG = "x" }, "rng"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := smallQP()
+			c.mod(cfg)
+			err := cfg.Validate()
+			ce, ok := err.(*ConfigError)
+			if !ok || ce.Field != c.field {
+				t.Fatalf("err = %v, want ConfigError on %s", err, c.field)
+			}
+		})
+	}
+	if err := smallQP().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,127 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// CProxAL is Algorithm 3 (Appendix D): the centralized proximal AL method,
+// which sees all parties' data. It shares Algorithm 1's outer loop: τ_k =
+// s̄/(k+1)², the multiplier update and test (11). Its subproblem
+//
+//	ℓ_k(w) = f(w) + (1/2β)Σ_i(||Proj_{K_i*}(μ_i + βc_i(w))||² - ||μ_i||²) + (1/2β)||w - w^k||²
+//
+// is solved exactly when quadratic, else by Smooth to ||∇ℓ_k||_∞ <= τ_k.
+type CProxAL struct {
+	// Beta is β > 0 (default DefaultBeta); SBar is s̄ > 0 (default DefaultSBar).
+	Beta, SBar float64
+	// Mu0 are the initial multipliers, index 0 the server's; nil means 0.
+	Mu0 [][]float64
+	// Smooth solves non-quadratic subproblems (default LBFGS{}).
+	Smooth SmoothSolver
+	// Cache, if non-nil, shares the exact factorisation across Solve calls.
+	Cache *QuadCache
+}
+
+type cproxRun struct {
+	s      *Settings
+	sub    *subproblem
+	merits []*merit // index 0 = server
+	quad   *quadFactor
+	smooth SmoothSolver
+	g      []float64
+	iters  int
+}
+
+func (m *CProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings) (*Result, error) {
+	beta, sbar := orDefault(m.Beta, DefaultBeta), orDefault(m.SBar, DefaultSBar)
+	if !(beta > 0) {
+		return nil, fmt.Errorf("solver: CProxAL.Beta = %v: must be > 0", m.Beta)
+	}
+	if !(sbar > 0) {
+		return nil, fmt.Errorf("solver: CProxAL.SBar = %v: must be > 0", m.SBar)
+	}
+	n, d := len(p.Clients), p.Dim
+	if m.Mu0 != nil && len(m.Mu0) != n+1 {
+		return nil, fmt.Errorf("solver: len(CProxAL.Mu0) = %d, want n+1 = %d", len(m.Mu0), n+1)
+	}
+	r := &cproxRun{s: s, smooth: m.Smooth, g: make([]float64, d)}
+	if r.smooth == nil {
+		r.smooth = LBFGS{}
+	}
+	for i := 0; i <= n; i++ {
+		mi, err := mu0(m.Mu0, i, p.party(i))
+		if err != nil {
+			return nil, err
+		}
+		r.merits = append(r.merits, newMerit(p.party(i), d, beta, 0, mi))
+	}
+	r.sub = newSubproblem(d, r.merits...)
+	r.sub.sigma = 1 / beta
+	if isQuadratic(r.merits) {
+		var err error
+		if r.quad, err = m.Cache.factor(r.merits, d, beta, subAlpha(r.sub)); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{}
+	w := append([]float64(nil), w0...)
+	loop := &outerLoop{s: s, beta: beta, sbar: sbar, start: time.Now(), res: res}
+	res, err := loop.run(ctx, r, w, func() (int, int64, int64) { return 0, 0, 0 })
+	res.W = w
+	res.Stats.LocalIterations = r.iters
+	if err == nil && res.Status != Diverged {
+		err = r.audit(res, w)
+	}
+	res.Stats.Evaluations = r.sub.evals()
+	return res, err
+}
+
+func (r *cproxRun) step(ctx context.Context, k int, tau float64, w []float64) (outerStep, error) {
+	var out outerStep
+	copy(r.sub.z, w) // the proximal centre w^k
+	wn := append([]float64(nil), w...)
+	if r.quad != nil {
+		r.quad.solve(wn, r.g, r.sub)
+	} else {
+		st := r.smooth.Minimize(r.sub, wn, tau, r.s.MaxInner)
+		if r.sub.err != nil {
+			return out, r.sub.err
+		}
+		out.inner = st.Iterations
+		out.capped = !st.Converged
+		r.iters += st.Iterations
+	}
+	for i, m := range r.merits {
+		if err := m.eval(wn, false); err != nil {
+			return out, fmt.Errorf("party %d: %w", i, err)
+		}
+		out.stepMu = max(out.stepMu, m.updateMultiplier())
+		out.parties = append(out.parties, m.value())
+	}
+	out.wNext = wn
+	return out, nil
+}
+
+// audit computes the Definition 1 residuals and the final values at w.
+func (r *cproxRun) audit(res *Result, w []float64) error {
+	g := make([]float64, len(w))
+	var feas float64
+	for i, m := range r.merits {
+		if err := m.eval(w, true); err != nil {
+			return fmt.Errorf("party %d: %w", i, err)
+		}
+		feas = max(feas, m.lagrangianGrad(r.g))
+		for j := range g {
+			g[j] += r.g[j]
+		}
+		if i > 0 {
+			res.Objective += m.f
+		}
+		res.Parties = append(res.Parties, m.value())
+		res.Mu = append(res.Mu, append([]float64(nil), m.mu...))
+	}
+	res.Residuals = Residuals{Stationarity: normInf(g), Feasibility: feas}
+	return nil
+}

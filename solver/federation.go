@@ -1,0 +1,289 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// MsgKind says which step of Algorithms 1-2 a broadcast asks clients to run.
+type MsgKind int
+
+const (
+	// MsgStart sends w^0: clients set up Algorithm 2 at w̃^0 = w^0 and reply ũ_i^0.
+	MsgStart MsgKind = iota + 1
+	// MsgADMM sends w^{t+1} and ε_{t+1}: clients run (19)-(22) and reply (ũ_i^{t+1}, ε̃_{i,t+1}).
+	MsgADMM
+	// MsgOuter sends w^{k+1}: clients update μ_i and reply ||μ_i^{k+1} - μ_i^k||_∞; they also
+	// set up the next Algorithm 2 call at w̃^0 = w^{k+1} and send ũ_i^0 in the same reply.
+	MsgOuter
+	// MsgAudit sends the returned w: clients reply ∇f_i + ∇c_i μ_i and their
+	// Definition 1 feasibility residual (a check, not part of the algorithm).
+	MsgAudit
+)
+
+// Broadcast is what the server sends to every client in one round.
+type Broadcast struct {
+	Kind MsgKind
+	W    []float64 // read-only for clients
+	Eps  float64   // ε_{t+1} for MsgADMM
+	// NeedEpsTilde asks for ε̃_{i,t+1} (MsgADMM). The server clears it when
+	// test (23) cannot pass whatever the ε̃ are (its own term already exceeds
+	// τ): the iterates are unchanged and clients save the evaluation of
+	// ∇P_i(w^{t+1}) — for the QP, one of their two matrix-vector products.
+	NeedEpsTilde bool
+}
+
+// floats is the number of algorithm floats in b.
+func (b *Broadcast) floats() int64 {
+	if b.Kind == MsgADMM {
+		return int64(len(b.W)) + 1
+	}
+	return int64(len(b.W))
+}
+
+// Reply is one client's answer; its slices belong to the client and are valid
+// until the client's next step.
+type Reply struct {
+	UTilde   []float64 // ũ_i (MsgStart, MsgADMM, MsgOuter)
+	EpsTilde float64   // ε̃_{i,t+1} of eq. (22) (MsgADMM); -1 when not asked for
+
+	StepMu float64 // ||μ_i^{k+1} - μ_i^k||_∞ (MsgOuter)
+	Value  PartyValue
+	// LagGrad, Feas and Mu answer MsgAudit.
+	LagGrad []float64
+	Feas    float64
+	Mu      []float64
+	// Local costs of this step.
+	Iterations int
+	Evals      int64
+}
+
+// floats returns the algorithm and diagnostic floats of r for kind k.
+func (r *Reply) floats(k MsgKind) (alg, diag int64) {
+	diag = 1 + int64(len(r.Value.C)) // f_i and c_i, for traces
+	switch k {
+	case MsgStart:
+		return int64(len(r.UTilde)), diag
+	case MsgADMM:
+		if r.EpsTilde < 0 {
+			return int64(len(r.UTilde)), 0
+		}
+		return int64(len(r.UTilde)) + 1, 0
+	case MsgOuter:
+		return int64(len(r.UTilde)) + 1, diag
+	default: // MsgAudit
+		return 0, diag + int64(len(r.LagGrad)+len(r.Mu)) + 1
+	}
+}
+
+// Transport carries one round: the broadcast to all clients, their local
+// steps, and their replies in client order. It is the only way the server
+// side of Algorithm 1 reaches client data.
+type Transport interface {
+	NumClients() int
+	Exchange(ctx context.Context, b *Broadcast) ([]*Reply, error)
+}
+
+// ClientConfig is what a client needs to run its side of Algorithms 1-2.
+type ClientConfig struct {
+	Dim     int
+	Parties int       // n + 1: the proximal share is 1/((n+1)β), eq. (14)
+	Beta    float64   // β
+	Rho     float64   // ρ_i
+	Mu0     []float64 // μ_i^0; nil means 0
+	Smooth  SmoothSolver
+	Cache   *QuadCache
+	MaxIter int // cap of the local smooth solver per step
+}
+
+// ClientNode is client i's side of Algorithms 1-2: it owns the party's data
+// and the local state (μ_i, u_i, λ_i) and answers broadcasts.
+type ClientNode struct {
+	cfg    ClientConfig
+	merit  *merit
+	sub    *subproblem // φ_{i,t} of eq. (19)
+	quad   *quadFactor // non-nil when (19) is solved exactly
+	u      []float64
+	lambda []float64
+	g      []float64
+	reply  Reply
+}
+
+// NewClientNode returns client party p's node.
+func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
+	d := cfg.Dim
+	m := newMerit(p, d, cfg.Beta, 1/(float64(cfg.Parties)*cfg.Beta), cfg.Mu0)
+	c := &ClientNode{
+		cfg: cfg, merit: m, sub: newSubproblem(d, m),
+		u: make([]float64, d), lambda: make([]float64, d), g: make([]float64, d),
+	}
+	c.sub.sigma = cfg.Rho
+	c.reply.UTilde = make([]float64, d)
+	if isQuadratic(c.sub.merits) {
+		f, err := cfg.Cache.factor(c.sub.merits, d, cfg.Beta, subAlpha(c.sub))
+		if err != nil {
+			return nil, err
+		}
+		c.quad = f
+	}
+	return c, nil
+}
+
+// Handle runs the local step that b asks for.
+func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
+	r := &c.reply
+	r.Iterations, r.Evals = 0, 0
+	ev0 := c.merit.evals
+	var err error
+	switch b.Kind {
+	case MsgStart:
+		copy(c.merit.center, b.W)
+		err = c.startADMM(b.W)
+	case MsgADMM:
+		err = c.admmStep(b.W, b.Eps, b.NeedEpsTilde)
+	case MsgOuter:
+		err = c.outer(b.W)
+	case MsgAudit:
+		err = c.audit(b.W)
+	default:
+		err = fmt.Errorf("solver: unknown message kind %d", b.Kind)
+	}
+	r.Evals = c.merit.evals - ev0
+	return r, err
+}
+
+// startADMM sets (u_i, λ_i, ũ_i) = (w̃0, -∇P_i(w̃0), w̃0 - ∇P_i(w̃0)/ρ_i)
+// (Algorithm 2, initialisation), evaluating the party at w̃0.
+func (c *ClientNode) startADMM(w []float64) error {
+	if err := c.merit.eval(w, true); err != nil {
+		return err
+	}
+	c.merit.alTerm()
+	c.initFromEval(w)
+	c.reply.Value = c.merit.value()
+	return nil
+}
+
+// initFromEval finishes the initialisation from an evaluation at w̃0 = w.
+func (c *ClientNode) initFromEval(w []float64) {
+	c.merit.gradFromEval(w, c.g)
+	copy(c.u, w)
+	for j := range c.lambda {
+		c.lambda[j] = -c.g[j]
+		c.reply.UTilde[j] = w[j] + c.lambda[j]/c.cfg.Rho
+	}
+}
+
+// admmStep is the client update of Algorithm 2: eqs. (19)-(22).
+func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool) error {
+	rho := c.cfg.Rho
+	c.reply.EpsTilde = -1
+	if needEps {
+		// (22) with the OLD λ_i^t and u_i^t: ∇φ_{i,t}(w^{t+1}) = ∇P_i(w^{t+1}) + λ_i^t.
+		if _, err := c.merit.funcGrad(w, c.g); err != nil {
+			return err
+		}
+		var et float64
+		for j := range c.g {
+			et = max(et, math.Abs(c.g[j]+c.lambda[j]-rho*(w[j]-c.u[j])))
+		}
+		c.reply.EpsTilde = et
+	}
+	// (19): φ_{i,t}(u) = P_i(u) + (ρ/2)||u - (w - λ/ρ)||² + const, warm-started at u_i^t.
+	for j := range c.sub.z {
+		c.sub.z[j] = w[j] - c.lambda[j]/rho
+	}
+	if c.quad != nil {
+		c.quad.solve(c.u, c.g, c.sub)
+	} else {
+		st := c.cfg.Smooth.Minimize(c.sub, c.u, eps, c.cfg.MaxIter)
+		if c.sub.err != nil {
+			return c.sub.err
+		}
+		c.reply.Iterations = st.Iterations
+	}
+	// (20)-(21).
+	for j := range c.lambda {
+		c.lambda[j] += rho * (c.u[j] - w[j])
+		c.reply.UTilde[j] = c.u[j] + c.lambda[j]/rho
+	}
+	return nil
+}
+
+// outer is the client update of Algorithm 1 at w^{k+1}, followed by the
+// initialisation of the next Algorithm 2 call at w̃0 = w^{k+1}: one
+// evaluation serves both.
+func (c *ClientNode) outer(w []float64) error {
+	if err := c.merit.eval(w, true); err != nil {
+		return err
+	}
+	c.reply.StepMu = c.merit.updateMultiplier()
+	c.reply.Value = c.merit.value()
+	copy(c.merit.center, w)
+	c.merit.alTerm() // y = Proj(μ^{k+1} + βc(w^{k+1})) for ∇P_{i,k+1}(w^{k+1})
+	c.initFromEval(w)
+	return nil
+}
+
+// audit answers the final KKT check at w.
+func (c *ClientNode) audit(w []float64) error {
+	if err := c.merit.eval(w, true); err != nil {
+		return err
+	}
+	if c.reply.LagGrad == nil {
+		c.reply.LagGrad = make([]float64, c.cfg.Dim)
+	}
+	c.reply.Feas = c.merit.lagrangianGrad(c.reply.LagGrad)
+	c.reply.Value = c.merit.value()
+	c.reply.Mu = c.Mu()
+	return nil
+}
+
+// Mu returns a copy of the client's multiplier μ_i.
+func (c *ClientNode) Mu() []float64 { return append([]float64(nil), c.merit.mu...) }
+
+// LocalTransport runs client nodes as goroutines in this process.
+type LocalTransport struct {
+	Nodes   []*ClientNode
+	Workers int // concurrent client steps; zero means one per client
+}
+
+// NumClients implements Transport.
+func (t *LocalTransport) NumClients() int { return len(t.Nodes) }
+
+// Exchange implements Transport: client steps run concurrently, replies are
+// returned in client order.
+func (t *LocalTransport) Exchange(ctx context.Context, b *Broadcast) ([]*Reply, error) {
+	out := make([]*Reply, len(t.Nodes))
+	if t.Workers == 1 || len(t.Nodes) == 1 {
+		for i, n := range t.Nodes {
+			r, err := n.Handle(b)
+			if err != nil {
+				return nil, fmt.Errorf("client %d: %w", i+1, err)
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	g, _ := errgroup.WithContext(ctx)
+	if t.Workers > 0 {
+		g.SetLimit(t.Workers)
+	}
+	for i, n := range t.Nodes {
+		g.Go(func() error {
+			r, err := n.Handle(b)
+			if err != nil {
+				return fmt.Errorf("client %d: %w", i+1, err)
+			}
+			out[i] = r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

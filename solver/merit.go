@@ -1,0 +1,203 @@
+package solver
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+)
+
+// merit is one party's term of the proximal AL subproblem:
+//
+//	P(w) = f(w) + (1/2β)(||Proj_{K*}(μ + βc(w))||² - ||μ||²) + (prox/2)||w - center||²,
+//
+// which is P_{i,k} of eqs. (13)-(14) with prox = 1/((n+1)β), or one party's
+// share of Algorithm 3's ℓ_k with prox = 0. A nil party is the server
+// without a global constraint: P is the proximal share alone.
+type merit struct {
+	party  Party
+	cone   Cone
+	d, m   int
+	beta   float64
+	prox   float64
+	mu     []float64 // μ^k (owned)
+	center []float64 // w^k (owned)
+
+	// Values of the last party evaluation, reused where the paper needs
+	// several quantities at one point (one pass over the data).
+	f        float64
+	gf, c, y []float64
+	jac      []float64
+	evals    int64
+}
+
+func newMerit(p Party, d int, beta, prox float64, mu0 []float64) *merit {
+	var k Cone
+	if p != nil {
+		k = p.Cone()
+	}
+	m := coneDim(k)
+	mt := &merit{
+		party: p, cone: k, d: d, m: m, beta: beta, prox: prox,
+		mu: make([]float64, m), center: make([]float64, d),
+		gf: make([]float64, d), c: make([]float64, m), y: make([]float64, m),
+		jac: make([]float64, m*d),
+	}
+	copy(mt.mu, mu0)
+	return mt
+}
+
+// eval evaluates the party at w, keeping f, ∇f, c and the Jacobian.
+func (p *merit) eval(w []float64, withGrad bool) error {
+	p.evals++
+	if p.party == nil {
+		p.f = 0
+		if withGrad {
+			clear(p.gf)
+		}
+		return nil
+	}
+	var g, jac []float64
+	if withGrad {
+		g, jac = p.gf, p.jac
+	}
+	p.f = p.party.Eval(w, g, p.c, jac)
+	if !finiteScalar(p.f) || !finite(p.c) || (withGrad && (!finite(g) || !finite(jac))) {
+		return fmt.Errorf("%w: party returned NaN or Inf", ErrNonFinite)
+	}
+	return nil
+}
+
+// alTerm computes y = Proj_{K*}(μ + βc) from the last evaluation and returns
+// (1/2β)(||y||² - ||μ||²).
+func (p *merit) alTerm() float64 {
+	if p.m == 0 {
+		return 0
+	}
+	for j := range p.y {
+		p.y[j] = p.mu[j] + p.beta*p.c[j]
+	}
+	p.cone.ProjectDual(p.y, p.y)
+	return (floats.Dot(p.y, p.y) - floats.Dot(p.mu, p.mu)) / (2 * p.beta)
+}
+
+// funcGrad returns P(w) and writes ∇P(w) into grad (if non-nil).
+func (p *merit) funcGrad(w, grad []float64) (float64, error) {
+	if err := p.eval(w, grad != nil); err != nil {
+		return 0, err
+	}
+	v := p.f + p.alTerm()
+	if p.prox != 0 {
+		v += p.prox / 2 * sqDist(w, p.center)
+	}
+	if grad != nil {
+		p.gradFromEval(w, grad)
+	}
+	return v, nil
+}
+
+// gradFromEval writes ∇P(w) = ∇f + ∇c·y + prox(w - center) into grad from
+// the last evaluation (at w) and the last alTerm.
+func (p *merit) gradFromEval(w, grad []float64) {
+	copy(grad, p.gf)
+	if p.m > 0 {
+		// grad += Jᵀ y (J row-major m×d).
+		blas64.Gemv(blasTrans, 1, blas64.General{Rows: p.m, Cols: p.d, Stride: p.d, Data: p.jac},
+			blas64.Vector{N: p.m, Inc: 1, Data: p.y}, 1, blas64.Vector{N: p.d, Inc: 1, Data: grad})
+	}
+	if p.prox != 0 {
+		for j := range grad {
+			grad[j] += p.prox * (w[j] - p.center[j])
+		}
+	}
+}
+
+// updateMultiplier sets μ ← Proj_{K*}(μ + βc(w)) from the last evaluation
+// (at w^{k+1}) and returns ||μ^{k+1} - μ^k||_∞.
+func (p *merit) updateMultiplier() float64 {
+	if p.m == 0 {
+		return 0
+	}
+	p.alTerm() // y = Proj_{K*}(μ + βc)
+	var step float64
+	for j := range p.mu {
+		step = max(step, abs(p.y[j]-p.mu[j]))
+		p.mu[j] = p.y[j]
+	}
+	return step
+}
+
+// lagrangianGrad writes ∇f(w) + ∇c(w)μ into grad from the last evaluation
+// (with gradient) and returns dist_∞(c(w), N_{K*}(μ)): Definition 1 per party.
+func (p *merit) lagrangianGrad(grad []float64) float64 {
+	copy(grad, p.gf)
+	if p.m == 0 {
+		return 0
+	}
+	blas64.Gemv(blasTrans, 1, blas64.General{Rows: p.m, Cols: p.d, Stride: p.d, Data: p.jac},
+		blas64.Vector{N: p.m, Inc: 1, Data: p.mu}, 1, blas64.Vector{N: p.d, Inc: 1, Data: grad})
+	return p.cone.NormalDist(p.c, p.mu)
+}
+
+// value returns the last f and a copy of the last c.
+func (p *merit) value() PartyValue {
+	return PartyValue{F: p.f, C: append([]float64(nil), p.c...)}
+}
+
+// subproblem is φ(u) = Σ_j P_j(u) + (σ/2)||u - z||²: every subproblem of
+// Algorithms 1-3 has this form — (18) with σ = Σρ_i and z = Σρ_iũ_i/σ, (19)
+// with σ = ρ_i and z = w^{t+1} - λ_i/ρ_i, Algorithm 3's ℓ_k with σ = 1/β and
+// z = w^k (its merits then have prox = 0).
+type subproblem struct {
+	merits []*merit
+	sigma  float64
+	z      []float64
+	g      []float64 // scratch
+	err    error     // first evaluation error (smooth solvers cannot return one)
+}
+
+func newSubproblem(d int, ms ...*merit) *subproblem {
+	return &subproblem{merits: ms, z: make([]float64, d), g: make([]float64, d)}
+}
+
+// FuncGrad implements SmoothFunc.
+func (s *subproblem) FuncGrad(u, grad []float64) float64 {
+	var v float64
+	if grad != nil {
+		clear(grad)
+	}
+	for _, m := range s.merits {
+		var g []float64
+		if grad != nil {
+			g = s.g
+		}
+		pv, err := m.funcGrad(u, g)
+		if err != nil {
+			if s.err == nil {
+				s.err = err
+			}
+			return nan()
+		}
+		v += pv
+		if grad != nil {
+			floats.Add(grad, g)
+		}
+	}
+	if s.sigma != 0 {
+		v += s.sigma / 2 * sqDist(u, s.z)
+		if grad != nil {
+			for j := range grad {
+				grad[j] += s.sigma * (u[j] - s.z[j])
+			}
+		}
+	}
+	return v
+}
+
+func (s *subproblem) evals() int64 {
+	var n int64
+	for _, m := range s.merits {
+		n += m.evals
+	}
+	return n
+}

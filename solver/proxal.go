@@ -1,0 +1,367 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Defaults of the method parameters (zero fields of ProxAL and CProxAL).
+const (
+	DefaultBeta = 10  // β: Table 4's value
+	DefaultSBar = 0.1 // s̄: Table 4's value
+	DefaultRho  = 1   // ρ_i: Table 4's value
+	DefaultQ    = 0.9 // q of ε_{t+1} = q^t: not given in the paper; the authors' code uses 0.9
+)
+
+// InnerTest selects the termination test of Algorithm 2.
+type InnerTest int
+
+const (
+	// InnerTestPaper is eq. (23): ε_{t+1} + Σ_i ε̃_{i,t+1} <= τ.
+	InnerTestPaper InnerTest = iota
+	// InnerTestMeasured replaces ε_{t+1} by the server residual actually
+	// reached, ||∇φ_{0,t}(w^{t+1})||_∞ <= ε_{t+1}. The proof of Theorem 7 holds
+	// unchanged, so (10) is still certified. With an exact server step this is
+	// the authors' QP practice (their code tests Σ_i ε̃_{i,t+1} <= τ alone).
+	InnerTestMeasured
+)
+
+func (t InnerTest) String() string {
+	if t == InnerTestMeasured {
+		return "measured"
+	}
+	return "paper"
+}
+
+// ProxAL is Algorithm 1 (proximal AL federated learning) with Algorithm 2
+// (inexact ADMM) as its inner solver. Zero fields take the documented defaults.
+type ProxAL struct {
+	// Beta is the AL penalty β > 0 (default DefaultBeta).
+	Beta float64
+	// SBar is s̄ > 0 in τ_k = s̄/(k+1)² (default DefaultSBar).
+	SBar float64
+	// Rho is ρ_i > 0 for every client (default DefaultRho); RhoClients, if
+	// non-nil, gives one value per client instead.
+	Rho        float64
+	RhoClients []float64
+	// Q is q ∈ (0, 1) of ε_{t+1} = q^t (default DefaultQ).
+	Q float64
+	// EpsFloor, if positive, bounds ε_{t+1} below (ε_{t+1} = max(q^t, EpsFloor)).
+	// The paper has no floor (zero); the authors' code floors at 1e-10.
+	EpsFloor float64
+	// Test selects eq. (23) or its measured variant.
+	Test InnerTest
+	// Mu0 are the initial multipliers, index 0 the server's; nil means 0.
+	Mu0 [][]float64
+	// Smooth solves non-quadratic subproblems (default LBFGS{}).
+	Smooth SmoothSolver
+	// Cache, if non-nil, shares exact factorisations across Solve calls.
+	Cache *QuadCache
+	// Transport, if non-nil, reaches the clients (e.g. over a network); nil
+	// means in-process goroutines built from Problem.Clients.
+	Transport Transport
+}
+
+func (m *ProxAL) params(n int) (beta, sbar, q float64, rho []float64, err error) {
+	beta, sbar, q = orDefault(m.Beta, DefaultBeta), orDefault(m.SBar, DefaultSBar), orDefault(m.Q, DefaultQ)
+	switch {
+	case !(beta > 0) || math.IsInf(beta, 0):
+		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.Beta = %v: must be > 0", m.Beta)
+	case !(sbar > 0) || math.IsInf(sbar, 0):
+		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.SBar = %v: must be > 0", m.SBar)
+	case !(q > 0 && q < 1):
+		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.Q = %v: must be in (0, 1)", m.Q)
+	case m.EpsFloor < 0:
+		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.EpsFloor = %v: must be >= 0", m.EpsFloor)
+	}
+	rho = make([]float64, n)
+	for i := range rho {
+		rho[i] = orDefault(m.Rho, DefaultRho)
+		if m.RhoClients != nil {
+			if len(m.RhoClients) != n {
+				return 0, 0, 0, nil, fmt.Errorf("solver: len(ProxAL.RhoClients) = %d, want %d clients", len(m.RhoClients), n)
+			}
+			rho[i] = m.RhoClients[i]
+		}
+		if !(rho[i] > 0) || math.IsInf(rho[i], 0) {
+			return 0, 0, 0, nil, fmt.Errorf("solver: rho of client %d = %v: must be > 0", i+1, rho[i])
+		}
+	}
+	return beta, sbar, q, rho, nil
+}
+
+func orDefault(v, d float64) float64 {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+func (m *ProxAL) smooth() SmoothSolver {
+	if m.Smooth == nil {
+		return LBFGS{}
+	}
+	return m.Smooth
+}
+
+// mu0 returns μ_i^0 for party i (nil = zeros), checking its length.
+func mu0(all [][]float64, i int, p Party) ([]float64, error) {
+	if all == nil || all[i] == nil {
+		return nil, nil
+	}
+	if p == nil || len(all[i]) != coneDim(p.Cone()) {
+		return nil, fmt.Errorf("solver: Mu0[%d] has length %d, want the constraint dimension", i, len(all[i]))
+	}
+	return all[i], nil
+}
+
+// proxALRun is the server side of Algorithm 1 for one run.
+type proxALRun struct {
+	m      *ProxAL
+	p      *Problem
+	s      *Settings
+	tr     Transport
+	d, n   int
+	beta   float64
+	q      float64
+	rho    []float64
+	rhoSum float64
+
+	server    *merit      // P_0 of eq. (13)
+	sub       *subproblem // φ_{0,t} of eq. (18)
+	quad      *quadFactor // exact server step when quadratic with a constraint
+	uTilde    [][]float64 // latest ũ_i (copies; the server's own state)
+	wt, gs    []float64
+	res       *Result
+	start     time.Time
+	localIter int
+	evals     int64
+}
+
+func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings) (*Result, error) {
+	n, d := len(p.Clients), p.Dim
+	beta, sbar, q, rho, err := m.params(n)
+	if err != nil {
+		return nil, err
+	}
+	if m.Mu0 != nil && len(m.Mu0) != n+1 {
+		return nil, fmt.Errorf("solver: len(ProxAL.Mu0) = %d, want n+1 = %d", len(m.Mu0), n+1)
+	}
+	r := &proxALRun{m: m, p: p, s: s, d: d, n: n, beta: beta, q: q, rho: rho, start: time.Now()}
+	for _, v := range rho {
+		r.rhoSum += v
+	}
+	m00, err := mu0(m.Mu0, 0, p.Server)
+	if err != nil {
+		return nil, err
+	}
+	r.server = newMerit(p.Server, d, beta, 1/(float64(n+1)*beta), m00)
+	r.sub = newSubproblem(d, r.server)
+	r.sub.sigma = r.rhoSum
+	if p.Server != nil && isQuadratic(r.sub.merits) {
+		if r.quad, err = m.Cache.factor(r.sub.merits, d, beta, subAlpha(r.sub)); err != nil {
+			return nil, err
+		}
+	}
+	r.tr = m.Transport
+	if r.tr == nil {
+		lt := &LocalTransport{Workers: s.Workers}
+		for i, c := range p.Clients {
+			mi, err := mu0(m.Mu0, i+1, c)
+			if err != nil {
+				return nil, err
+			}
+			node, err := NewClientNode(c, ClientConfig{
+				Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mi,
+				Smooth: m.smooth(), Cache: m.Cache, MaxIter: s.MaxInner,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("client %d: %w", i+1, err)
+			}
+			lt.Nodes = append(lt.Nodes, node)
+		}
+		r.tr = lt
+	}
+	if r.tr.NumClients() != n {
+		return nil, fmt.Errorf("solver: transport reaches %d clients, problem has %d", r.tr.NumClients(), n)
+	}
+	r.uTilde = make([][]float64, n)
+	for i := range r.uTilde {
+		r.uTilde[i] = make([]float64, d)
+	}
+	r.wt, r.gs = make([]float64, d), make([]float64, d)
+	r.res = &Result{}
+
+	w := append([]float64(nil), w0...)
+	copy(r.server.center, w)
+	if _, err := r.exchange(ctx, &Broadcast{Kind: MsgStart, W: w}); err != nil {
+		return nil, err
+	}
+	loop := &outerLoop{s: s, beta: beta, sbar: sbar, start: r.start, res: r.res}
+	res, err := loop.run(ctx, r, w, func() (int, int64, int64) {
+		return r.res.Stats.Rounds, r.res.Stats.FloatsDown, r.res.Stats.FloatsUp
+	})
+	res.W = w
+	res.Stats.LocalIterations = r.localIter
+	if err == nil && res.Status != Diverged {
+		err = r.audit(ctx, w)
+	}
+	res.Stats.Evaluations = r.evals + r.server.evals
+	return res, err
+}
+
+// exchange runs one round and counts what crosses the boundary.
+func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error) {
+	reps, err := r.tr.Exchange(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	st := &r.res.Stats
+	st.Rounds++
+	if b.Kind != MsgAudit { // the audit's w is already held by every client
+		st.FloatsDown += int64(r.n) * b.floats()
+	}
+	for i, rep := range reps {
+		alg, diag := rep.floats(b.Kind)
+		st.FloatsUp += alg
+		st.DiagFloatsUp += diag
+		r.localIter += rep.Iterations
+		r.evals += rep.Evals
+		if rep.UTilde != nil && b.Kind != MsgAudit {
+			copy(r.uTilde[i], rep.UTilde)
+		}
+	}
+	return reps, nil
+}
+
+// step runs Algorithm 2 from w̃0 = w^k to τ_k, then the multiplier updates of
+// Algorithm 1 (server, broadcast, clients).
+func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (outerStep, error) {
+	copy(r.wt, w)
+	eps := 1.0 // ε_1 = q^0
+	var out outerStep
+	out.capped = true
+	for t := 0; t < r.s.MaxInner; t++ {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		epsT := max(eps, r.m.EpsFloor)
+		r0, err := r.serverStep(epsT)
+		if err != nil {
+			return out, err
+		}
+		lhs := epsT
+		if r.m.Test == InnerTestMeasured {
+			lhs = r0
+		}
+		reps, err := r.exchange(ctx, &Broadcast{Kind: MsgADMM, W: r.wt, Eps: epsT, NeedEpsTilde: lhs <= tau})
+		if err != nil {
+			return out, err
+		}
+		out.inner = t + 1
+		if lhs <= tau {
+			var sum float64
+			for _, rep := range reps { // client order
+				sum += rep.EpsTilde
+			}
+			if lhs+sum <= tau { // eq. (23)
+				out.capped = false
+				break
+			}
+		}
+		if !finite(r.wt) {
+			break
+		}
+		eps *= r.q
+	}
+	// Server update of μ_0 at w^{k+1}.
+	if err := r.server.eval(r.wt, false); err != nil {
+		return out, fmt.Errorf("server: %w", err)
+	}
+	out.stepMu = r.server.updateMultiplier()
+	out.parties = append(out.parties, r.server.value())
+	copy(r.server.center, r.wt)
+	// Broadcast w^{k+1}; clients update μ_i and reply ||Δμ_i||_∞.
+	reps, err := r.exchange(ctx, &Broadcast{Kind: MsgOuter, W: r.wt})
+	if err != nil {
+		return out, err
+	}
+	for _, rep := range reps {
+		out.stepMu = max(out.stepMu, rep.StepMu)
+		out.parties = append(out.parties, PartyValue{F: rep.Value.F, C: append([]float64(nil), rep.Value.C...)})
+	}
+	out.wNext = r.wt
+	return out, nil
+}
+
+// serverStep solves eq. (18) into r.wt to ε and returns the residual reached.
+func (r *proxALRun) serverStep(eps float64) (float64, error) {
+	// Σ_i (ρ_i/2)||ũ_i - w||² = (R/2)||w - ū||² + const, ū = Σ_i ρ_i ũ_i / R.
+	z := r.sub.z
+	clear(z)
+	for i, u := range r.uTilde { // client order
+		for j := range z {
+			z[j] += r.rho[i] * u[j]
+		}
+	}
+	for j := range z {
+		z[j] /= r.rhoSum
+	}
+	switch {
+	case r.p.Server == nil:
+		// P_0 is the proximal share alone: closed form.
+		a := r.server.prox
+		for j := range r.wt {
+			r.wt[j] = (r.rhoSum*z[j] + a*r.server.center[j]) / (r.rhoSum + a)
+		}
+		var res float64
+		for j := range r.wt {
+			res = max(res, math.Abs(a*(r.wt[j]-r.server.center[j])+r.rhoSum*(r.wt[j]-z[j])))
+		}
+		return res, nil
+	case r.quad != nil:
+		r.quad.solve(r.wt, r.gs, r.sub)
+	default:
+		st := r.m.smooth().Minimize(r.sub, r.wt, eps, r.s.MaxInner)
+		r.localIter += st.Iterations
+		if r.sub.err != nil {
+			return 0, fmt.Errorf("server: %w", r.sub.err)
+		}
+		return st.GradNorm, nil
+	}
+	r.sub.FuncGrad(r.wt, r.gs)
+	if r.sub.err != nil {
+		return 0, fmt.Errorf("server: %w", r.sub.err)
+	}
+	return normInf(r.gs), nil
+}
+
+// audit recomputes the KKT residuals of Definition 1 at the returned w
+// through one diagnostic round.
+func (r *proxALRun) audit(ctx context.Context, w []float64) error {
+	res := r.res
+	reps, err := r.exchange(ctx, &Broadcast{Kind: MsgAudit, W: w})
+	if err != nil {
+		return err
+	}
+	if err := r.server.eval(w, true); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	g := make([]float64, r.d)
+	feas := r.server.lagrangianGrad(g)
+	res.Parties = []PartyValue{r.server.value()}
+	res.Mu = [][]float64{append([]float64(nil), r.server.mu...)}
+	for _, rep := range reps {
+		for j := range g {
+			g[j] += rep.LagGrad[j]
+		}
+		feas = max(feas, rep.Feas)
+		res.Objective += rep.Value.F
+		res.Parties = append(res.Parties, PartyValue{F: rep.Value.F, C: append([]float64(nil), rep.Value.C...)})
+		res.Mu = append(res.Mu, append([]float64(nil), rep.Mu...))
+	}
+	res.Residuals = Residuals{Stationarity: normInf(g), Feasibility: feas}
+	return nil
+}

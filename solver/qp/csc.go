@@ -1,0 +1,242 @@
+package qp
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+var _ mat.Matrix = (*CSC)(nil)
+
+// CSC is an M×N sparse matrix in compressed sparse column form: the row
+// indices of column j are I[P[j]:P[j+1]] and their values X[P[j]:P[j+1]].
+// P has length N+1 with P[0] = 0 and P[N] = len(I) = len(X).
+//
+// A CSC built by NewCSC has strictly increasing row indices within each
+// column and no duplicate entries; Solve also accepts CSC values built by
+// hand, provided the pointers are monotone and the row indices in range
+// (duplicates are summed). CSC implements mat.Matrix, so any function taking
+// a mat.Matrix accepts it; its At method costs a binary search.
+type CSC struct {
+	M, N int
+	P    []int
+	I    []int
+	X    []float64
+}
+
+// NewCSC returns the m×n CSC matrix with entries vals[k] at (rows[k], cols[k]).
+// Duplicate entries are summed and explicit zeros are kept. NewCSC returns an
+// *InputError (field "CSC") if the slices differ in length, an index is out of
+// range or m or n is negative. The inputs are not modified.
+func NewCSC(m, n int, rows, cols []int, vals []float64) (*CSC, error) {
+	if m < 0 || n < 0 {
+		return nil, &InputError{Field: "CSC", Reason: fmt.Sprintf("negative dimension %d×%d", m, n)}
+	}
+	if len(rows) != len(cols) || len(rows) != len(vals) {
+		return nil, &InputError{Field: "CSC", Reason: fmt.Sprintf("triplet lengths differ: %d rows, %d cols, %d vals", len(rows), len(cols), len(vals))}
+	}
+	for k := range rows {
+		if rows[k] < 0 || rows[k] >= m || cols[k] < 0 || cols[k] >= n {
+			return nil, &InputError{Field: "CSC", Reason: fmt.Sprintf("entry %d at (%d, %d) outside %d×%d", k, rows[k], cols[k], m, n)}
+		}
+	}
+	return fromTriplets(m, n, rows, cols, vals), nil
+}
+
+// fromTriplets builds a canonical CSC (sorted, duplicates summed) from
+// in-range triplets.
+func fromTriplets(m, n int, rows, cols []int, vals []float64) *CSC {
+	cnt := make([]int, n+1)
+	for _, c := range cols {
+		cnt[c+1]++
+	}
+	for j := 0; j < n; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	next := append([]int(nil), cnt[:n]...)
+	ri := make([]int, len(rows))
+	rx := make([]float64, len(rows))
+	for k, c := range cols {
+		p := next[c]
+		next[c]++
+		ri[p] = rows[k]
+		rx[p] = vals[k]
+	}
+	c := &CSC{M: m, N: n, P: make([]int, n+1)}
+	c.I = make([]int, 0, len(rows))
+	c.X = make([]float64, 0, len(rows))
+	for j := 0; j < n; j++ {
+		lo, hi := cnt[j], cnt[j+1]
+		sort.Sort(byRow{ri[lo:hi], rx[lo:hi]})
+		for p := lo; p < hi; p++ {
+			last := len(c.I) - 1
+			if last >= c.P[j] && c.I[last] == ri[p] {
+				c.X[last] += rx[p]
+				continue
+			}
+			c.I = append(c.I, ri[p])
+			c.X = append(c.X, rx[p])
+		}
+		c.P[j+1] = len(c.I)
+	}
+	return c
+}
+
+type byRow struct {
+	i []int
+	x []float64
+}
+
+func (b byRow) Len() int           { return len(b.i) }
+func (b byRow) Less(p, q int) bool { return b.i[p] < b.i[q] }
+func (b byRow) Swap(p, q int) {
+	b.i[p], b.i[q] = b.i[q], b.i[p]
+	b.x[p], b.x[q] = b.x[q], b.x[p]
+}
+
+// Dims returns the dimensions of the matrix.
+func (c *CSC) Dims() (r, cols int) { return c.M, c.N }
+
+// At returns the element at row i and column j. It panics if i or j is out of
+// range, as mat.Matrix requires.
+func (c *CSC) At(i, j int) float64 {
+	if i < 0 || i >= c.M || j < 0 || j >= c.N {
+		panic(mat.ErrIndexOutOfRange)
+	}
+	lo, hi := c.P[j], c.P[j+1]
+	k := lo + sort.SearchInts(c.I[lo:hi], i)
+	var v float64
+	// Hand-built matrices may hold duplicates; sum them.
+	for ; k < hi && c.I[k] == i; k++ {
+		v += c.X[k]
+	}
+	return v
+}
+
+// T returns the transpose of the matrix as an implicit mat.Transpose.
+func (c *CSC) T() mat.Matrix { return mat.Transpose{Matrix: c} }
+
+// Nnz returns the number of stored entries.
+func (c *CSC) Nnz() int { return c.P[c.N] }
+
+// check reports the first structural defect of c, or "" if none.
+func (c *CSC) check() string {
+	if c.M < 0 || c.N < 0 {
+		return fmt.Sprintf("negative dimension %d×%d", c.M, c.N)
+	}
+	if len(c.P) != c.N+1 {
+		return fmt.Sprintf("len(P) = %d, want N+1 = %d", len(c.P), c.N+1)
+	}
+	if c.P[0] != 0 {
+		return fmt.Sprintf("P[0] = %d, want 0", c.P[0])
+	}
+	for j := 0; j < c.N; j++ {
+		if c.P[j+1] < c.P[j] {
+			return fmt.Sprintf("column pointers decrease at column %d", j)
+		}
+	}
+	nz := c.P[c.N]
+	if len(c.I) != nz || len(c.X) != nz {
+		return fmt.Sprintf("P[N] = %d but len(I) = %d, len(X) = %d", nz, len(c.I), len(c.X))
+	}
+	for k, i := range c.I {
+		if i < 0 || i >= c.M {
+			return fmt.Sprintf("row index I[%d] = %d outside [0, %d)", k, i, c.M)
+		}
+	}
+	return ""
+}
+
+// triplets appends the entries of c to the given slices.
+func (c *CSC) triplets(rows, cols []int, vals []float64) ([]int, []int, []float64) {
+	for j := 0; j < c.N; j++ {
+		for p := c.P[j]; p < c.P[j+1]; p++ {
+			rows = append(rows, c.I[p])
+			cols = append(cols, j)
+			vals = append(vals, c.X[p])
+		}
+	}
+	return rows, cols, vals
+}
+
+// mulAdd computes y += A x for a general (unsymmetric) CSC A.
+func (c *CSC) mulAdd(y, x []float64) {
+	for j := 0; j < c.N; j++ {
+		xj := x[j]
+		if xj == 0 {
+			continue
+		}
+		for p := c.P[j]; p < c.P[j+1]; p++ {
+			y[c.I[p]] += c.X[p] * xj
+		}
+	}
+}
+
+// mulTAdd computes y += Aᵀ x for a general CSC A.
+func (c *CSC) mulTAdd(y, x []float64) {
+	for j := 0; j < c.N; j++ {
+		var s float64
+		for p := c.P[j]; p < c.P[j+1]; p++ {
+			s += c.X[p] * x[c.I[p]]
+		}
+		y[j] += s
+	}
+}
+
+// symMulAdd computes y += S x where c holds the upper triangle of the
+// symmetric matrix S.
+func (c *CSC) symMulAdd(y, x []float64) {
+	for j := 0; j < c.N; j++ {
+		xj := x[j]
+		var s float64
+		for p := c.P[j]; p < c.P[j+1]; p++ {
+			i := c.I[p]
+			v := c.X[p]
+			y[i] += v * xj
+			if i != j {
+				s += v * x[i]
+			}
+		}
+		y[j] += s
+	}
+}
+
+// clone returns a deep copy of c.
+func (c *CSC) clone() *CSC {
+	return &CSC{
+		M: c.M, N: c.N,
+		P: append([]int(nil), c.P...),
+		I: append([]int(nil), c.I...),
+		X: append([]float64(nil), c.X...),
+	}
+}
+
+// transpose returns cᵀ in canonical form.
+func (c *CSC) transpose() *CSC {
+	t := &CSC{M: c.N, N: c.M, P: make([]int, c.M+1)}
+	nz := c.P[c.N]
+	t.I = make([]int, nz)
+	t.X = make([]float64, nz)
+	for _, i := range c.I[:nz] {
+		t.P[i+1]++
+	}
+	for i := 0; i < c.M; i++ {
+		t.P[i+1] += t.P[i]
+	}
+	next := append([]int(nil), t.P[:c.M]...)
+	for j := 0; j < c.N; j++ {
+		for p := c.P[j]; p < c.P[j+1]; p++ {
+			i := c.I[p]
+			q := next[i]
+			next[i]++
+			t.I[q] = j
+			t.X[q] = c.X[p]
+		}
+	}
+	return t
+}
+
+// isFinite reports whether v is neither NaN nor ±Inf.
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -1,0 +1,239 @@
+package qp
+
+import "math"
+
+// rowState classifies row i from a primal value v ≈ (Ax)ᵢ and multiplier
+// y: equality if l = u, lower-active if v + y/ρ < l, upper-active if
+// v + y/ρ > u. For an ADMM iterate (v = z) this is exactly the set of rows
+// clamped by the last projection with a non-zero multiplier; for a polished
+// point it is the primal-dual active set rule (a semismooth Newton step on
+// y = ρ(v + y/ρ − Π(v + y/ρ))).
+func (s *Solver) rowState(i int, v, y float64) int8 {
+	if s.l[i] == s.u[i] {
+		return actEq
+	}
+	w := v + y/s.rho[i]
+	switch {
+	case w < s.l[i]:
+		return actLower
+	case w > s.u[i]:
+		return actUpper
+	}
+	return actNone
+}
+
+// activeSetChanged reports whether the active set guessed from the ADMM
+// iterate differs from the one recorded at the last polishing attempt
+// (always true if have is false).
+func (s *Solver) activeSetChanged(have bool) bool {
+	if !have {
+		return true
+	}
+	for i, a := range s.polSeen {
+		if s.rowState(i, s.z[i], s.y[i]) != a {
+			return true
+		}
+	}
+	return false
+}
+
+// polish runs up to Settings.PolishMaxSteps primal-dual active-set steps
+// from the active set guessed from the ADMM iterate. Each step solves the
+// equality-constrained QP on the active set R,
+//
+//	minimise ½x̄ᵀP̄x̄ + q̄ᵀx̄  subject to  Ā_R x̄ = b_R,
+//
+// through the regularised KKT system [P̄+δI, Ā_Rᵀ; Ā_R, −δI] with
+// Settings.PolishRefine steps of iterative refinement against the
+// unregularised one (OSQP Section 4.3), builds the candidate (s.xp, s.zp,
+// s.yp) with y projected onto the normal cone (lower-active rows y ≤ 0,
+// upper-active y ≥ 0, inactive y = 0) and z on the active bounds, and stops
+// if the candidate passes the convergence test. Otherwise the next active
+// set is read off the candidate by rowState; the attempt fails when the
+// active set stops changing or the number of changes stops decreasing.
+func (s *Solver) polish(st *Stats) (resid, bool) {
+	st.PolishAttempts++
+	n := s.n
+	for i := range s.polState {
+		s.polState[i] = s.rowState(i, s.z[i], s.y[i])
+	}
+	copy(s.polSeen, s.polState)
+	prevChanges := math.MaxInt
+	var r resid
+	for step := 0; step < s.set.PolishMaxSteps; step++ {
+		st.PolishSteps++
+		var rows []int
+		for i, a := range s.polState {
+			if a != actNone {
+				rows = append(rows, i)
+			}
+		}
+		sol, ok := s.polishSolve(rows)
+		if !ok {
+			return r, false
+		}
+		copy(s.xp, sol[:n])
+		for i := range s.yp {
+			s.yp[i] = 0
+		}
+		for t, i := range rows {
+			s.yp[i] = sol[n+t]
+		}
+		ax := s.wm
+		for i := range ax {
+			ax[i] = 0
+		}
+		s.A.mulAdd(ax, s.xp)
+		// Next active set from the raw point, then the candidate.
+		changes := 0
+		for i := range s.polState {
+			a := s.polState[i]
+			na := s.rowState(i, ax[i], s.yp[i])
+			if na != a {
+				changes++
+			}
+			switch a {
+			case actLower:
+				s.yp[i] = math.Min(s.yp[i], 0)
+				s.zp[i] = s.l[i]
+			case actUpper:
+				s.yp[i] = math.Max(s.yp[i], 0)
+				s.zp[i] = s.u[i]
+			case actEq:
+				s.zp[i] = s.l[i]
+			default:
+				s.zp[i] = math.Min(math.Max(ax[i], s.l[i]), s.u[i])
+			}
+			s.polNext[i] = na
+		}
+		r = s.residuals(s.xp, s.zp, s.yp)
+		if !r.finite() {
+			return r, false
+		}
+		if r.converged(1) {
+			return r, true
+		}
+		if changes == 0 || changes >= prevChanges {
+			return r, false
+		}
+		prevChanges = changes
+		s.polState, s.polNext = s.polNext, s.polState
+	}
+	return r, false
+}
+
+// polishSolve solves the polishing system for the active rows with
+// iterative refinement and returns [x̄; ν_R] (an internal buffer).
+func (s *Solver) polishSolve(rows []int) ([]float64, bool) {
+	n, k := s.n, len(rows)
+	if !equalInts(rows, s.polRows) || s.polSys == nil {
+		s.polRows = append(s.polRows[:0], rows...)
+		sys, ok := s.polishFactor(rows)
+		if !ok {
+			s.polSys = nil
+			return nil, false
+		}
+		s.polSys = sys
+	}
+	if cap(s.rhs) < n+k {
+		s.rhs = make([]float64, n+k)
+		s.sol = make([]float64, n+k)
+		s.res = make([]float64, n+k)
+	}
+	rhs, sol, rr := s.rhs[:n+k], s.sol[:n+k], s.res[:n+k]
+	for j := 0; j < n; j++ {
+		rhs[j] = -s.q[j]
+	}
+	for t, i := range rows {
+		if s.polState[i] == actUpper {
+			rhs[n+t] = s.u[i]
+		} else {
+			rhs[n+t] = s.l[i]
+		}
+	}
+	copy(sol, rhs)
+	s.polSys.solve(sol)
+	for it := 0; it < s.set.PolishRefine; it++ {
+		s.kktTimes(rr, sol, rows)
+		for t := range rr {
+			rr[t] = rhs[t] - rr[t]
+		}
+		s.polSys.solve(rr)
+		for t := range sol {
+			sol[t] += rr[t]
+		}
+	}
+	for _, v := range sol {
+		if !isFinite(v) {
+			return nil, false
+		}
+	}
+	return sol, true
+}
+
+// kktTimes computes dst = K₀ v for the unregularised polishing matrix
+// K₀ = [P̄, Ā_Rᵀ; Ā_R, 0].
+func (s *Solver) kktTimes(dst, v []float64, rows []int) {
+	n := s.n
+	for j := 0; j < n; j++ {
+		dst[j] = 0
+	}
+	s.P.symMulAdd(dst[:n], v[:n])
+	w := s.wm
+	for i := range w {
+		w[i] = 0
+	}
+	for t, i := range rows {
+		w[i] = v[n+t]
+	}
+	s.A.mulTAdd(dst[:n], w)
+	for t, i := range rows {
+		var a float64
+		for p := s.At.P[i]; p < s.At.P[i+1]; p++ {
+			a += s.At.X[p] * v[s.At.I[p]]
+		}
+		dst[n+t] = a
+	}
+}
+
+// polishFactor factors the regularised polishing matrix for rows.
+func (s *Solver) polishFactor(rows []int) (polishSys, bool) {
+	delta := s.set.PolishDelta
+	if s.kind == LinearSolverDense {
+		pl := s.pchol
+		if delta != s.set.Sigma {
+			if s.pcholD == nil {
+				s.pcholD = make([]float64, s.n*s.n)
+				fillP(s.pcholD, s.P, delta)
+				if !cholesky(s.pcholD, s.n) {
+					s.pcholD = nil
+					return nil, false
+				}
+			}
+			pl = s.pcholD
+		}
+		dp, ok := newDensePolish(pl, s.n, s.At, rows, delta)
+		if !ok {
+			return nil, false
+		}
+		return dp, true
+	}
+	old, _ := s.polSys.(*sparsePolish)
+	sp, ok := s.lin.(*sparseKKT).newPolish(delta, rows, old)
+	if !ok {
+		return nil, false
+	}
+	return sp, true
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

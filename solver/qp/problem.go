@@ -1,0 +1,239 @@
+package qp
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Problem is the convex quadratic program
+//
+//	minimise ½xᵀPx + qᵀx  subject to  l ≤ Ax ≤ u
+//
+// with x ∈ ℝⁿ and m constraint rows. Solve never modifies a Problem.
+type Problem struct {
+	// P is the n×n positive semidefinite cost matrix; nil means zero (a
+	// linear program). A *CSC is read as the upper triangle: entries below
+	// the diagonal are allowed only if they mirror an entry above it. Any
+	// other mat.Matrix (*mat.Dense, *mat.SymDense, ...) must be symmetric to
+	// a relative tolerance of 1e-12 and only its upper triangle is used.
+	P mat.Matrix
+	// Q is the linear cost, length n.
+	Q []float64
+	// A is the m×n constraint matrix, a *CSC or any mat.Matrix; nil means
+	// no constraints (m = 0).
+	A mat.Matrix
+	// L and U are the bounds, length m, with L[i] ≤ U[i]. L[i] = U[i]
+	// makes row i an equality. Values at or beyond ±Infinity (including
+	// ±Inf) make a bound infinite; L[i] = +Inf and U[i] = −Inf are invalid.
+	L, U []float64
+}
+
+// data is a validated problem in canonical form: P upper triangular CSC
+// (n×n), A CSC (m×n), bounds with ±Inf for infinite values. It owns its
+// slices.
+type data struct {
+	n, m int
+	P    *CSC
+	A    *CSC
+	q    []float64
+	l, u []float64
+}
+
+// symTol is the relative tolerance of the symmetry test of a dense P.
+const symTol = 1e-12
+
+// newData validates p and copies it into canonical form.
+func newData(p *Problem) (*data, error) {
+	if p == nil {
+		return nil, inputErrorf("Problem", "nil problem")
+	}
+	n := len(p.Q)
+	if p.P != nil {
+		r, c := p.P.Dims()
+		if r != c {
+			return nil, inputErrorf("P", "not square: %d×%d", r, c)
+		}
+		if r != n {
+			return nil, inputErrorf("P", "is %d×%d but len(Q) = %d", r, c, n)
+		}
+	}
+	if n == 0 {
+		return nil, inputErrorf("Q", "no variables (len(Q) = 0)")
+	}
+	for j, v := range p.Q {
+		if !isFinite(v) {
+			return nil, inputErrorf("Q", "Q[%d] = %v is not finite", j, v)
+		}
+	}
+	d := &data{n: n, q: append([]float64(nil), p.Q...)}
+
+	var err error
+	if d.P, err = upperFrom(p.P, n); err != nil {
+		return nil, err
+	}
+
+	m := 0
+	if p.A != nil {
+		r, c := p.A.Dims()
+		if c != n {
+			return nil, inputErrorf("A", "is %d×%d but the problem has n = %d variables (len(Q))", r, c, n)
+		}
+		m = r
+		if d.A, err = cscFrom("A", p.A); err != nil {
+			return nil, err
+		}
+	} else {
+		d.A = &CSC{M: 0, N: n, P: make([]int, n+1)}
+	}
+	d.m = m
+	if len(p.L) != m {
+		return nil, inputErrorf("L", "len(L) = %d but A has %d rows", len(p.L), m)
+	}
+	if len(p.U) != m {
+		return nil, inputErrorf("U", "len(U) = %d but A has %d rows", len(p.U), m)
+	}
+	d.l = make([]float64, m)
+	d.u = make([]float64, m)
+	if err := setBounds(d.l, d.u, p.L, p.U); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// setBounds validates and copies bounds into l and u, mapping values beyond
+// ±Infinity to ±Inf.
+func setBounds(l, u, pl, pu []float64) error {
+	for i := range pl {
+		lo, hi := pl[i], pu[i]
+		if math.IsNaN(lo) {
+			return inputErrorf("L", "L[%d] is NaN", i)
+		}
+		if math.IsNaN(hi) {
+			return inputErrorf("U", "U[%d] is NaN", i)
+		}
+		if lo >= Infinity {
+			return inputErrorf("L", "L[%d] = %v is +infinite", i, lo)
+		}
+		if hi <= -Infinity {
+			return inputErrorf("U", "U[%d] = %v is −infinite", i, hi)
+		}
+		if lo > hi {
+			return inputErrorf("L", "L[%d] = %v > U[%d] = %v", i, lo, i, hi)
+		}
+		if lo <= -Infinity {
+			lo = math.Inf(-1)
+		}
+		if hi >= Infinity {
+			hi = math.Inf(1)
+		}
+		l[i], u[i] = lo, hi
+	}
+	return nil
+}
+
+// cscFrom copies any mat.Matrix into a canonical CSC, checking values.
+func cscFrom(field string, a mat.Matrix) (*CSC, error) {
+	var rows, cols []int
+	var vals []float64
+	r, c := a.Dims()
+	if s, ok := a.(*CSC); ok {
+		if msg := s.check(); msg != "" {
+			return nil, inputErrorf(field, "invalid CSC: %s", msg)
+		}
+		rows, cols, vals = s.triplets(nil, nil, nil)
+	} else {
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				if v := a.At(i, j); v != 0 {
+					rows = append(rows, i)
+					cols = append(cols, j)
+					vals = append(vals, v)
+				}
+			}
+		}
+	}
+	for k, v := range vals {
+		if !isFinite(v) {
+			return nil, inputErrorf(field, "entry (%d, %d) = %v is not finite", rows[k], cols[k], v)
+		}
+	}
+	return fromTriplets(r, c, rows, cols, vals), nil
+}
+
+// upperFrom returns the upper triangle of the symmetric matrix p (nil: zero)
+// as a canonical CSC with every diagonal entry stored.
+func upperFrom(p mat.Matrix, n int) (*CSC, error) {
+	var rows, cols []int
+	var vals []float64
+	switch pp := p.(type) {
+	case nil:
+	case *CSC:
+		if msg := pp.check(); msg != "" {
+			return nil, inputErrorf("P", "invalid CSC: %s", msg)
+		}
+		tr, tc, tv := pp.triplets(nil, nil, nil)
+		full := fromTriplets(pp.M, pp.N, tr, tc, tv)
+		for j := 0; j < n; j++ {
+			for k := full.P[j]; k < full.P[j+1]; k++ {
+				i, v := full.I[k], full.X[k]
+				if !isFinite(v) {
+					return nil, inputErrorf("P", "entry (%d, %d) = %v is not finite", i, j, v)
+				}
+				if i > j {
+					// Must mirror the upper entry (j, i).
+					w := full.At(j, i)
+					if !symClose(v, w) {
+						return nil, inputErrorf("P", "not symmetric: P[%d][%d] = %v but P[%d][%d] = %v (supply the upper triangle only, or a symmetric matrix)", i, j, v, j, i, w)
+					}
+					continue
+				}
+				rows = append(rows, i)
+				cols = append(cols, j)
+				vals = append(vals, v)
+			}
+		}
+	default:
+		_, isSym := p.(mat.Symmetric)
+		for j := 0; j < n; j++ {
+			for i := 0; i <= j; i++ {
+				v := p.At(i, j)
+				if !isFinite(v) {
+					return nil, inputErrorf("P", "entry (%d, %d) = %v is not finite", i, j, v)
+				}
+				if !isSym && i != j {
+					w := p.At(j, i)
+					if !isFinite(w) {
+						return nil, inputErrorf("P", "entry (%d, %d) = %v is not finite", j, i, w)
+					}
+					if !symClose(v, w) {
+						return nil, inputErrorf("P", "not symmetric: P[%d][%d] = %v but P[%d][%d] = %v", i, j, v, j, i, w)
+					}
+				}
+				if v != 0 {
+					rows = append(rows, i)
+					cols = append(cols, j)
+					vals = append(vals, v)
+				}
+			}
+		}
+	}
+	// Store every diagonal entry so that scaling and the KKT pattern can
+	// rely on it.
+	for j := 0; j < n; j++ {
+		rows = append(rows, j)
+		cols = append(cols, j)
+		vals = append(vals, 0)
+	}
+	return fromTriplets(n, n, rows, cols, vals), nil
+}
+
+func symClose(a, b float64) bool {
+	return math.Abs(a-b) <= symTol*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// String describes the problem size, for error messages and logs.
+func (d *data) String() string {
+	return fmt.Sprintf("QP n=%d m=%d nnz(P)=%d nnz(A)=%d", d.n, d.m, d.P.Nnz(), d.A.Nnz())
+}

@@ -1,0 +1,92 @@
+package solver
+
+import "time"
+
+// Result is a run's outcome: the solution, how the run ended, what it cost,
+// and the KKT residuals recomputed at the returned point.
+type Result struct {
+	// W is the returned w^{k+1}.
+	W []float64
+	// Mu are the multipliers μ^{k+1}: Mu[0] the server's, Mu[i] client i's.
+	Mu [][]float64
+	// Objective is f(W) = Σ_i f_i(W).
+	Objective float64
+	// Parties are f_i(W) and c_i(W) per party (index 0 = server).
+	Parties []PartyValue
+	// Status says how the run ended.
+	Status Status
+	// Residuals are the KKT residuals of Definition 1 at (W, Mu).
+	Residuals Residuals
+	// Stats are the run's costs.
+	Stats Stats
+	// Trace has one record per outer iteration.
+	Trace []OuterRecord
+}
+
+// PartyValue is one party's objective and constraint values at a point.
+type PartyValue struct {
+	F float64   `json:"f"`
+	C []float64 `json:"c"`
+}
+
+// Residuals are the two residuals of Definition 1, in the ∞-norm:
+// Stationarity = dist_∞(0, ∇f(w) + ∇c(w)μ) and
+// Feasibility = dist_∞(c(w), N_{K*}(μ)) (max over all parties).
+type Residuals struct {
+	Stationarity float64 `json:"stationarity"`
+	Feasibility  float64 `json:"feasibility"`
+}
+
+// Stats are a run's counts. Communication counts floats (8 bytes each) that
+// cross the federation boundary; Algorithm 3 is centralized and has none.
+type Stats struct {
+	OuterIterations int `json:"outer_iterations"`
+	// InnerIterations is the total over all outer iterations: ADMM iterations
+	// for Algorithm 1, smooth-solver iterations for Algorithm 3 (0 when exact).
+	InnerIterations int `json:"inner_iterations"`
+	// InnerCapHits counts subproblems that stopped at Settings.MaxInner.
+	InnerCapHits int `json:"inner_cap_hits"`
+	// LocalIterations sums the iterations of the clients' and server's own
+	// smooth solvers (0 for exact solves).
+	LocalIterations int `json:"local_iterations"`
+	// Evaluations counts Party.Eval calls (passes over a party's data).
+	Evaluations int64 `json:"evaluations"`
+	// Rounds counts server↔clients communication rounds.
+	Rounds int `json:"rounds"`
+	// FloatsDown/FloatsUp count algorithm floats sent server→clients and
+	// clients→server, summed over clients.
+	FloatsDown int64 `json:"floats_down"`
+	FloatsUp   int64 `json:"floats_up"`
+	// DiagFloatsUp counts diagnostic floats (f_i, c_i for traces and the final
+	// KKT audit) that the algorithm itself does not need.
+	DiagFloatsUp int64 `json:"diag_floats_up"`
+	// Runtime is the wall time of Solve.
+	Runtime time.Duration `json:"runtime_ns"`
+}
+
+// BytesDown and BytesUp are the algorithm's traffic in bytes (float64).
+func (s Stats) BytesDown() int64 { return 8 * s.FloatsDown }
+func (s Stats) BytesUp() int64   { return 8 * s.FloatsUp }
+
+// OuterRecord describes outer iteration k (from w^k to w^{k+1}).
+type OuterRecord struct {
+	K      int     `json:"k"`
+	Tau    float64 `json:"tau"`    // τ_k = s̄/(k+1)²
+	Inner  int     `json:"inner"`  // inner iterations of this subproblem
+	Capped bool    `json:"capped"` // the subproblem hit MaxInner without (10)
+	// StepW = ||w^{k+1} - w^k||_∞ and StepMu = max_i ||μ_i^{k+1} - μ_i^k||_∞, test (11).
+	StepW  float64 `json:"step_w"`
+	StepMu float64 `json:"step_mu"`
+	// Parties are f_i and c_i at w^{k+1} (index 0 = server).
+	Parties []PartyValue `json:"parties"`
+	// Rounds, FloatsDown, FloatsUp are cumulative through this iteration.
+	Rounds     int   `json:"rounds"`
+	FloatsDown int64 `json:"floats_down"`
+	FloatsUp   int64 `json:"floats_up"`
+}
+
+// Recorder receives progress, one record per outer iteration. It is called
+// from the solving goroutine; it must not retain rec's slices.
+type Recorder interface {
+	Record(rec *OuterRecord)
+}

@@ -1,0 +1,80 @@
+package solver
+
+import "fmt"
+
+// Status is how a run ended. The zero value is NotTerminated.
+type Status int
+
+// Statuses, in the order of the table below.
+const (
+	// NotTerminated: the run has not ended.
+	NotTerminated Status = iota
+	// Converged: test (11) held and the last subproblem met (10), so by
+	// Theorem 2 the output is an (ε1, ε2)-optimal solution (Definition 1).
+	Converged
+	// ConvergedInaccurate: the outer cap was hit, but test (11) held with
+	// tolerances 10·(ε1, ε2) at the last iterate.
+	ConvergedInaccurate
+	// OuterIterationLimit: Settings.MaxOuter outer iterations without (11).
+	OuterIterationLimit
+	// InnerIterationLimit: test (11) held but the last subproblem stopped at
+	// its inner cap without certificate (10).
+	InnerIterationLimit
+	// RuntimeLimit: Settings.Runtime elapsed.
+	RuntimeLimit
+	// Diverged: an iterate or a value became NaN or ±Inf.
+	Diverged
+	// Canceled: the context was canceled.
+	Canceled
+)
+
+var statusTable = [...]struct {
+	name  string
+	early bool // stopped before an (ε1, ε2)-optimal point was certified
+}{
+	NotTerminated:       {"NotTerminated", true},
+	Converged:           {"Converged", false},
+	ConvergedInaccurate: {"ConvergedInaccurate", true},
+	OuterIterationLimit: {"OuterIterationLimit", true},
+	InnerIterationLimit: {"InnerIterationLimit", true},
+	RuntimeLimit:        {"RuntimeLimit", true},
+	Diverged:            {"Diverged", true},
+	Canceled:            {"Canceled", true},
+}
+
+func (s Status) String() string {
+	if s < 0 || int(s) >= len(statusTable) {
+		return fmt.Sprintf("Status(%d)", int(s))
+	}
+	return statusTable[s].name
+}
+
+// Early reports whether the run stopped before certifying an (ε1, ε2)-optimal point.
+func (s Status) Early() bool {
+	if s < 0 || int(s) >= len(statusTable) {
+		return true
+	}
+	return statusTable[s].early
+}
+
+// Err returns nil for Converged and an error naming the status otherwise.
+func (s Status) Err() error {
+	if !s.Early() {
+		return nil
+	}
+	return fmt.Errorf("solver: %v", s)
+}
+
+// MarshalText writes the status name (JSON results carry names, not numbers).
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a status name.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, e := range statusTable {
+		if e.name == string(b) {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("solver: unknown status %q", b)
+}
