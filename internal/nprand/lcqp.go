@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -58,26 +60,45 @@ func GenerateLCQP(d, n, m int) *LCQPInstance {
 		C: make([][]float64, nb), Dv: make([][]float64, nb),
 	}
 
+	// Draw every block's eigenvalues, shuffle and Gaussian matrix in stream
+	// order first; the SVDs are independent, so they run in parallel. The
+	// server block's draws move the stream but its A is zeroed: no SVD.
 	perm := make([]int, d)
-	g := mat.NewDense(d, d, nil)
-	var svd mat.SVD
-	var u mat.Dense
+	eigs := make([][]float64, nb)
+	gs := make([]*mat.Dense, n)
 	for i := 0; i < nb; i++ {
-		eig := r.Rand(d)
-		for k := range eig {
-			eig[k] = eig[k]*0.5 + 0.5
+		eigs[i] = r.Rand(d)
+		for k := range eigs[i] {
+			eigs[i][k] = eigs[i][k]*0.5 + 0.5
 		}
 		for k := range perm {
 			perm[k] = k
 		}
 		r.Shuffle(perm)
+		g := mat.NewDense(d, d, nil)
 		r.FillNormalDense(g)
-		if !svd.Factorize(g, mat.SVDThinU) {
-			panic("nprand: SVD of a Gaussian matrix did not converge")
+		if i < n {
+			gs[i] = g
 		}
-		svd.UTo(&u)
-		p.A[i] = rotate(&u, eig)
 	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var svd mat.SVD
+			if !svd.Factorize(gs[i], mat.SVDThinU) {
+				panic("nprand: SVD of a Gaussian matrix did not converge")
+			}
+			var u mat.Dense
+			svd.UTo(&u)
+			p.A[i] = rotate(&u, eigs[i])
+		}()
+	}
+	wg.Wait()
+	p.A[n] = make([]float64, d*d)
 
 	bAll := r.Randn(d * nb) // shape (d, n+1), C order
 	cAll := r.Normal(0, 1/math.Sqrt(float64(d)), m*d*nb)
@@ -94,7 +115,6 @@ func GenerateLCQP(d, n, m int) *LCQPInstance {
 		p.C[i] = ci
 	}
 
-	clear(p.A[n])
 	clear(p.B[n])
 	clear(p.Dv[n])
 	return p
