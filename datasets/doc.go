@@ -1,0 +1,75 @@
+// Package datasets reads the raw UCI data files used by the papers'
+// experiments, turns them into preprocessed design matrices, and splits
+// their rows among federated clients.
+//
+// # Files and where they are found
+//
+// The raw files are never copied into the repository. Load looks for each
+// file, by its relative path (e.g. "adult/adult.data"), in a list of
+// directories, the first holding it wins; SearchPath builds that list from
+// --data-dir, then $FEDCON_DATA_DIR, then the per-user cache directory
+// (CacheDir), which is where Fetcher downloads to. Every file's SHA-256 and
+// record count are pinned (AllFiles); Load and CheckFile verify both unless
+// NoVerify is given. A copy differing from the shipped file only in line
+// endings or spacing (as public copies of the MONK's and heart files do)
+// passes through its content checksum (NormalizedSHA256).
+//
+// # Parsers
+//
+// ParseAdult, ParseBreastCancer, ParseMonks, ParseHeart and ParseAbalone read
+// the files as shipped. They tolerate CRLF, blank lines, surrounding spaces,
+// '|' comment lines and a header line, and report the first malformed line
+// as a *ParseError naming file:line and what was expected. They never panic.
+//
+// # Named datasets
+//
+// Names lists them: breast-cancer-wisc, adult-a, monks-1 (the
+// Neyman-Pearson datasets of the core paper's Table 3), adult-b (fairness),
+// heart and abalone. Each is a fixed pipeline:
+//
+//   - breast-cancer-wisc: drop the 16 rows with '?'; the 9 attributes
+//     standardised; Y = 1 for malignant (class 4). 683 rows, 10 columns.
+//   - adult-a: adult.data; age, fnlwgt, education-num, capital-gain,
+//     capital-loss, hours-per-week standardised; the 8 categoricals one-hot
+//     over their adult.names levels, plus a "?" level for workclass,
+//     occupation and native-country; Y = 1 for >50K. 32561 rows, 109 columns.
+//   - monks-1: monks-1.train then monks-1.test; a1..a6 one-hot; Y = class.
+//     556 rows, 18 columns.
+//   - adult-b: rows with '?' dropped; age, fnlwgt, education-num,
+//     hours-per-week standardised; capital-gain > 0 and capital-loss > 0 as
+//     0/1; native-country United-States or not; marital-status couple
+//     (Married-*) or single; workclass grouped into government, private,
+//     self-employed, without-pay (with Never-worked) and one-hot; occupation,
+//     relationship and race one-hot; education dropped; the sex indicator
+//     (1 = Male) in the column before the intercept and in Group. The
+//     adult.data rows are the clients' data, the adult.test rows the
+//     Server's. 30162 + 15060 rows, 39 columns.
+//   - heart: the 13 attributes standardised; Y = 1 for present (class 2).
+//   - abalone: sex one-hot (M, F, I), the 7 measurements standardised;
+//     Y = rings.
+//
+// Every dataset ends with an intercept column of ones. Standardisation
+// statistics (mean and population standard deviation) are computed over the
+// dataset's own rows after dropping, before any partitioning, and recorded
+// in Dataset.Scalings; adult-b's Server reuses the adult.data statistics.
+//
+// # Partitioning
+//
+// PartitionByClass gives each of n clients floor(count/n) rows of every
+// class (so all clients share the class ratio) and PartitionFolds splits
+// rows into n equal folds; both drop and report the remainder, and both are
+// pure functions of their inputs and the *rand.Rand state. PartitionRand
+// returns the generator that fedcon uses for a seed.
+//
+// # Errors
+//
+// A missing, unreadable, malformed or mismatching file gives a *FileError,
+// whose message is one line naming the file, the directories searched and
+// the fix. An unknown dataset or an impossible partition gives a
+// *RequestError. Nothing in this package prints, logs or exits.
+//
+// # Invariants
+//
+// Load, CheckFile and the parsers only read files. Fetcher.Fetch writes only
+// below the directory it is given, atomically. Inputs are never modified.
+package datasets
