@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 )
 
@@ -38,12 +39,14 @@ var SilentError = errors.New("silent error")
 func exitCode(err error) int {
 	var fe *FlagError
 	var ce *experiments.ConfigError
+	var dfe *datasets.FileError
+	var dre *datasets.RequestError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &fe), errors.As(err, &ce):
+	case errors.As(err, &fe), errors.As(err, &ce), errors.As(err, &dfe), errors.As(err, &dre):
 		return exitUsage
 	default:
 		return exitFailure

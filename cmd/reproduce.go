@@ -7,7 +7,10 @@ func newCmdReproduce(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "reproduce",
 		Short: "Reproduce a published table or figure",
-		Args:  cobra.NoArgs,
+		Args:  cobra.ArbitraryArgs,
+		RunE:  requireSubcommand,
 	}
+	c.AddCommand(newCmdReproduceTable4(f, nil), newCmdReproduceTable1(f, nil))
+	c.AddCommand(newCmdReproduceTable3(f))
 	return c
 }

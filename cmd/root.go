@@ -53,6 +53,8 @@ reproduces the published tables and figures of the papers it implements.
 Every reported solution is checked against its KKT conditions.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Args:          cobra.ArbitraryArgs,
+		RunE:          requireSubcommand,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &FlagError{err: err, usage: c.CommandPath()}
@@ -64,6 +66,7 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdVersion(f),
 		newCmdRun(f),
 		newCmdReproduce(f),
+		newCmdData(f),
 	)
 	return root
 }

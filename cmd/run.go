@@ -7,7 +7,9 @@ func newCmdRun(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Solve one experiment configuration and print its result row",
-		Args:  cobra.NoArgs,
+		Args:  cobra.ArbitraryArgs,
+		RunE:  requireSubcommand,
 	}
+	c.AddCommand(newCmdRunQP(f, nil), newCmdRunNP(f, nil))
 	return c
 }

@@ -8,19 +8,35 @@ import (
 	"github.com/fedcon/fedcon/configs"
 )
 
-// publishedTable4 returns the paper's Table 4 row for cell (n, d, m), or nil.
-func publishedTable4(n, d, m int) []float64 {
+// published returns the paper's row of table (e.g. "table4") under key
+// path (e.g. "5,300,3", or "adult-a", "5"), or nil when there is none.
+func published(table string, path ...string) []float64 {
 	b, err := configs.Reference("published")
 	if err != nil {
 		return nil
 	}
-	var doc struct {
-		Table4 map[string]any `yaml:"table4"`
-	}
+	var doc map[string]any
 	if yaml.Unmarshal(b, &doc) != nil {
 		return nil
 	}
-	raw, ok := doc.Table4[fmt.Sprintf("%d,%d,%d", n, d, m)].([]any)
+	cur := doc[table]
+	for _, k := range path {
+		switch m := cur.(type) {
+		case map[string]any:
+			cur = m[k]
+		case map[any]any: // integer keys such as n
+			var next any
+			for mk, v := range m {
+				if fmt.Sprint(mk) == k {
+					next = v
+				}
+			}
+			cur = next
+		default:
+			return nil
+		}
+	}
+	raw, ok := cur.([]any)
 	if !ok {
 		return nil
 	}
@@ -34,4 +50,9 @@ func publishedTable4(n, d, m int) []float64 {
 		}
 	}
 	return out
+}
+
+// publishedTable4 returns the paper's Table 4 row for cell (n, d, m), or nil.
+func publishedTable4(n, d, m int) []float64 {
+	return published("table4", fmt.Sprintf("%d,%d,%d", n, d, m))
 }

@@ -46,7 +46,7 @@ func (m *CProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings
 	if m.Mu0 != nil && len(m.Mu0) != n+1 {
 		return nil, fmt.Errorf("solver: len(CProxAL.Mu0) = %d, want n+1 = %d", len(m.Mu0), n+1)
 	}
-	r := &cproxRun{s: s, smooth: m.Smooth, g: make([]float64, d)}
+	r := &cproxRun{s: s, smooth: own(m.Smooth), g: make([]float64, d)}
 	if r.smooth == nil {
 		r.smooth = LBFGS{}
 	}

@@ -97,6 +97,8 @@ type ClientConfig struct {
 	Smooth  SmoothSolver
 	Cache   *QuadCache
 	MaxIter int // cap of the local smooth solver per step
+	// AdmmStart, if non-nil, is w̃0 of every Algorithm 2 call (see ProxAL.AdmmStart).
+	AdmmStart []float64
 }
 
 // ClientNode is client i's side of Algorithms 1-2: it owns the party's data
@@ -121,6 +123,10 @@ func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
 		u: make([]float64, d), lambda: make([]float64, d), g: make([]float64, d),
 	}
 	c.sub.sigma = cfg.Rho
+	c.cfg.Smooth = own(cfg.Smooth)
+	if c.cfg.Smooth == nil {
+		c.cfg.Smooth = LBFGS{}
+	}
 	c.reply.UTilde = make([]float64, d)
 	if isQuadratic(c.sub.merits) {
 		f, err := cfg.Cache.factor(c.sub.merits, d, cfg.Beta, subAlpha(c.sub))
@@ -141,7 +147,14 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 	switch b.Kind {
 	case MsgStart:
 		copy(c.merit.center, b.W)
-		err = c.startADMM(b.W)
+		start := b.W
+		if c.cfg.AdmmStart != nil {
+			start = c.cfg.AdmmStart
+		}
+		if err = c.startADMM(start); err == nil {
+			err = c.merit.eval(b.W, false) // report f_i, c_i at w^0
+			c.reply.Value = c.merit.value()
+		}
 	case MsgADMM:
 		err = c.admmStep(b.W, b.Eps, b.NeedEpsTilde)
 	case MsgOuter:
@@ -163,7 +176,6 @@ func (c *ClientNode) startADMM(w []float64) error {
 	}
 	c.merit.alTerm()
 	c.initFromEval(w)
-	c.reply.Value = c.merit.value()
 	return nil
 }
 
@@ -221,8 +233,14 @@ func (c *ClientNode) outer(w []float64) error {
 		return err
 	}
 	c.reply.StepMu = c.merit.updateMultiplier()
-	c.reply.Value = c.merit.value()
+	value := c.merit.value()
 	copy(c.merit.center, w)
+	if c.cfg.AdmmStart != nil {
+		err := c.startADMM(c.cfg.AdmmStart)
+		c.reply.Value = value
+		return err
+	}
+	c.reply.Value = value
 	c.merit.alTerm() // y = Proj(μ^{k+1} + βc(w^{k+1})) for ∇P_{i,k+1}(w^{k+1})
 	c.initFromEval(w)
 	return nil

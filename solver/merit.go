@@ -28,7 +28,14 @@ type merit struct {
 	f        float64
 	gf, c, y []float64
 	jac      []float64
-	evals    int64
+	evals    int64 // party evaluations (passes over its data)
+	hevals   int64 // Hessian evaluations (one more pass each)
+
+	// The last evaluation's point: Newton asks for the Hessian where the
+	// line search just evaluated, so that evaluation is reused.
+	lastW    []float64
+	lastGrad bool
+	lastOK   bool
 }
 
 func newMerit(p Party, d int, beta, prox float64, mu0 []float64) *merit {
@@ -49,6 +56,10 @@ func newMerit(p Party, d int, beta, prox float64, mu0 []float64) *merit {
 
 // eval evaluates the party at w, keeping f, ∇f, c and the Jacobian.
 func (p *merit) eval(w []float64, withGrad bool) error {
+	if p.lastOK && (p.lastGrad || !withGrad) && equal(w, p.lastW) {
+		return nil
+	}
+	p.lastOK = false
 	p.evals++
 	if p.party == nil {
 		p.f = 0
@@ -65,6 +76,11 @@ func (p *merit) eval(w []float64, withGrad bool) error {
 	if !finiteScalar(p.f) || !finite(p.c) || (withGrad && (!finite(g) || !finite(jac))) {
 		return fmt.Errorf("%w: party returned NaN or Inf", ErrNonFinite)
 	}
+	if p.lastW == nil {
+		p.lastW = make([]float64, p.d)
+	}
+	copy(p.lastW, w)
+	p.lastGrad, p.lastOK = withGrad, true
 	return nil
 }
 

@@ -55,6 +55,10 @@ type ProxAL struct {
 	Test InnerTest
 	// Mu0 are the initial multipliers, index 0 the server's; nil means 0.
 	Mu0 [][]float64
+	// AdmmStart, if non-nil, is the w̃0 of every Algorithm 2 call instead of
+	// w^k (the paper). The authors' NP code restarted at the trial's w0; the
+	// proximal centre stays w^k either way.
+	AdmmStart []float64
 	// Smooth solves non-quadratic subproblems (default LBFGS{}).
 	Smooth SmoothSolver
 	// Cache, if non-nil, shares exact factorisations across Solve calls.
@@ -129,10 +133,11 @@ type proxALRun struct {
 	rho    []float64
 	rhoSum float64
 
-	server    *merit      // P_0 of eq. (13)
-	sub       *subproblem // φ_{0,t} of eq. (18)
-	quad      *quadFactor // exact server step when quadratic with a constraint
-	uTilde    [][]float64 // latest ũ_i (copies; the server's own state)
+	smooth    SmoothSolver // the server's own copy
+	server    *merit       // P_0 of eq. (13)
+	sub       *subproblem  // φ_{0,t} of eq. (18)
+	quad      *quadFactor  // exact server step when quadratic with a constraint
+	uTilde    [][]float64  // latest ũ_i (copies; the server's own state)
 	wt, gs    []float64
 	res       *Result
 	start     time.Time
@@ -160,6 +165,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	r.server = newMerit(p.Server, d, beta, 1/(float64(n+1)*beta), m00)
 	r.sub = newSubproblem(d, r.server)
 	r.sub.sigma = r.rhoSum
+	r.smooth = own(m.smooth())
 	if p.Server != nil && isQuadratic(r.sub.merits) {
 		if r.quad, err = m.Cache.factor(r.sub.merits, d, beta, subAlpha(r.sub)); err != nil {
 			return nil, err
@@ -175,7 +181,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 			}
 			node, err := NewClientNode(c, ClientConfig{
 				Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mi,
-				Smooth: m.smooth(), Cache: m.Cache, MaxIter: s.MaxInner,
+				Smooth: m.smooth(), Cache: m.Cache, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("client %d: %w", i+1, err)
@@ -183,6 +189,9 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 			lt.Nodes = append(lt.Nodes, node)
 		}
 		r.tr = lt
+	}
+	if m.AdmmStart != nil && len(m.AdmmStart) != d {
+		return nil, fmt.Errorf("solver: len(ProxAL.AdmmStart) = %d, want %d", len(m.AdmmStart), d)
 	}
 	if r.tr.NumClients() != n {
 		return nil, fmt.Errorf("solver: transport reaches %d clients, problem has %d", r.tr.NumClients(), n)
@@ -240,6 +249,9 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 // Algorithm 1 (server, broadcast, clients).
 func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (outerStep, error) {
 	copy(r.wt, w)
+	if r.m.AdmmStart != nil {
+		copy(r.wt, r.m.AdmmStart)
+	}
 	eps := 1.0 // ε_1 = q^0
 	var out outerStep
 	out.capped = true
@@ -324,7 +336,7 @@ func (r *proxALRun) serverStep(eps float64) (float64, error) {
 	case r.quad != nil:
 		r.quad.solve(r.wt, r.gs, r.sub)
 	default:
-		st := r.m.smooth().Minimize(r.sub, r.wt, eps, r.s.MaxInner)
+		st := r.smooth.Minimize(r.sub, r.wt, eps, r.s.MaxInner)
 		r.localIter += st.Iterations
 		if r.sub.err != nil {
 			return 0, fmt.Errorf("server: %w", r.sub.err)

@@ -45,3 +45,13 @@ func normInf(a []float64) float64 {
 	}
 	return s
 }
+
+// equal reports whether a and b are equal element by element.
+func equal(a, b []float64) bool {
+	for j, x := range a {
+		if x != b[j] {
+			return false
+		}
+	}
+	return true
+}

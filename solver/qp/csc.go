@@ -69,7 +69,12 @@ func fromTriplets(m, n int, rows, cols []int, vals []float64) *CSC {
 	c.X = make([]float64, 0, len(rows))
 	for j := 0; j < n; j++ {
 		lo, hi := cnt[j], cnt[j+1]
-		sort.Sort(byRow{ri[lo:hi], rx[lo:hi]})
+		for p := lo + 1; p < hi; p++ {
+			if ri[p] < ri[p-1] {
+				sort.Stable(byRow{ri[lo:hi], rx[lo:hi]})
+				break
+			}
+		}
 		for p := lo; p < hi; p++ {
 			last := len(c.I) - 1
 			if last >= c.P[j] && c.I[last] == ri[p] {

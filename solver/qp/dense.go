@@ -88,13 +88,22 @@ func (d *denseKKT) setRho(rho []float64) bool {
 	for i := 0; i < At.N; i++ {
 		lo, hi := At.P[i], At.P[i+1]
 		r := rho[i]
-		for a := lo; a < hi; a++ {
-			ja := At.I[a]
-			va := r * At.X[a]
-			row := d.k[ja*n:]
-			// Row indices within a column are sorted, so At.I[b] ≤ ja.
-			for b := lo; b <= a; b++ {
-				row[At.I[b]] += va * At.X[b]
+		if lo == hi || r == 0 {
+			continue
+		}
+		idx, val := At.I[lo:hi], At.X[lo:hi]
+		// Row indices within a column are sorted; a contiguous run (a dense
+		// row) takes the vectorised path.
+		contiguous := idx[len(idx)-1]-idx[0] == len(idx)-1
+		for a, ja := range idx {
+			va := r * val[a]
+			row := d.k[ja*n : ja*n+ja+1]
+			if contiguous {
+				floats.AddScaled(row[idx[0]:], va, val[:a+1])
+				continue
+			}
+			for b, jb := range idx[:a+1] {
+				row[jb] += va * val[b]
 			}
 		}
 	}
@@ -121,76 +130,61 @@ func (d *denseKKT) step(xt, zt, x, z, y, q, rho []float64) {
 func (d *denseKKT) factorNnz() int { return d.n * (d.n + 1) / 2 }
 
 // densePolish solves the regularised polishing system
-// [P+δI, Bᵀ; B, −δI] through the Schur complement S = B(P+δI)⁻¹Bᵀ + δI,
-// where B holds the active rows of A.
+// [P+δI, A_Rᵀ; A_R, −δI] [x; ν] = [r₁; r₂] by eliminating ν:
+// (P + δI + A_RᵀA_R/δ) x = r₁ + A_Rᵀr₂/δ, ν = (A_R x − r₂)/δ. The reduced
+// matrix is the ADMM matrix with σ = δ, ρ = 1/δ on the active rows and 0
+// elsewhere, so it is formed and factored by a denseKKT. Its condition
+// number grows like 1/δ; the iterative refinement of polishing absorbs the
+// resulting error.
 type densePolish struct {
-	n, k int
-	l    []float64 // Cholesky factor of P + δI (row-major, lower)
-	w    []float64 // k×n: row r is L⁻¹ B_rᵀ
-	s    []float64 // Cholesky factor of S (k×k)
-	t    []float64
-	yk   []float64
+	kk    *denseKKT
+	rows  []int
+	delta float64
+	rho   []float64
 }
 
-// newDensePolish factors the system; pl is the Cholesky factor of P + δI
-// and At the transpose of A (its column i is row i of A). It reports false if
-// the Schur complement is not numerically positive definite.
-func newDensePolish(pl []float64, n int, At *CSC, rows []int, delta float64) (*densePolish, bool) {
-	k := len(rows)
-	dp := &densePolish{n: n, k: k, l: pl, w: make([]float64, k*n), s: make([]float64, k*k), t: make([]float64, n), yk: make([]float64, k)}
-	if !dp.factorSchur(At, rows, delta) {
-		return nil, false
+// newDensePolish returns a polishing workspace for P and A (reusing old's
+// storage when non-nil).
+func newDensePolish(P, A *CSC, delta float64, old *densePolish) *densePolish {
+	if old != nil {
+		return old
 	}
-	return dp, true
+	return &densePolish{kk: newDenseKKT(P, A, delta), delta: delta, rho: make([]float64, A.M)}
 }
 
-// factorSchur computes W and the Cholesky factor of S for regularisation
-// delta; it reports false if S is not positive definite.
-func (dp *densePolish) factorSchur(At *CSC, rows []int, delta float64) bool {
-	n, k := dp.n, dp.k
-	for r, i := range rows {
-		wr := dp.w[r*n : (r+1)*n]
-		for j := range wr {
-			wr[j] = 0
-		}
-		lo, hi := At.P[i], At.P[i+1]
-		if lo == hi {
-			continue
-		}
-		for p := lo; p < hi; p++ {
-			wr[At.I[p]] = At.X[p]
-		}
-		forwardFrom(dp.l, n, wr, At.I[lo])
+// factor factors the reduced matrix for the active rows; it reports false if
+// it is not numerically positive definite.
+func (dp *densePolish) factor(rows []int) bool {
+	for i := range dp.rho {
+		dp.rho[i] = 0
 	}
-	for r := 0; r < k; r++ {
-		wr := dp.w[r*n : (r+1)*n]
-		for c := 0; c <= r; c++ {
-			dp.s[r*k+c] = floats.Dot(wr, dp.w[c*n:(c+1)*n])
-		}
-		dp.s[r*k+r] += delta
+	for _, i := range rows {
+		dp.rho[i] = 1 / dp.delta
 	}
-	return cholesky(dp.s, k)
+	dp.rows = rows
+	return dp.kk.setRho(dp.rho)
 }
 
-// solve overwrites v = [r1; r2] (length n+k) with the solution of the
-// regularised system.
+// solve overwrites v = [r₁; r₂] (length n+len(rows)) with the solution.
 func (dp *densePolish) solve(v []float64) {
-	n, k := dp.n, dp.k
-	t := dp.t
-	copy(t, v[:n])
-	forwardFrom(dp.l, n, t, 0)
-	y := dp.yk
-	for r := 0; r < k; r++ {
-		y[r] = floats.Dot(dp.w[r*n:(r+1)*n], t) - v[n+r]
-	}
-	forwardFrom(dp.s, k, y, 0)
-	backward(dp.s, k, y)
-	for r := 0; r < k; r++ {
-		if y[r] != 0 {
-			floats.AddScaled(t, -y[r], dp.w[r*n:(r+1)*n])
+	kk := dp.kk
+	n := kk.n
+	At := kk.At
+	x := v[:n]
+	inv := 1 / dp.delta
+	for t, i := range dp.rows {
+		c := v[n+t] * inv
+		for p := At.P[i]; p < At.P[i+1]; p++ {
+			x[At.I[p]] += At.X[p] * c
 		}
 	}
-	backward(dp.l, n, t)
-	copy(v[:n], t)
-	copy(v[n:], y)
+	forwardFrom(kk.k, n, x, 0)
+	backward(kk.k, n, x)
+	for t, i := range dp.rows {
+		var a float64
+		for p := At.P[i]; p < At.P[i+1]; p++ {
+			a += At.X[p] * x[At.I[p]]
+		}
+		v[n+t] = (a - v[n+t]) * inv
+	}
 }

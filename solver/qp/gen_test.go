@@ -14,7 +14,9 @@ import (
 // have no quadratic cost (LP-like, as hinge-loss epigraph variables); the
 // shared block of P is dense and positive definite. It also returns the KKT
 // indices of the shared variables, for ArrowOrdering.
-func arrowQP(seed uint64, ns, nb, s int) (*Problem, []int) {
+func arrowQP(seed uint64, ns, nb, s int) (*Problem, []int) { return arrowQPlp(seed, ns, nb, s, 0.5) }
+
+func arrowQPlp(seed uint64, ns, nb, s int, lpFrac float64) (*Problem, []int) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	n := ns*nb + s
 	var pr, pc []int
@@ -24,7 +26,7 @@ func arrowQP(seed uint64, ns, nb, s int) (*Problem, []int) {
 		x0[j] = rng.Float64() - 0.5
 	}
 	for j := 0; j < ns*nb; j++ {
-		if rng.IntN(2) == 0 {
+		if rng.Float64() >= lpFrac {
 			pr, pc, pv = append(pr, j), append(pc, j), append(pv, 0.1+rng.Float64())
 		}
 	}
@@ -135,4 +137,119 @@ func denseQP(seed uint64, n, md int) *Problem {
 		q[j] = 10 * rng.NormFloat64()
 	}
 	return &Problem{P: P, Q: q, A: A, L: l, U: u}
+}
+
+// drflQP generates the client subproblem of a Wasserstein distributionally
+// robust SVM in federated learning, shaped like a heart-disease client:
+// ns samples with d features in [0, 1]ᵈ, labels ±1 from a noisy random
+// hyperplane. Variables, per sample i: the hinge epigraph sᵢ and the
+// support multipliers pᵢ, rᵢ ∈ ℝ²ᵈ₊ of the box [0, 1]ᵈ (1 + 4d per sample);
+// shared: w ∈ ℝᵈ, b, λ (d + 2). Rows per sample: two hinge rows
+// 1 ∓ yᵢ(wᵀxᵢ + b) + pᵀ(e − Cxᵢ) − [κλ] ≤ sᵢ, the dual-norm rows
+// |(Cᵀp)ⱼ ± yᵢwⱼ| ≤ λ (4d), and sign constraints (1 + 4d); plus λ ≥ 0.
+// Objective: ελ + (1/ns)Σsᵢ + (γ/2)‖θ − θ̂‖² on the shared θ = (w, b, λ),
+// the proximal term of the federated method. All per-sample variables are
+// linear (LP-like), which is what makes the problem hard for ADMM. It
+// returns the problem and the KKT indices of the shared variables.
+func drflQP(seed uint64, ns, d int) (*Problem, []int) {
+	rng := rand.New(rand.NewPCG(seed, 13))
+	const eps, kappa, gamma = 0.1, 1.0, 1.0
+	nb := 1 + 4*d
+	n := ns*nb + d + 2
+	w0 := make([]float64, d)
+	for j := range w0 {
+		w0[j] = rng.NormFloat64()
+	}
+	sh := ns * nb
+	iw, ib, il := sh, sh+d, sh+d+1
+	var ar, ac []int
+	var av, l, u []float64
+	row := 0
+	add := func(c int, v float64) {
+		ar, ac, av = append(ar, row), append(ac, c), append(av, v)
+	}
+	end := func(lo, hi float64) {
+		l, u = append(l, lo), append(u, hi)
+		row++
+	}
+	inf := math.Inf(1)
+	for i := 0; i < ns; i++ {
+		x := make([]float64, d)
+		var m float64
+		for j := range x {
+			x[j] = rng.Float64()
+			m += w0[j] * (x[j] - 0.5)
+		}
+		y := 1.0
+		if m+0.3*rng.NormFloat64() < 0 {
+			y = -1
+		}
+		base := i * nb
+		is, ip, ir := base, base+1, base+1+2*d
+		// support slack e − Cx for C = [I; −I], e = [1; 0]
+		slack := make([]float64, 2*d)
+		for j := 0; j < d; j++ {
+			slack[j], slack[d+j] = 1-x[j], x[j]
+		}
+		for sgn, mult := range []int{ip, ir} {
+			ys := y
+			if sgn == 1 {
+				ys = -y
+			}
+			// 1 − ys(wᵀx + b) + multᵀslack − sgn·κλ − s ≤ 0
+			add(is, -1)
+			for j := 0; j < d; j++ {
+				add(iw+j, -ys*x[j])
+			}
+			add(ib, -ys)
+			for k := 0; k < 2*d; k++ {
+				add(mult+k, slack[k])
+			}
+			if sgn == 1 {
+				add(il, -kappa)
+			}
+			end(math.Inf(-1), -1)
+		}
+		for sgn, mult := range []int{ip, ir} {
+			ys := y
+			if sgn == 1 {
+				ys = -y
+			}
+			for j := 0; j < d; j++ {
+				// ±((Cᵀmult)ⱼ + ys·wⱼ) − λ ≤ 0
+				for _, pm := range []float64{1, -1} {
+					add(mult+j, pm)
+					add(mult+d+j, -pm)
+					add(iw+j, pm*ys)
+					add(il, -1)
+					end(math.Inf(-1), 0)
+				}
+			}
+		}
+		for k := 0; k < nb; k++ {
+			add(base+k, 1)
+			end(0, inf)
+		}
+	}
+	add(il, 1)
+	end(0, inf)
+	A, _ := NewCSC(row, n, ar, ac, av)
+	q := make([]float64, n)
+	var pr, pc []int
+	var pv []float64
+	for i := 0; i < ns; i++ {
+		q[i*nb] = 1 / float64(ns)
+	}
+	for j := sh; j < n; j++ {
+		c := 0.1 * rng.NormFloat64() // centre θ̂ of the proximal term
+		pr, pc, pv = append(pr, j), append(pc, j), append(pv, gamma)
+		q[j] = -gamma * c
+	}
+	q[il] += eps
+	P, _ := NewCSC(n, n, pr, pc, pv)
+	shared := make([]int, 0, d+2)
+	for j := sh; j < n; j++ {
+		shared = append(shared, j)
+	}
+	return &Problem{P: P, Q: q, A: A, L: l, U: u}, shared
 }

@@ -204,8 +204,9 @@ type sparsePolish struct {
 	b    []float64
 }
 
-// newPolish factors the polishing matrix for the active rows; it reports
-// false if a pivot vanished or the inertia is wrong.
+// newPolish factors the polishing matrix for the active rows, reusing old's
+// storage when non-nil; it reports false if a pivot vanished or the inertia
+// is wrong (the workspace is returned either way).
 func (s *sparseKKT) newPolish(delta float64, rows []int, old *sparsePolish) (*sparsePolish, bool) {
 	sp := old
 	if sp == nil {
@@ -222,11 +223,9 @@ func (s *sparseKKT) newPolish(delta float64, rows []int, old *sparsePolish) (*sp
 	for _, i := range rows {
 		sp.vals.X[s.cpos[i]] = -delta
 	}
-	sp.rows = rows
-	if !sp.f.factor(sp.vals) || sp.f.npos != s.n {
-		return nil, false
-	}
-	return sp, true
+	sp.rows = append(sp.rows[:0], rows...)
+	ok := sp.f.factor(sp.vals) && sp.f.npos == s.n
+	return sp, ok
 }
 
 // solve overwrites v = [r_x; r_R] (length n+len(rows)) with the solution of

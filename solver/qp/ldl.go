@@ -172,22 +172,30 @@ func (f *ldl) factor(K *CSC) bool {
 func (f *ldl) solve(x []float64) {
 	n := f.n
 	lp, li, lx := f.lp, f.li, f.lx
+	x = x[:n]
 	for i := 0; i < n; i++ {
 		xi := x[i]
 		if xi == 0 {
 			continue
 		}
-		for p := lp[i]; p < lp[i+1]; p++ {
-			x[li[p]] -= lx[p] * xi
+		lo, hi := lp[i], lp[i+1]
+		idx, val := li[lo:hi], lx[lo:hi]
+		val = val[:len(idx)]
+		for p, r := range idx {
+			x[r] -= val[p] * xi
 		}
 	}
-	for i := 0; i < n; i++ {
-		x[i] *= f.dinv[i]
+	dinv := f.dinv[:n]
+	for i := range x {
+		x[i] *= dinv[i]
 	}
 	for i := n - 1; i >= 0; i-- {
+		lo, hi := lp[i], lp[i+1]
+		idx, val := li[lo:hi], lx[lo:hi]
+		val = val[:len(idx)]
 		s := x[i]
-		for p := lp[i]; p < lp[i+1]; p++ {
-			s -= lx[p] * x[li[p]]
+		for p, r := range idx {
+			s -= val[p] * x[r]
 		}
 		x[i] = s
 	}

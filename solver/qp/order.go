@@ -1,9 +1,6 @@
 package qp
 
-import (
-	"container/heap"
-	"math"
-)
+import "math"
 
 // kktGraph returns the adjacency lists of the sparsity graph of the KKT
 // matrix [P Aᵀ; A 0]: node j < n is variable j, node n+i constraint row i.
@@ -42,43 +39,47 @@ func kktGraph(P, A *CSC) [][]int {
 	return adj
 }
 
-// degHeap is a min-heap of (degree, node) pairs with lazy deletion.
-type degHeap []degEntry
-
-type degEntry struct{ deg, node int }
-
-func (h degHeap) Len() int { return len(h) }
-func (h degHeap) Less(a, b int) bool {
-	if h[a].deg != h[b].deg {
-		return h[a].deg < h[b].deg
-	}
-	return h[a].node < h[b].node
-}
-func (h degHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *degHeap) Push(x any)   { *h = append(*h, x.(degEntry)) }
-func (h *degHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
-}
-
 // minDegree returns an elimination order of the nodes of the graph adj
 // (which it consumes) not marked in skip, by the exact minimum-degree rule on
 // the explicit elimination graph: repeatedly eliminate a node of smallest
-// current degree (ties to the smallest index) and join its neighbours into a
-// clique. Memory and time grow with the fill of the factor.
+// current degree and join its neighbours into a clique. Nodes are kept in
+// degree buckets (doubly linked lists), so ties go to the node most recently
+// given that degree; the result is deterministic. Memory and time grow with
+// the fill of the factor.
 func minDegree(adj [][]int, skip []bool) []int {
 	N := len(adj)
 	alive := make([]bool, N)
-	for v := range alive {
+	deg := make([]int, N)
+	head := make([]int, N+1)
+	next := make([]int, N)
+	prev := make([]int, N)
+	for d := range head {
+		head[d] = -1
+	}
+	insert := func(v int) {
+		d := deg[v]
+		prev[v] = -1
+		next[v] = head[d]
+		if head[d] >= 0 {
+			prev[head[d]] = v
+		}
+		head[d] = v
+	}
+	remove := func(v int) {
+		if prev[v] >= 0 {
+			next[prev[v]] = next[v]
+		} else {
+			head[deg[v]] = next[v]
+		}
+		if next[v] >= 0 {
+			prev[next[v]] = prev[v]
+		}
+	}
+	count := 0
+	for v := 0; v < N; v++ {
 		alive[v] = skip == nil || !skip[v]
 	}
-	mark := make([]int, N)
-	stamp := 0
-	h := make(degHeap, 0, N)
-	deg := make([]int, N)
-	for v := 0; v < N; v++ {
+	for v := N - 1; v >= 0; v-- {
 		if !alive[v] {
 			continue
 		}
@@ -92,17 +93,20 @@ func minDegree(adj [][]int, skip []bool) []int {
 		}
 		adj[v] = adj[v][:k]
 		deg[v] = k
-		h = append(h, degEntry{k, v})
+		insert(v)
+		count++
 	}
-	heap.Init(&h)
-	order := make([]int, 0, N)
+	mark := make([]int, N)
+	stamp := 0
+	order := make([]int, 0, count)
 	var nb []int
-	for h.Len() > 0 {
-		e := heap.Pop(&h).(degEntry)
-		v := e.node
-		if !alive[v] || e.deg != deg[v] {
-			continue
+	mindeg := 0
+	for len(order) < count {
+		for head[mindeg] < 0 {
+			mindeg++
 		}
+		v := head[mindeg]
+		remove(v)
 		alive[v] = false
 		order = append(order, v)
 		nb = nb[:0]
@@ -130,8 +134,12 @@ func minDegree(adj [][]int, skip []bool) []int {
 			}
 			adj[u] = list
 			if len(list) != deg[u] {
+				remove(u)
 				deg[u] = len(list)
-				heap.Push(&h, degEntry{deg[u], u})
+				insert(u)
+				if deg[u] < mindeg {
+					mindeg = deg[u]
+				}
 			}
 		}
 	}

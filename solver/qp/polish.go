@@ -1,6 +1,11 @@
 package qp
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
+
+var debugPolish = false
 
 // rowState classifies row i from a primal value v ≈ (Ax)ᵢ and multiplier
 // y: equality if l = u, lower-active if v + y/ρ < l, upper-active if
@@ -43,14 +48,17 @@ func (s *Solver) activeSetChanged(have bool) bool {
 //
 //	minimise ½x̄ᵀP̄x̄ + q̄ᵀx̄  subject to  Ā_R x̄ = b_R,
 //
-// through the regularised KKT system [P̄+δI, Ā_Rᵀ; Ā_R, −δI] with
-// Settings.PolishRefine steps of iterative refinement against the
-// unregularised one (OSQP Section 4.3), builds the candidate (s.xp, s.zp,
-// s.yp) with y projected onto the normal cone (lower-active rows y ≤ 0,
-// upper-active y ≥ 0, inactive y = 0) and z on the active bounds, and stops
-// if the candidate passes the convergence test. Otherwise the next active
-// set is read off the candidate by rowState; the attempt fails when the
-// active set stops changing or the number of changes stops decreasing.
+// by proximal-point iterations on its KKT system: with the regularised
+// matrix K_δ = [P̄+δI, Ā_Rᵀ; Ā_R, −δI] and the exact one K₀, each iteration
+// is v ← v + K_δ⁻¹(b − K₀v), which is OSQP's iterative refinement
+// (Section 4.3) started from the current point instead of zero, so that
+// directions the guessed active set leaves free move by a bounded amount.
+// It then builds the candidate (s.xp, s.zp, s.yp) with y projected onto the
+// normal cone (lower-active rows y ≤ 0, upper-active y ≥ 0, inactive y = 0)
+// and z on the active bounds, and stops if the candidate passes the
+// convergence test. Otherwise the next active set is read off the raw point
+// by rowState; the attempt fails when the active set stops changing or the
+// number of changes stops decreasing.
 func (s *Solver) polish(st *Stats) (resid, bool) {
 	st.PolishAttempts++
 	n := s.n
@@ -58,6 +66,9 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 		s.polState[i] = s.rowState(i, s.z[i], s.y[i])
 	}
 	copy(s.polSeen, s.polState)
+	cx, cy := s.polCx, s.polCy
+	copy(cx, s.x)
+	copy(cy, s.y)
 	prevChanges := math.MaxInt
 	var r resid
 	for step := 0; step < s.set.PolishMaxSteps; step++ {
@@ -68,16 +79,17 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 				rows = append(rows, i)
 			}
 		}
-		sol, ok := s.polishSolve(rows)
+		sol, ok := s.polishSolve(rows, cx, cy)
 		if !ok {
 			return r, false
 		}
 		copy(s.xp, sol[:n])
-		for i := range s.yp {
-			s.yp[i] = 0
+		copy(cx, sol[:n])
+		for i := range cy {
+			cy[i] = 0
 		}
 		for t, i := range rows {
-			s.yp[i] = sol[n+t]
+			cy[i] = sol[n+t]
 		}
 		ax := s.wm
 		for i := range ax {
@@ -88,16 +100,17 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 		changes := 0
 		for i := range s.polState {
 			a := s.polState[i]
-			na := s.rowState(i, ax[i], s.yp[i])
+			na := s.rowState(i, ax[i], cy[i])
 			if na != a {
 				changes++
 			}
+			s.yp[i] = cy[i]
 			switch a {
 			case actLower:
-				s.yp[i] = math.Min(s.yp[i], 0)
+				s.yp[i] = math.Min(cy[i], 0)
 				s.zp[i] = s.l[i]
 			case actUpper:
-				s.yp[i] = math.Max(s.yp[i], 0)
+				s.yp[i] = math.Max(cy[i], 0)
 				s.zp[i] = s.u[i]
 			case actEq:
 				s.zp[i] = s.l[i]
@@ -107,6 +120,9 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 			s.polNext[i] = na
 		}
 		r = s.residuals(s.xp, s.zp, s.yp)
+		if debugPolish {
+			fmt.Printf("  step %d rows %d changes %d prim %.2e/%.2e dual %.2e/%.2e\n", step, len(rows), changes, r.prim, r.epsPrim, r.dual, r.epsDual)
+		}
 		if !r.finite() {
 			return r, false
 		}
@@ -122,9 +138,10 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 	return r, false
 }
 
-// polishSolve solves the polishing system for the active rows with
-// iterative refinement and returns [x̄; ν_R] (an internal buffer).
-func (s *Solver) polishSolve(rows []int) ([]float64, bool) {
+// polishSolve runs the proximal-point iterations for the active rows from
+// the centre (cx, cy restricted to rows) and returns [x̄; ν_R] (an internal
+// buffer).
+func (s *Solver) polishSolve(rows []int, cx, cy []float64) ([]float64, bool) {
 	n, k := s.n, len(rows)
 	if !equalInts(rows, s.polRows) || s.polSys == nil {
 		s.polRows = append(s.polRows[:0], rows...)
@@ -151,16 +168,24 @@ func (s *Solver) polishSolve(rows []int) ([]float64, bool) {
 			rhs[n+t] = s.l[i]
 		}
 	}
-	copy(sol, rhs)
-	s.polSys.solve(sol)
-	for it := 0; it < s.set.PolishRefine; it++ {
+	copy(sol, cx)
+	for t, i := range rows {
+		sol[n+t] = cy[i]
+	}
+	for it := 0; it <= s.set.PolishRefine; it++ {
 		s.kktTimes(rr, sol, rows)
 		for t := range rr {
 			rr[t] = rhs[t] - rr[t]
 		}
 		s.polSys.solve(rr)
+		var dmax, smax float64
 		for t := range sol {
 			sol[t] += rr[t]
+			dmax = math.Max(dmax, math.Abs(rr[t]))
+			smax = math.Max(smax, math.Abs(sol[t]))
+		}
+		if dmax <= 1e-15*smax {
+			break
 		}
 	}
 	for _, v := range sol {
@@ -196,33 +221,22 @@ func (s *Solver) kktTimes(dst, v []float64, rows []int) {
 	}
 }
 
-// polishFactor factors the regularised polishing matrix for rows.
+// polishFactor factors the regularised polishing matrix for rows, reusing
+// the polishing workspace of earlier calls.
 func (s *Solver) polishFactor(rows []int) (polishSys, bool) {
 	delta := s.set.PolishDelta
 	if s.kind == LinearSolverDense {
-		pl := s.pchol
-		if delta != s.set.Sigma {
-			if s.pcholD == nil {
-				s.pcholD = make([]float64, s.n*s.n)
-				fillP(s.pcholD, s.P, delta)
-				if !cholesky(s.pcholD, s.n) {
-					s.pcholD = nil
-					return nil, false
-				}
-			}
-			pl = s.pcholD
-		}
-		dp, ok := newDensePolish(pl, s.n, s.At, rows, delta)
-		if !ok {
+		s.polDense = newDensePolish(s.P, s.A, delta, s.polDense)
+		if !s.polDense.factor(append([]int(nil), rows...)) {
 			return nil, false
 		}
-		return dp, true
+		return s.polDense, true
 	}
-	old, _ := s.polSys.(*sparsePolish)
-	sp, ok := s.lin.(*sparseKKT).newPolish(delta, rows, old)
+	sp, ok := s.lin.(*sparseKKT).newPolish(delta, rows, s.polSparse)
 	if !ok {
 		return nil, false
 	}
+	s.polSparse = sp
 	return sp, true
 }
 

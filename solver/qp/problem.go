@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -143,10 +144,21 @@ func cscFrom(field string, a mat.Matrix) (*CSC, error) {
 			return nil, inputErrorf(field, "invalid CSC: %s", msg)
 		}
 		rows, cols, vals = s.triplets(nil, nil, nil)
+	} else if dm, ok := a.(*mat.Dense); ok {
+		raw := dm.RawMatrix()
+		for i := 0; i < r; i++ {
+			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+				if v != 0 { // NaN and ±Inf are kept, and rejected below
+					rows = append(rows, i)
+					cols = append(cols, j)
+					vals = append(vals, v)
+				}
+			}
+		}
 	} else {
 		for i := 0; i < r; i++ {
 			for j := 0; j < c; j++ {
-				if v := a.At(i, j); v != 0 {
+				if v := a.At(i, j); v != 0 { // NaN and ±Inf are kept, and rejected below
 					rows = append(rows, i)
 					cols = append(cols, j)
 					vals = append(vals, v)
@@ -196,14 +208,30 @@ func upperFrom(p mat.Matrix, n int) (*CSC, error) {
 		}
 	default:
 		_, isSym := p.(mat.Symmetric)
+		at := p.At
+		switch pm := p.(type) {
+		case *mat.Dense:
+			raw := pm.RawMatrix()
+			at = func(i, j int) float64 { return raw.Data[i*raw.Stride+j] }
+		case *mat.SymDense:
+			raw := pm.RawSymmetric()
+			if raw.Uplo == blas.Upper {
+				at = func(i, j int) float64 {
+					if i > j {
+						i, j = j, i
+					}
+					return raw.Data[i*raw.Stride+j]
+				}
+			}
+		}
 		for j := 0; j < n; j++ {
 			for i := 0; i <= j; i++ {
-				v := p.At(i, j)
+				v := at(i, j)
 				if !isFinite(v) {
 					return nil, inputErrorf("P", "entry (%d, %d) = %v is not finite", i, j, v)
 				}
 				if !isSym && i != j {
-					w := p.At(j, i)
+					w := at(j, i)
 					if !isFinite(w) {
 						return nil, inputErrorf("P", "entry (%d, %d) = %v is not finite", j, i, w)
 					}

@@ -11,6 +11,10 @@ type scaling struct {
 	c, cinv float64
 }
 
+// ruizTol ends Ruiz equilibration early once a pass would change no
+// scaling factor by more than this fraction.
+const ruizTol = 1e-2
+
 // limitScaling maps a norm to a usable scaling divisor (OSQP's
 // limit_scaling): tiny norms give 1, huge ones are capped.
 func limitScaling(v float64) float64 {
@@ -30,6 +34,7 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 	s := &scaling{d: ones(n), e: ones(m), c: 1}
 	dt := make([]float64, n)
 	et := make([]float64, m)
+	colMax := make([]float64, n)
 	for it := 0; it < iters; it++ {
 		// Column ∞-norms of the KKT matrix [P Aᵀ; A 0].
 		for j := range dt {
@@ -39,25 +44,45 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 			et[i] = 0
 		}
 		for j := 0; j < n; j++ {
+			dj := dt[j]
 			for p := P.P[j]; p < P.P[j+1]; p++ {
-				v := math.Abs(P.X[p])
+				v := abs(P.X[p])
 				i := P.I[p]
-				dt[j] = math.Max(dt[j], v)
-				dt[i] = math.Max(dt[i], v)
+				dj = max(dj, v)
+				dt[i] = max(dt[i], v)
 			}
 			for p := A.P[j]; p < A.P[j+1]; p++ {
-				v := math.Abs(A.X[p])
-				dt[j] = math.Max(dt[j], v)
-				et[A.I[p]] = math.Max(et[A.I[p]], v)
+				v := abs(A.X[p])
+				dj = max(dj, v)
+				et[A.I[p]] = max(et[A.I[p]], v)
 			}
+			dt[j] = max(dt[j], dj)
 		}
+		var change float64
 		for j := range dt {
 			dt[j] = 1 / math.Sqrt(limitScaling(dt[j]))
+			change = max(change, abs(dt[j]-1))
 		}
 		for i := range et {
 			et[i] = 1 / math.Sqrt(limitScaling(et[i]))
+			change = max(change, abs(et[i]-1))
 		}
-		scaleSym(P, dt)
+		if change < ruizTol {
+			break
+		}
+		// Scale P (noting its new column norms for the cost scaling), A, q.
+		for j := range colMax {
+			colMax[j] = 0
+		}
+		for j := 0; j < n; j++ {
+			for p := P.P[j]; p < P.P[j+1]; p++ {
+				i := P.I[p]
+				P.X[p] *= dt[i] * dt[j]
+				v := abs(P.X[p])
+				colMax[j] = max(colMax[j], v)
+				colMax[i] = max(colMax[i], v)
+			}
+		}
 		scaleRC(A, et, dt)
 		for j := range q {
 			q[j] *= dt[j]
@@ -67,14 +92,6 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 			s.e[i] *= et[i]
 		}
 		// Cost scaling: 1/max(mean column norm of P, ‖q‖∞).
-		colMax := make([]float64, n)
-		for j := 0; j < n; j++ {
-			for p := P.P[j]; p < P.P[j+1]; p++ {
-				v := math.Abs(P.X[p])
-				colMax[j] = math.Max(colMax[j], v)
-				colMax[P.I[p]] = math.Max(colMax[P.I[p]], v)
-			}
-		}
 		var mean float64
 		for _, v := range colMax {
 			mean += v
@@ -82,9 +99,9 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 		mean /= float64(n)
 		var qn float64
 		for _, v := range q {
-			qn = math.Max(qn, math.Abs(v))
+			qn = max(qn, abs(v))
 		}
-		ct := 1 / limitScaling(math.Max(limitScaling(mean), qn))
+		ct := 1 / limitScaling(max(limitScaling(mean), qn))
 		for p := range P.X {
 			P.X[p] *= ct
 		}
@@ -97,15 +114,6 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 	s.einv = inv(s.e)
 	s.cinv = 1 / s.c
 	return s
-}
-
-// scaleSym replaces the symmetric S (upper CSC) by diag(d) S diag(d).
-func scaleSym(S *CSC, d []float64) {
-	for j := 0; j < S.N; j++ {
-		for p := S.P[j]; p < S.P[j+1]; p++ {
-			S.X[p] *= d[S.I[p]] * d[j]
-		}
-	}
 }
 
 // scaleRC replaces A by diag(r) A diag(c).

@@ -1,20 +1,46 @@
 package qp
 
 import (
-	"context"
 	"fmt"
 	"testing"
 )
 
 func TestScratch(t *testing.T) {
-	prob, shared := arrowQP(1, 55, 53, 15)
-	for _, trig := range []float64{1e3, 1e4, 1e5, 1e6} {
-		set := DefaultSettings()
-		set.Ordering, _ = ArrowOrdering(prob, shared)
-		set.PolishTrigger = trig
-		r, err := Solve(context.Background(), prob, set, nil)
-		fmt.Printf("trig %g: %v %v %+v\n", trig, err, r.Status, r.Stats)
-		r, err = Solve(context.Background(), denseQP(1, 200, 50), set, nil)
-		fmt.Printf("trig %g: %v %v %+v\n", trig, err, r.Status, r.Stats)
+	prob := denseQP(1, 200, 50)
+	d, _ := newData(prob)
+	fmt.Println("newData", testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			newData(prob)
+		}
+	}))
+	fmt.Println("ruiz", testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			P, A := d.P.clone(), d.A.clone()
+			q := append([]float64(nil), d.q...)
+			ruiz(P, A, q, 10)
+		}
+	}))
+	n := 200
+	k := make([]float64, n*n)
+	fmt.Println("chol", testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			fillP(k, d.P, 1)
+			cholesky(k, n)
+		}
+	}))
+	dk := newDenseKKT(d.P, d.A, 1e-6)
+	rho := make([]float64, d.m)
+	for i := range rho {
+		rho[i] = 0.1
 	}
+	fmt.Println("setRho", testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			dk.setRho(rho)
+		}
+	}))
+	fmt.Println("new", testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			NewSolver(prob, nil)
+		}
+	}))
 }

@@ -28,8 +28,8 @@ const (
 	DefaultPolish              = true  // polish the solution on the guessed active set
 	DefaultPolishDelta         = 1e-6  // regularisation δ of the polishing system (OSQP default)
 	DefaultPolishRefine        = 3     // iterative refinement steps in polishing (OSQP default)
-	DefaultPolishMaxSteps      = 10    // active-set steps per polishing attempt
-	DefaultPolishTrigger       = 1e4   // start polishing when residuals are within this factor of the tolerances
+	DefaultPolishMaxSteps      = 5     // active-set steps per polishing attempt
+	DefaultPolishTrigger       = 1e6   // start polishing when residuals are within this factor of the tolerances
 	DefaultDenseThreshold      = 500   // LinearSolverAuto uses the dense path below this many variables
 )
 

@@ -39,6 +39,10 @@ const (
 // equality step size (OSQP's RHO_TOL).
 const rhoTol = 1e-4
 
+// maxPolishGap caps the back-off between early polishing attempts
+// (iterations).
+const maxPolishGap = 80
+
 // divTol guards divisions by vanishing norms (OSQP's DIVISION_TOL).
 const divTol = 1e-10
 
@@ -65,14 +69,16 @@ type Solver struct {
 	rho    []float64
 	rtype  []int8
 	lin    linsys
-	pchol  []float64 // dense path: Cholesky factor of P̄ + σI
-	pcholD []float64 // dense path: Cholesky factor of P̄ + δI when δ ≠ σ
 
-	polRows  []int // rows of the cached polishing factorisation
-	polSys   polishSys
-	polState []int8
-	polNext  []int8
-	polSeen  []int8 // ADMM active set at the last polishing attempt
+	polRows   []int // rows of the cached polishing factorisation
+	polSys    polishSys
+	polDense  *densePolish // polishing workspaces
+	polSparse *sparsePolish
+	polState  []int8
+	polNext   []int8
+	polSeen   []int8 // ADMM active set at the last polishing attempt
+	polCx     []float64
+	polCy     []float64
 
 	x, z, y, xt, zt, xPrev, yPrev []float64
 	ax, px, aty, wn, wm           []float64
@@ -132,9 +138,9 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	}
 	switch s.kind {
 	case LinearSolverDense:
-		s.pchol = make([]float64, n*n)
-		fillP(s.pchol, s.P, s.set.Sigma)
-		if !cholesky(s.pchol, n) {
+		pchol := make([]float64, n*n)
+		fillP(pchol, s.P, s.set.Sigma)
+		if !cholesky(pchol, n) {
 			return nil, notPSD()
 		}
 		s.lin = newDenseKKT(s.P, s.A, s.set.Sigma)
@@ -177,6 +183,8 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	s.polState = make([]int8, m)
 	s.polNext = make([]int8, m)
 	s.polSeen = make([]int8, m)
+	s.polCx = make([]float64, n)
+	s.polCy = make([]float64, m)
 	s.setupTime = time.Since(t0)
 	return s, nil
 }
@@ -310,28 +318,35 @@ func (s *Solver) residuals(x, z, y []float64) resid {
 	s.A.mulTAdd(s.aty, y)
 
 	var prim, axN, zN, primS, axNS, zNS float64
-	for i := range s.ax {
-		d := s.ax[i] - z[i]
-		primS = math.Max(primS, math.Abs(d))
-		axNS = math.Max(axNS, math.Abs(s.ax[i]))
-		zNS = math.Max(zNS, math.Abs(z[i]))
+	for i, axi := range s.ax {
+		zi := z[i]
 		ei := sc.einv[i]
-		prim = math.Max(prim, math.Abs(ei*d))
-		axN = math.Max(axN, math.Abs(ei*s.ax[i]))
-		zN = math.Max(zN, math.Abs(ei*z[i]))
+		d := abs(axi - zi)
+		a, b := abs(axi), abs(zi)
+		primS = max(primS, d)
+		axNS = max(axNS, a)
+		zNS = max(zNS, b)
+		prim = max(prim, ei*d)
+		axN = max(axN, ei*a)
+		zN = max(zN, ei*b)
 	}
 	var dual, pxN, atyN, qN, dualS, pxNS, atyNS, qNS float64
-	for j := range s.px {
-		d := s.px[j] + s.q[j] + s.aty[j]
-		dualS = math.Max(dualS, math.Abs(d))
-		pxNS = math.Max(pxNS, math.Abs(s.px[j]))
-		atyNS = math.Max(atyNS, math.Abs(s.aty[j]))
-		qNS = math.Max(qNS, math.Abs(s.q[j]))
+	for j, pxj := range s.px {
+		atj, qj := s.aty[j], s.q[j]
 		dj := sc.dinv[j]
-		dual = math.Max(dual, math.Abs(dj*d))
-		pxN = math.Max(pxN, math.Abs(dj*s.px[j]))
-		atyN = math.Max(atyN, math.Abs(dj*s.aty[j]))
-		qN = math.Max(qN, math.Abs(dj*s.q[j]))
+		d := abs(pxj + qj + atj)
+		a, b, c := abs(pxj), abs(atj), abs(qj)
+		dualS = max(dualS, d)
+		pxNS = max(pxNS, a)
+		atyNS = max(atyNS, b)
+		qNS = max(qNS, c)
+		dual = max(dual, dj*d)
+		pxN = max(pxN, dj*a)
+		atyN = max(atyN, dj*b)
+		qN = max(qN, dj*c)
+	}
+	if prim != prim || dual != dual { // NaN is lost by max; report it
+		return resid{prim: math.NaN(), dual: math.NaN()}
 	}
 	e := s.set
 	return resid{
@@ -343,6 +358,9 @@ func (s *Solver) residuals(x, z, y []float64) resid {
 		dualS:   dualS / (math.Max(pxNS, math.Max(atyNS, qNS)) + divTol),
 	}
 }
+
+// abs is math.Abs; max (builtin) is used on values known not to be NaN.
+func abs(v float64) float64 { return math.Abs(v) }
 
 // Solve runs ADMM on the current problem from start (nil: cold start from
 // zero) and returns the Result. It returns an *InputError if start has the
@@ -417,9 +435,38 @@ func (s *Solver) Solve(ctx context.Context, start *Start) (*Result, error) {
 	var polishR resid
 	polished := false
 	havePolState := false
+	// Early polishing is rationed: after a failed attempt the next one
+	// waits polishGap iterations, and the gap doubles up to
+	// maxPolishGap, so that attempts cost a bounded share of the run.
+	polishGap, nextPolish := set.CheckInterval, 0
+	tryPolish := func(r resid, iter int) bool {
+		if !set.Polish || set.PolishTrigger <= 1 || iter < nextPolish ||
+			r.prim > set.PolishTrigger*r.epsPrim || r.dual > set.PolishTrigger*r.epsDual ||
+			!s.activeSetChanged(havePolState) {
+			return false
+		}
+		havePolState = true
+		tp := time.Now()
+		pr, ok := s.polish(st)
+		st.PolishTime += time.Since(tp)
+		if ok {
+			polishR, polished = pr, true
+			return true
+		}
+		nextPolish = iter + polishGap
+		polishGap = min(2*polishGap, maxPolishGap)
+		return false
+	}
 	var ctxErr error
 	iter := 0
 	tIter := time.Now()
+	if start != nil && start.X != nil {
+		// A warm start often has the right active set already.
+		r = s.residuals(x, z, y)
+		if r.finite() && tryPolish(r, 0) {
+			status = Solved
+		}
+	}
 	for status == NotTerminated {
 		iter++
 		check := iter%set.CheckInterval == 0 || iter == maxIt
@@ -466,18 +513,9 @@ func (s *Solver) Solve(ctx context.Context, start *Start) (*Result, error) {
 				status = DualInfeasible
 				break
 			}
-			if set.Polish && set.PolishTrigger > 1 &&
-				r.prim <= set.PolishTrigger*r.epsPrim && r.dual <= set.PolishTrigger*r.epsDual &&
-				s.activeSetChanged(havePolState) {
-				havePolState = true
-				tp := time.Now()
-				pr, ok := s.polish(st)
-				st.PolishTime += time.Since(tp)
-				if ok {
-					polishR, polished = pr, true
-					status = Solved
-					break
-				}
+			if tryPolish(r, iter) {
+				status = Solved
+				break
 			}
 			if err := ctx.Err(); err != nil {
 				ctxErr = err

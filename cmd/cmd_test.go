@@ -1,0 +1,159 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
+	io, out, errOut := testIO()
+	f := newFactory(io)
+	f.Getenv = func(string) string { return "" }
+	f.NumCPU = 2
+	return f, out, errOut
+}
+
+// TestExitCodes: one table maps outcomes to exit codes; bad input is a
+// one-line message and exit code 2.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want int
+		msg  string
+	}{
+		{"version", []string{"version"}, 0, ""},
+		{"zero clients", []string{"run", "qp", "--clients", "0", "--out", dir}, 2, "clients = 0"},
+		{"negative beta", []string{"run", "qp", "--beta", "-1", "--out", dir}, 2, "beta = -1"},
+		{"dim < 1", []string{"run", "qp", "--dim", "0", "--out", dir}, 2, "dim = 0"},
+		{"constraints >= dim", []string{"run", "qp", "--dim", "3", "--constraints", "3", "--out", dir}, 2, "constraints = 3"},
+		{"unknown experiment (run)", []string{"run", "foo"}, 2, `unknown experiment "foo" for "fedcon run"`},
+		{"unknown experiment (reproduce)", []string{"reproduce", "tableX"}, 2, `unknown experiment "tableX"`},
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"run", "qp", "--nope"}, 2, "unknown flag"},
+		{"bad flag value", []string{"run", "qp", "--beta", "abc"}, 2, "invalid argument"},
+		{"bad rng", []string{"run", "qp", "--rng", "mt"}, 2, "rng = mt"},
+		{"bad inner test", []string{"reproduce", "table4", "--inner-test", "x"}, 2, "inner_test = x"},
+		{"missing config file", []string{"reproduce", "table4", "--config", filepath.Join(dir, "none.yaml")}, 2, "--config"},
+		{"negative workers", []string{"run", "qp", "--workers", "-1", "--out", dir}, 2, "--workers -1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, _, errOut := testFactory()
+			got := run(context.Background(), f, c.args)
+			if got != c.want {
+				t.Fatalf("exit %d, want %d; stderr: %s", got, c.want, errOut)
+			}
+			if c.msg != "" && !strings.Contains(errOut.String(), c.msg) {
+				t.Errorf("stderr %q lacks %q", errOut, c.msg)
+			}
+			if c.want == 2 && strings.Count(strings.TrimSpace(errOut.String()), "\n") > 1 {
+				t.Errorf("usage error is not short: %q", errOut)
+			}
+		})
+	}
+}
+
+func TestExitCodeTable(t *testing.T) {
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{errors.New("boom"), 1},
+		{flagErrorf("bad"), 2},
+		{&experiments.ConfigError{Field: "beta"}, 2},
+		{context.Canceled, 130},
+		{SilentError, 1},
+	}
+	for _, c := range cases {
+		if got := exitCode(c.err); got != c.want {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+}
+
+// TestRunQPOptions: argv → options, through a capturing runF.
+func TestRunQPOptions(t *testing.T) {
+	f, _, _ := testFactory()
+	var got *QPOptions
+	c := newCmdRunQP(f, func(o *QPOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--clients", "7", "--dim", "40", "--constraints", "2", "--workers", "3", "--out", "x"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Clients != 7 || got.Dim != 40 || got.Constrs != 2 || got.Workers != 3 || got.OutDir != "x" || !got.Single {
+		t.Fatalf("options %+v", got)
+	}
+}
+
+// TestConfigPrecedence: preset < --config file < FEDCON_* env < flags.
+func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(file, []byte("beta: 20\nsbar: 0.5\nrho: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, _ := testFactory()
+	f.Getenv = func(k string) string {
+		if k == "FEDCON_SBAR" {
+			return "0.25"
+		}
+		return ""
+	}
+	var cfg experiments.QPConfig
+	c := newCmdReproduceTable4(f, func(o *QPOptions) error {
+		return loadConfig(f, o.cmd, "table4", o.Config, qpFlagKeys, &cfg)
+	})
+	c.SetArgs([]string{"--config", file, "--rho", "4"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Beta != 20 || cfg.SBar != 0.25 || cfg.Rho != 4 || cfg.Trials != 10 || len(cfg.Cells) != 9 {
+		t.Fatalf("cfg %+v", cfg)
+	}
+	// Unknown keys are errors that list the valid ones.
+	if err := os.WriteFile(file, []byte("betta: 20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = newCmdReproduceTable4(f, func(o *QPOptions) error {
+		return loadConfig(f, o.cmd, "table4", o.Config, qpFlagKeys, &cfg)
+	})
+	c.SetArgs([]string{"--config", file})
+	err := c.Execute()
+	var ce *experiments.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "betta") || !strings.Contains(err.Error(), "sbar") {
+		t.Fatalf("err = %v, want a ConfigError naming betta and listing valid keys", err)
+	}
+}
+
+// TestRunQPEndToEnd runs a tiny instance and checks the outputs exist and
+// name the version and config.
+func TestRunQPEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	f, out, errOut := testFactory()
+	code := run(context.Background(), f, []string{"run", "qp", "--clients", "2", "--dim", "8", "--constraints", "1", "--trials", "2", "--out", dir})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "objective Alg. 1") {
+		t.Errorf("stdout lacks the table: %s", out)
+	}
+	for _, ext := range []string{"json", "csv", "md"} {
+		b, err := os.ReadFile(filepath.Join(dir, "qp-n2-d8-m1."+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ext == "json" && (!strings.Contains(string(b), `"fedcon_version"`) || !strings.Contains(string(b), `"config_hash"`)) {
+			t.Errorf("json lacks run info")
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// loadConfig fills cfg from, in increasing precedence: the embedded preset,
+// --config FILE, FEDCON_* environment variables (key upper-cased), and the
+// flags in flagKeys that were set on the command line (flag name -> key).
+// Unknown keys are errors that list the valid ones.
+func loadConfig(f *Factory, c *cobra.Command, preset, file string, flagKeys map[string]string, cfg any) error {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	b, err := configs.Preset(preset)
+	if err != nil {
+		return err
+	}
+	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
+		return fmt.Errorf("preset %s: %w", preset, err)
+	}
+	valid := v.AllKeys()
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return &FlagError{err: fmt.Errorf("--config: %w", err)}
+		}
+		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
+			return &FlagError{err: fmt.Errorf("--config %s: %w", file, err)}
+		}
+	}
+	for _, k := range valid {
+		if val := f.Getenv("FEDCON_" + strings.ToUpper(k)); val != "" {
+			v.Set(k, val)
+		}
+	}
+	var ferr error
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		key, ok := flagKeys[fl.Name]
+		if !ok || ferr != nil {
+			return
+		}
+		switch fl.Value.Type() {
+		case "intSlice", "stringSlice", "float64Slice":
+			s := strings.Trim(fl.Value.String(), "[]")
+			v.Set(key, strings.Split(s, ","))
+		default:
+			v.Set(key, fl.Value.String())
+		}
+	})
+	if ferr != nil {
+		return ferr
+	}
+	if err := v.UnmarshalExact(cfg); err != nil {
+		return &experiments.ConfigError{Field: "config", Value: file, Reason: fmt.Sprintf("%v (valid keys: %s)", unwrapAll(err), strings.Join(valid, ", "))}
+	}
+	return nil
+}
+
+func unwrapAll(err error) error {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err
+		}
+		err = u
+	}
+}
+
+// workersFlag resolves --workers (0 = number of CPUs).
+func workersFlag(f *Factory, w int) (int, error) {
+	if w < 0 {
+		return 0, flagErrorf("--workers %d: must be >= 0", w)
+	}
+	if w == 0 {
+		return f.NumCPU, nil
+	}
+	return w, nil
+}
+
+// requireSubcommand makes a group command answer an unknown subcommand with
+// a usage error (exit 2) instead of cobra's generic one.
+func requireSubcommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return c.Help()
+	}
+	var names []string
+	for _, s := range c.Commands() {
+		if s.IsAvailableCommand() {
+			names = append(names, s.Name())
+		}
+	}
+	what := "experiment"
+	if !c.HasParent() {
+		what = "command"
+	}
+	return &FlagError{err: fmt.Errorf("unknown %s %q for %q (valid: %s)", what, args[0], c.CommandPath(), strings.Join(names, ", ")), usage: c.CommandPath()}
+}

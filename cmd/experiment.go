@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// commonOptions are the flags every experiment command has.
+type commonOptions struct {
+	Config  string
+	Workers int
+	OutDir  string
+	Quiet   bool
+	JSON    bool
+	cmd     *cobra.Command
+}
+
+func addCommonFlags(c *cobra.Command, o *commonOptions, preset string) {
+	fl := c.Flags()
+	fl.StringVar(&o.Config, "config", "", "YAML file overriding the preset configs/"+preset+".yaml")
+	fl.IntVar(&o.Workers, "workers", 0, "trials run concurrently (0 = number of CPUs); results do not depend on it")
+	fl.StringVar(&o.OutDir, "out", "results", "directory for the result files")
+}
+
+// bind fills the persistent flags and the command into o.
+func (o *commonOptions) bind(c *cobra.Command) {
+	o.cmd = c
+	o.Quiet, _ = c.Flags().GetBool("quiet")
+	o.JSON, _ = c.Flags().GetBool("json")
+}
+
+// alFlags are the proximal AL flags shared by the classification experiments.
+func addALFlags(c *cobra.Command) {
+	fl := c.Flags()
+	fl.Int("trials", 10, "trials (they differ in w0 only)")
+	fl.Uint64("seed", 1, "seed of the partitions and w0")
+	fl.String("rng", "fedcon", "w0 stream: fedcon, or numpy (seed(t), rand(d), normalised, as the authors)")
+	fl.Float64("beta", 0, "AL penalty β (default: the preset's)")
+	fl.Float64("sbar", 0, "s̄ in τ_k = s̄/(k+1)² (default: the preset's)")
+	fl.Float64("rho", 0, "ADMM penalty ρ_i (default: the preset's)")
+	fl.Float64("q", 0.9, "q in ε_{t+1} = q^t")
+	fl.Float64("eps-floor", 0, "lower bound on ε_{t+1} (paper: none; authors' code: 1e-10)")
+	fl.Float64("eps1", 1e-3, "stationarity tolerance ε1")
+	fl.Float64("eps2", 1e-3, "feasibility tolerance ε2")
+	fl.Int("max-outer", 0, "outer iteration cap (default: the preset's)")
+	fl.Int("max-inner", 0, "inner (ADMM) iteration cap per outer iteration (default: the preset's)")
+	fl.String("inner-test", "paper", "Algorithm 2 stopping test: paper (eq. (23)) or measured")
+	fl.String("subsolver", "newton", "smooth subproblem solver: newton or lbfgs")
+	fl.Float64("r", 0, "constraint threshold r_i (default: the preset's)")
+}
+
+var alFlagKeys = map[string]string{
+	"trials": "trials", "seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
+	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
+	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
+	"subsolver": "subsolver", "r": "r",
+}
+
+// finish writes the result files and prints the tables (or JSON) and a
+// one-line summary.
+func finish(f *Factory, o *commonOptions, name string, info *experiments.RunInfo, runs int, doc any, tables []*experiments.Table) error {
+	info.Finish()
+	if _, err := experiments.WriteOutputs(o.OutDir, name, doc, tables...); err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(f.IO.Out, doc)
+	}
+	if err := printTables(f.IO.Out, tables...); err != nil {
+		return err
+	}
+	if !o.Quiet {
+		fmt.Fprintf(f.IO.ErrOut, "%s: %d runs of each algorithm in %.1f s wall (%d workers); wrote %s\n",
+			name, runs, info.WallSec, info.Workers, filepath.Join(o.OutDir, name+".{json,csv,md}"))
+	}
+	return nil
+}

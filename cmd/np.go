@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// NPOptions are the flags of `run np` and `reproduce table1`.
+type NPOptions struct {
+	commonOptions
+	Dirs []string
+	// Single (dataset, n) run (`run np`).
+	Single  bool
+	Dataset string
+	Clients int
+}
+
+func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Command {
+	o := &NPOptions{}
+	c := &cobra.Command{
+		Use:   "table1",
+		Short: "Table 1: Neyman-Pearson classification (eq. (30)), Algorithm 1 vs cProx-AL",
+		Example: `  fedcon reproduce table1
+  fedcon reproduce table1 --trials 2 --config my-table1.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.bind(c)
+			o.Dirs = dataDirs(f, c)
+			if runF != nil {
+				return runF(o)
+			}
+			return npRun(f, o)
+		},
+	}
+	addCommonFlags(c, &o.commonOptions, "table1")
+	addALFlags(c)
+	return c
+}
+
+func newCmdRunNP(f *Factory, runF func(*NPOptions) error) *cobra.Command {
+	o := &NPOptions{Single: true}
+	c := &cobra.Command{
+		Use:     "np",
+		Short:   "Neyman-Pearson classification (eq. (30)) on one dataset with n clients, both algorithms",
+		Example: "  fedcon run np --dataset adult-a --clients 10 --trials 3",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.bind(c)
+			o.Dirs = dataDirs(f, c)
+			if runF != nil {
+				return runF(o)
+			}
+			return npRun(f, o)
+		},
+	}
+	addCommonFlags(c, &o.commonOptions, "table1")
+	addALFlags(c)
+	c.Flags().StringVar(&o.Dataset, "dataset", "breast-cancer-wisc", "dataset: breast-cancer-wisc, adult-a or monks-1")
+	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
+	return c
+}
+
+func npRun(f *Factory, o *NPOptions) error {
+	cfg := &experiments.NPConfig{}
+	if err := loadConfig(f, o.cmd, "table1", o.Config, alFlagKeys, cfg); err != nil {
+		return err
+	}
+	name := "table1"
+	if o.Single {
+		cfg.Datasets, cfg.Clients = []string{o.Dataset}, []int{o.Clients}
+		name = fmt.Sprintf("np-%s-n%d", o.Dataset, o.Clients)
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return err
+	}
+	info := experiments.NewRunInfo(name, f.Version, cfg, workers)
+	pr := newProgress(f, o.Quiet, name)
+	res, err := experiments.RunNP(o.cmd.Context(), cfg, o.Dirs, workers, false, pr.fn())
+	if err != nil {
+		return err
+	}
+	res.Info = info
+	return finish(f, &o.commonOptions, name, info, len(res.Trials), res, res.Tables())
+}

@@ -1,0 +1,323 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/internal/nprand"
+	"github.com/fedcon/fedcon/problems"
+	"github.com/fedcon/fedcon/solver"
+)
+
+// ALConfig holds the proximal AL parameters shared by the classification
+// experiments (Tables 1-2): every field is a YAML key.
+type ALConfig struct {
+	Beta      float64 `mapstructure:"beta" json:"beta"`
+	SBar      float64 `mapstructure:"sbar" json:"sbar"`
+	Rho       float64 `mapstructure:"rho" json:"rho"`
+	Q         float64 `mapstructure:"q" json:"q"`
+	EpsFloor  float64 `mapstructure:"eps_floor" json:"eps_floor"`
+	Eps1      float64 `mapstructure:"eps1" json:"eps1"`
+	Eps2      float64 `mapstructure:"eps2" json:"eps2"`
+	MaxOuter  int     `mapstructure:"max_outer" json:"max_outer"`
+	MaxInner  int     `mapstructure:"max_inner" json:"max_inner"`
+	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
+	Subsolver string  `mapstructure:"subsolver" json:"subsolver"`
+}
+
+func (c *ALConfig) validate() error {
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"beta", c.Beta}, {"sbar", c.SBar}, {"rho", c.Rho}, {"eps1", c.Eps1}, {"eps2", c.Eps2}} {
+		if !(p.v > 0) || math.IsInf(p.v, 0) {
+			return &ConfigError{p.name, p.v, "must be a finite number > 0"}
+		}
+	}
+	switch {
+	case !(c.Q > 0 && c.Q < 1):
+		return &ConfigError{"q", c.Q, "must be in (0, 1)"}
+	case c.EpsFloor < 0:
+		return &ConfigError{"eps_floor", c.EpsFloor, "must be >= 0"}
+	case c.Eps1 >= 1 || c.Eps2 >= 1:
+		return &ConfigError{"eps1/eps2", fmt.Sprint(c.Eps1, ", ", c.Eps2), "must be < 1"}
+	case c.MaxOuter < 1:
+		return &ConfigError{"max_outer", c.MaxOuter, "must be >= 1"}
+	case c.MaxInner < 1:
+		return &ConfigError{"max_inner", c.MaxInner, "must be >= 1"}
+	case c.InnerTest != "paper" && c.InnerTest != "measured":
+		return &ConfigError{"inner_test", c.InnerTest, "must be paper or measured"}
+	case c.Subsolver != "newton" && c.Subsolver != "lbfgs":
+		return &ConfigError{"subsolver", c.Subsolver, "must be newton or lbfgs"}
+	}
+	return nil
+}
+
+func (c *ALConfig) settings(workers int) *solver.Settings {
+	return &solver.Settings{MaxOuter: c.MaxOuter, MaxInner: c.MaxInner, Eps1: c.Eps1, Eps2: c.Eps2, Workers: workers}
+}
+
+func (c *ALConfig) smooth() solver.SmoothSolver {
+	if c.Subsolver == "lbfgs" {
+		return solver.LBFGS{}
+	}
+	return &solver.Newton{}
+}
+
+func (c *ALConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
+	test := solver.InnerTestPaper
+	if c.InnerTest == "measured" {
+		test = solver.InnerTestMeasured
+	}
+	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test, Smooth: c.smooth()},
+		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar, Smooth: c.smooth()}
+}
+
+// NPConfig configures the Neyman-Pearson experiment (Table 1, Figure 1).
+type NPConfig struct {
+	Seed     uint64   `mapstructure:"seed" json:"seed"`
+	Trials   int      `mapstructure:"trials" json:"trials"`
+	RNG      string   `mapstructure:"rng" json:"rng"`
+	Datasets []string `mapstructure:"datasets" json:"datasets"`
+	Clients  []int    `mapstructure:"clients" json:"clients"`
+	R        float64  `mapstructure:"r" json:"r"`
+	// AdmmStart is where Algorithm 2 starts in outer iteration k: "wk" (the
+	// paper, w̃0 = w^k) or "w0" (the authors' NP code restarts at w0).
+	AdmmStart string `mapstructure:"admm_start" json:"admm_start"`
+	ALConfig  `mapstructure:",squash"`
+}
+
+// Validate reports the first invalid value as a *ConfigError.
+func (c *NPConfig) Validate() error {
+	if err := c.ALConfig.validate(); err != nil {
+		return err
+	}
+	switch {
+	case c.Trials < 1:
+		return &ConfigError{"trials", c.Trials, "must be >= 1"}
+	case c.RNG != "fedcon" && c.RNG != "numpy":
+		return &ConfigError{"rng", c.RNG, "must be fedcon or numpy"}
+	case !(c.R > 0) || math.IsInf(c.R, 0):
+		return &ConfigError{"r", c.R, "must be a finite number > 0"}
+	case len(c.Datasets) == 0:
+		return &ConfigError{"datasets", c.Datasets, "need at least one of " + fmt.Sprint(datasets.Names())}
+	case len(c.Clients) == 0:
+		return &ConfigError{"clients", c.Clients, "need at least one client count"}
+	case c.AdmmStart != "wk" && c.AdmmStart != "w0":
+		return &ConfigError{"admm_start", c.AdmmStart, "must be wk (paper) or w0 (authors' code)"}
+	}
+	for _, n := range c.Clients {
+		if n < 1 {
+			return &ConfigError{"clients", n, "must be >= 1"}
+		}
+	}
+	for _, d := range c.Datasets {
+		if !slices.Contains(datasets.Names(), d) {
+			return &ConfigError{"dataset", d, fmt.Sprintf("unknown (valid: %v)", datasets.Names())}
+		}
+	}
+	return nil
+}
+
+// ClassAlg is one algorithm's outcome in one classification trial.
+type ClassAlg struct {
+	// Loss0 and Loss1 are per client: the class-0 (objective) and class-1
+	// (constraint) mean logistic losses at the returned w. For fairness,
+	// Loss0 is the client's mean loss and Loss1 its loss disparity, index 0
+	// then being the server.
+	Loss0     []float64        `json:"loss0"`
+	Loss1     []float64        `json:"loss1"`
+	Objective float64          `json:"objective"`
+	Status    solver.Status    `json:"status"`
+	Residuals solver.Residuals `json:"kkt_residuals"`
+	Stats     solver.Stats     `json:"stats"`
+	Wall      float64          `json:"wall_seconds"`
+	Trace     []TracePoint     `json:"trace,omitempty"`
+}
+
+// TracePoint is one outer iteration of a run, for figures.
+type TracePoint struct {
+	K     int       `json:"k"`
+	Loss0 []float64 `json:"loss0"` // per client
+	Loss1 []float64 `json:"loss1"` // per client (fairness: per party, server first)
+}
+
+// ClassTrial is one (dataset, n, trial) with both algorithms from one w0.
+type ClassTrial struct {
+	Dataset string   `json:"dataset"`
+	N       int      `json:"n"`
+	Trial   int      `json:"trial"`
+	Alg1    ClassAlg `json:"alg1"`
+	CProx   ClassAlg `json:"cprox"`
+	RelDiff float64  `json:"reldiff"`
+}
+
+// npCell is one (dataset, n): the partitioned clients.
+type npCell struct {
+	dataset string
+	n, d    int
+	clients []*problems.NPClient
+	dropped int
+	uncons1 []float64 // class-1 loss of the unconstrained logistic fit, per client
+}
+
+func buildNPCell(ds *datasets.Dataset, name string, n int, cfg *NPConfig) (*npCell, error) {
+	// The same stream as `fedcon data export --clients n --seed S`.
+	parts, dropped, err := datasets.PartitionByClass(ds.Y, n, datasets.PartitionRand(cfg.Seed))
+	if err != nil {
+		return nil, fmt.Errorf("%s with %d clients: %w", name, n, err)
+	}
+	_, d := ds.X.Dims()
+	cell := &npCell{dataset: name, n: n, d: d, dropped: dropped}
+	for _, idx := range parts {
+		var i0, i1 []int
+		for _, i := range idx {
+			if ds.Y[i] == 1 {
+				i1 = append(i1, i)
+			} else {
+				i0 = append(i0, i)
+			}
+		}
+		cell.clients = append(cell.clients, &problems.NPClient{
+			Class0: problems.NewRows(ds.X, i0), Class1: problems.NewRows(ds.X, i1),
+			Scale: 1 / float64(n), R: cfg.R,
+		})
+	}
+	return cell, nil
+}
+
+// trialStart is trial t's w0 on the unit sphere.
+func trialStart(rng string, seed uint64, t, d int) []float64 {
+	if rng == "numpy" {
+		return nprand.TrialStart(t, d)
+	}
+	return problems.UnitSphere(rand.New(rand.NewPCG(seed, 1<<62|uint64(t))), d)
+}
+
+// NPResult is the whole experiment.
+type NPResult struct {
+	Info   *RunInfo     `json:"run"`
+	Rows   []ClassRow   `json:"rows"`
+	Trials []ClassTrial `json:"trials"`
+}
+
+// RunNP runs every (dataset, n, trial) of cfg with data from dirs.
+func RunNP(ctx context.Context, cfg *NPConfig, dirs []string, workers int, keepTrace bool, progress Progress) (*NPResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	res := &NPResult{}
+	total := len(cfg.Datasets) * len(cfg.Clients) * cfg.Trials
+	done := 0
+	var mu sync.Mutex
+	for _, name := range cfg.Datasets {
+		ds, err := datasets.Load(name, dirs)
+		if err != nil {
+			return res, err
+		}
+		for _, n := range cfg.Clients {
+			cell, err := buildNPCell(ds, name, n, cfg)
+			if err != nil {
+				return res, err
+			}
+			cell.uncons1 = unconstrainedLoss1(ds, cell)
+			trials := make([]ClassTrial, cfg.Trials)
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(max(1, workers))
+			inner := max(1, workers/cfg.Trials)
+			for t := 0; t < cfg.Trials; t++ {
+				g.Go(func() error {
+					tr, err := npTrial(gctx, cfg, cell, t, inner, keepTrace)
+					if err != nil {
+						return fmt.Errorf("%s n=%d trial %d: %w", name, n, t, err)
+					}
+					trials[t] = tr
+					mu.Lock()
+					done++
+					if progress != nil {
+						progress(done, total, fmt.Sprintf("%s n=%d trial %d", name, n, t))
+					}
+					mu.Unlock()
+					return nil
+				})
+			}
+			if err := g.Wait(); err != nil {
+				return res, err
+			}
+			res.Trials = append(res.Trials, trials...)
+			row := classRow(name, n, trials, cfg.R, cfg.Eps2)
+			row.Dropped = cell.dropped
+			row.Uncons1 = meanStd(cell.uncons1)
+			row.Uncons1Max = maxOf(cell.uncons1)
+			row.Published = published("table1", name, fmt.Sprint(n))
+			res.Rows = append(res.Rows, row)
+		}
+	}
+	return res, nil
+}
+
+func npProblem(cell *npCell) *solver.Problem {
+	p := &solver.Problem{Dim: cell.d}
+	for _, c := range cell.clients {
+		p.Clients = append(p.Clients, c)
+	}
+	return p
+}
+
+func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, keepTrace bool) (ClassTrial, error) {
+	w0 := trialStart(cfg.RNG, cfg.Seed, t, cell.d)
+	a1, cp := cfg.methods()
+	if cfg.AdmmStart == "w0" {
+		a1.AdmmStart = w0
+	}
+	tr := ClassTrial{Dataset: cell.dataset, N: cell.n, Trial: t}
+	for _, run := range []struct {
+		dst *ClassAlg
+		m   solver.Method
+	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
+		start := time.Now()
+		r, err := solver.Solve(ctx, npProblem(cell), w0, cfg.settings(workers), run.m)
+		if err != nil {
+			return tr, err
+		}
+		a := ClassAlg{Status: r.Status, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds()}
+		for _, c := range cell.clients {
+			a.Loss0 = append(a.Loss0, c.Loss0(r.W))
+			a.Loss1 = append(a.Loss1, c.Loss1(r.W))
+		}
+		a.Objective = meanStd(a.Loss0).Mean
+		if keepTrace {
+			for _, rec := range r.Trace {
+				tp := TracePoint{K: rec.K}
+				for _, pv := range rec.Parties[1:] { // clients: f_i = L0/n, c_i = L1 - r
+					tp.Loss0 = append(tp.Loss0, pv.F*float64(cell.n))
+					tp.Loss1 = append(tp.Loss1, pv.C[0]+cfg.R)
+				}
+				a.Trace = append(a.Trace, tp)
+			}
+		}
+		*run.dst = a
+	}
+	tr.RelDiff = math.Abs(tr.Alg1.Objective-tr.CProx.Objective) / math.Abs(tr.CProx.Objective)
+	return tr, nil
+}
+
+// unconstrainedLoss1 fits plain logistic regression on all the cell's rows
+// (both classes, centrally) and returns each client's class-1 loss there: a
+// value above r shows that the constraint is active.
+func unconstrainedLoss1(ds *datasets.Dataset, cell *npCell) []float64 {
+	w := problems.LogisticFit(problems.NewRows(ds.X, nil), ds.Y, 1e-10, 100)
+	out := make([]float64, len(cell.clients))
+	for i, c := range cell.clients {
+		out[i] = c.Loss1(w)
+	}
+	return out
+}

@@ -1,0 +1,185 @@
+package problems
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// softplus returns log(1 + e^z) without overflow or cancellation.
+func softplus(z float64) float64 {
+	if z > 0 {
+		return z + math.Log1p(math.Exp(-z))
+	}
+	return math.Log1p(math.Exp(z))
+}
+
+// sigmoid returns 1/(1 + e^{-z}) without overflow.
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}
+
+// Rows is a block of feature rows, row-major (n × d).
+type Rows struct {
+	N, D int
+	X    []float64
+}
+
+// NewRows copies the listed rows of x (all rows when idx is nil).
+func NewRows(x *mat.Dense, idx []int) Rows {
+	r, d := x.Dims()
+	if idx == nil {
+		idx = make([]int, r)
+		for i := range idx {
+			idx[i] = i
+		}
+	}
+	out := Rows{N: len(idx), D: d, X: make([]float64, len(idx)*d)}
+	for k, i := range idx {
+		copy(out.X[k*d:(k+1)*d], x.RawRowView(i))
+	}
+	return out
+}
+
+// row returns row i.
+func (r Rows) row(i int) []float64 { return r.X[i*r.D : (i+1)*r.D] }
+
+// meanLogistic returns the mean binary logistic loss of eq. (31) over the
+// rows, all with label y ∈ {0, 1}: φ(w; x, y) = -y·wᵀx + log(1 + e^{wᵀx}),
+// i.e. softplus(z) for y = 0 and softplus(-z) for y = 1. With grad non-nil
+// it adds scale·∇(mean loss) to grad in the same pass over the rows.
+func (r Rows) meanLogistic(w []float64, y float64, scale float64, grad []float64) float64 {
+	if r.N == 0 {
+		return 0
+	}
+	var sum float64
+	inv := 1 / float64(r.N)
+	wv := blas64.Vector{N: r.D, Inc: 1, Data: w}
+	for i := 0; i < r.N; i++ {
+		x := blas64.Vector{N: r.D, Inc: 1, Data: r.row(i)}
+		z := blas64.Dot(x, wv)
+		if y == 0 {
+			sum += softplus(z)
+		} else {
+			sum += softplus(-z)
+		}
+		if grad != nil {
+			// dφ/dz = σ(z) - y.
+			blas64.Axpy(scale*inv*(sigmoid(z)-y), x, blas64.Vector{N: r.D, Inc: 1, Data: grad})
+		}
+	}
+	return sum * inv
+}
+
+// addLogisticHessian adds scale·∇²(mean loss) = scale/N Σ σ(z)(1-σ(z)) x xᵀ
+// to dst's upper triangle (the Hessian does not depend on the label), in
+// blocks of rows so that the update is a rank-k BLAS-3 product.
+func (r Rows) addLogisticHessian(dst *mat.SymDense, w []float64, scale float64) {
+	if r.N == 0 || scale == 0 {
+		return
+	}
+	const block = 128
+	buf := make([]float64, block*r.D)
+	raw := dst.RawSymmetric()
+	wv := blas64.Vector{N: r.D, Inc: 1, Data: w}
+	inv := 1 / float64(r.N)
+	for start := 0; start < r.N; start += block {
+		k := min(block, r.N-start)
+		for i := 0; i < k; i++ {
+			src := r.row(start + i)
+			z := blas64.Dot(blas64.Vector{N: r.D, Inc: 1, Data: src}, wv)
+			s := sigmoid(z)
+			c := math.Sqrt(s * (1 - s))
+			dst := buf[i*r.D : (i+1)*r.D]
+			for j, v := range src {
+				dst[j] = c * v
+			}
+		}
+		a := blas64.General{Rows: k, Cols: r.D, Stride: r.D, Data: buf[:k*r.D]}
+		blas64.Syrk(blas.Trans, scale*inv, a, 1, raw)
+	}
+}
+
+// LogisticFit returns the minimiser of the mean logistic loss over rows with
+// labels y ∈ {0, 1} (plain, unconstrained logistic regression), by Newton's
+// method to ||∇||_∞ <= tol or maxIter iterations. A tiny ridge (1e-8) keeps
+// it defined on separable or rank-deficient data.
+func LogisticFit(r Rows, y []float64, tol float64, maxIter int) []float64 {
+	const ridge = 1e-8
+	d := r.D
+	w := make([]float64, d)
+	var i0, i1 []int
+	for i, v := range y {
+		if v == 1 {
+			i1 = append(i1, i)
+		} else {
+			i0 = append(i0, i)
+		}
+	}
+	sub := func(idx []int) Rows {
+		out := Rows{N: len(idx), D: d, X: make([]float64, len(idx)*d)}
+		for k, i := range idx {
+			copy(out.X[k*d:(k+1)*d], r.row(i))
+		}
+		return out
+	}
+	c0, c1 := sub(i0), sub(i1)
+	n := float64(r.N)
+	w0, w1 := float64(c0.N)/n, float64(c1.N)/n // mean over all rows = weighted class means
+	obj := func(w, g []float64) float64 {
+		if g != nil {
+			clear(g)
+			for j := range g {
+				g[j] = ridge * w[j]
+			}
+		}
+		var reg float64
+		for _, v := range w {
+			reg += ridge / 2 * v * v
+		}
+		return w0*c0.meanLogistic(w, 0, w0, g) + w1*c1.meanLogistic(w, 1, w1, g) + reg
+	}
+	g := make([]float64, d)
+	f := obj(w, g)
+	for it := 0; it < maxIter; it++ {
+		if mat.Norm(mat.NewVecDense(d, g), math.Inf(1)) <= tol {
+			break
+		}
+		h := mat.NewSymDense(d, nil)
+		for j := 0; j < d; j++ {
+			h.SetSym(j, j, ridge)
+		}
+		c0.addLogisticHessian(h, w, w0)
+		c1.addLogisticHessian(h, w, w1)
+		var ch mat.Cholesky
+		if !ch.Factorize(h) {
+			break
+		}
+		var p mat.VecDense
+		if ch.SolveVecTo(&p, mat.NewVecDense(d, g)) != nil {
+			break
+		}
+		trial, gt := make([]float64, d), make([]float64, d)
+		step, ok := 1.0, false
+		for ls := 0; ls < 40; ls++ {
+			for j := range trial {
+				trial[j] = w[j] - step*p.AtVec(j)
+			}
+			if ft := obj(trial, gt); ft <= f {
+				w, g, f, ok = trial, gt, ft, true
+				break
+			}
+			step /= 2
+		}
+		if !ok {
+			break
+		}
+	}
+	return w
+}
