@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -24,6 +25,10 @@ type CSC struct {
 	P    []int
 	I    []int
 	X    []float64
+
+	// Cache of contiguity, for the solver's internal copies only.
+	contig    []bool
+	contigNnz int
 }
 
 // NewCSC returns the m×n CSC matrix with entries vals[k] at (rows[k], cols[k]).
@@ -166,14 +171,45 @@ func (c *CSC) triplets(rows, cols []int, vals []float64) ([]int, []int, []float6
 	return rows, cols, vals
 }
 
+// minRun is the column length from which a column whose row indices are
+// consecutive is processed with the vectorised kernels of gonum/floats.
+const minRun = 16
+
+// contiguity returns, per column, whether the column has at least minRun
+// entries with consecutive row indices (a dense stretch, as in a dense
+// matrix or a dense row of Aᵀ), and the number of entries in such columns.
+// It is computed once and cached: the solver's matrices do not change after
+// setup.
+func (c *CSC) contiguity() ([]bool, int) {
+	if c.contig == nil {
+		c.contig = make([]bool, c.N)
+		c.contigNnz = 0
+		for j := 0; j < c.N; j++ {
+			lo, hi := c.P[j], c.P[j+1]
+			if hi-lo >= minRun && c.I[hi-1]-c.I[lo] == hi-lo-1 {
+				c.contig[j] = true
+				c.contigNnz += hi - lo
+			}
+		}
+	}
+	return c.contig, c.contigNnz
+}
+
 // mulAdd computes y += A x for a general (unsymmetric) CSC A.
 func (c *CSC) mulAdd(y, x []float64) {
+	contig, _ := c.contiguity()
 	for j := 0; j < c.N; j++ {
 		xj := x[j]
 		if xj == 0 {
 			continue
 		}
-		for p := c.P[j]; p < c.P[j+1]; p++ {
+		lo, hi := c.P[j], c.P[j+1]
+		if contig[j] {
+			r := c.I[lo]
+			floats.AddScaled(y[r:r+hi-lo], xj, c.X[lo:hi])
+			continue
+		}
+		for p := lo; p < hi; p++ {
 			y[c.I[p]] += c.X[p] * xj
 		}
 	}
@@ -181,9 +217,16 @@ func (c *CSC) mulAdd(y, x []float64) {
 
 // mulTAdd computes y += Aᵀ x for a general CSC A.
 func (c *CSC) mulTAdd(y, x []float64) {
+	contig, _ := c.contiguity()
 	for j := 0; j < c.N; j++ {
+		lo, hi := c.P[j], c.P[j+1]
+		if contig[j] {
+			r := c.I[lo]
+			y[j] += floats.Dot(c.X[lo:hi], x[r:r+hi-lo])
+			continue
+		}
 		var s float64
-		for p := c.P[j]; p < c.P[j+1]; p++ {
+		for p := lo; p < hi; p++ {
 			s += c.X[p] * x[c.I[p]]
 		}
 		y[j] += s
@@ -193,10 +236,20 @@ func (c *CSC) mulTAdd(y, x []float64) {
 // symMulAdd computes y += S x where c holds the upper triangle of the
 // symmetric matrix S.
 func (c *CSC) symMulAdd(y, x []float64) {
+	contig, _ := c.contiguity()
 	for j := 0; j < c.N; j++ {
 		xj := x[j]
+		lo, hi := c.P[j], c.P[j+1]
+		if contig[j] && c.I[hi-1] == j {
+			// Rows r..j: the off-diagonal part r..j−1 by vector kernels.
+			r := c.I[lo]
+			e := hi - 1
+			floats.AddScaled(y[r:j], xj, c.X[lo:e])
+			y[j] += floats.Dot(c.X[lo:e], x[r:j]) + c.X[e]*xj
+			continue
+		}
 		var s float64
-		for p := c.P[j]; p < c.P[j+1]; p++ {
+		for p := lo; p < hi; p++ {
 			i := c.I[p]
 			v := c.X[p]
 			y[i] += v * xj
@@ -205,6 +258,40 @@ func (c *CSC) symMulAdd(y, x []float64) {
 			}
 		}
 		y[j] += s
+	}
+}
+
+// pair holds a matrix and its transpose and computes products with
+// whichever of the two has more entries in dense stretches (vectorised
+// kernels); the results are the same up to summation order.
+type pair struct {
+	a, at *CSC
+	useT  bool
+}
+
+func newPair(a *CSC) *pair {
+	p := &pair{a: a, at: a.transpose()}
+	_, na := a.contiguity()
+	_, nt := p.at.contiguity()
+	p.useT = nt > na
+	return p
+}
+
+// mul computes y += A x.
+func (p *pair) mul(y, x []float64) {
+	if p.useT {
+		p.at.mulTAdd(y, x)
+	} else {
+		p.a.mulAdd(y, x)
+	}
+}
+
+// mulT computes y += Aᵀ x.
+func (p *pair) mulT(y, x []float64) {
+	if p.useT {
+		p.at.mulAdd(y, x)
+	} else {
+		p.a.mulTAdd(y, x)
 	}
 }
 

@@ -51,15 +51,17 @@ type denseKKT struct {
 	n     int
 	sigma float64
 	P, A  *CSC
-	At    *CSC // Aᵀ: column i holds row i of A
+	At    *CSC  // Aᵀ: column i holds row i of A
+	Ap    *pair // products with A
 	k     []float64
 	rhs   []float64
 	w     []float64
 }
 
 func newDenseKKT(P, A *CSC, sigma float64) *denseKKT {
+	Ap := newPair(A)
 	return &denseKKT{
-		n: P.N, sigma: sigma, P: P, A: A, At: A.transpose(),
+		n: P.N, sigma: sigma, P: P, A: A, At: Ap.at, Ap: Ap,
 		k:   make([]float64, P.N*P.N),
 		rhs: make([]float64, P.N),
 		w:   make([]float64, A.M),
@@ -118,13 +120,13 @@ func (d *denseKKT) step(xt, zt, x, z, y, q, rho []float64) {
 	for j := range xt {
 		xt[j] = d.sigma*x[j] - q[j]
 	}
-	d.A.mulTAdd(xt, w)
+	d.Ap.mulT(xt, w)
 	forwardFrom(d.k, d.n, xt, 0)
 	backward(d.k, d.n, xt)
 	for i := range zt {
 		zt[i] = 0
 	}
-	d.A.mulAdd(zt, xt)
+	d.Ap.mul(zt, xt)
 }
 
 func (d *denseKKT) factorNnz() int { return d.n * (d.n + 1) / 2 }

@@ -30,12 +30,25 @@
 //
 // Every CheckInterval iterations the unscaled residuals are compared with
 // EpsAbs and EpsRel, and the primal and dual infeasibility certificates of
-// eqs. (26)–(27) are tested. Once the residuals are within PolishTrigger of
-// the tolerances, the solver polishes (Section 4.3): it guesses the active
-// set, solves the equality-constrained QP on it by a regularised KKT system
-// with iterative refinement, and accepts the result if it passes the
-// convergence test, which typically gives a solution accurate to 1e-10
-// long before ADMM alone would reach 1e-7.
+// eqs. (26)–(27) are tested.
+//
+// Polishing (Section 4.3) guesses the active set from the iterate, solves
+// the equality-constrained QP on it through a regularised KKT system with
+// iterative refinement (started from the current point, which makes it a
+// proximal-point iteration), and accepts the result only if it passes the
+// convergence test with the multipliers projected onto the normal cone.
+// Unlike OSQP, which polishes once after convergence, the solver also
+// polishes early, once the residuals are within PolishTrigger of the
+// tolerances and the guessed active set has settled, and repeats the step
+// on the active set read off each polished point (a primal-dual
+// active-set, i.e. semismooth Newton, step; PolishMaxSteps). A successful
+// polish ends the solve with residuals at rounding level, long before ADMM
+// alone would reach 1e-7; with a warm start it is tried before the first
+// iteration, so a nearby problem often needs no ADMM iteration at all.
+//
+// ADMM converges linearly and slowly on degenerate, LP-like problems; there
+// the early polishing is what reaches 1e-7, and the number of iterations
+// depends strongly on Settings.Rho (see docs/qp.md).
 //
 // # Usage
 //

@@ -10,7 +10,7 @@ import (
 // arrowQP generates a feasible, bounded QP shaped like a DRFL client
 // problem: ns per-sample blocks of nb local variables, each with nb box
 // rows and nb coupling rows touching three local and two shared variables,
-// plus ns·0 + s shared variables with box rows. Half of the local variables
+// plus s shared variables with box rows. Half of the local variables
 // have no quadratic cost (LP-like, as hinge-loss epigraph variables); the
 // shared block of P is dense and positive definite. It also returns the KKT
 // indices of the shared variables, for ArrowOrdering.
@@ -31,14 +31,18 @@ func arrowQPlp(seed uint64, ns, nb, s int, lpFrac float64) (*Problem, []int) {
 		}
 	}
 	sh := ns * nb
+	rowAbs := make([]float64, s)
 	for a := 0; a < s; a++ {
-		for b := a; b < s; b++ {
+		for b := a + 1; b < s; b++ {
 			v := 0.1 * rng.NormFloat64()
-			if a == b {
-				v = float64(s) * 0.1
-			}
 			pr, pc, pv = append(pr, sh+a), append(pc, sh+b), append(pv, v)
+			rowAbs[a] += math.Abs(v)
+			rowAbs[b] += math.Abs(v)
 		}
+	}
+	for a := 0; a < s; a++ {
+		// Diagonally dominant, hence positive definite.
+		pr, pc, pv = append(pr, sh+a), append(pc, sh+a), append(pv, 0.5+rowAbs[a])
 	}
 	P, _ := NewCSC(n, n, pr, pc, pv)
 	var ar, ac []int

@@ -107,15 +107,16 @@ func kktPattern(P, A *CSC, pdiag float64, rows []int, cdiag []float64, perm []in
 // sparseKKT solves the ADMM linear system with a sparse LDLᵀ factorisation
 // of the quasi-definite KKT matrix [P+σI, Aᵀ; A, −diag(1/ρ)].
 type sparseKKT struct {
-	n, m  int
-	sigma float64
-	K     *CSC
-	cpos  []int
-	loc   []int // loc[k]: KKT index eliminated k-th
-	f     *ldl
-	b     []float64
-	pinv  []int // position of each KKT index in the elimination order
-	pdpos []int // position in K.X of each x-block diagonal
+	n, m   int
+	sigma  float64
+	K      *CSC
+	cpos   []int
+	loc    []int // loc[k]: KKT index eliminated k-th
+	f      *ldl
+	b      []float64
+	pinv   []int // position of each KKT index in the elimination order
+	pdpos  []int // position in K.X of each x-block diagonal
+	rhoInv []float64
 }
 
 func newSparseKKT(P, A *CSC, sigma float64, rho []float64, perm []int) *sparseKKT {
@@ -127,10 +128,11 @@ func newSparseKKT(P, A *CSC, sigma float64, rho []float64, perm []int) *sparseKK
 	K, cpos, loc := kktPattern(P, A, sigma, nil, cd, perm)
 	s := &sparseKKT{
 		n: n, m: m, sigma: sigma, K: K, cpos: cpos, loc: loc,
-		f:     newLDL(K),
-		b:     make([]float64, n+m),
-		pinv:  make([]int, n+m),
-		pdpos: make([]int, n),
+		f:      newLDL(K),
+		b:      make([]float64, n+m),
+		pinv:   make([]int, n+m),
+		pdpos:  make([]int, n),
+		rhoInv: make([]float64, m),
 	}
 	for k, l := range loc {
 		s.pinv[l] = k
@@ -155,30 +157,33 @@ func (s *sparseKKT) factor() bool {
 
 func (s *sparseKKT) setRho(rho []float64) bool {
 	for i, p := range s.cpos {
-		s.K.X[p] = -1 / rho[i]
+		s.rhoInv[i] = 1 / rho[i]
+		s.K.X[p] = -s.rhoInv[i]
 	}
 	return s.factor()
 }
 
 func (s *sparseKKT) step(xt, zt, x, z, y, q, rho []float64) {
-	n := s.n
 	b := s.b
-	for k, l := range s.loc {
-		if l < n {
-			b[k] = s.sigma*x[l] - q[l]
-		} else {
-			i := l - n
-			b[k] = z[i] - y[i]/rho[i]
-		}
+	px, pz := s.pinv[:s.n], s.pinv[s.n:]
+	sigma := s.sigma
+	x, q = x[:len(px)], q[:len(px)]
+	for j, p := range px {
+		b[p] = sigma*x[j] - q[j]
+	}
+	rinv := s.rhoInv[:len(pz)]
+	z, y = z[:len(pz)], y[:len(pz)]
+	for i, p := range pz {
+		b[p] = z[i] - y[i]*rinv[i]
 	}
 	s.f.solve(b)
-	for k, l := range s.loc {
-		if l < n {
-			xt[l] = b[k]
-		} else {
-			i := l - n
-			zt[i] = z[i] + (b[k]-y[i])/rho[i]
-		}
+	xt = xt[:len(px)]
+	for j, p := range px {
+		xt[j] = b[p]
+	}
+	zt = zt[:len(pz)]
+	for i, p := range pz {
+		zt[i] = z[i] + (b[p]-y[i])*rinv[i]
 	}
 }
 

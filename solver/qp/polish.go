@@ -1,11 +1,6 @@
 package qp
 
-import (
-	"fmt"
-	"math"
-)
-
-var debugPolish = false
+import "math"
 
 // rowState classifies row i from a primal value v ≈ (Ax)ᵢ and multiplier
 // y: equality if l = u, lower-active if v + y/ρ < l, upper-active if
@@ -57,8 +52,8 @@ func (s *Solver) activeSetChanged(have bool) bool {
 // normal cone (lower-active rows y ≤ 0, upper-active y ≥ 0, inactive y = 0)
 // and z on the active bounds, and stops if the candidate passes the
 // convergence test. Otherwise the next active set is read off the raw point
-// by rowState; the attempt fails when the active set stops changing or the
-// number of changes stops decreasing.
+// by rowState; the attempt fails when the active set stops changing or
+// returns to one already tried in this attempt (a cycle).
 func (s *Solver) polish(st *Stats) (resid, bool) {
 	st.PolishAttempts++
 	n := s.n
@@ -69,7 +64,7 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 	cx, cy := s.polCx, s.polCy
 	copy(cx, s.x)
 	copy(cy, s.y)
-	prevChanges := math.MaxInt
+	seen := []uint64{stateHash(s.polState)}
 	var r resid
 	for step := 0; step < s.set.PolishMaxSteps; step++ {
 		st.PolishSteps++
@@ -95,7 +90,7 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 		for i := range ax {
 			ax[i] = 0
 		}
-		s.A.mulAdd(ax, s.xp)
+		s.Ap.mul(ax, s.xp)
 		// Next active set from the raw point, then the candidate.
 		changes := 0
 		for i := range s.polState {
@@ -120,19 +115,22 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 			s.polNext[i] = na
 		}
 		r = s.residuals(s.xp, s.zp, s.yp)
-		if debugPolish {
-			fmt.Printf("  step %d rows %d changes %d prim %.2e/%.2e dual %.2e/%.2e\n", step, len(rows), changes, r.prim, r.epsPrim, r.dual, r.epsDual)
-		}
 		if !r.finite() {
 			return r, false
 		}
 		if r.converged(1) {
 			return r, true
 		}
-		if changes == 0 || changes >= prevChanges {
-			return r, false
+		if changes == 0 {
+			return r, false // a fixed point that fails the test: numerical trouble
 		}
-		prevChanges = changes
+		h := stateHash(s.polNext)
+		for _, g := range seen {
+			if g == h {
+				return r, false // the active-set steps cycle
+			}
+		}
+		seen = append(seen, h)
 		s.polState, s.polNext = s.polNext, s.polState
 	}
 	return r, false
@@ -211,7 +209,7 @@ func (s *Solver) kktTimes(dst, v []float64, rows []int) {
 	for t, i := range rows {
 		w[i] = v[n+t]
 	}
-	s.A.mulTAdd(dst[:n], w)
+	s.Ap.mulT(dst[:n], w)
 	for t, i := range rows {
 		var a float64
 		for p := s.At.P[i]; p < s.At.P[i+1]; p++ {
@@ -233,11 +231,21 @@ func (s *Solver) polishFactor(rows []int) (polishSys, bool) {
 		return s.polDense, true
 	}
 	sp, ok := s.lin.(*sparseKKT).newPolish(delta, rows, s.polSparse)
+	s.polSparse = sp
 	if !ok {
 		return nil, false
 	}
-	s.polSparse = sp
 	return sp, true
+}
+
+// stateHash returns the FNV-1a hash of an active-set vector.
+func stateHash(st []int8) uint64 {
+	h := uint64(14695981039346656037)
+	for _, a := range st {
+		h ^= uint64(uint8(a))
+		h *= 1099511628211
+	}
+	return h
 }
 
 func equalInts(a, b []int) bool {

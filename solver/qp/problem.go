@@ -1,7 +1,6 @@
 package qp
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -146,6 +145,15 @@ func cscFrom(field string, a mat.Matrix) (*CSC, error) {
 		rows, cols, vals = s.triplets(nil, nil, nil)
 	} else if dm, ok := a.(*mat.Dense); ok {
 		raw := dm.RawMatrix()
+		nz := 0
+		for i := 0; i < r; i++ {
+			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+				if v != 0 {
+					nz++
+				}
+			}
+		}
+		rows, cols, vals = make([]int, 0, nz), make([]int, 0, nz), make([]float64, 0, nz)
 		for i := 0; i < r; i++ {
 			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
 				if v != 0 { // NaN and ±Inf are kept, and rejected below
@@ -208,6 +216,8 @@ func upperFrom(p mat.Matrix, n int) (*CSC, error) {
 		}
 	default:
 		_, isSym := p.(mat.Symmetric)
+		nz := n * (n + 3) / 2
+		rows, cols, vals = make([]int, 0, nz), make([]int, 0, nz), make([]float64, 0, nz)
 		at := p.At
 		switch pm := p.(type) {
 		case *mat.Dense:
@@ -259,9 +269,4 @@ func upperFrom(p mat.Matrix, n int) (*CSC, error) {
 
 func symClose(a, b float64) bool {
 	return math.Abs(a-b) <= symTol*math.Max(math.Abs(a), math.Abs(b))
-}
-
-// String describes the problem size, for error messages and logs.
-func (d *data) String() string {
-	return fmt.Sprintf("QP n=%d m=%d nnz(P)=%d nnz(A)=%d", d.n, d.m, d.P.Nnz(), d.A.Nnz())
 }

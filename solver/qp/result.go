@@ -53,8 +53,10 @@ type Stats struct {
 	// whether the returned solution is the polished one.
 	PolishAttempts, PolishSteps int
 	Polished                    bool
-	// PrimalResidual ‖Ax − z‖∞ and DualResidual ‖Px + q + Aᵀy‖∞ at the
-	// returned point (unscaled; NaN without a solution).
+	// PrimalResidual ‖Ax − z‖∞ and DualResidual ‖Px + q + Aᵀy‖∞, unscaled,
+	// at the returned point, or for a Result without a solution at the last
+	// iterate checked (so that a capped run shows how close it got; zero if
+	// no check was reached).
 	PrimalResidual, DualResidual float64
 	// LinearSolver is the path used, LinearSolverDense or
 	// LinearSolverSparse, and FactorNonzeros the number of stored entries

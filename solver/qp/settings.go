@@ -19,16 +19,17 @@ const (
 	DefaultAdaptiveRhoInterval = 25    // iterations between ρ estimates
 	DefaultAdaptiveRhoFactor   = 5     // refactor only when ρ changes by more than this factor (OSQP default)
 	DefaultScalingIterations   = 10    // Ruiz equilibration passes (OSQP default)
-	DefaultMaxIterations       = 10000 // iteration cap, status IterationLimit
+	DefaultMaxIterations       = 10000 // iteration cap, status IterationLimit (OSQP: 4000, for looser tolerances)
 	DefaultEpsAbs              = 1e-7  // absolute tolerance (issue 9)
 	DefaultEpsRel              = 1e-7  // relative tolerance (issue 9)
-	DefaultEpsPrimalInf        = 1e-6  // primal infeasibility certificate tolerance
-	DefaultEpsDualInf          = 1e-6  // dual infeasibility certificate tolerance
-	DefaultCheckInterval       = 5     // iterations between residual checks
+	DefaultEpsPrimalInf        = 1e-6  // primal infeasibility certificate tolerance (OSQP: 1e-4)
+	DefaultEpsDualInf          = 1e-6  // dual infeasibility certificate tolerance (OSQP: 1e-4)
+	DefaultCheckInterval       = 5     // iterations between residual checks (OSQP: 25)
 	DefaultPolish              = true  // polish the solution on the guessed active set
 	DefaultPolishDelta         = 1e-6  // regularisation δ of the polishing system (OSQP default)
 	DefaultPolishRefine        = 3     // iterative refinement steps in polishing (OSQP default)
-	DefaultPolishMaxSteps      = 5     // active-set steps per polishing attempt
+	DefaultPolishMaxSteps      = 10    // active-set steps per polishing attempt
+	DefaultPolishStable        = 2     // checks with an unchanged active set before early polishing
 	DefaultPolishTrigger       = 1e6   // start polishing when residuals are within this factor of the tolerances
 	DefaultDenseThreshold      = 500   // LinearSolverAuto uses the dense path below this many variables
 )
@@ -96,7 +97,7 @@ type Settings struct {
 	// both bounds infinite use 1e-6.
 	Rho float64
 	// Sigma is the regularisation σ > 0 of the x-update; P + σI must be
-	// positive definite for setup to succeed (see Solve). Default
+	// positive definite for setup to succeed (see NewSolver). Default
 	// DefaultSigma.
 	Sigma float64
 	// Alpha is the relaxation parameter α ∈ (0, 2). Default DefaultAlpha.
@@ -112,9 +113,10 @@ type Settings struct {
 	// estimated ρ differs from the current one by more than this factor.
 	// Default DefaultAdaptiveRhoFactor.
 	AdaptiveRhoFactor float64
-	// ScalingIterations is the number of Ruiz equilibration passes over the
-	// KKT matrix, followed by cost scaling. Default
-	// DefaultScalingIterations; 0 disables scaling.
+	// ScalingIterations is the maximum number of Ruiz equilibration passes
+	// over the KKT matrix, each followed by cost scaling (OSQP Section 5.1);
+	// the passes stop early once one would change no scaling factor by more
+	// than 1%. Default DefaultScalingIterations; 0 disables scaling.
 	ScalingIterations int
 	// MaxIterations caps ADMM iterations; reaching it gives
 	// SolvedInaccurate or IterationLimit. Default DefaultMaxIterations;
@@ -147,18 +149,27 @@ type Settings struct {
 	// PolishDelta > 0 is the regularisation δ of the polishing system.
 	// Default DefaultPolishDelta.
 	PolishDelta float64
-	// PolishRefine ≥ 0 is the number of iterative refinement steps of the
-	// polishing system. Default DefaultPolishRefine.
+	// PolishRefine ≥ 0 is the number of iterative refinement steps after
+	// the first solve of each polishing system (fewer if the correction
+	// falls below 1e-15 relative). Default DefaultPolishRefine.
 	PolishRefine int
 	// PolishMaxSteps ≥ 1 is the number of primal-dual active-set steps per
 	// polishing attempt: each step re-solves on the active set read off the
 	// previous polished point, which corrects a slightly wrong guess. 1 is
 	// OSQP's single polish. Default DefaultPolishMaxSteps.
 	PolishMaxSteps int
-	// PolishTrigger ≥ 1: polishing is first attempted once both residuals
-	// are within PolishTrigger times their tolerances, and again whenever
-	// the guessed active set changes; 1 polishes only after ADMM converged
-	// (OSQP's behaviour). Default DefaultPolishTrigger.
+	// PolishStable ≥ 0: early polishing waits until the active set guessed
+	// from the iterate has been the same at this many consecutive checks
+	// (0: no wait). Default DefaultPolishStable.
+	PolishStable int
+	// PolishTrigger ≥ 1: polishing is attempted during the iteration, at a
+	// check, when both residuals are within PolishTrigger times their
+	// tolerances, the guessed active set has been stable for PolishStable
+	// checks and differs from the one of the last attempt, and the
+	// iterations since a failed attempt have cost about as much as that
+	// attempt. With a warm start it is also attempted before the first
+	// iteration. 1 disables early polishing: the solution is polished only
+	// after ADMM converged (OSQP's behaviour). Default DefaultPolishTrigger.
 	PolishTrigger float64
 	// LinearSolver selects the dense or sparse path. Default
 	// LinearSolverAuto.
@@ -195,6 +206,7 @@ func DefaultSettings() *Settings {
 		PolishDelta:         DefaultPolishDelta,
 		PolishRefine:        DefaultPolishRefine,
 		PolishMaxSteps:      DefaultPolishMaxSteps,
+		PolishStable:        DefaultPolishStable,
 		PolishTrigger:       DefaultPolishTrigger,
 		LinearSolver:        LinearSolverAuto,
 		DenseThreshold:      DefaultDenseThreshold,
@@ -256,6 +268,7 @@ func (s *Settings) Validate() error {
 		{"CheckInterval", s.CheckInterval, 1},
 		{"PolishRefine", s.PolishRefine, 0},
 		{"PolishMaxSteps", s.PolishMaxSteps, 1},
+		{"PolishStable", s.PolishStable, 0},
 		{"DenseThreshold", s.DenseThreshold, 0},
 	}
 	for _, c := range ints {

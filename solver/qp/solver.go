@@ -39,9 +39,10 @@ const (
 // equality step size (OSQP's RHO_TOL).
 const rhoTol = 1e-4
 
-// maxPolishGap caps the back-off between early polishing attempts
-// (iterations).
-const maxPolishGap = 80
+// polishCostScale multiplies the flop-based cost estimate of a polishing
+// step: factorisations run at a lower flop rate than solves (measured about
+// 2× on the benchmark problems).
+const polishCostScale = 2.0
 
 // divTol guards divisions by vanishing norms (OSQP's DIVISION_TOL).
 const divTol = 1e-10
@@ -61,12 +62,14 @@ type Solver struct {
 
 	q0, l0, u0 []float64 // unscaled vectors (bounds with ±Inf)
 	P, A, At   *CSC      // scaled matrices; At = Āᵀ
+	Ap         *pair     // products with Ā
 	q, l, u    []float64 // scaled vectors
 	sc         *scaling
 	perm       []int // sparse path: KKT elimination order
 
 	rhoBar float64
 	rho    []float64
+	rhoInv []float64
 	rtype  []int8
 	lin    linsys
 
@@ -77,6 +80,7 @@ type Solver struct {
 	polState  []int8
 	polNext   []int8
 	polSeen   []int8 // ADMM active set at the last polishing attempt
+	polCheck  []int8 // ADMM active set at the last check
 	polCx     []float64
 	polCy     []float64
 
@@ -86,6 +90,7 @@ type Solver struct {
 
 	pendingRefactor int
 	setupTime       time.Duration
+	polishCost      float64 // estimated cost of one polishing step, in ADMM iterations
 }
 
 // NewSolver validates prob and settings (nil means DefaultSettings()),
@@ -115,7 +120,8 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	s.u0 = append([]float64(nil), d.u...)
 	s.P, s.A, s.q = d.P, d.A, d.q
 	s.sc = ruiz(s.P, s.A, s.q, s.set.ScalingIterations)
-	s.At = s.A.transpose()
+	s.Ap = newPair(s.A)
+	s.At = s.Ap.at
 	s.l = make([]float64, m)
 	s.u = make([]float64, m)
 	s.scaleBounds()
@@ -130,6 +136,7 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	s.rhoBar = s.set.Rho
 	s.rtype = make([]int8, m)
 	s.rho = make([]float64, m)
+	s.rhoInv = make([]float64, m)
 	s.setRowTypes()
 	s.fillRho()
 
@@ -183,10 +190,34 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	s.polState = make([]int8, m)
 	s.polNext = make([]int8, m)
 	s.polSeen = make([]int8, m)
+	s.polCheck = make([]int8, m)
 	s.polCx = make([]float64, n)
 	s.polCy = make([]float64, m)
+	s.polishCost = s.estimatePolishCost()
 	s.setupTime = time.Since(t0)
 	return s, nil
+}
+
+// estimatePolishCost returns the flop count of one polishing step (a
+// numeric factorisation plus a few solves) divided by that of one ADMM
+// iteration (a solve plus matrix-vector products), from the sizes known at
+// setup. It only schedules early polishing, deterministically.
+func (s *Solver) estimatePolishCost() float64 {
+	n, m := float64(s.n), float64(s.m)
+	mv := 2*float64(s.A.Nnz()) + 2*float64(s.P.Nnz()) + 10*(n+m)
+	var factor, solve float64
+	switch lin := s.lin.(type) {
+	case *denseKKT:
+		factor = n*n*n/6 + float64(s.A.Nnz())*n/2
+		solve = 2 * n * n
+	case *sparseKKT:
+		for _, c := range lin.f.lnz {
+			factor += float64(c) * float64(c)
+		}
+		solve = 4*float64(lin.f.nnz()) + 2*(n+m)
+	}
+	refine := float64(s.set.PolishRefine + 1)
+	return polishCostScale * (factor + refine*(solve+mv)) / (solve + mv)
 }
 
 // Size returns the number of variables n and constraint rows m.
@@ -232,6 +263,7 @@ func (s *Solver) fillRho() {
 		default:
 			s.rho[i] = rhoMin
 		}
+		s.rhoInv[i] = 1 / s.rho[i]
 	}
 }
 
@@ -309,13 +341,13 @@ func (s *Solver) residuals(x, z, y []float64) resid {
 	for i := range s.ax {
 		s.ax[i] = 0
 	}
-	s.A.mulAdd(s.ax, x)
+	s.Ap.mul(s.ax, x)
 	for j := range s.px {
 		s.px[j] = 0
 		s.aty[j] = 0
 	}
 	s.P.symMulAdd(s.px, x)
-	s.A.mulTAdd(s.aty, y)
+	s.Ap.mulT(s.aty, y)
 
 	var prim, axN, zN, primS, axNS, zNS float64
 	for i, axi := range s.ax {
@@ -421,7 +453,7 @@ func (s *Solver) Solve(ctx context.Context, start *Start) (*Result, error) {
 			y[i] = sc.c * sc.einv[i] * v
 		}
 		if start.X != nil {
-			s.A.mulAdd(z, x)
+			s.Ap.mul(z, x)
 		}
 	}
 
@@ -435,26 +467,48 @@ func (s *Solver) Solve(ctx context.Context, start *Start) (*Result, error) {
 	var polishR resid
 	polished := false
 	havePolState := false
-	// Early polishing is rationed: after a failed attempt the next one
-	// waits polishGap iterations, and the gap doubles up to
-	// maxPolishGap, so that attempts cost a bounded share of the run.
-	polishGap, nextPolish := set.CheckInterval, 0
-	tryPolish := func(r resid, iter int) bool {
-		if !set.Polish || set.PolishTrigger <= 1 || iter < nextPolish ||
+	// Early polishing is rationed: after a failed attempt of s steps the
+	// next one waits until the iterations since then cost as much as the
+	// attempt did (s·polishCost iteration equivalents), so that failed
+	// attempts take at most about half of the run.
+	nextPolish := 0
+	stable := 0
+	for i := range s.polCheck {
+		s.polCheck[i] = -1
+	}
+	tryPolish := func(r resid, iter int, warm bool) bool {
+		if !set.Polish || set.PolishTrigger <= 1 {
+			return false
+		}
+		// Count the checks over which the guessed active set is unchanged.
+		same := true
+		for i := range s.polCheck {
+			a := s.rowState(i, z[i], y[i])
+			if a != s.polCheck[i] {
+				same = false
+				s.polCheck[i] = a
+			}
+		}
+		if same {
+			stable++
+		} else {
+			stable = 0
+		}
+		if !warm && (iter < nextPolish || stable < set.PolishStable) ||
 			r.prim > set.PolishTrigger*r.epsPrim || r.dual > set.PolishTrigger*r.epsDual ||
 			!s.activeSetChanged(havePolState) {
 			return false
 		}
 		havePolState = true
 		tp := time.Now()
+		steps := st.PolishSteps
 		pr, ok := s.polish(st)
 		st.PolishTime += time.Since(tp)
 		if ok {
 			polishR, polished = pr, true
 			return true
 		}
-		nextPolish = iter + polishGap
-		polishGap = min(2*polishGap, maxPolishGap)
+		nextPolish = iter + max(set.CheckInterval, int(math.Ceil(float64(st.PolishSteps-steps)*s.polishCost)))
 		return false
 	}
 	var ctxErr error
@@ -463,7 +517,7 @@ func (s *Solver) Solve(ctx context.Context, start *Start) (*Result, error) {
 	if start != nil && start.X != nil {
 		// A warm start often has the right active set already.
 		r = s.residuals(x, z, y)
-		if r.finite() && tryPolish(r, 0) {
+		if r.finite() && tryPolish(r, 0, true) {
 			status = Solved
 		}
 	}
@@ -479,16 +533,20 @@ func (s *Solver) Solve(ctx context.Context, start *Start) (*Result, error) {
 		for j, v := range s.xt {
 			x[j] = alpha*v + (1-alpha)*x[j]
 		}
-		for i, v := range s.zt {
-			zr := alpha*v + (1-alpha)*z[i]
-			zn := zr + y[i]/s.rho[i]
-			if zn < s.l[i] {
-				zn = s.l[i]
-			} else if zn > s.u[i] {
-				zn = s.u[i]
+		{
+			zt, rho, rinv, lo, hi := s.zt[:m], s.rho[:m], s.rhoInv[:m], s.l[:m], s.u[:m]
+			z, y := z[:m], y[:m]
+			for i, v := range zt {
+				zr := alpha*v + (1-alpha)*z[i]
+				zn := zr + y[i]*rinv[i]
+				if zn < lo[i] {
+					zn = lo[i]
+				} else if zn > hi[i] {
+					zn = hi[i]
+				}
+				y[i] += rho[i] * (zr - zn)
+				z[i] = zn
 			}
-			y[i] += s.rho[i] * (zr - zn)
-			z[i] = zn
 		}
 		if !check && !adapt {
 			continue
@@ -513,7 +571,7 @@ func (s *Solver) Solve(ctx context.Context, start *Start) (*Result, error) {
 				status = DualInfeasible
 				break
 			}
-			if tryPolish(r, iter) {
+			if tryPolish(r, iter, false) {
 				status = Solved
 				break
 			}
@@ -652,7 +710,7 @@ func (s *Solver) primalInfeasible() []float64 {
 	for j := range aty {
 		aty[j] = 0
 	}
-	s.A.mulTAdd(aty, dy)
+	s.Ap.mulT(aty, dy)
 	for j, v := range aty {
 		if math.Abs(sc.cinv*sc.dinv[j]*v) > eps {
 			return nil
@@ -697,7 +755,7 @@ func (s *Solver) dualInfeasible() []float64 {
 	for i := range ad {
 		ad[i] = 0
 	}
-	s.A.mulAdd(ad, dx)
+	s.Ap.mul(ad, dx)
 	for i, v := range ad {
 		v *= sc.einv[i]
 		lo, hi := !math.IsInf(s.l[i], -1), !math.IsInf(s.u[i], 1)
