@@ -17,7 +17,7 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$fmtout" ]; then echo "gofmt needed:"; echo "$$fmtout"; exit 1; fi
 	$(GO) test -count=1 $(PKGS)
-	$(GO) test -count=1 -race -short ./solver/...
+	$(GO) test -count=1 -race -short ./solver/... ./experiments/...
 
 test-short: ## unit tests without the slow cases
 	$(GO) test -short $(PKGS)

@@ -202,33 +202,48 @@ func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (
 	if workers < 1 {
 		workers = 1
 	}
-	res := &QPResult{}
+	// All (cell, trial) jobs share one pool, so that building a cell's
+	// instance and factorisations (serial work) overlaps other trials.
+	type cellState struct {
+		once   sync.Once
+		inst   *problems.LCQP
+		wstar  []float64
+		fstar  float64
+		cache  *solver.QuadCache
+		err    error
+		trials []QPTrial
+	}
+	cells := make([]*cellState, len(cfg.Cells))
+	for i := range cells {
+		cells[i] = &cellState{trials: make([]QPTrial, cfg.Trials)}
+	}
 	total := len(cfg.Cells) * cfg.Trials
 	done := 0
 	var mu sync.Mutex
-	for _, cell := range cfg.Cells {
+	g, gctx := errgroup.WithContext(ctx)
+	// Trials, not clients, share the cores: one trial's per-iteration
+	// synchronisation made client-level parallelism 1.7x slower here.
+	g.SetLimit(workers)
+	for ci, cell := range cfg.Cells {
 		n, d, m := cell[0], cell[1], cell[2]
-		inst, err := qpInstance(cfg, n, d, m)
-		if err != nil {
-			return res, err
-		}
-		wstar, fstar, err := inst.Exact()
-		if err != nil {
-			return res, err
-		}
-		cache := solver.NewQuadCache()
-		trials := make([]QPTrial, cfg.Trials)
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(workers)
-		// Client goroutines only help when trials do not fill the workers.
-		inner := max(1, workers/cfg.Trials)
+		cs := cells[ci]
 		for t := 0; t < cfg.Trials; t++ {
 			g.Go(func() error {
-				tr, err := qpTrial(gctx, cfg, inst, cache, wstar, t, inner)
+				cs.once.Do(func() {
+					cs.inst, cs.err = qpInstance(cfg, n, d, m)
+					if cs.err == nil {
+						cs.wstar, cs.fstar, cs.err = cs.inst.Exact()
+					}
+					cs.cache = solver.NewQuadCache()
+				})
+				if cs.err != nil {
+					return cs.err
+				}
+				tr, err := qpTrial(gctx, cfg, cs.inst, cs.cache, cs.wstar, t, 1)
 				if err != nil {
 					return fmt.Errorf("cell n=%d d=%d m=%d trial %d: %w", n, d, m, t, err)
 				}
-				trials[t] = tr
+				cs.trials[t] = tr
 				mu.Lock()
 				done++
 				if progress != nil {
@@ -238,13 +253,22 @@ func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (
 				return nil
 			})
 		}
-		if err := g.Wait(); err != nil {
-			return res, err
-		}
-		res.Trials = append(res.Trials, trials...)
-		res.Rows = append(res.Rows, qpRow(n, d, m, fstar, trials))
 	}
-	return res, nil
+	err := g.Wait()
+	res := &QPResult{}
+	for ci, cell := range cfg.Cells {
+		cs := cells[ci]
+		complete := cs.inst != nil
+		for _, tr := range cs.trials {
+			complete = complete && tr.N != 0
+		}
+		if !complete {
+			continue // interrupted: only finished cells are aggregated
+		}
+		res.Trials = append(res.Trials, cs.trials...)
+		res.Rows = append(res.Rows, qpRow(cell[0], cell[1], cell[2], cs.fstar, cs.trials))
+	}
+	return res, err
 }
 
 func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *solver.QuadCache, wstar []float64, t, workers int) (QPTrial, error) {

@@ -125,3 +125,12 @@ func ms(v MeanStd, prec int) string {
 
 // msSci formats "mean (std)" both in scientific notation.
 func msSci(v MeanStd) string { return fmt.Sprintf("%s (%s)", sci(v.Mean), sci(v.Std)) }
+
+// WriteJSON writes doc as indented JSON to path, atomically.
+func WriteJSON(path string, doc any) error {
+	js, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("experiments: encode %s: %w", path, err)
+	}
+	return WriteAtomic(path, append(js, '\n'))
+}

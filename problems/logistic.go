@@ -64,14 +64,24 @@ func (r Rows) meanLogistic(w []float64, y float64, scale float64, grad []float64
 	for i := 0; i < r.N; i++ {
 		x := blas64.Vector{N: r.D, Inc: 1, Data: r.row(i)}
 		z := blas64.Dot(x, wv)
-		if y == 0 {
-			sum += softplus(z)
+		// One exp per row serves both the loss and its derivative:
+		// e = e^{-|z|}, softplus(±z) = max(±z, 0) + log1p(e), σ(z) from e.
+		e := math.Exp(-math.Abs(z))
+		lz := math.Log1p(e)
+		var s float64 // σ(z)
+		if z >= 0 {
+			s = 1 / (1 + e)
 		} else {
-			sum += softplus(-z)
+			s = e / (1 + e)
+		}
+		if y == 0 {
+			sum += max(z, 0) + lz
+		} else {
+			sum += max(-z, 0) + lz
 		}
 		if grad != nil {
 			// dφ/dz = σ(z) - y.
-			blas64.Axpy(scale*inv*(sigmoid(z)-y), x, blas64.Vector{N: r.D, Inc: 1, Data: grad})
+			blas64.Axpy(scale*inv*(s-y), x, blas64.Vector{N: r.D, Inc: 1, Data: grad})
 		}
 	}
 	return sum * inv

@@ -84,11 +84,14 @@ func (r *cproxRun) step(ctx context.Context, k int, tau float64, w []float64) (o
 	wn := append([]float64(nil), w...)
 	if r.quad != nil {
 		r.quad.solve(wn, r.g, r.sub)
+		r.sub.FuncGrad(wn, r.g)
+		out.cert = normInf(r.g)
 	} else {
 		st := r.smooth.Minimize(r.sub, wn, tau, r.s.MaxInner)
 		if r.sub.err != nil {
 			return out, r.sub.err
 		}
+		out.cert = st.GradNorm
 		out.inner = st.Iterations
 		out.capped = !st.Converged
 		r.iters += st.Iterations

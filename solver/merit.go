@@ -169,6 +169,7 @@ type subproblem struct {
 	sigma  float64
 	z      []float64
 	g      []float64 // scratch
+	small  []float64 // scratch of the low-rank exact solve
 	err    error     // first evaluation error (smooth solvers cannot return one)
 }
 

@@ -99,9 +99,16 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 		}
 		floats.Scale(-1, p)
 		gtp := floats.Dot(g, p)
+		// A step that cannot move x in floating point means the gradient
+		// sits at its rounding floor: stop instead of searching.
+		if normInf(p) <= 4e-16*max(1, normInf(x)) {
+			break
+		}
 		accepted := false
 		var fNew, gnNew float64
-		for t, ls := 1.0, 0; ls < 40; t, ls = t/2, ls+1 {
+		// Newton's unit step is accepted almost always; near the rounding
+		// floor a failing search is a stall, so keep it short.
+		for t, ls := 1.0, 0; ls < maxHalvings; t, ls = t/2, ls+1 {
 			for j := range xn {
 				xn[j] = x[j] + t*p[j]
 			}
@@ -134,6 +141,9 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 	st.Converged = st.GradNorm <= tol
 	return st
 }
+
+// maxHalvings bounds the backtracking of one Newton step.
+const maxHalvings = 8
 
 // factor forms and factorises ∇²φ(x), shifting it by a multiple of I if it
 // is not positive definite. It reports false when no Hessian is available.

@@ -255,6 +255,7 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 	eps := 1.0 // ε_1 = q^0
 	var out outerStep
 	out.capped = true
+	out.cert = math.NaN()
 	for t := 0; t < r.s.MaxInner; t++ {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -278,6 +279,7 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 			for _, rep := range reps { // client order
 				sum += rep.EpsTilde
 			}
+			out.cert = lhs + sum
 			if lhs+sum <= tau { // eq. (23)
 				out.capped = false
 				break

@@ -74,6 +74,10 @@ type OuterRecord struct {
 	Tau    float64 `json:"tau"`    // τ_k = s̄/(k+1)²
 	Inner  int     `json:"inner"`  // inner iterations of this subproblem
 	Capped bool    `json:"capped"` // the subproblem hit MaxInner without (10)
+	// Certificate is the last left-hand side of eq. (23) (Algorithm 1) or
+	// ||∇ℓ_k||_∞ (Algorithm 3): a bound on dist_∞(0, ∂ℓ_k(w^{k+1})); NaN
+	// when no inner test was evaluated.
+	Certificate float64 `json:"certificate"`
 	// StepW = ||w^{k+1} - w^k||_∞ and StepMu = max_i ||μ_i^{k+1} - μ_i^k||_∞, test (11).
 	StepW  float64 `json:"step_w"`
 	StepMu float64 `json:"step_mu"`

@@ -54,6 +54,7 @@ type stepper interface {
 }
 
 type outerStep struct {
+	cert    float64
 	wNext   []float64
 	stepMu  float64
 	inner   int
@@ -96,7 +97,7 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 			return res, nil
 		}
 		rec := OuterRecord{
-			K: k, Tau: tau, Inner: os.inner, Capped: os.capped,
+			K: k, Tau: tau, Inner: os.inner, Capped: os.capped, Certificate: os.cert,
 			StepW: distInf(os.wNext, w), StepMu: os.stepMu, Parties: os.parties,
 		}
 		rec.Rounds, rec.FloatsDown, rec.FloatsUp = stats()

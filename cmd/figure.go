@@ -1,0 +1,134 @@
+package cmd
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// palette: blue and brown as in the paper's figures, then more.
+var palette = []color.RGBA{
+	{31, 119, 180, 255}, {140, 86, 75, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
+}
+
+// renderFigure draws fig's panels side by side into base.png and base.svg.
+func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
+	var row []*plot.Plot
+	for _, pn := range fig.Panels {
+		p, err := panelPlot(pn)
+		if err != nil {
+			return nil, err
+		}
+		row = append(row, p)
+	}
+	if len(row) == 0 {
+		return nil, fmt.Errorf("figure %q has no panels", fig.Title)
+	}
+	w, h := vg.Length(len(row))*4.2*vg.Inch, 3.6*vg.Inch
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	png := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110))}
+	svg := vgsvg.New(w, h)
+	for _, target := range []struct {
+		ext    string
+		canvas vg.CanvasWriterTo
+	}{{"png", png}, {"svg", svg}} {
+		dc := draw.New(target.canvas)
+		tiles := draw.Tiles{Rows: 1, Cols: len(row), PadX: vg.Millimeter * 4, PadTop: vg.Millimeter * 8, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+		canvases := plot.Align([][]*plot.Plot{row}, tiles, dc)
+		for j, p := range row {
+			p.Draw(canvases[0][j])
+		}
+		title := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(13)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
+		dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Millimeter*6}, fig.Title)
+		path := base + "." + target.ext
+		f, err := os.Create(path)
+		if err != nil {
+			return paths, err
+		}
+		if _, err := target.canvas.WriteTo(f); err != nil {
+			f.Close()
+			return paths, err
+		}
+		if err := f.Close(); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = pn.Title
+	p.X.Label.Text = pn.XLabel
+	p.Y.Label.Text = pn.YLabel
+	p.Legend.Top = true
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, s := range pn.Series {
+		c := palette[s.Color%len(palette)]
+		if len(s.Lo) == len(s.X) && len(s.X) > 0 {
+			ring := make(plotter.XYs, 0, 2*len(s.X))
+			for i := range s.X {
+				ring = append(ring, plotter.XY{X: s.X[i], Y: s.Hi[i]})
+			}
+			for i := len(s.X) - 1; i >= 0; i-- {
+				ring = append(ring, plotter.XY{X: s.X[i], Y: s.Lo[i]})
+			}
+			band, err := plotter.NewPolygon(ring)
+			if err != nil {
+				return nil, err
+			}
+			band.Color = color.RGBA{c.R, c.G, c.B, 70}
+			band.LineStyle.Width = 0
+			p.Add(band)
+		}
+		pts := make(plotter.XYs, len(s.X))
+		for i := range s.X {
+			pts[i] = plotter.XY{X: s.X[i], Y: s.Y[i]}
+			xmin, xmax = math.Min(xmin, s.X[i]), math.Max(xmax, s.X[i])
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		line.Color = c
+		line.Width = vg.Points(1.5)
+		switch s.Dash {
+		case "dash":
+			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		case "dashdot":
+			line.Dashes = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}
+		}
+		p.Add(line)
+		p.Legend.Add(s.Name, line)
+	}
+	for _, h := range pn.HLines {
+		if math.IsInf(xmin, 1) {
+			xmin, xmax = 0, 1
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: h.Y}, {X: xmax, Y: h.Y}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color = color.Black
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(h.Name, l)
+	}
+	return p, nil
+}

@@ -1,0 +1,56 @@
+package experiments
+
+// Figure is a figure's data, independent of how it is drawn: cmd renders it
+// with gonum/plot, and the JSON file keeps the numbers behind every curve.
+type Figure struct {
+	Title  string  `json:"title"`
+	Panels []Panel `json:"panels"`
+}
+
+// Panel is one set of axes.
+type Panel struct {
+	Title  string   `json:"title"`
+	XLabel string   `json:"x_label"`
+	YLabel string   `json:"y_label"`
+	Series []Series `json:"series"`
+	HLines []HLine  `json:"hlines,omitempty"`
+}
+
+// Series is a curve with an optional band (Lo, Hi) around it.
+type Series struct {
+	Name  string    `json:"name"`
+	Color int       `json:"color"` // palette index
+	Dash  string    `json:"dash"`  // "", "dash" or "dashdot"
+	X     []float64 `json:"x"`
+	Y     []float64 `json:"y"`
+	Lo    []float64 `json:"lo,omitempty"`
+	Hi    []float64 `json:"hi,omitempty"`
+}
+
+// HLine is a horizontal reference line (e.g. a threshold).
+type HLine struct {
+	Name string  `json:"name"`
+	Y    float64 `json:"y"`
+}
+
+// bandSeries turns per-iteration per-party values into a mean curve with a
+// min-max band.
+func bandSeries(name string, color int, vals [][]float64) Series {
+	s := Series{Name: name, Color: color}
+	for k, v := range vals {
+		if len(v) == 0 {
+			continue
+		}
+		lo, hi := v[0], v[0]
+		var sum float64
+		for _, x := range v {
+			lo, hi = min(lo, x), max(hi, x)
+			sum += x
+		}
+		s.X = append(s.X, float64(k+1))
+		s.Y = append(s.Y, sum/float64(len(v)))
+		s.Lo = append(s.Lo, lo)
+		s.Hi = append(s.Hi, hi)
+	}
+	return s
+}

@@ -1,0 +1,46 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+)
+
+// Figure1Result is Figure 1: one trial per dataset with n clients.
+type Figure1Result struct {
+	Info   *RunInfo     `json:"run"`
+	Figure Figure       `json:"figure"`
+	Trials []ClassTrial `json:"trials"`
+}
+
+// RunFigure1 runs one trial of Algorithm 1 (and cProx-AL, for the record)
+// per dataset of cfg with cfg.Clients[0] clients and returns, per outer
+// iteration, the mean and min-max over clients of the class-0 and class-1
+// losses, with the threshold r.
+func RunFigure1(ctx context.Context, cfg *NPConfig, dirs []string, workers int, progress Progress) (*Figure1Result, error) {
+	c := *cfg
+	c.Trials = 1
+	c.Clients = cfg.Clients[:1]
+	res, err := RunNP(ctx, &c, dirs, workers, true, progress)
+	if err != nil {
+		return nil, err
+	}
+	out := &Figure1Result{Trials: res.Trials, Figure: Figure{
+		Title: fmt.Sprintf("Figure 1: Algorithm 1 on Neyman-Pearson classification, n = %d (one trial)", c.Clients[0]),
+	}}
+	for _, t := range res.Trials {
+		var l0, l1 [][]float64
+		for _, tp := range t.Alg1.Trace {
+			l0 = append(l0, tp.Loss0)
+			l1 = append(l1, tp.Loss1)
+		}
+		out.Figure.Panels = append(out.Figure.Panels, Panel{
+			Title: t.Dataset, XLabel: "outer iteration", YLabel: "loss",
+			Series: []Series{
+				bandSeries("class-0 loss (objective)", 0, l0),
+				bandSeries("class-1 loss (constraint)", 1, l1),
+			},
+			HLines: []HLine{{Name: fmt.Sprintf("threshold r = %g", c.R), Y: c.R}},
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,52 @@
+package experiments
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/fedcon/fedcon/datasets"
+)
+
+// benchNP runs one trial of one (dataset, n) cell with the Table 1 preset
+// parameters; the data come from FEDCON_DATA_DIR (skipped when absent).
+func benchNP(b *testing.B, name string, n int, sub string) {
+	dir := os.Getenv("FEDCON_DATA_DIR")
+	if dir == "" {
+		b.Skip("FEDCON_DATA_DIR not set")
+	}
+	cfg := &NPConfig{Seed: 1, Trials: 1, RNG: "fedcon", Datasets: []string{name}, Clients: []int{n}, R: 0.2, AdmmStart: "wk",
+		ALConfig: ALConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper", Subsolver: sub}}
+	ds, err := datasets.Load(name, []string{dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cell, err := buildNPCell(ds, name, n, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		tr, err := npTrial(context.Background(), cfg, cell, 0, 1, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(tr.Alg1.Stats.Evaluations), "passes-A1")
+		b.ReportMetric(float64(tr.CProx.Stats.Evaluations), "passes-cP")
+		b.ReportMetric(float64(tr.Alg1.Stats.InnerIterations), "inner-A1")
+		b.ReportMetric(float64(tr.Alg1.Stats.OuterIterations), "outer-A1")
+		b.ReportMetric(tr.Alg1.Wall, "s-A1")
+		b.ReportMetric(tr.CProx.Wall, "s-cP")
+	}
+}
+
+func BenchmarkNPTrial(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"breast-cancer-wisc", 5}, {"monks-1", 5}, {"adult-a", 5}} {
+		for _, sub := range []string{"newton", "lbfgs"} {
+			b.Run(c.name+"/"+sub, func(b *testing.B) { benchNP(b, c.name, c.n, sub) })
+		}
+	}
+}
