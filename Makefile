@@ -5,7 +5,7 @@ COMMIT   := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS  := -X github.com/fedcon/fedcon/cmd.buildCommit=$(COMMIT)
 PKGS     := ./...
 
-.PHONY: help build test test-short race vet fmt bench reproduce reproduce-quick clean
+.PHONY: help build test test-short vet fmt bench reproduce reproduce-np clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -31,8 +31,13 @@ fmt: ## gofmt -w
 bench: ## benchmarks (compare runs with benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-reproduce: build ## reproduce every table and figure into results/
+reproduce: build ## reproduce the tables whose full runs are fast (Tables 3 and 4) into results/
+	$(BIN) reproduce table3
 	$(BIN) reproduce table4
 
 clean:
 	rm -rf bin
+
+reproduce-np: build ## Table 1 and Figure 1 (slow: see README, Status)
+	$(BIN) reproduce table1
+	$(BIN) reproduce figure1
