@@ -157,3 +157,37 @@ func TestRunQPEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCommand: exit 0 on a good table, 1 on a tampered one, 2 when
+// there is nothing to check.
+func TestCheckCommand(t *testing.T) {
+	dir := t.TempDir()
+	f, _, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"check", dir}); code != 2 {
+		t.Fatalf("empty dir: exit %d (%s)", code, errOut)
+	}
+	if code := run(context.Background(), f, []string{"reproduce", "table4", "--config", writeConfig(t, dir, "cells: [[2, 10, 1]]\ntrials: 2\n"), "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("reproduce: exit %d (%s)", code, errOut)
+	}
+	if code := run(context.Background(), f, []string{"check", dir}); code != 0 {
+		t.Fatalf("check: exit %d (%s)", code, errOut)
+	}
+	path := filepath.Join(dir, "table4.json")
+	b, _ := os.ReadFile(path)
+	b = bytes.Replace(b, []byte(`"status": "Converged"`), []byte(`"status": "OuterIterationLimit"`), 1)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(context.Background(), f, []string{"check", dir}); code != 1 {
+		t.Fatalf("tampered: exit %d, want 1", code)
+	}
+}
+
+func writeConfig(t *testing.T, dir, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, "cfg.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -67,6 +67,7 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdRun(f),
 		newCmdReproduce(f),
 		newCmdData(f),
+		newCmdCheck(f, nil),
 	)
 	return root
 }

@@ -88,9 +88,12 @@ func (c *QPConfig) Validate() error {
 
 // QPAlg is one algorithm's outcome in one trial.
 type QPAlg struct {
-	Objective float64          `json:"objective"`
-	Violation float64          `json:"feasibility_violation"`
-	DistOpt   float64          `json:"dist_to_optimum_inf"`
+	Objective float64 `json:"objective"`
+	Violation float64 `json:"feasibility_violation"`
+	DistOpt   float64 `json:"dist_to_optimum_inf"`
+	// ObjBand bounds |f(w) - f*| from the KKT residuals at w by convexity:
+	// ||r||₂·||w - w*||₂ + max(||μ||₁, ||ν*||₁)·||Cw + d||_∞ with r = ∇f + Cᵀμ.
+	ObjBand   float64          `json:"objective_kkt_band"`
 	Status    solver.Status    `json:"status"`
 	Residuals solver.Residuals `json:"kkt_residuals"`
 	Stats     solver.Stats     `json:"stats"`
@@ -130,6 +133,9 @@ type QPRow struct {
 	Wall1     MeanStd    `json:"wall_alg1"`
 	WallC     MeanStd    `json:"wall_cprox"`
 	Dist1     MeanStd    `json:"dist_opt_alg1"`
+	Nu1       float64    `json:"nu_star_l1"`
+	Band1     float64    `json:"objective_kkt_band_alg1"`
+	BandC     float64    `json:"objective_kkt_band_cprox"`
 	DistC     MeanStd    `json:"dist_opt_cprox"`
 	KKT1      [2]float64 `json:"kkt_max_alg1"`
 	KKTC      [2]float64 `json:"kkt_max_cprox"`
@@ -208,6 +214,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (
 		once   sync.Once
 		inst   *problems.LCQP
 		wstar  []float64
+		nu1    float64 // ||ν*||₁
 		fstar  float64
 		cache  *solver.QuadCache
 		err    error
@@ -232,14 +239,18 @@ func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (
 				cs.once.Do(func() {
 					cs.inst, cs.err = qpInstance(cfg, n, d, m)
 					if cs.err == nil {
-						cs.wstar, cs.fstar, cs.err = cs.inst.Exact()
+						var nu []float64
+						cs.wstar, nu, cs.fstar, cs.err = cs.inst.ExactKKT()
+						for _, v := range nu {
+							cs.nu1 += math.Abs(v)
+						}
 					}
 					cs.cache = solver.NewQuadCache()
 				})
 				if cs.err != nil {
 					return cs.err
 				}
-				tr, err := qpTrial(gctx, cfg, cs.inst, cs.cache, cs.wstar, t, 1)
+				tr, err := qpTrial(gctx, cfg, cs.inst, cs.cache, cs.wstar, cs.nu1, t, 1)
 				if err != nil {
 					return fmt.Errorf("cell n=%d d=%d m=%d trial %d: %w", n, d, m, t, err)
 				}
@@ -266,12 +277,14 @@ func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (
 			continue // interrupted: only finished cells are aggregated
 		}
 		res.Trials = append(res.Trials, cs.trials...)
-		res.Rows = append(res.Rows, qpRow(cell[0], cell[1], cell[2], cs.fstar, cs.trials))
+		row := qpRow(cell[0], cell[1], cell[2], cs.fstar, cs.trials)
+		row.Nu1 = cs.nu1
+		res.Rows = append(res.Rows, row)
 	}
 	return res, err
 }
 
-func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *solver.QuadCache, wstar []float64, t, workers int) (QPTrial, error) {
+func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *solver.QuadCache, wstar []float64, nu1 float64, t, workers int) (QPTrial, error) {
 	n, d, m := inst.N, inst.Dim, inst.M
 	w0 := qpStart(cfg, t, d)
 	a1, cp := cfg.methods(cache)
@@ -290,6 +303,17 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 			DistOpt: distInf(r.W, wstar), Status: r.Status, Residuals: r.Residuals,
 			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W,
 		}
+		var mu1, dist2 float64
+		for _, mi := range r.Mu {
+			for _, v := range mi {
+				mu1 += math.Abs(v)
+			}
+		}
+		for j := range r.W {
+			dist2 += (r.W[j] - wstar[j]) * (r.W[j] - wstar[j])
+		}
+		// ||r||₂ <= √d·||r||_∞.
+		run.dst.ObjBand = math.Sqrt(float64(d))*r.Residuals.Stationarity*math.Sqrt(dist2) + math.Max(mu1, nu1)*run.dst.Violation
 	}
 	tr.RelDiff = math.Abs(tr.Alg1.Objective-tr.CProx.Objective) / math.Abs(tr.CProx.Objective)
 	return tr, nil
@@ -331,6 +355,8 @@ func qpRow(n, d, m int, fstar float64, trials []QPTrial) QPRow {
 	}
 	flags := map[string]int{}
 	for _, t := range trials {
+		row.Band1 = math.Max(row.Band1, t.Alg1.ObjBand)
+		row.BandC = math.Max(row.BandC, t.CProx.ObjBand)
 		row.KKT1[0] = math.Max(row.KKT1[0], t.Alg1.Residuals.Stationarity)
 		row.KKT1[1] = math.Max(row.KKT1[1], t.Alg1.Residuals.Feasibility)
 		row.KKTC[0] = math.Max(row.KKTC[0], t.CProx.Residuals.Stationarity)

@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// CheckOptions are the arguments of `fedcon check`.
+type CheckOptions struct {
+	Dir  string
+	JSON bool
+}
+
+// checkers maps a result file to the function that checks it.
+var checkers = map[string]func([]byte) ([]experiments.CheckRow, error){
+	"table4.json": experiments.CheckTable4,
+}
+
+func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
+	o := &CheckOptions{}
+	c := &cobra.Command{
+		Use:   "check [results-dir]",
+		Short: "Compare result files with the papers' values and the algorithms' guarantees; exit 1 on any failure",
+		Long: `check reads the result files in results-dir (default results/) and applies the rules of
+configs/reference/*.yaml: statuses, KKT residuals and feasibility against (ε1, ε2), objectives
+against the exact optimum with a KKT-derived band, and, for the paper's own instances, against
+the published values. It prints a pass/fail table and exits 1 if any check fails.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Dir = "results"
+			if len(args) == 1 {
+				o.Dir = args[0]
+			}
+			o.JSON, _ = c.Flags().GetBool("json")
+			if runF != nil {
+				return runF(o)
+			}
+			return checkRun(f, o)
+		},
+	}
+	return c
+}
+
+func checkRun(f *Factory, o *CheckOptions) error {
+	var rows []experiments.CheckRow
+	found := 0
+	for name, check := range checkers {
+		b, err := os.ReadFile(filepath.Join(o.Dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		found++
+		r, err := check(b)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+	if found == 0 {
+		return flagErrorf("check: no result files in %s (run 'fedcon reproduce table4' first)", o.Dir)
+	}
+	if o.JSON {
+		if err := printJSON(f.IO.Out, rows); err != nil {
+			return err
+		}
+	} else if err := printTables(f.IO.Out, experiments.CheckTable(rows)); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if !r.Pass {
+			fmt.Fprintln(f.IO.ErrOut, "fedcon check: failed")
+			return SilentError
+		}
+	}
+	return nil
+}
