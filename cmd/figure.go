@@ -78,7 +78,9 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 	p.X.Label.Text = pn.XLabel
 	p.Y.Label.Text = pn.YLabel
 	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, s := range pn.Series {
 		c := palette[s.Color%len(palette)]
 		if len(s.Lo) == len(s.X) && len(s.X) > 0 {
@@ -93,7 +95,7 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 			if err != nil {
 				return nil, err
 			}
-			band.Color = color.RGBA{c.R, c.G, c.B, 70}
+			band.Color = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 60} // NRGBA: alpha is not premultiplied
 			band.LineStyle.Width = 0
 			p.Add(band)
 		}
@@ -101,6 +103,11 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		for i := range s.X {
 			pts[i] = plotter.XY{X: s.X[i], Y: s.Y[i]}
 			xmin, xmax = math.Min(xmin, s.X[i]), math.Max(xmax, s.X[i])
+			lo, hi := s.Y[i], s.Y[i]
+			if len(s.Lo) == len(s.X) {
+				lo, hi = s.Lo[i], s.Hi[i]
+			}
+			ymin, ymax = math.Min(ymin, lo), math.Max(ymax, hi)
 		}
 		line, err := plotter.NewLine(pts)
 		if err != nil {
@@ -121,6 +128,7 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		if math.IsInf(xmin, 1) {
 			xmin, xmax = 0, 1
 		}
+		ymin, ymax = math.Min(ymin, h.Y), math.Max(ymax, h.Y)
 		l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: h.Y}, {X: xmax, Y: h.Y}})
 		if err != nil {
 			return nil, err
@@ -129,6 +137,15 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
 		p.Legend.Add(h.Name, l)
+	}
+	if !math.IsInf(ymin, 1) {
+		// Headroom above the data for the legend.
+		span := math.Max(ymax-ymin, 1e-9)
+		p.Y.Min = math.Min(0, ymin)
+		p.Y.Max = ymax + 0.45*span
+	}
+	if xmax == xmin {
+		p.X.Min, p.X.Max = xmin-0.5, xmax+0.5
 	}
 	return p, nil
 }
