@@ -10,7 +10,8 @@ func newCmdReproduce(f *Factory) *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE:  requireSubcommand,
 	}
-	c.AddCommand(newCmdReproduceTable4(f, nil), newCmdReproduceTable1(f, nil), newCmdReproduceFigure1(f, nil))
+	c.AddCommand(newCmdReproduceTable4(f, nil), newCmdReproduceTable1(f, nil), newCmdReproduceFigure1(f, nil),
+		newCmdReproduceTable2(f, nil), newCmdReproduceFigure2(f, nil))
 	c.AddCommand(newCmdReproduceTable3(f))
 	return c
 }

@@ -121,3 +121,31 @@ func TestQPConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFairConfigValidate: bad fairness configs are ConfigErrors naming the key.
+func TestFairConfigValidate(t *testing.T) {
+	good := func() *FairConfig {
+		return &FairConfig{Seed: 1, Trials: 1, RNG: "fedcon", Dataset: "adult-b", Clients: []int{2}, R: 0.1,
+			ALConfig: ALConfig{Beta: 10, SBar: 1e-3, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10, MaxInner: 10, InnerTest: "paper", Subsolver: "newton"}}
+	}
+	if err := good().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		field string
+		mod   func(*FairConfig)
+	}{
+		{"beta", func(c *FairConfig) { c.Beta = -10 }},
+		{"dataset", func(c *FairConfig) { c.Dataset = "adult-a" }},
+		{"clients", func(c *FairConfig) { c.Clients = []int{0} }},
+		{"subsolver", func(c *FairConfig) { c.Subsolver = "sgd" }},
+		{"r", func(c *FairConfig) { c.R = 0 }},
+	}
+	for _, c := range cases {
+		cfg := good()
+		c.mod(cfg)
+		if ce, ok := cfg.Validate().(*ConfigError); !ok || ce.Field != c.field {
+			t.Errorf("%s: err = %v", c.field, cfg.Validate())
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package cmd
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// FairOptions are the flags of `run fair`, `reproduce table2` and `reproduce figure2`.
+type FairOptions struct {
+	commonOptions
+	Dirs    []string
+	Preset  string
+	Single  bool
+	Clients int
+}
+
+func fairCommand(f *Factory, use, short, example string, o *FairOptions, run func(*Factory, *FairOptions) error, runF func(*FairOptions) error) *cobra.Command {
+	c := &cobra.Command{
+		Use: use, Short: short, Example: example, Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.bind(c)
+			o.Dirs = dataDirs(f, c)
+			if o.Preset != "table2" && o.Preset != "table2-authors" {
+				return flagErrorf("--preset %q: must be table2 (the paper's parameters) or table2-authors (the authors' code)", o.Preset)
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return run(f, o)
+		},
+	}
+	addCommonFlags(c, &o.commonOptions, "table2")
+	addALFlags(c)
+	c.Flags().StringVar(&o.Preset, "preset", "table2", "table2 (the paper's parameters) or table2-authors (beta 50, s̄ 0.01, rho 0.1, 50 inner iterations)")
+	return c
+}
+
+func newCmdReproduceTable2(f *Factory, runF func(*FairOptions) error) *cobra.Command {
+	return fairCommand(f, "table2", "Table 2: fairness constraints (eq. (32)) on adult-b, Algorithm 1 vs cProx-AL",
+		"  fedcon reproduce table2\n  fedcon reproduce table2 --preset table2-authors", &FairOptions{}, fairRun, runF)
+}
+
+func newCmdRunFair(f *Factory, runF func(*FairOptions) error) *cobra.Command {
+	o := &FairOptions{Single: true}
+	c := fairCommand(f, "fair", "Fairness-constrained classification (eq. (32)) with n clients, both algorithms",
+		"  fedcon run fair --clients 10 --trials 3", o, fairRun, runF)
+	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
+	return c
+}
+
+func newCmdReproduceFigure2(f *Factory, runF func(*FairOptions) error) *cobra.Command {
+	return fairCommand(f, "figure2", "Figure 2: disparities and objective per outer iteration of Algorithm 1, n = 5, 10, 20",
+		"  fedcon reproduce figure2", &FairOptions{}, figure2Run, runF)
+}
+
+func loadFair(f *Factory, o *FairOptions) (*experiments.FairConfig, int, error) {
+	cfg := &experiments.FairConfig{}
+	if err := loadConfig(f, o.cmd, o.Preset, o.Config, alFlagKeys, cfg); err != nil {
+		return nil, 0, err
+	}
+	if o.Single {
+		cfg.Clients = []int{o.Clients}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, 0, err
+	}
+	workers, err := workersFlag(f, o.Workers)
+	return cfg, workers, err
+}
+
+func fairRun(f *Factory, o *FairOptions) error {
+	cfg, workers, err := loadFair(f, o)
+	if err != nil {
+		return err
+	}
+	name := o.Preset
+	if o.Single {
+		name = fmt.Sprintf("fair-n%d", o.Clients)
+	}
+	info := experiments.NewRunInfo(name, f.Version, cfg, workers)
+	res, err := experiments.RunFair(o.cmd.Context(), cfg, o.Dirs, workers, false, newProgress(f, o.Quiet, name).fn())
+	if err != nil {
+		return err
+	}
+	res.Info = info
+	return finish(f, &o.commonOptions, name, info, len(res.Trials), res, res.Tables())
+}
+
+func figure2Run(f *Factory, o *FairOptions) error {
+	cfg, workers, err := loadFair(f, o)
+	if err != nil {
+		return err
+	}
+	if !o.cmd.Flags().Changed("config") {
+		cfg.Clients = []int{5, 10, 20} // the paper's Figure 2
+	}
+	info := experiments.NewRunInfo("figure2", f.Version, cfg, workers)
+	res, err := experiments.RunFigure2(o.cmd.Context(), cfg, o.Dirs, workers, newProgress(f, o.Quiet, "figure2").fn())
+	if err != nil {
+		return err
+	}
+	res.Info = info
+	info.Finish()
+	base := filepath.Join(o.OutDir, "figure2")
+	if err := experiments.WriteJSON(base+".json", res); err != nil {
+		return err
+	}
+	paths, err := renderFigure(&res.Figure, base)
+	if err != nil {
+		return fmt.Errorf("figure2: %w", err)
+	}
+	if o.JSON {
+		return printJSON(f.IO.Out, res)
+	}
+	for _, p := range append([]string{base + ".json"}, paths...) {
+		fmt.Fprintln(f.IO.Out, p)
+	}
+	return nil
+}

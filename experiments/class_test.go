@@ -1,0 +1,71 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+func dataDirs(t *testing.T) []string {
+	t.Helper()
+	dir := os.Getenv("FEDCON_DATA_DIR")
+	if dir == "" {
+		t.Skip("FEDCON_DATA_DIR not set: real-data test skipped")
+	}
+	return []string{dir}
+}
+
+func stripClassWall(t *testing.T, trials []ClassTrial) string {
+	t.Helper()
+	for i := range trials {
+		for _, a := range []*ClassAlg{&trials[i].Alg1, &trials[i].CProx} {
+			a.Wall, a.Stats.Runtime = 0, 0
+		}
+	}
+	b, err := json.Marshal(trials)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestClassDeterministic: NP and fairness runs are pure functions of the
+// config and seed, whatever the worker count; terminated runs are feasible.
+func TestClassDeterministic(t *testing.T) {
+	dirs := dataDirs(t)
+	np := &NPConfig{Seed: 2, Trials: 2, RNG: "fedcon", Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
+		ALConfig: ALConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper", Subsolver: "newton"}}
+	var ref string
+	for _, w := range []int{1, 2} {
+		r, err := RunNP(context.Background(), np, dirs, w, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stripClassWall(t, r.Trials); ref == "" {
+			ref = got
+		} else if got != ref {
+			t.Fatal("NP results depend on the worker count")
+		}
+		for _, tr := range r.Trials {
+			// Converged runs are (ε1, ε2)-optimal: class-1 loss <= r + ε2.
+			if maxOf(tr.Alg1.Loss1) > np.R+np.Eps2 || maxOf(tr.CProx.Loss1) > np.R+np.Eps2 {
+				t.Errorf("infeasible NP trial %+v", tr)
+			}
+		}
+	}
+	fair := &FairConfig{Seed: 2, Trials: 2, RNG: "numpy", Dataset: "adult-b", Clients: []int{2}, R: 0.1,
+		ALConfig: ALConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: "paper", Subsolver: "newton"}}
+	ref = ""
+	for _, w := range []int{1, 2} {
+		r, err := RunFair(context.Background(), fair, dirs, w, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stripClassWall(t, r.Trials); ref == "" {
+			ref = got
+		} else if got != ref {
+			t.Fatal("fairness results depend on the worker count")
+		}
+	}
+}

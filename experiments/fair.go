@@ -1,0 +1,269 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/problems"
+	"github.com/fedcon/fedcon/solver"
+)
+
+// FairConfig configures the fairness experiment (Table 2, Figure 2).
+type FairConfig struct {
+	Seed     uint64  `mapstructure:"seed" json:"seed"`
+	Trials   int     `mapstructure:"trials" json:"trials"`
+	RNG      string  `mapstructure:"rng" json:"rng"`
+	Dataset  string  `mapstructure:"dataset" json:"dataset"`
+	Clients  []int   `mapstructure:"clients" json:"clients"`
+	R        float64 `mapstructure:"r" json:"r"`
+	ALConfig `mapstructure:",squash"`
+}
+
+// Validate reports the first invalid value as a *ConfigError.
+func (c *FairConfig) Validate() error {
+	if err := c.ALConfig.validate(); err != nil {
+		return err
+	}
+	switch {
+	case c.Trials < 1:
+		return &ConfigError{"trials", c.Trials, "must be >= 1"}
+	case c.RNG != "fedcon" && c.RNG != "numpy":
+		return &ConfigError{"rng", c.RNG, "must be fedcon or numpy"}
+	case !(c.R > 0) || math.IsInf(c.R, 0):
+		return &ConfigError{"r", c.R, "must be a finite number > 0"}
+	case c.Dataset != "adult-b":
+		return &ConfigError{"dataset", c.Dataset, "the fairness experiment needs a sensitive attribute and server rows: adult-b"}
+	case len(c.Clients) == 0:
+		return &ConfigError{"clients", c.Clients, "need at least one client count"}
+	}
+	for _, n := range c.Clients {
+		if n < 1 {
+			return &ConfigError{"clients", n, "must be >= 1"}
+		}
+	}
+	return nil
+}
+
+// fairCell is one n: the server and the client parties.
+type fairCell struct {
+	n, d    int
+	server  *problems.FairParty
+	clients []*problems.FairParty
+	dropped int
+	uncons  []float64 // disparities of plain logistic regression, server first
+}
+
+func fairParty(x *datasetsView, idx []int, scale, r float64) *problems.FairParty {
+	var g0, g1 []int
+	for _, i := range idx {
+		if x.group[i] == 0 {
+			g0 = append(g0, i)
+		} else {
+			g1 = append(g1, i)
+		}
+	}
+	return &problems.FairParty{
+		G0: problems.NewLabeled(x.ds.X, x.ds.Y, g0), G1: problems.NewLabeled(x.ds.X, x.ds.Y, g1),
+		Scale: scale, R: r,
+	}
+}
+
+type datasetsView struct {
+	ds    *datasets.Dataset
+	group []int
+}
+
+func buildFairCell(ds *datasets.Dataset, n int, cfg *FairConfig) (*fairCell, error) {
+	if ds.Server == nil || ds.Group == nil || ds.Server.Group == nil {
+		return nil, fmt.Errorf("experiments: dataset %s has no sensitive group or server rows", ds.Name)
+	}
+	rows, _ := ds.X.Dims()
+	folds, dropped, err := datasets.PartitionFolds(rows, n, datasets.PartitionRand(cfg.Seed))
+	if err != nil {
+		return nil, fmt.Errorf("%s with %d clients: %w", ds.Name, n, err)
+	}
+	_, d := ds.X.Dims()
+	srvRows, _ := ds.Server.X.Dims()
+	all := make([]int, srvRows)
+	for i := range all {
+		all[i] = i
+	}
+	cell := &fairCell{n: n, d: d, dropped: dropped,
+		server: fairParty(&datasetsView{ds.Server, ds.Server.Group}, all, 0, cfg.R)}
+	for _, idx := range folds {
+		cell.clients = append(cell.clients, fairParty(&datasetsView{ds, ds.Group}, idx, 1/float64(n), cfg.R))
+	}
+	// Plain logistic regression on the clients' rows: its disparities show
+	// whether the constraints are active.
+	var used []int
+	for _, f := range folds {
+		used = append(used, f...)
+	}
+	y := make([]float64, len(used))
+	for k, i := range used {
+		y[k] = ds.Y[i]
+	}
+	w := problems.LogisticFit(problems.NewRows(ds.X, used), y, 1e-10, 100)
+	cell.uncons = append(cell.uncons, cell.server.Disparity(w))
+	for _, c := range cell.clients {
+		cell.uncons = append(cell.uncons, c.Disparity(w))
+	}
+	return cell, nil
+}
+
+func (c *fairCell) problem() *solver.Problem {
+	p := &solver.Problem{Dim: c.d, Server: c.server}
+	for _, cl := range c.clients {
+		p.Clients = append(p.Clients, cl)
+	}
+	return p
+}
+
+// FairResult is the whole experiment.
+type FairResult struct {
+	Info   *RunInfo     `json:"run"`
+	Rows   []ClassRow   `json:"rows"`
+	Trials []ClassTrial `json:"trials"`
+}
+
+// RunFair runs every (n, trial) of cfg.
+func RunFair(ctx context.Context, cfg *FairConfig, dirs []string, workers int, keepTrace bool, progress Progress) (*FairResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ds, err := datasets.Load(cfg.Dataset, dirs)
+	if err != nil {
+		return nil, err
+	}
+	res := &FairResult{}
+	total := len(cfg.Clients) * cfg.Trials
+	done := 0
+	var mu sync.Mutex
+	for _, n := range cfg.Clients {
+		cell, err := buildFairCell(ds, n, cfg)
+		if err != nil {
+			return res, err
+		}
+		trials := make([]ClassTrial, cfg.Trials)
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(max(1, workers))
+		for t := 0; t < cfg.Trials; t++ {
+			g.Go(func() error {
+				tr, err := fairTrial(gctx, cfg, cell, t, keepTrace)
+				if err != nil {
+					return fmt.Errorf("%s n=%d trial %d: %w", cfg.Dataset, n, t, err)
+				}
+				trials[t] = tr
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, total, fmt.Sprintf("n=%d trial %d", n, t))
+				}
+				mu.Unlock()
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return res, err
+		}
+		res.Trials = append(res.Trials, trials...)
+		row := classRow(cfg.Dataset, n, trials, cfg.R, cfg.Eps2)
+		row.Dropped = cell.dropped
+		row.Uncons1 = meanStd(cell.uncons)
+		row.Uncons1Max = maxOf(cell.uncons)
+		row.Published = published("table2", fmt.Sprint(n))
+		res.Rows = append(res.Rows, row)
+	}
+	return res, nil
+}
+
+func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keepTrace bool) (ClassTrial, error) {
+	w0 := trialStart(cfg.RNG, cfg.Seed, t, cell.d)
+	a1, cp := cfg.methods()
+	tr := ClassTrial{Dataset: cfg.Dataset, N: cell.n, Trial: t}
+	for _, run := range []struct {
+		dst *ClassAlg
+		m   solver.Method
+	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
+		start := time.Now()
+		r, err := solver.Solve(ctx, cell.problem(), w0, cfg.settings(1), run.m)
+		if err != nil {
+			return tr, err
+		}
+		a := ClassAlg{Status: r.Status, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds()}
+		// Loss1 holds the disparities of the server, then the clients.
+		a.Loss1 = append(a.Loss1, cell.server.Disparity(r.W))
+		for _, c := range cell.clients {
+			a.Loss0 = append(a.Loss0, c.Loss(r.W))
+			a.Loss1 = append(a.Loss1, c.Disparity(r.W))
+		}
+		a.Objective = meanStd(a.Loss0).Mean
+		if keepTrace {
+			for _, rec := range r.Trace {
+				tp := TracePoint{K: rec.K}
+				for i, pv := range rec.Parties {
+					tp.Loss1 = append(tp.Loss1, math.Abs(pv.C[0]+cfg.R))
+					if i > 0 {
+						tp.Loss0 = append(tp.Loss0, pv.F*float64(cell.n))
+					}
+				}
+				a.Trace = append(a.Trace, tp)
+			}
+		}
+		*run.dst = a
+	}
+	tr.RelDiff = math.Abs(tr.Alg1.Objective-tr.CProx.Objective) / math.Abs(tr.CProx.Objective)
+	return tr, nil
+}
+
+// Tables renders Table 2.
+func (r *FairResult) Tables() []*Table {
+	rr := 0.1
+	if cfg, ok := r.Info.Config.(*FairConfig); ok {
+		rr = cfg.R
+	}
+	return classTables("Table 2: fairness, eq. (32), adult-b — mean loss (objective), loss disparity |L(sex=0) - L(sex=1)| over clients and server (feasibility)",
+		"disparity", r.Rows, false, rr, func(row ClassRow) []float64 { return row.Published })
+}
+
+// Figure2Result is Figure 2: one trial per n.
+type Figure2Result struct {
+	Info   *RunInfo     `json:"run"`
+	Figure Figure       `json:"figure"`
+	Trials []ClassTrial `json:"trials"`
+}
+
+// RunFigure2 runs one trial per n of cfg and returns per outer iteration of
+// Algorithm 1: the mean and min-max over clients of the local disparity, the
+// server's global disparity, the threshold, and the objective.
+func RunFigure2(ctx context.Context, cfg *FairConfig, dirs []string, workers int, progress Progress) (*Figure2Result, error) {
+	c := *cfg
+	c.Trials = 1
+	res, err := RunFair(ctx, &c, dirs, workers, true, progress)
+	if err != nil {
+		return nil, err
+	}
+	out := &Figure2Result{Trials: res.Trials, Figure: Figure{Title: "Figure 2: Algorithm 1 on fairness-constrained classification, adult-b (one trial)"}}
+	for _, t := range res.Trials {
+		var local, obj [][]float64
+		srv := Series{Name: "global disparity (server)", Color: 0, Dash: "dashdot"}
+		for k, tp := range t.Alg1.Trace {
+			local = append(local, tp.Loss1[1:])
+			obj = append(obj, tp.Loss0)
+			srv.X = append(srv.X, float64(k+1))
+			srv.Y = append(srv.Y, tp.Loss1[0])
+		}
+		out.Figure.Panels = append(out.Figure.Panels, Panel{
+			Title: fmt.Sprintf("n = %d", t.N), XLabel: "outer iteration", YLabel: "loss / disparity",
+			Series: []Series{bandSeries("objective (mean loss)", 0, obj), bandSeries("local disparity", 1, local), srv},
+			HLines: []HLine{{Name: fmt.Sprintf("threshold r = %g", c.R), Y: c.R}},
+		})
+	}
+	return out, nil
+}
