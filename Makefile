@@ -31,9 +31,11 @@ fmt: ## gofmt -w
 bench: ## benchmarks (compare runs with benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-reproduce: build ## reproduce the tables whose full runs are fast (Tables 3 and 4) into results/
+reproduce: build ## Tables 3, 4 and 2 (authors' preset) and Figure 2 into results/ (~5 min)
 	$(BIN) reproduce table3
 	$(BIN) reproduce table4
+	$(BIN) reproduce table2 --preset table2-authors
+	$(BIN) reproduce figure2 --preset table2-authors
 
 clean:
 	rm -rf bin

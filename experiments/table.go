@@ -78,6 +78,11 @@ func WriteAtomic(path string, data []byte) error {
 		os.Remove(f.Name())
 		return fmt.Errorf("experiments: write %s: %w", path, err)
 	}
+	// CreateTemp makes the file 0600; results are meant to be shared.
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("experiments: %w", err)
+	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("experiments: %w", err)
 	}
