@@ -51,13 +51,14 @@ func addALFlags(c *cobra.Command) {
 	fl.String("inner-test", "paper", "Algorithm 2 stopping test: paper (eq. (23)) or measured")
 	fl.String("subsolver", "newton", "smooth subproblem solver: newton or lbfgs")
 	fl.Float64("r", 0, "constraint threshold r_i (default: the preset's)")
+	fl.Bool("rho-adapt", false, "balance the ADMM residuals by doubling/halving ρ_i (not in the paper; keeps the certificate)")
 }
 
 var alFlagKeys = map[string]string{
 	"trials": "trials", "seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
-	"subsolver": "subsolver", "r": "r",
+	"subsolver": "subsolver", "r": "r", "rho-adapt": "rho_adapt",
 }
 
 // finish writes the result files and prints the tables (or JSON) and a

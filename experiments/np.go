@@ -31,6 +31,8 @@ type ALConfig struct {
 	MaxInner  int     `mapstructure:"max_inner" json:"max_inner"`
 	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
 	Subsolver string  `mapstructure:"subsolver" json:"subsolver"`
+	// RhoAdapt enables residual balancing of ρ_i (not in the paper).
+	RhoAdapt bool `mapstructure:"rho_adapt" json:"rho_adapt"`
 }
 
 func (c *ALConfig) validate() error {
@@ -77,7 +79,7 @@ func (c *ALConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
 	if c.InnerTest == "measured" {
 		test = solver.InnerTestMeasured
 	}
-	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test, Smooth: c.smooth()},
+	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test, Smooth: c.smooth(), RhoAdapt: c.RhoAdapt},
 		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar, Smooth: c.smooth()}
 }
 

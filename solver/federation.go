@@ -34,11 +34,18 @@ type Broadcast struct {
 	// τ): the iterates are unchanged and clients save the evaluation of
 	// ∇P_i(w^{t+1}) — for the QP, one of their two matrix-vector products.
 	NeedEpsTilde bool
+	// RhoScale, if not 0 or 1, tells clients to multiply ρ_i by it right
+	// after this step (residual balancing, ProxAL.RhoAdapt): ũ_i is then
+	// formed with the new ρ_i, which the server uses in (18) next.
+	RhoScale float64
 }
 
 // floats is the number of algorithm floats in b.
 func (b *Broadcast) floats() int64 {
 	if b.Kind == MsgADMM {
+		if b.RhoScale != 0 {
+			return int64(len(b.W)) + 2
+		}
 		return int64(len(b.W)) + 1
 	}
 	return int64(len(b.W))
@@ -49,6 +56,8 @@ func (b *Broadcast) floats() int64 {
 type Reply struct {
 	UTilde   []float64 // ũ_i (MsgStart, MsgADMM, MsgOuter)
 	EpsTilde float64   // ε̃_{i,t+1} of eq. (22) (MsgADMM); -1 when not asked for
+	// Primal is ||u_i^{t+1} - w^{t+1}||_∞ (MsgADMM with residual balancing; -1 otherwise).
+	Primal float64
 
 	StepMu float64 // ||μ_i^{k+1} - μ_i^k||_∞ (MsgOuter)
 	Value  PartyValue
@@ -68,10 +77,14 @@ func (r *Reply) floats(k MsgKind) (alg, diag int64) {
 	case MsgStart:
 		return int64(len(r.UTilde)), diag
 	case MsgADMM:
-		if r.EpsTilde < 0 {
-			return int64(len(r.UTilde)), 0
+		n := int64(len(r.UTilde))
+		if r.EpsTilde >= 0 {
+			n++
 		}
-		return int64(len(r.UTilde)) + 1, 0
+		if r.Primal >= 0 {
+			n++
+		}
+		return n, 0
 	case MsgOuter:
 		return int64(len(r.UTilde)) + 1, diag
 	default: // MsgAudit
@@ -156,7 +169,7 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 			c.reply.Value = c.merit.value()
 		}
 	case MsgADMM:
-		err = c.admmStep(b.W, b.Eps, b.NeedEpsTilde)
+		err = c.admmStep(b.W, b.Eps, b.NeedEpsTilde, b.RhoScale)
 	case MsgOuter:
 		err = c.outer(b.W)
 	case MsgAudit:
@@ -190,7 +203,7 @@ func (c *ClientNode) initFromEval(w []float64) {
 }
 
 // admmStep is the client update of Algorithm 2: eqs. (19)-(22).
-func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool) error {
+func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool, rhoScale float64) error {
 	rho := c.cfg.Rho
 	c.reply.EpsTilde = -1
 	if needEps {
@@ -217,10 +230,36 @@ func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool) error {
 		}
 		c.reply.Iterations = st.Iterations
 	}
-	// (20)-(21).
+	// (20); then ρ_i may change (residual balancing) before (21).
+	c.reply.Primal = -1
+	if rhoScale != 0 {
+		c.reply.Primal = distInf(c.u, w)
+	}
 	for j := range c.lambda {
 		c.lambda[j] += rho * (c.u[j] - w[j])
-		c.reply.UTilde[j] = c.u[j] + c.lambda[j]/rho
+	}
+	if rhoScale != 0 && rhoScale != 1 {
+		if err := c.setRho(rho * rhoScale); err != nil {
+			return err
+		}
+		rho = c.cfg.Rho
+	}
+	for j := range c.lambda {
+		c.reply.UTilde[j] = c.u[j] + c.lambda[j]/rho // (21)
+	}
+	return nil
+}
+
+// setRho changes ρ_i, refactoring an exact subproblem solver (cached by ρ).
+func (c *ClientNode) setRho(rho float64) error {
+	c.cfg.Rho = rho
+	c.sub.sigma = rho
+	if c.quad != nil {
+		f, err := c.cfg.Cache.factor(c.sub.merits, c.cfg.Dim, c.cfg.Beta, subAlpha(c.sub))
+		if err != nil {
+			return err
+		}
+		c.quad = f
 	}
 	return nil
 }

@@ -53,6 +53,13 @@ type ProxAL struct {
 	EpsFloor float64
 	// Test selects eq. (23) or its measured variant.
 	Test InnerTest
+	// RhoAdapt, if true, balances the ADMM residuals (Boyd et al. 2011,
+	// §3.4.1): when max_i ||u_i - w||_∞ exceeds 10·max_i ρ_i||w^{t+1} - w^t||_∞
+	// all ρ_i double, when the reverse holds they halve (within [1e-6, 1e8]
+	// times their initial values). Not in the paper (fixed ρ_i), it keeps
+	// Theorem 7's certificate: the server and the clients use the same ρ_i in
+	// each iteration. Default false.
+	RhoAdapt bool
 	// Mu0 are the initial multipliers, index 0 the server's; nil means 0.
 	Mu0 [][]float64
 	// AdmmStart, if non-nil, is the w̃0 of every Algorithm 2 call instead of
@@ -139,6 +146,9 @@ type proxALRun struct {
 	quad      *quadFactor  // exact server step when quadratic with a constraint
 	uTilde    [][]float64  // latest ũ_i (copies; the server's own state)
 	wt, gs    []float64
+	wprev     []float64 // w^t, for the dual residual of residual balancing
+	rhoScale  float64   // ρ_i / initial ρ_i (residual balancing)
+	primal    float64   // max_i ||u_i - w||_∞ of the last ADMM round
 	res       *Result
 	start     time.Time
 	localIter int
@@ -200,7 +210,8 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	for i := range r.uTilde {
 		r.uTilde[i] = make([]float64, d)
 	}
-	r.wt, r.gs = make([]float64, d), make([]float64, d)
+	r.wt, r.gs, r.wprev = make([]float64, d), make([]float64, d), make([]float64, d)
+	r.rhoScale, r.primal = 1, -1
 	r.res = &Result{}
 
 	w := append([]float64(nil), w0...)
@@ -269,10 +280,24 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 		if r.m.Test == InnerTestMeasured {
 			lhs = r0
 		}
-		reps, err := r.exchange(ctx, &Broadcast{Kind: MsgADMM, W: r.wt, Eps: epsT, NeedEpsTilde: lhs <= tau})
+		b := &Broadcast{Kind: MsgADMM, W: r.wt, Eps: epsT, NeedEpsTilde: lhs <= tau}
+		if r.m.RhoAdapt {
+			b.RhoScale = r.balance(t)
+		}
+		reps, err := r.exchange(ctx, b)
 		if err != nil {
 			return out, err
 		}
+		if r.m.RhoAdapt {
+			r.primal = 0
+			for _, rep := range reps {
+				r.primal = max(r.primal, rep.Primal)
+			}
+			// The clients switched to the new ρ_i after their step: so does
+			// the server, for (18) in the next iteration.
+			r.setScale(r.rhoScale * b.RhoScale)
+		}
+		copy(r.wprev, r.wt)
 		out.inner = t + 1
 		if lhs <= tau {
 			var sum float64
@@ -308,6 +333,46 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 	}
 	out.wNext = r.wt
 	return out, nil
+}
+
+// balance returns the factor for ρ_i by residual balancing, from the last
+// round's primal residual and the server's step w^{t+1} - w^t.
+func (r *proxALRun) balance(t int) float64 {
+	if t == 0 || r.primal < 0 {
+		return 1
+	}
+	var maxRho float64
+	for _, v := range r.rho {
+		maxRho = max(maxRho, v)
+	}
+	dual := maxRho * distInf(r.wt, r.wprev)
+	switch {
+	case r.primal > 10*dual && r.rhoScale < 1e8:
+		return 2
+	case dual > 10*r.primal && r.rhoScale > 1e-6:
+		return 0.5
+	}
+	return 1
+}
+
+// setScale sets every ρ_i to scale times its initial value.
+func (r *proxALRun) setScale(scale float64) {
+	if scale == r.rhoScale {
+		return
+	}
+	f := scale / r.rhoScale
+	r.rhoScale = scale
+	r.rhoSum = 0
+	for i := range r.rho {
+		r.rho[i] *= f
+		r.rhoSum += r.rho[i]
+	}
+	r.sub.sigma = r.rhoSum
+	if r.quad != nil {
+		if q, err := r.m.Cache.factor(r.sub.merits, r.d, r.beta, subAlpha(r.sub)); err == nil {
+			r.quad = q
+		}
+	}
 }
 
 // serverStep solves eq. (18) into r.wt to ε and returns the residual reached.

@@ -387,3 +387,36 @@ func TestCommunicationCounts(t *testing.T) {
 		t.Errorf("bytes")
 	}
 }
+
+// TestRhoAdaptKeepsCertificate: residual balancing changes ρ_i during
+// Algorithm 2, yet the output must still satisfy Definition 1 (Theorem 7's
+// argument needs only that server and clients use the same ρ_i per
+// iteration) and match the exact optimum; the exact path refactors.
+func TestRhoAdaptKeepsCertificate(t *testing.T) {
+	q, w0 := lcqp(t, 11, 30, 4, 2)
+	_, fstar, err := q.Exact()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rho := range []float64{1e-3, 1, 1e4} {
+		cache := solver.NewQuadCache()
+		res, err := solver.Solve(context.Background(), q.Problem(), w0, &solver.Settings{Eps1: 1e-6, Eps2: 1e-6},
+			&solver.ProxAL{Beta: 10, SBar: 0.1, Rho: rho, RhoAdapt: true, Cache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != solver.Converged {
+			t.Fatalf("rho0 = %g: %v", rho, res.Status)
+		}
+		st, fe := kkt(q, res.W, res.Mu)
+		if st > 1e-6 || fe > 1e-6 {
+			t.Errorf("rho0 = %g: KKT (%g, %g)", rho, st, fe)
+		}
+		if math.Abs(res.Objective-fstar) > 1e-4*math.Max(1, math.Abs(fstar)) {
+			t.Errorf("rho0 = %g: f = %v, f* = %v", rho, res.Objective, fstar)
+		}
+		if rho != 1 && cache.Len() <= 5 {
+			t.Errorf("rho0 = %g: ρ never changed (%d factorisations)", rho, cache.Len())
+		}
+	}
+}
