@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/problems"
@@ -142,34 +139,15 @@ func RunFair(ctx context.Context, cfg *FairConfig, dirs []string, workers int, k
 		return nil, err
 	}
 	res := &FairResult{}
-	total := len(cfg.Clients) * cfg.Trials
-	done := 0
-	var mu sync.Mutex
+	pc := &progressCounter{total: len(cfg.Clients) * cfg.Trials, fn: progress}
 	for _, n := range cfg.Clients {
 		cell, err := buildFairCell(ds, n, cfg)
 		if err != nil {
 			return res, err
 		}
-		trials := make([]ClassTrial, cfg.Trials)
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(max(1, workers))
-		for t := 0; t < cfg.Trials; t++ {
-			g.Go(func() error {
-				tr, err := fairTrial(gctx, cfg, cell, t, keepTrace)
-				if err != nil {
-					return fmt.Errorf("%s n=%d trial %d: %w", cfg.Dataset, n, t, err)
-				}
-				trials[t] = tr
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, total, fmt.Sprintf("n=%d trial %d", n, t))
-				}
-				mu.Unlock()
-				return nil
-			})
-		}
-		if err := g.Wait(); err != nil {
+		trials, err := runTrials(ctx, cfg.Trials, workers, pc, fmt.Sprintf("%s n=%d", cfg.Dataset, n),
+			func(ctx context.Context, t int) (ClassTrial, error) { return fairTrial(ctx, cfg, cell, t, keepTrace) })
+		if err != nil {
 			return res, err
 		}
 		res.Trials = append(res.Trials, trials...)

@@ -6,10 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/internal/nprand"
@@ -17,54 +14,23 @@ import (
 	"github.com/fedcon/fedcon/solver"
 )
 
-// ALConfig holds the proximal AL parameters shared by the classification
-// experiments (Tables 1-2): every field is a YAML key.
+// ALConfig is MethodConfig plus what the classification experiments
+// (Tables 1-2) choose: the smooth subproblem solver and residual balancing.
 type ALConfig struct {
-	Beta      float64 `mapstructure:"beta" json:"beta"`
-	SBar      float64 `mapstructure:"sbar" json:"sbar"`
-	Rho       float64 `mapstructure:"rho" json:"rho"`
-	Q         float64 `mapstructure:"q" json:"q"`
-	EpsFloor  float64 `mapstructure:"eps_floor" json:"eps_floor"`
-	Eps1      float64 `mapstructure:"eps1" json:"eps1"`
-	Eps2      float64 `mapstructure:"eps2" json:"eps2"`
-	MaxOuter  int     `mapstructure:"max_outer" json:"max_outer"`
-	MaxInner  int     `mapstructure:"max_inner" json:"max_inner"`
-	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
-	Subsolver string  `mapstructure:"subsolver" json:"subsolver"`
+	MethodConfig `mapstructure:",squash"`
+	Subsolver    string `mapstructure:"subsolver" json:"subsolver"`
 	// RhoAdapt enables residual balancing of ρ_i (not in the paper).
 	RhoAdapt bool `mapstructure:"rho_adapt" json:"rho_adapt"`
 }
 
 func (c *ALConfig) validate() error {
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"beta", c.Beta}, {"sbar", c.SBar}, {"rho", c.Rho}, {"eps1", c.Eps1}, {"eps2", c.Eps2}} {
-		if !(p.v > 0) || math.IsInf(p.v, 0) {
-			return &ConfigError{p.name, p.v, "must be a finite number > 0"}
-		}
+	if err := c.MethodConfig.validate(); err != nil {
+		return err
 	}
-	switch {
-	case !(c.Q > 0 && c.Q < 1):
-		return &ConfigError{"q", c.Q, "must be in (0, 1)"}
-	case c.EpsFloor < 0:
-		return &ConfigError{"eps_floor", c.EpsFloor, "must be >= 0"}
-	case c.Eps1 >= 1 || c.Eps2 >= 1:
-		return &ConfigError{"eps1/eps2", fmt.Sprint(c.Eps1, ", ", c.Eps2), "must be < 1"}
-	case c.MaxOuter < 1:
-		return &ConfigError{"max_outer", c.MaxOuter, "must be >= 1"}
-	case c.MaxInner < 1:
-		return &ConfigError{"max_inner", c.MaxInner, "must be >= 1"}
-	case c.InnerTest != "paper" && c.InnerTest != "measured":
-		return &ConfigError{"inner_test", c.InnerTest, "must be paper or measured"}
-	case c.Subsolver != "newton" && c.Subsolver != "lbfgs":
+	if c.Subsolver != "newton" && c.Subsolver != "lbfgs" {
 		return &ConfigError{"subsolver", c.Subsolver, "must be newton or lbfgs"}
 	}
 	return nil
-}
-
-func (c *ALConfig) settings(workers int) *solver.Settings {
-	return &solver.Settings{MaxOuter: c.MaxOuter, MaxInner: c.MaxInner, Eps1: c.Eps1, Eps2: c.Eps2, Workers: workers}
 }
 
 func (c *ALConfig) smooth() solver.SmoothSolver {
@@ -75,12 +41,10 @@ func (c *ALConfig) smooth() solver.SmoothSolver {
 }
 
 func (c *ALConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
-	test := solver.InnerTestPaper
-	if c.InnerTest == "measured" {
-		test = solver.InnerTestMeasured
-	}
-	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test, Smooth: c.smooth(), RhoAdapt: c.RhoAdapt},
-		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar, Smooth: c.smooth()}
+	a1, cp := c.MethodConfig.methods()
+	a1.Smooth, a1.RhoAdapt = c.smooth(), c.RhoAdapt
+	cp.Smooth = c.smooth()
+	return a1, cp
 }
 
 // NPConfig configures the Neyman-Pearson experiment (Table 1, Figure 1).
@@ -217,9 +181,7 @@ func RunNP(ctx context.Context, cfg *NPConfig, dirs []string, workers int, keepT
 		return nil, err
 	}
 	res := &NPResult{}
-	total := len(cfg.Datasets) * len(cfg.Clients) * cfg.Trials
-	done := 0
-	var mu sync.Mutex
+	pc := &progressCounter{total: len(cfg.Datasets) * len(cfg.Clients) * cfg.Trials, fn: progress}
 	for _, name := range cfg.Datasets {
 		ds, err := datasets.Load(name, dirs)
 		if err != nil {
@@ -231,27 +193,12 @@ func RunNP(ctx context.Context, cfg *NPConfig, dirs []string, workers int, keepT
 				return res, err
 			}
 			cell.uncons1 = unconstrainedLoss1(ds, cell)
-			trials := make([]ClassTrial, cfg.Trials)
-			g, gctx := errgroup.WithContext(ctx)
-			g.SetLimit(max(1, workers))
 			inner := max(1, workers/cfg.Trials)
-			for t := 0; t < cfg.Trials; t++ {
-				g.Go(func() error {
-					tr, err := npTrial(gctx, cfg, cell, t, inner, keepTrace)
-					if err != nil {
-						return fmt.Errorf("%s n=%d trial %d: %w", name, n, t, err)
-					}
-					trials[t] = tr
-					mu.Lock()
-					done++
-					if progress != nil {
-						progress(done, total, fmt.Sprintf("%s n=%d trial %d", name, n, t))
-					}
-					mu.Unlock()
-					return nil
+			trials, err := runTrials(ctx, cfg.Trials, workers, pc, fmt.Sprintf("%s n=%d", name, n),
+				func(ctx context.Context, t int) (ClassTrial, error) {
+					return npTrial(ctx, cfg, cell, t, inner, keepTrace)
 				})
-			}
-			if err := g.Wait(); err != nil {
+			if err != nil {
 				return res, err
 			}
 			res.Trials = append(res.Trials, trials...)

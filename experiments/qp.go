@@ -20,52 +20,23 @@ import (
 // QPConfig configures the LCQP experiment of eq. (84) (Table 4). Every field
 // is a YAML key of configs/table4.yaml.
 type QPConfig struct {
-	Seed      uint64  `mapstructure:"seed" json:"seed"`
-	Trials    int     `mapstructure:"trials" json:"trials"`
-	RNG       string  `mapstructure:"rng" json:"rng"`
-	Cells     [][]int `mapstructure:"cells" json:"cells"`
-	Beta      float64 `mapstructure:"beta" json:"beta"`
-	SBar      float64 `mapstructure:"sbar" json:"sbar"`
-	Rho       float64 `mapstructure:"rho" json:"rho"`
-	Q         float64 `mapstructure:"q" json:"q"`
-	EpsFloor  float64 `mapstructure:"eps_floor" json:"eps_floor"`
-	Eps1      float64 `mapstructure:"eps1" json:"eps1"`
-	Eps2      float64 `mapstructure:"eps2" json:"eps2"`
-	MaxOuter  int     `mapstructure:"max_outer" json:"max_outer"`
-	MaxInner  int     `mapstructure:"max_inner" json:"max_inner"`
-	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
+	Seed         uint64  `mapstructure:"seed" json:"seed"`
+	Trials       int     `mapstructure:"trials" json:"trials"`
+	RNG          string  `mapstructure:"rng" json:"rng"`
+	Cells        [][]int `mapstructure:"cells" json:"cells"`
+	MethodConfig `mapstructure:",squash"`
 }
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *QPConfig) Validate() error {
-	pos := func(name string, v float64) error {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return &ConfigError{name, v, "must be a finite number > 0"}
-		}
-		return nil
-	}
-	for _, e := range []error{pos("beta", c.Beta), pos("sbar", c.SBar), pos("rho", c.Rho), pos("eps1", c.Eps1), pos("eps2", c.Eps2)} {
-		if e != nil {
-			return e
-		}
+	if err := c.MethodConfig.validate(); err != nil {
+		return err
 	}
 	switch {
-	case !(c.Q > 0 && c.Q < 1):
-		return &ConfigError{"q", c.Q, "must be in (0, 1)"}
-	case c.EpsFloor < 0:
-		return &ConfigError{"eps_floor", c.EpsFloor, "must be >= 0"}
-	case c.Eps1 >= 1 || c.Eps2 >= 1:
-		return &ConfigError{"eps1/eps2", fmt.Sprint(c.Eps1, ",", c.Eps2), "must be < 1"}
 	case c.Trials < 1:
 		return &ConfigError{"trials", c.Trials, "must be >= 1"}
-	case c.MaxOuter < 1:
-		return &ConfigError{"max_outer", c.MaxOuter, "must be >= 1"}
-	case c.MaxInner < 1:
-		return &ConfigError{"max_inner", c.MaxInner, "must be >= 1"}
 	case c.RNG != "fedcon" && c.RNG != "numpy":
 		return &ConfigError{"rng", c.RNG, "must be fedcon or numpy"}
-	case c.InnerTest != "paper" && c.InnerTest != "measured":
-		return &ConfigError{"inner_test", c.InnerTest, "must be paper or measured"}
 	case len(c.Cells) == 0:
 		return &ConfigError{"cells", c.Cells, "need at least one [n, d, m] cell"}
 	}
@@ -185,17 +156,11 @@ func fromNumpy(in *nprand.LCQPInstance) *problems.LCQP {
 	return q
 }
 
-func (cfg *QPConfig) settings(workers int) *solver.Settings {
-	return &solver.Settings{MaxOuter: cfg.MaxOuter, MaxInner: cfg.MaxInner, Eps1: cfg.Eps1, Eps2: cfg.Eps2, Workers: workers}
-}
-
-func (cfg *QPConfig) methods(cache *solver.QuadCache) (*solver.ProxAL, *solver.CProxAL) {
-	test := solver.InnerTestPaper
-	if cfg.InnerTest == "measured" {
-		test = solver.InnerTestMeasured
-	}
-	return &solver.ProxAL{Beta: cfg.Beta, SBar: cfg.SBar, Rho: cfg.Rho, Q: cfg.Q, EpsFloor: cfg.EpsFloor, Test: test, Cache: cache},
-		&solver.CProxAL{Beta: cfg.Beta, SBar: cfg.SBar, Cache: cache}
+// qpMethods are the methods with a shared factorisation cache.
+func (cfg *QPConfig) qpMethods(cache *solver.QuadCache) (*solver.ProxAL, *solver.CProxAL) {
+	a1, cp := cfg.methods()
+	a1.Cache, cp.Cache = cache, cache
+	return a1, cp
 }
 
 // RunQP runs every cell and trial of cfg with `workers` trials at a time.
@@ -287,7 +252,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (
 func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *solver.QuadCache, wstar []float64, nu1 float64, t, workers int) (QPTrial, error) {
 	n, d, m := inst.N, inst.Dim, inst.M
 	w0 := qpStart(cfg, t, d)
-	a1, cp := cfg.methods(cache)
+	a1, cp := cfg.qpMethods(cache)
 	tr := QPTrial{N: n, D: d, M: m, Trial: t}
 	for _, run := range []struct {
 		dst *QPAlg

@@ -1,0 +1,105 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fedcon/fedcon/solver"
+)
+
+// MethodConfig holds the parameters of Algorithms 1-3 that every experiment
+// shares; each field is a YAML key.
+type MethodConfig struct {
+	Beta      float64 `mapstructure:"beta" json:"beta"`
+	SBar      float64 `mapstructure:"sbar" json:"sbar"`
+	Rho       float64 `mapstructure:"rho" json:"rho"`
+	Q         float64 `mapstructure:"q" json:"q"`
+	EpsFloor  float64 `mapstructure:"eps_floor" json:"eps_floor"`
+	Eps1      float64 `mapstructure:"eps1" json:"eps1"`
+	Eps2      float64 `mapstructure:"eps2" json:"eps2"`
+	MaxOuter  int     `mapstructure:"max_outer" json:"max_outer"`
+	MaxInner  int     `mapstructure:"max_inner" json:"max_inner"`
+	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
+}
+
+func (c *MethodConfig) validate() error {
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"beta", c.Beta}, {"sbar", c.SBar}, {"rho", c.Rho}, {"eps1", c.Eps1}, {"eps2", c.Eps2}} {
+		if !(p.v > 0) || math.IsInf(p.v, 0) {
+			return &ConfigError{p.name, p.v, "must be a finite number > 0"}
+		}
+	}
+	switch {
+	case !(c.Q > 0 && c.Q < 1):
+		return &ConfigError{"q", c.Q, "must be in (0, 1)"}
+	case c.EpsFloor < 0:
+		return &ConfigError{"eps_floor", c.EpsFloor, "must be >= 0"}
+	case c.Eps1 >= 1 || c.Eps2 >= 1:
+		return &ConfigError{"eps1/eps2", fmt.Sprint(c.Eps1, ", ", c.Eps2), "must be < 1"}
+	case c.MaxOuter < 1:
+		return &ConfigError{"max_outer", c.MaxOuter, "must be >= 1"}
+	case c.MaxInner < 1:
+		return &ConfigError{"max_inner", c.MaxInner, "must be >= 1"}
+	case c.InnerTest != "paper" && c.InnerTest != "measured":
+		return &ConfigError{"inner_test", c.InnerTest, "must be paper or measured"}
+	}
+	return nil
+}
+
+func (c *MethodConfig) settings(workers int) *solver.Settings {
+	return &solver.Settings{MaxOuter: c.MaxOuter, MaxInner: c.MaxInner, Eps1: c.Eps1, Eps2: c.Eps2, Workers: workers}
+}
+
+// methods returns Algorithm 1 and cProx-AL with these parameters.
+func (c *MethodConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
+	test := solver.InnerTestPaper
+	if c.InnerTest == "measured" {
+		test = solver.InnerTestMeasured
+	}
+	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test},
+		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar}
+}
+
+// progressCounter reports finished trials across the cells of a run.
+type progressCounter struct {
+	mu          sync.Mutex
+	done, total int
+	fn          Progress
+}
+
+func (p *progressCounter) tick(label string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if p.fn != nil {
+		p.fn(p.done, p.total, label)
+	}
+}
+
+// runTrials runs trial(ctx, t) for t = 0..n-1, at most workers at a time,
+// and returns the trials in order (a pure function of the inputs, whatever
+// the scheduling).
+func runTrials(ctx context.Context, n, workers int, pc *progressCounter, label string,
+	trial func(ctx context.Context, t int) (ClassTrial, error)) ([]ClassTrial, error) {
+	out := make([]ClassTrial, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, workers))
+	for t := 0; t < n; t++ {
+		g.Go(func() error {
+			tr, err := trial(gctx, t)
+			if err != nil {
+				return fmt.Errorf("%s trial %d: %w", label, t, err)
+			}
+			out[t] = tr
+			pc.tick(fmt.Sprintf("%s trial %d", label, t))
+			return nil
+		})
+	}
+	return out, g.Wait()
+}
