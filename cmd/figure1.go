@@ -4,28 +4,14 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/spf13/cobra"
-
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/spf13/cobra"
 )
 
 func newCmdReproduceFigure1(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 	o := &NPOptions{}
-	c := &cobra.Command{
-		Use:   "figure1",
-		Short: "Figure 1: class-0 and class-1 losses per outer iteration of Algorithm 1 (n = 5, one trial per dataset)",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o.bind(c)
-			o.Dirs = dataDirs(f, c)
-			if runF != nil {
-				return runF(o)
-			}
-			return figure1Run(f, o)
-		},
-	}
-	addCommonFlags(c, &o.commonOptions, "table1")
-	addALFlags(c)
+	c := npCommand(f, "figure1", "Figure 1: class-0 and class-1 losses per outer iteration of Algorithm 1 (n = 5, one trial per dataset)",
+		"  fedcon reproduce figure1", o, figure1Run, runF)
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n (the paper's Figure 1 used 5)")
 	return c
 }

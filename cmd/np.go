@@ -18,21 +18,17 @@ type NPOptions struct {
 	Clients int
 }
 
-func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Command {
-	o := &NPOptions{}
+// npCommand builds a command over the Table 1 preset running run(o).
+func npCommand(f *Factory, use, short, example string, o *NPOptions, run func(*Factory, *NPOptions) error, runF func(*NPOptions) error) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "table1",
-		Short: "Table 1: Neyman-Pearson classification (eq. (30)), Algorithm 1 vs cProx-AL",
-		Example: `  fedcon reproduce table1
-  fedcon reproduce table1 --trials 2 --config my-table1.yaml`,
-		Args: cobra.NoArgs,
+		Use: use, Short: short, Example: example, Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.bind(c)
 			o.Dirs = dataDirs(f, c)
 			if runF != nil {
 				return runF(o)
 			}
-			return npRun(f, o)
+			return run(f, o)
 		},
 	}
 	addCommonFlags(c, &o.commonOptions, "table1")
@@ -40,24 +36,15 @@ func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Comma
 	return c
 }
 
+func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Command {
+	return npCommand(f, "table1", "Table 1: Neyman-Pearson classification (eq. (30)), Algorithm 1 vs cProx-AL",
+		"  fedcon reproduce table1\n  fedcon reproduce table1 --rho-adapt --trials 2", &NPOptions{}, npRun, runF)
+}
+
 func newCmdRunNP(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 	o := &NPOptions{Single: true}
-	c := &cobra.Command{
-		Use:     "np",
-		Short:   "Neyman-Pearson classification (eq. (30)) on one dataset with n clients, both algorithms",
-		Example: "  fedcon run np --dataset adult-a --clients 10 --trials 3",
-		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o.bind(c)
-			o.Dirs = dataDirs(f, c)
-			if runF != nil {
-				return runF(o)
-			}
-			return npRun(f, o)
-		},
-	}
-	addCommonFlags(c, &o.commonOptions, "table1")
-	addALFlags(c)
+	c := npCommand(f, "np", "Neyman-Pearson classification (eq. (30)) on one dataset with n clients, both algorithms",
+		"  fedcon run np --dataset adult-a --clients 10 --trials 3", o, npRun, runF)
 	c.Flags().StringVar(&o.Dataset, "dataset", "breast-cancer-wisc", "dataset: breast-cancer-wisc, adult-a or monks-1")
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
 	return c

@@ -41,15 +41,10 @@ func addQPFlags(c *cobra.Command, o *QPOptions) {
 	fl.String("inner-test", "paper", "Algorithm 2 stopping test: paper (eq. (23)) or measured (authors' QP practice)")
 }
 
-func newCmdReproduceTable4(f *Factory, runF func(*QPOptions) error) *cobra.Command {
-	o := &QPOptions{}
+// qpCommand builds a command over the Table 4 preset.
+func qpCommand(f *Factory, use, short, example string, o *QPOptions, runF func(*QPOptions) error) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "table4",
-		Short: "Table 4: the equality-constrained QP (eq. (84)), Algorithm 1 vs cProx-AL",
-		Example: `  fedcon reproduce table4
-  fedcon reproduce table4 --rng numpy        # the authors' exact instances
-  fedcon reproduce table4 --inner-test measured --trials 3`,
-		Args: cobra.NoArgs,
+		Use: use, Short: short, Example: example, Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.bind(c)
 			if runF != nil {
@@ -62,22 +57,17 @@ func newCmdReproduceTable4(f *Factory, runF func(*QPOptions) error) *cobra.Comma
 	return c
 }
 
+func newCmdReproduceTable4(f *Factory, runF func(*QPOptions) error) *cobra.Command {
+	return qpCommand(f, "table4", "Table 4: the equality-constrained QP (eq. (84)), Algorithm 1 vs cProx-AL",
+		`  fedcon reproduce table4
+  fedcon reproduce table4 --rng numpy        # the authors' exact instances
+  fedcon reproduce table4 --inner-test measured --trials 3`, &QPOptions{}, runF)
+}
+
 func newCmdRunQP(f *Factory, runF func(*QPOptions) error) *cobra.Command {
 	o := &QPOptions{Single: true}
-	c := &cobra.Command{
-		Use:     "qp",
-		Short:   "Solve one random equality-constrained QP instance (eq. (84)) with both algorithms",
-		Example: "  fedcon run qp --clients 5 --dim 300 --constraints 3 --trials 10 --seed 7",
-		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o.bind(c)
-			if runF != nil {
-				return runF(o)
-			}
-			return qpRun(f, o)
-		},
-	}
-	addQPFlags(c, o)
+	c := qpCommand(f, "qp", "Solve one random equality-constrained QP instance (eq. (84)) with both algorithms",
+		"  fedcon run qp --clients 5 --dim 300 --constraints 3 --trials 10 --seed 7", o, runF)
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
 	c.Flags().IntVar(&o.Dim, "dim", 100, "dimension d")
 	c.Flags().IntVar(&o.Constrs, "constraints", 1, "equality constraints per party m̃")

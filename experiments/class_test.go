@@ -34,7 +34,7 @@ func stripClassWall(t *testing.T, trials []ClassTrial) string {
 // config and seed, whatever the worker count; terminated runs are feasible.
 func TestClassDeterministic(t *testing.T) {
 	dirs := dataDirs(t)
-	np := &NPConfig{Seed: 2, Trials: 2, RNG: "fedcon", Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
+	np := &NPConfig{TrialConfig: TrialConfig{Seed: 2, Trials: 2, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton"}}
 	var ref string
 	for _, w := range []int{1, 2} {
@@ -54,7 +54,7 @@ func TestClassDeterministic(t *testing.T) {
 			}
 		}
 	}
-	fair := &FairConfig{Seed: 2, Trials: 2, RNG: "numpy", Dataset: "adult-b", Clients: []int{2}, R: 0.1,
+	fair := &FairConfig{TrialConfig: TrialConfig{Seed: 2, Trials: 2, RNG: "numpy"}, Dataset: "adult-b", Clients: []int{2}, R: 0.1,
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: "paper"}, Subsolver: "newton"}}
 	ref = ""
 	for _, w := range []int{1, 2} {

@@ -13,25 +13,19 @@ import (
 
 // FairConfig configures the fairness experiment (Table 2, Figure 2).
 type FairConfig struct {
-	Seed     uint64  `mapstructure:"seed" json:"seed"`
-	Trials   int     `mapstructure:"trials" json:"trials"`
-	RNG      string  `mapstructure:"rng" json:"rng"`
-	Dataset  string  `mapstructure:"dataset" json:"dataset"`
-	Clients  []int   `mapstructure:"clients" json:"clients"`
-	R        float64 `mapstructure:"r" json:"r"`
-	ALConfig `mapstructure:",squash"`
+	TrialConfig `mapstructure:",squash"`
+	Dataset     string  `mapstructure:"dataset" json:"dataset"`
+	Clients     []int   `mapstructure:"clients" json:"clients"`
+	R           float64 `mapstructure:"r" json:"r"`
+	ALConfig    `mapstructure:",squash"`
 }
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *FairConfig) Validate() error {
-	if err := c.ALConfig.validate(); err != nil {
+	if err := validateAll(c.TrialConfig.validate, c.ALConfig.validate); err != nil {
 		return err
 	}
 	switch {
-	case c.Trials < 1:
-		return &ConfigError{"trials", c.Trials, "must be >= 1"}
-	case c.RNG != "fedcon" && c.RNG != "numpy":
-		return &ConfigError{"rng", c.RNG, "must be fedcon or numpy"}
 	case !(c.R > 0) || math.IsInf(c.R, 0):
 		return &ConfigError{"r", c.R, "must be a finite number > 0"}
 	case c.Dataset != "adult-b":

@@ -11,6 +11,36 @@ import (
 	"github.com/fedcon/fedcon/solver"
 )
 
+// TrialConfig is what every experiment draws its randomness from: YAML keys
+// seed, trials and rng.
+type TrialConfig struct {
+	Seed   uint64 `mapstructure:"seed" json:"seed"`
+	Trials int    `mapstructure:"trials" json:"trials"`
+	// RNG is "fedcon" (our PCG streams) or "numpy" (the authors' legacy
+	// RandomState stream for instances and w0).
+	RNG string `mapstructure:"rng" json:"rng"`
+}
+
+func (c *TrialConfig) validate() error {
+	switch {
+	case c.Trials < 1:
+		return &ConfigError{"trials", c.Trials, "must be >= 1"}
+	case c.RNG != "fedcon" && c.RNG != "numpy":
+		return &ConfigError{"rng", c.RNG, "must be fedcon or numpy"}
+	}
+	return nil
+}
+
+// validateAll returns the first error of validators.
+func validateAll(vs ...func() error) error {
+	for _, v := range vs {
+		if err := v(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // MethodConfig holds the parameters of Algorithms 1-3 that every experiment
 // shares; each field is a YAML key.
 type MethodConfig struct {

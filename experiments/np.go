@@ -49,12 +49,10 @@ func (c *ALConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
 
 // NPConfig configures the Neyman-Pearson experiment (Table 1, Figure 1).
 type NPConfig struct {
-	Seed     uint64   `mapstructure:"seed" json:"seed"`
-	Trials   int      `mapstructure:"trials" json:"trials"`
-	RNG      string   `mapstructure:"rng" json:"rng"`
-	Datasets []string `mapstructure:"datasets" json:"datasets"`
-	Clients  []int    `mapstructure:"clients" json:"clients"`
-	R        float64  `mapstructure:"r" json:"r"`
+	TrialConfig `mapstructure:",squash"`
+	Datasets    []string `mapstructure:"datasets" json:"datasets"`
+	Clients     []int    `mapstructure:"clients" json:"clients"`
+	R           float64  `mapstructure:"r" json:"r"`
 	// AdmmStart is where Algorithm 2 starts in outer iteration k: "wk" (the
 	// paper, w̃0 = w^k) or "w0" (the authors' NP code restarts at w0).
 	AdmmStart string `mapstructure:"admm_start" json:"admm_start"`
@@ -63,14 +61,10 @@ type NPConfig struct {
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *NPConfig) Validate() error {
-	if err := c.ALConfig.validate(); err != nil {
+	if err := validateAll(c.TrialConfig.validate, c.ALConfig.validate); err != nil {
 		return err
 	}
 	switch {
-	case c.Trials < 1:
-		return &ConfigError{"trials", c.Trials, "must be >= 1"}
-	case c.RNG != "fedcon" && c.RNG != "numpy":
-		return &ConfigError{"rng", c.RNG, "must be fedcon or numpy"}
 	case !(c.R > 0) || math.IsInf(c.R, 0):
 		return &ConfigError{"r", c.R, "must be a finite number > 0"}
 	case len(c.Datasets) == 0:

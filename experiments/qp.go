@@ -20,23 +20,17 @@ import (
 // QPConfig configures the LCQP experiment of eq. (84) (Table 4). Every field
 // is a YAML key of configs/table4.yaml.
 type QPConfig struct {
-	Seed         uint64  `mapstructure:"seed" json:"seed"`
-	Trials       int     `mapstructure:"trials" json:"trials"`
-	RNG          string  `mapstructure:"rng" json:"rng"`
+	TrialConfig  `mapstructure:",squash"`
 	Cells        [][]int `mapstructure:"cells" json:"cells"`
 	MethodConfig `mapstructure:",squash"`
 }
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *QPConfig) Validate() error {
-	if err := c.MethodConfig.validate(); err != nil {
+	if err := validateAll(c.TrialConfig.validate, c.MethodConfig.validate); err != nil {
 		return err
 	}
 	switch {
-	case c.Trials < 1:
-		return &ConfigError{"trials", c.Trials, "must be >= 1"}
-	case c.RNG != "fedcon" && c.RNG != "numpy":
-		return &ConfigError{"rng", c.RNG, "must be fedcon or numpy"}
 	case len(c.Cells) == 0:
 		return &ConfigError{"cells", c.Cells, "need at least one [n, d, m] cell"}
 	}
