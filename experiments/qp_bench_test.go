@@ -22,7 +22,7 @@ func BenchmarkTable4Cell(b *testing.B) {
 			cache := solver.NewQuadCache()
 			a1, _ := cfg.qpMethods(cache)
 			w0 := qpStart(cfg, 0, 500)
-			s := cfg.settings(2)
+			s := cfg.settings(1) // as in `reproduce table4`: trials, not clients, in parallel
 			if _, err := solver.Solve(context.Background(), inst.Problem(), w0, s, a1); err != nil {
 				b.Fatal(err)
 			}

@@ -306,15 +306,19 @@ func (c *ClientNode) Mu() []float64 { return append([]float64(nil), c.merit.mu..
 type LocalTransport struct {
 	Nodes   []*ClientNode
 	Workers int // concurrent client steps; zero means one per client
+	out     []*Reply
 }
 
 // NumClients implements Transport.
 func (t *LocalTransport) NumClients() int { return len(t.Nodes) }
 
 // Exchange implements Transport: client steps run concurrently, replies are
-// returned in client order.
+// returned in client order. The returned slice is reused by the next call.
 func (t *LocalTransport) Exchange(ctx context.Context, b *Broadcast) ([]*Reply, error) {
-	out := make([]*Reply, len(t.Nodes))
+	if len(t.out) != len(t.Nodes) {
+		t.out = make([]*Reply, len(t.Nodes))
+	}
+	out := t.out
 	if t.Workers == 1 || len(t.Nodes) == 1 {
 		for i, n := range t.Nodes {
 			r, err := n.Handle(b)

@@ -147,6 +147,7 @@ type proxALRun struct {
 	uTilde    [][]float64  // latest ũ_i (copies; the server's own state)
 	wt, gs    []float64
 	wprev     []float64 // w^t, for the dual residual of residual balancing
+	bc        Broadcast // reused: the inner loop allocates nothing
 	rhoScale  float64   // ρ_i / initial ρ_i (residual balancing)
 	primal    float64   // max_i ||u_i - w||_∞ of the last ADMM round
 	res       *Result
@@ -280,7 +281,8 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 		if r.m.Test == InnerTestMeasured {
 			lhs = r0
 		}
-		b := &Broadcast{Kind: MsgADMM, W: r.wt, Eps: epsT, NeedEpsTilde: lhs <= tau}
+		b := &r.bc
+		*b = Broadcast{Kind: MsgADMM, W: r.wt, Eps: epsT, NeedEpsTilde: lhs <= tau}
 		if r.m.RhoAdapt {
 			b.RhoScale = r.balance(t)
 		}

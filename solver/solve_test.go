@@ -420,3 +420,25 @@ func TestRhoAdaptKeepsCertificate(t *testing.T) {
 		}
 	}
 }
+
+// TestClientStepAllocatesNothing: an exact ADMM client step (19)-(22)
+// allocates nothing, so the inner loop puts no load on the GC.
+func TestClientStepAllocatesNothing(t *testing.T) {
+	q, w0 := lcqp(t, 1, 40, 2, 2)
+	node, err := solver.NewClientNode(q.Clients[0], solver.ClientConfig{Dim: 40, Parties: 3, Beta: 10, Rho: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := node.Handle(&solver.Broadcast{Kind: solver.MsgStart, W: w0}); err != nil {
+		t.Fatal(err)
+	}
+	b := &solver.Broadcast{Kind: solver.MsgADMM, W: w0, Eps: 1e-3, NeedEpsTilde: true}
+	allocs := testing.AllocsPerRun(20, func() {
+		if _, err := node.Handle(b); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("client ADMM step allocates %v times", allocs)
+	}
+}
