@@ -44,9 +44,21 @@ func TestExitCodes(t *testing.T) {
 		{"bad inner test", []string{"reproduce", "table4", "--inner-test", "x"}, 2, "inner_test = x"},
 		{"missing config file", []string{"reproduce", "table4", "--config", filepath.Join(dir, "none.yaml")}, 2, "--config"},
 		{"negative workers", []string{"run", "qp", "--workers", "-1", "--out", dir}, 2, "--workers -1"},
+		{"unknown fairness preset", []string{"run", "fair", "--preset", "mine", "--out", dir}, 2, `--preset "mine"`},
+		{"unknown dataset", []string{"run", "np", "--dataset", "iris", "--out", dir}, 2, "dataset = iris"},
+		{"missing data", []string{"run", "np", "--data-dir", filepath.Join(dir, "none"), "--out", dir}, 2, "not found"},
+		{"bad subsolver", []string{"run", "np", "--subsolver", "sgd", "--out", dir}, 2, "subsolver = sgd"},
+		{"more clients than rows of a class", []string{"run", "np", "--clients", "300", "--data-dir", "../../shared/datasets", "--out", dir}, 2, "clients"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			for _, a := range c.args {
+				if strings.Contains(a, "shared/datasets") {
+					if _, err := os.Stat(a); err != nil {
+						t.Skip("needs ../shared/datasets")
+					}
+				}
+			}
 			f, _, errOut := testFactory()
 			got := run(context.Background(), f, c.args)
 			if got != c.want {
