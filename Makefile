@@ -4,6 +4,12 @@ BIN      ?= bin/fedcon
 COMMIT   := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS  := -X github.com/fedcon/fedcon/cmd.buildCommit=$(COMMIT)
 PKGS     := ./...
+# The shared data folder beside the repository, unless FEDCON_DATA_DIR is set.
+ifeq ($(FEDCON_DATA_DIR),)
+ifneq ($(wildcard ../shared/datasets),)
+export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
+endif
+endif
 
 .PHONY: help build test test-short vet fmt bench reproduce reproduce-np clean
 

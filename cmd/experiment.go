@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -59,6 +61,19 @@ var alFlagKeys = map[string]string{
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
 	"subsolver": "subsolver", "r": "r", "rho-adapt": "rho_adapt",
+}
+
+// savePartial writes the finished part of an interrupted run (its complete
+// cells) under name-partial, so that Ctrl-C loses no finished work.
+func savePartial(f *Factory, o *commonOptions, name string, info *experiments.RunInfo, doc any, tables []*experiments.Table, runErr error) error {
+	if !errors.Is(runErr, context.Canceled) {
+		return runErr
+	}
+	info.Finish()
+	if _, err := experiments.WriteOutputs(o.OutDir, name+"-partial", doc, tables...); err == nil {
+		fmt.Fprintf(f.IO.ErrOut, "%s: interrupted; finished cells written to %s\n", name, filepath.Join(o.OutDir, name+"-partial.{json,csv,md}"))
+	}
+	return runErr
 }
 
 // finish writes the result files and prints the tables (or JSON) and a

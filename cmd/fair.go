@@ -84,7 +84,11 @@ func fairRun(f *Factory, o *FairOptions) error {
 	info := experiments.NewRunInfo(name, f.Version, cfg, workers)
 	res, err := experiments.RunFair(o.cmd.Context(), cfg, o.Dirs, workers, false, newProgress(f, o.Quiet, name).fn())
 	if err != nil {
-		return err
+		if res == nil || len(res.Rows) == 0 {
+			return err
+		}
+		res.Info = info
+		return savePartial(f, &o.commonOptions, name, info, res, res.Tables(), err)
 	}
 	res.Info = info
 	return finish(f, &o.commonOptions, name, info, len(res.Trials), res, res.Tables())

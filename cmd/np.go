@@ -71,7 +71,11 @@ func npRun(f *Factory, o *NPOptions) error {
 	pr := newProgress(f, o.Quiet, name)
 	res, err := experiments.RunNP(o.cmd.Context(), cfg, o.Dirs, workers, false, pr.fn())
 	if err != nil {
-		return err
+		if res == nil || len(res.Rows) == 0 {
+			return err
+		}
+		res.Info = info
+		return savePartial(f, &o.commonOptions, name, info, res, res.Tables(), err)
 	}
 	res.Info = info
 	return finish(f, &o.commonOptions, name, info, len(res.Trials), res, res.Tables())

@@ -95,7 +95,11 @@ func qpRun(f *Factory, o *QPOptions) error {
 	pr := newProgress(f, o.Quiet, name)
 	res, err := experiments.RunQP(o.cmd.Context(), cfg, workers, pr.fn())
 	if err != nil {
-		return err
+		if res == nil || len(res.Rows) == 0 {
+			return err
+		}
+		res.Info = info
+		return savePartial(f, &o.commonOptions, name, info, res, res.Tables(), err)
 	}
 	res.Info = info
 	return finish(f, &o.commonOptions, name, info, len(res.Trials), res, res.Tables())
