@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/solver"
 )
 
 func dataDirs(t *testing.T) []string {
@@ -67,5 +70,31 @@ func TestClassDeterministic(t *testing.T) {
 		} else if got != ref {
 			t.Fatal("fairness results depend on the worker count")
 		}
+	}
+}
+
+// TestMonksNewtonRegression pins a divergence once seen: cProx-AL with
+// Newton on monks-1 (rank-deficient one-hot design), n = 5, trial 8,
+// accepted steps on gradient-norm decrease alone and ran off along the
+// logistic's linear tail (stationarity 7e9). It must converge.
+func TestMonksNewtonRegression(t *testing.T) {
+	dirs := dataDirs(t)
+	cfg := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 10, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{5}, R: 0.2, AdmmStart: "wk",
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton"}}
+	ds, err := datasets.Load("monks-1", dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell, err := buildNPCell(ds, "monks-1", 5, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cp := cfg.methods()
+	res, err := solver.Solve(context.Background(), npProblem(cell), trialStart("fedcon", 1, 8, cell.d), cfg.settings(1), cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.Converged || res.Residuals.Stationarity > 1e-3 || res.Residuals.Feasibility > 1e-3 {
+		t.Fatalf("cProx-AL: %v, residuals %+v", res.Status, res.Residuals)
 	}
 }

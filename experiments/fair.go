@@ -190,7 +190,7 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 		}
 		*run.dst = a
 	}
-	tr.RelDiff = math.Abs(tr.Alg1.Objective-tr.CProx.Objective) / math.Abs(tr.CProx.Objective)
+	tr.RelDiff = relDiff(tr.Alg1.Objective, tr.CProx.Objective)
 	return tr, nil
 }
 

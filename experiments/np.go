@@ -249,7 +249,7 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 		}
 		*run.dst = a
 	}
-	tr.RelDiff = math.Abs(tr.Alg1.Objective-tr.CProx.Objective) / math.Abs(tr.CProx.Objective)
+	tr.RelDiff = relDiff(tr.Alg1.Objective, tr.CProx.Objective)
 	return tr, nil
 }
 

@@ -274,7 +274,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 		// ||r||₂ <= √d·||r||_∞.
 		run.dst.ObjBand = math.Sqrt(float64(d))*r.Residuals.Stationarity*math.Sqrt(dist2) + math.Max(mu1, nu1)*run.dst.Violation
 	}
-	tr.RelDiff = math.Abs(tr.Alg1.Objective-tr.CProx.Objective) / math.Abs(tr.CProx.Objective)
+	tr.RelDiff = relDiff(tr.Alg1.Objective, tr.CProx.Objective)
 	return tr, nil
 }
 

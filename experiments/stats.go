@@ -39,3 +39,9 @@ func maxOf(x []float64) float64 {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// relDiff is |a - b| / |b|, the papers' relative difference, with the
+// denominator kept away from zero so that no Inf reaches a table.
+func relDiff(a, b float64) float64 {
+	return math.Abs(a-b) / math.Max(math.Abs(b), 1e-300)
+}

@@ -26,9 +26,10 @@ func own(s SmoothSolver) SmoothSolver {
 // Cholesky factorisation, built to reach tolerances near machine precision
 // (Algorithm 2's ε_{t+1} = q^t becomes tiny):
 //
-//   - a step is accepted on sufficient decrease of φ (Armijo) OR a clear
-//     decrease of ||∇φ||_∞: near the optimum, changes in φ fall below
-//     rounding while the gradient still measures progress;
+//   - a step is accepted on sufficient decrease of φ (Armijo) OR, when φ
+//     does not rise beyond rounding, a clear decrease of ||∇φ||_∞: near the
+//     optimum changes in φ fall below rounding while the gradient still
+//     measures progress;
 //   - the factorised Hessian is kept across iterations and calls (the
 //     subproblems of successive ADMM iterations differ only in z, which
 //     does not enter ∇²φ) and recomputed only when a step with it contracts
@@ -117,7 +118,12 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 				continue
 			}
 			gnNew = normInf(gn)
-			if fNew <= fx+1e-4*t*gtp || gnNew <= 0.9*st.GradNorm {
+			// Armijo; or, where changes in φ are below rounding, a clear
+			// decrease of the gradient. The second test must not let φ
+			// grow: far out on a logistic's linear tail the gradient stays
+			// bounded while φ rises without bound.
+			flat := fNew <= fx+1e-12*max(1, math.Abs(fx))
+			if fNew <= fx+1e-4*t*gtp || (flat && gnNew <= 0.9*st.GradNorm) {
 				accepted = true
 				break
 			}
