@@ -95,3 +95,34 @@ func finish(f *Factory, o *commonOptions, name string, info *experiments.RunInfo
 	}
 	return nil
 }
+
+// dataOptions are options of commands that read datasets.
+type dataOptions interface {
+	common() *commonOptions
+	setDirs([]string)
+	check() error // validates command-specific flags after parsing
+}
+
+func (o *commonOptions) common() *commonOptions { return o }
+
+// dataCommand builds an experiment command over a data-reading preset:
+// bind flags, resolve the data directories, check, then run (or runF).
+func dataCommand[T dataOptions](f *Factory, use, short, example, preset string, o T, run func(*Factory, T) error, runF func(T) error) *cobra.Command {
+	c := &cobra.Command{
+		Use: use, Short: short, Example: example, Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.common().bind(c)
+			o.setDirs(dataDirs(f, c))
+			if err := o.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return run(f, o)
+		},
+	}
+	addCommonFlags(c, o.common(), preset)
+	addALFlags(c)
+	return c
+}

@@ -18,23 +18,17 @@ type FairOptions struct {
 	Clients int
 }
 
-func fairCommand(f *Factory, use, short, example string, o *FairOptions, run func(*Factory, *FairOptions) error, runF func(*FairOptions) error) *cobra.Command {
-	c := &cobra.Command{
-		Use: use, Short: short, Example: example, Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o.bind(c)
-			o.Dirs = dataDirs(f, c)
-			if o.Preset != "table2" && o.Preset != "table2-authors" {
-				return flagErrorf("--preset %q: must be table2 (the paper's parameters) or table2-authors (the authors' code)", o.Preset)
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return run(f, o)
-		},
+func (o *FairOptions) setDirs(d []string) { o.Dirs = d }
+
+func (o *FairOptions) check() error {
+	if o.Preset != "table2" && o.Preset != "table2-authors" {
+		return flagErrorf("--preset %q: must be table2 (the paper's parameters) or table2-authors (the authors' code)", o.Preset)
 	}
-	addCommonFlags(c, &o.commonOptions, "table2")
-	addALFlags(c)
+	return nil
+}
+
+func fairCommand(f *Factory, use, short, example string, o *FairOptions, run func(*Factory, *FairOptions) error, runF func(*FairOptions) error) *cobra.Command {
+	c := dataCommand(f, use, short, example, "table2", o, run, runF)
 	c.Flags().StringVar(&o.Preset, "preset", "table2", "table2 (the paper's parameters) or table2-authors (beta 50, s̄ 0.01, rho 0.1, 50 inner iterations)")
 	return c
 }

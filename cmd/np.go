@@ -18,22 +18,12 @@ type NPOptions struct {
 	Clients int
 }
 
+func (o *NPOptions) setDirs(d []string) { o.Dirs = d }
+func (o *NPOptions) check() error       { return nil }
+
 // npCommand builds a command over the Table 1 preset running run(o).
 func npCommand(f *Factory, use, short, example string, o *NPOptions, run func(*Factory, *NPOptions) error, runF func(*NPOptions) error) *cobra.Command {
-	c := &cobra.Command{
-		Use: use, Short: short, Example: example, Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o.bind(c)
-			o.Dirs = dataDirs(f, c)
-			if runF != nil {
-				return runF(o)
-			}
-			return run(f, o)
-		},
-	}
-	addCommonFlags(c, &o.commonOptions, "table1")
-	addALFlags(c)
-	return c
+	return dataCommand(f, use, short, example, "table1", o, run, runF)
 }
 
 func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Command {
