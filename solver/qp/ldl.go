@@ -32,20 +32,8 @@ type ldl struct {
 // newLDL performs the symbolic analysis of the upper-triangular CSC K.
 func newLDL(K *CSC) *ldl {
 	n := K.N
-	f := &ldl{
-		n:     n,
-		etree: make([]int, n),
-		lnz:   make([]int, n),
-		lp:    make([]int, n+1),
-		d:     make([]float64, n),
-		dinv:  make([]float64, n),
-		next:  make([]int, n),
-		ymark: make([]bool, n),
-		yval:  make([]float64, n),
-		yidx:  make([]int, n),
-		ebuf:  make([]int, n),
-		flag:  make([]int, n),
-	}
+	f := &ldl{n: n, etree: make([]int, n), lnz: make([]int, n), lp: make([]int, n+1)}
+	f.allocNumeric()
 	work := f.flag
 	for i := range f.etree {
 		f.etree[i] = -1
@@ -80,20 +68,19 @@ func newLDL(K *CSC) *ldl {
 // cloneSymbolic returns a factorisation object with the same symbolic
 // analysis and its own numeric storage and workspace.
 func (f *ldl) cloneSymbolic() *ldl {
+	c := &ldl{n: f.n, etree: f.etree, lnz: f.lnz, lp: f.lp,
+		li: make([]int, len(f.li)), lx: make([]float64, len(f.lx))}
+	c.allocNumeric()
+	return c
+}
+
+// allocNumeric allocates the pivots and the workspace of factor (length n).
+func (f *ldl) allocNumeric() {
 	n := f.n
-	return &ldl{
-		n: n, etree: f.etree, lnz: f.lnz, lp: f.lp,
-		li:    make([]int, len(f.li)),
-		lx:    make([]float64, len(f.lx)),
-		d:     make([]float64, n),
-		dinv:  make([]float64, n),
-		next:  make([]int, n),
-		ymark: make([]bool, n),
-		yval:  make([]float64, n),
-		yidx:  make([]int, n),
-		ebuf:  make([]int, n),
-		flag:  make([]int, n),
-	}
+	f.d, f.dinv = make([]float64, n), make([]float64, n)
+	f.next, f.ymark = make([]int, n), make([]bool, n)
+	f.yval, f.yidx = make([]float64, n), make([]int, n)
+	f.ebuf, f.flag = make([]int, n), make([]int, n)
 }
 
 // nnz returns the number of entries of L below the diagonal.
