@@ -11,7 +11,7 @@ export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
 endif
 endif
 
-.PHONY: help build test test-short vet fmt bench reproduce reproduce-np clean
+.PHONY: help build test test-short vet fmt bench reproduce reproduce-quick check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -37,15 +37,16 @@ fmt: ## gofmt -w
 bench: ## benchmarks (compare runs with benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-reproduce: build ## Tables 3, 4 and 2 (authors' preset) and Figure 2 into results/ (~5 min)
-	$(BIN) reproduce table3
-	$(BIN) reproduce table4
-	$(BIN) reproduce table2 --preset table2-authors
-	$(BIN) reproduce figure2 --preset table2-authors
+reproduce: build ## every table and figure into results/<name>/ (hours: see README); resumes after Ctrl-C
+	$(BIN) reproduce all
+	$(BIN) check
+
+reproduce-quick: build ## smoke run of every experiment into results/quick/ (~3 min on 2 cores), then the check gate
+	$(BIN) reproduce all --quick
+	$(BIN) check --quick
+
+check: build ## compare results/ with configs/reference/ (exit 1 on any failure)
+	$(BIN) check
 
 clean:
 	rm -rf bin
-
-reproduce-np: build ## Table 1 and Figure 1 (slow: see README, Status)
-	$(BIN) reproduce table1
-	$(BIN) reproduce figure1

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -14,13 +16,19 @@ import (
 
 // CheckOptions are the arguments of `fedcon check`.
 type CheckOptions struct {
-	Dir  string
-	JSON bool
+	Dir      string
+	JSON     bool
+	Quick    bool
+	Baseline string // print a baseline entry for configs/reference instead of checking
 }
 
-// checkers maps a result file to the function that checks it.
+// checkers maps an experiment to the function that checks its result file
+// <dir>/<experiment>/<experiment>.json.
 var checkers = map[string]func([]byte) ([]experiments.CheckRow, error){
-	"table4.json": experiments.CheckTable4,
+	"table4":         experiments.CheckTable4,
+	"table1":         func(b []byte) ([]experiments.CheckRow, error) { return experiments.CheckTable1("table1", b) },
+	"table2":         func(b []byte) ([]experiments.CheckRow, error) { return experiments.CheckTable2("table2", b) },
+	"table2-authors": func(b []byte) ([]experiments.CheckRow, error) { return experiments.CheckTable2("table2-authors", b) },
 }
 
 func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
@@ -35,6 +43,9 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Dir = "results"
+			if o.Quick {
+				o.Dir = filepath.Join("results", "quick")
+			}
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
@@ -45,14 +56,17 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 			return checkRun(f, o)
 		},
 	}
+	c.Flags().BoolVar(&o.Quick, "quick", false, "check the smoke run of 'reproduce all --quick' (default dir results/quick)")
+	c.Flags().StringVar(&o.Baseline, "print-baseline", "", "print the per-trial objectives of the table1/table2* results as a baseline entry for configs/reference/ (DESCRIPTION), then exit")
 	return c
 }
 
 func checkRun(f *Factory, o *CheckOptions) error {
 	var rows []experiments.CheckRow
 	found := 0
-	for name, check := range checkers {
-		b, err := os.ReadFile(filepath.Join(o.Dir, name))
+	for _, name := range slices.Sorted(maps.Keys(checkers)) {
+		check := checkers[name]
+		b, err := os.ReadFile(filepath.Join(o.Dir, name, name+".json"))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -60,6 +74,17 @@ func checkRun(f *Factory, o *CheckOptions) error {
 			return err
 		}
 		found++
+		if o.Baseline != "" {
+			if name == "table4" {
+				continue // Table 4 is checked against the exact optimum
+			}
+			y, err := experiments.BaselineYAML(name, b, o.Baseline)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "# %s\n%s", name, y)
+			continue
+		}
 		r, err := check(b)
 		if err != nil {
 			return err
@@ -67,7 +92,10 @@ func checkRun(f *Factory, o *CheckOptions) error {
 		rows = append(rows, r...)
 	}
 	if found == 0 {
-		return flagErrorf("check: no result files in %s (run 'fedcon reproduce table4' first)", o.Dir)
+		return flagErrorf("check: no result files in %s (run 'fedcon reproduce all' or 'fedcon reproduce all --quick' first)", o.Dir)
+	}
+	if o.Baseline != "" {
+		return nil
 	}
 	if o.JSON {
 		if err := printJSON(f.IO.Out, rows); err != nil {

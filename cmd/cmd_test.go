@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -123,7 +124,7 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 	var cfg experiments.QPConfig
 	c := newCmdReproduceTable4(f, func(o *QPOptions) error {
-		return loadConfig(f, o.cmd, "table4", o.Config, qpFlagKeys, &cfg)
+		return loadConfig(f, &o.commonOptions, "table4", qpFlagKeys, &cfg)
 	})
 	c.SetArgs([]string{"--config", file, "--rho", "4"})
 	if err := c.Execute(); err != nil {
@@ -137,7 +138,7 @@ func TestConfigPrecedence(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = newCmdReproduceTable4(f, func(o *QPOptions) error {
-		return loadConfig(f, o.cmd, "table4", o.Config, qpFlagKeys, &cfg)
+		return loadConfig(f, &o.commonOptions, "table4", qpFlagKeys, &cfg)
 	})
 	c.SetArgs([]string{"--config", file})
 	err := c.Execute()
@@ -160,7 +161,7 @@ func TestRunQPEndToEnd(t *testing.T) {
 		t.Errorf("stdout lacks the table: %s", out)
 	}
 	for _, ext := range []string{"json", "csv", "md"} {
-		b, err := os.ReadFile(filepath.Join(dir, "qp-n2-d8-m1."+ext))
+		b, err := os.ReadFile(filepath.Join(dir, "qp-n2-d8-m1", "qp-n2-d8-m1."+ext))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestCheckCommand(t *testing.T) {
 	if code := run(context.Background(), f, []string{"check", dir}); code != 0 {
 		t.Fatalf("check: exit %d (%s)", code, errOut)
 	}
-	path := filepath.Join(dir, "table4.json")
+	path := filepath.Join(dir, "table4", "table4.json")
 	b, _ := os.ReadFile(path)
 	b = bytes.Replace(b, []byte(`"status": "Converged"`), []byte(`"status": "OuterIterationLimit"`), 1)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -202,4 +203,82 @@ func writeConfig(t *testing.T, dir, body string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestReproduceAllQuickResumes: the quick run writes results/quick/<name>/
+// with trials and a manifest; a rerun reuses every trial; an unknown --only
+// name is a usage error.
+func TestReproduceAllQuickResumes(t *testing.T) {
+	dir := t.TempDir()
+	f, out, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"reproduce", "all", "--quick", "--only", "nope", "--out", dir}); code != 2 {
+		t.Fatalf("--only nope: exit %d", code)
+	}
+	for pass, want := range []struct{ reused, computed int }{{0, 12}, {12, 0}} {
+		out.Reset()
+		if code := run(context.Background(), f, []string{"reproduce", "all", "--quick", "--only", "table4", "--out", dir, "--workers", "2"}); code != 0 {
+			t.Fatalf("pass %d: exit %d: %s", pass, code, errOut)
+		}
+		var m experiments.Manifest
+		b, err := os.ReadFile(filepath.Join(dir, "quick", "table4", "manifest.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Reused != want.reused || m.Computed != want.computed || len(m.TrialFiles) != 12 || !m.Complete || m.TrialHash == "" {
+			t.Fatalf("pass %d: manifest %+v", pass, m.StoreCounts)
+		}
+		if !strings.Contains(out.String(), "table4") {
+			t.Errorf("no summary table: %s", out)
+		}
+	}
+	if code := run(context.Background(), f, []string{"check", "--quick", filepath.Join(dir, "quick")}); code != 0 {
+		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+}
+
+// TestSweep: a two-point sweep writes one table with a column for the swept
+// key; unknown keys and invalid values are usage errors (exit 2) naming them.
+func TestSweep(t *testing.T) {
+	dir := t.TempDir()
+	f, out, errOut := testFactory()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("tiny", "preset: table4\nbase: {cells: [[2, 10, 1]], trials: 2}\nsweep:\n  beta: [5, 10]\n  q: [0.5]\n")
+	if code := run(context.Background(), f, []string{"sweep", good, "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "sweep-tiny", "sweep-tiny.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "beta,q,n,d") || !strings.HasPrefix(lines[1], "5,0.5,2,10,1") || !strings.HasPrefix(lines[2], "10,0.5,2,10,1") {
+		t.Fatalf("csv:\n%s", b)
+	}
+	if !strings.Contains(out.String(), "beta") {
+		t.Errorf("stdout lacks the table")
+	}
+	for name, body := range map[string]string{
+		"badkey":  "preset: table4\nsweep:\n  betta: [1]\n",
+		"badval":  "preset: table4\nbase: {cells: [[2, 10, 1]]}\nsweep:\n  beta: [1, -1]\n",
+		"badpre":  "preset: nope\nsweep:\n  beta: [1]\n",
+		"empty":   "preset: table4\nsweep:\n  beta: []\n",
+		"unknown": "preset: table4\nsweeps:\n  beta: [1]\n",
+	} {
+		errOut.Reset()
+		if code := run(context.Background(), f, []string{"sweep", write(name, body), "--out", dir}); code != 2 {
+			t.Errorf("%s: exit %d, want 2 (%s)", name, code, errOut)
+		}
+		if strings.Count(strings.TrimSpace(errOut.String()), "\n") > 0 {
+			t.Errorf("%s: want one line, got %q", name, errOut)
+		}
+	}
 }

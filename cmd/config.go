@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,10 +17,11 @@ import (
 )
 
 // loadConfig fills cfg from, in increasing precedence: the embedded preset,
-// --config FILE, FEDCON_* environment variables (key upper-cased), and the
-// flags in flagKeys that were set on the command line (flag name -> key).
-// Unknown keys are errors that list the valid ones.
-func loadConfig(f *Factory, c *cobra.Command, preset, file string, flagKeys map[string]string, cfg any) error {
+// --config FILE, o.overrides (a sweep point), FEDCON_* environment variables (key upper-cased), and the
+// flags in flagKeys that were set on the command line (flag name -> key);
+// then o.adjust, if any. Unknown keys are errors that list the valid ones.
+func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string]string, cfg any) error {
+	file := o.Config
 	v := viper.New()
 	v.SetConfigType("yaml")
 	b, err := configs.Preset(preset)
@@ -39,13 +41,16 @@ func loadConfig(f *Factory, c *cobra.Command, preset, file string, flagKeys map[
 			return &FlagError{err: fmt.Errorf("--config %s: %w", file, err)}
 		}
 	}
+	for k, val := range o.overrides {
+		v.Set(k, val)
+	}
 	for _, k := range valid {
 		if val := f.Getenv("FEDCON_" + strings.ToUpper(k)); val != "" {
 			v.Set(k, val)
 		}
 	}
 	var ferr error
-	c.Flags().Visit(func(fl *pflag.Flag) {
+	o.flags.Visit(func(fl *pflag.Flag) {
 		key, ok := flagKeys[fl.Name]
 		if !ok || ferr != nil {
 			return
@@ -63,6 +68,9 @@ func loadConfig(f *Factory, c *cobra.Command, preset, file string, flagKeys map[
 	}
 	if err := v.UnmarshalExact(cfg); err != nil {
 		return &experiments.ConfigError{Field: "config", Value: file, Reason: fmt.Sprintf("%v (valid keys: %s)", unwrapAll(err), strings.Join(valid, ", "))}
+	}
+	if o.adjust != nil {
+		o.adjust(cfg)
 	}
 	return nil
 }
@@ -105,4 +113,20 @@ func requireSubcommand(c *cobra.Command, args []string) error {
 		what = "command"
 	}
 	return &FlagError{err: fmt.Errorf("unknown %s %q for %q (valid: %s)", what, args[0], c.CommandPath(), strings.Join(names, ", ")), usage: c.CommandPath()}
+}
+
+// presetKeys lists the configuration keys of an embedded preset.
+func presetKeys(preset string) ([]string, error) {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	b, err := configs.Preset(preset)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
+		return nil, fmt.Errorf("preset %s: %w", preset, err)
+	}
+	keys := v.AllKeys()
+	slices.Sort(keys)
+	return keys, nil
 }

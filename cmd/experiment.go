@@ -2,13 +2,9 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
-
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/spf13/pflag"
 )
 
 // commonOptions are the flags every experiment command has.
@@ -16,21 +12,35 @@ type commonOptions struct {
 	Config  string
 	Workers int
 	OutDir  string
+	Force   bool
 	Quiet   bool
 	JSON    bool
 	cmd     *cobra.Command
+
+	ctx   context.Context
+	flags *pflag.FlagSet // flags whose set values override config keys
+	// overrides are configuration keys set by a sweep point.
+	overrides map[string]any
+	// adjust, if set, edits the loaded configuration before validation
+	// (`reproduce all --quick`).
+	adjust func(cfg any)
+	// batch: print no tables, only the summary line; report receives the
+	// run's counts (`reproduce all`).
+	batch  bool
+	report *runReport
 }
 
 func addCommonFlags(c *cobra.Command, o *commonOptions, preset string) {
 	fl := c.Flags()
 	fl.StringVar(&o.Config, "config", "", "YAML file overriding the preset configs/"+preset+".yaml")
 	fl.IntVar(&o.Workers, "workers", 0, "trials run concurrently (0 = number of CPUs); results do not depend on it")
-	fl.StringVar(&o.OutDir, "out", "results", "directory for the result files")
+	fl.StringVar(&o.OutDir, "out", "results", "results directory: each experiment writes <out>/<name>/")
+	fl.BoolVar(&o.Force, "force", false, "recompute trials already stored under <out>/<name>/trials/ for this configuration")
 }
 
 // bind fills the persistent flags and the command into o.
 func (o *commonOptions) bind(c *cobra.Command) {
-	o.cmd = c
+	o.cmd, o.ctx, o.flags = c, c.Context(), c.Flags()
 	o.Quiet, _ = c.Flags().GetBool("quiet")
 	o.JSON, _ = c.Flags().GetBool("json")
 }
@@ -61,39 +71,6 @@ var alFlagKeys = map[string]string{
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
 	"subsolver": "subsolver", "r": "r", "rho-adapt": "rho_adapt",
-}
-
-// savePartial writes the finished part of an interrupted run (its complete
-// cells) under name-partial, so that Ctrl-C loses no finished work.
-func savePartial(f *Factory, o *commonOptions, name string, info *experiments.RunInfo, doc any, tables []*experiments.Table, runErr error) error {
-	if !errors.Is(runErr, context.Canceled) {
-		return runErr
-	}
-	info.Finish()
-	if _, err := experiments.WriteOutputs(o.OutDir, name+"-partial", doc, tables...); err == nil {
-		fmt.Fprintf(f.IO.ErrOut, "%s: interrupted; finished cells written to %s\n", name, filepath.Join(o.OutDir, name+"-partial.{json,csv,md}"))
-	}
-	return runErr
-}
-
-// finish writes the result files and prints the tables (or JSON) and a
-// one-line summary.
-func finish(f *Factory, o *commonOptions, name string, info *experiments.RunInfo, runs int, doc any, tables []*experiments.Table) error {
-	info.Finish()
-	if _, err := experiments.WriteOutputs(o.OutDir, name, doc, tables...); err != nil {
-		return err
-	}
-	if o.JSON {
-		return printJSON(f.IO.Out, doc)
-	}
-	if err := printTables(f.IO.Out, tables...); err != nil {
-		return err
-	}
-	if !o.Quiet {
-		fmt.Fprintf(f.IO.ErrOut, "%s: %d runs of each algorithm in %.1f s wall (%d workers); wrote %s\n",
-			name, runs, info.WallSec, info.Workers, filepath.Join(o.OutDir, name+".{json,csv,md}"))
-	}
-	return nil
 }
 
 // dataOptions are options of commands that read datasets.

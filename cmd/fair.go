@@ -2,7 +2,7 @@ package cmd
 
 import (
 	"fmt"
-	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,7 +53,7 @@ func newCmdReproduceFigure2(f *Factory, runF func(*FairOptions) error) *cobra.Co
 
 func loadFair(f *Factory, o *FairOptions) (*experiments.FairConfig, int, error) {
 	cfg := &experiments.FairConfig{}
-	if err := loadConfig(f, o.cmd, o.Preset, o.Config, alFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, o.Preset, alFlagKeys, cfg); err != nil {
 		return nil, 0, err
 	}
 	if o.Single {
@@ -75,17 +75,13 @@ func fairRun(f *Factory, o *FairOptions) error {
 	if o.Single {
 		name = fmt.Sprintf("fair-n%d", o.Clients)
 	}
-	info := experiments.NewRunInfo(name, f.Version, cfg, workers)
-	res, err := experiments.RunFair(o.cmd.Context(), cfg, o.Dirs, workers, false, newProgress(f, o.Quiet, name).fn())
-	if err != nil {
-		if res == nil || len(res.Rows) == 0 {
-			return err
-		}
-		res.Info = info
-		return savePartial(f, &o.commonOptions, name, info, res, res.Tables(), err)
+	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	res, err := experiments.RunFair(o.ctx, cfg, o.Dirs, out.options())
+	if res == nil {
+		return out.failed(err, nil, nil)
 	}
-	res.Info = info
-	return finish(f, &o.commonOptions, name, info, len(res.Trials), res, res.Tables())
+	res.Info = out.info
+	return out.tables(res, res.Tables(), err)
 }
 
 func figure2Run(f *Factory, o *FairOptions) error {
@@ -93,29 +89,18 @@ func figure2Run(f *Factory, o *FairOptions) error {
 	if err != nil {
 		return err
 	}
-	if !o.cmd.Flags().Changed("config") {
+	if o.Config == "" && o.adjust == nil {
 		cfg.Clients = []int{5, 10, 20} // the paper's Figure 2
 	}
-	info := experiments.NewRunInfo("figure2", f.Version, cfg, workers)
-	res, err := experiments.RunFigure2(o.cmd.Context(), cfg, o.Dirs, workers, newProgress(f, o.Quiet, "figure2").fn())
+	name := "figure2"
+	if o.Preset != "table2" {
+		name += "-" + strings.TrimPrefix(o.Preset, "table2-")
+	}
+	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	res, err := experiments.RunFigure2(o.ctx, cfg, o.Dirs, out.options())
 	if err != nil {
-		return err
+		return out.failed(err, nil, nil)
 	}
-	res.Info = info
-	info.Finish()
-	base := filepath.Join(o.OutDir, "figure2")
-	if err := experiments.WriteJSON(base+".json", res); err != nil {
-		return err
-	}
-	paths, err := renderFigure(&res.Figure, base)
-	if err != nil {
-		return fmt.Errorf("figure2: %w", err)
-	}
-	if o.JSON {
-		return printJSON(f.IO.Out, res)
-	}
-	for _, p := range append([]string{base + ".json"}, paths...) {
-		fmt.Fprintln(f.IO.Out, p)
-	}
-	return nil
+	res.Info = out.info
+	return out.figure(res, &res.Figure, nil)
 }

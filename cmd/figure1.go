@@ -1,9 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-	"path/filepath"
-
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/spf13/cobra"
 )
@@ -18,7 +15,7 @@ func newCmdReproduceFigure1(f *Factory, runF func(*NPOptions) error) *cobra.Comm
 
 func figure1Run(f *Factory, o *NPOptions) error {
 	cfg := &experiments.NPConfig{}
-	if err := loadConfig(f, o.cmd, "table1", o.Config, alFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "table1", alFlagKeys, cfg); err != nil {
 		return err
 	}
 	cfg.Clients = []int{o.Clients}
@@ -29,26 +26,11 @@ func figure1Run(f *Factory, o *NPOptions) error {
 	if err != nil {
 		return err
 	}
-	info := experiments.NewRunInfo("figure1", f.Version, cfg, workers)
-	res, err := experiments.RunFigure1(o.cmd.Context(), cfg, o.Dirs, workers, newProgress(f, o.Quiet, "figure1").fn())
+	out := newRunOutput(f, &o.commonOptions, "figure1", cfg, cfg.Seed, cfg.TrialHash(), workers)
+	res, err := experiments.RunFigure1(o.ctx, cfg, o.Dirs, out.options())
 	if err != nil {
-		return err
+		return out.failed(err, nil, nil)
 	}
-	res.Info = info
-	info.Finish()
-	base := filepath.Join(o.OutDir, "figure1")
-	if err := experiments.WriteJSON(base+".json", res); err != nil {
-		return err
-	}
-	paths, err := renderFigure(&res.Figure, base)
-	if err != nil {
-		return fmt.Errorf("figure1: %w", err)
-	}
-	if o.JSON {
-		return printJSON(f.IO.Out, res)
-	}
-	for _, p := range append([]string{base + ".json"}, paths...) {
-		fmt.Fprintln(f.IO.Out, p)
-	}
-	return nil
+	res.Info = out.info
+	return out.figure(res, &res.Figure, nil)
 }

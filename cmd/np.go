@@ -42,7 +42,7 @@ func newCmdRunNP(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 
 func npRun(f *Factory, o *NPOptions) error {
 	cfg := &experiments.NPConfig{}
-	if err := loadConfig(f, o.cmd, "table1", o.Config, alFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "table1", alFlagKeys, cfg); err != nil {
 		return err
 	}
 	name := "table1"
@@ -57,16 +57,11 @@ func npRun(f *Factory, o *NPOptions) error {
 	if err != nil {
 		return err
 	}
-	info := experiments.NewRunInfo(name, f.Version, cfg, workers)
-	pr := newProgress(f, o.Quiet, name)
-	res, err := experiments.RunNP(o.cmd.Context(), cfg, o.Dirs, workers, false, pr.fn())
-	if err != nil {
-		if res == nil || len(res.Rows) == 0 {
-			return err
-		}
-		res.Info = info
-		return savePartial(f, &o.commonOptions, name, info, res, res.Tables(), err)
+	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	res, err := experiments.RunNP(o.ctx, cfg, o.Dirs, out.options())
+	if res == nil {
+		return out.failed(err, nil, nil)
 	}
-	res.Info = info
-	return finish(f, &o.commonOptions, name, info, len(res.Trials), res, res.Tables())
+	res.Info = out.info
+	return out.tables(res, res.Tables(), err)
 }

@@ -76,7 +76,7 @@ func newCmdRunQP(f *Factory, runF func(*QPOptions) error) *cobra.Command {
 
 func qpRun(f *Factory, o *QPOptions) error {
 	cfg := &experiments.QPConfig{}
-	if err := loadConfig(f, o.cmd, "table4", o.Config, qpFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "table4", qpFlagKeys, cfg); err != nil {
 		return err
 	}
 	name := "table4"
@@ -91,16 +91,11 @@ func qpRun(f *Factory, o *QPOptions) error {
 	if err != nil {
 		return err
 	}
-	info := experiments.NewRunInfo(name, f.Version, cfg, workers)
-	pr := newProgress(f, o.Quiet, name)
-	res, err := experiments.RunQP(o.cmd.Context(), cfg, workers, pr.fn())
-	if err != nil {
-		if res == nil || len(res.Rows) == 0 {
-			return err
-		}
-		res.Info = info
-		return savePartial(f, &o.commonOptions, name, info, res, res.Tables(), err)
+	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	res, err := experiments.RunQP(o.ctx, cfg, out.options())
+	if res == nil {
+		return out.failed(err, nil, nil)
 	}
-	res.Info = info
-	return finish(f, &o.commonOptions, name, info, len(res.Trials), res, res.Tables())
+	res.Info = out.info
+	return out.tables(res, res.Tables(), err)
 }

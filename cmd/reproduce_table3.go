@@ -18,6 +18,7 @@ type Table3Options struct {
 	NoVerify bool     // --no-verify
 	Quiet    bool     // --quiet
 	JSON     bool     // --json
+	batch    bool     // reproduce all: no table on stdout
 }
 
 // newCmdReproduceTable3 returns 'fedcon reproduce table3'.
@@ -35,7 +36,7 @@ func newCmdReproduceTable3Run(f *Factory, runF func(*Table3Options) error) *cobr
 		Long: `Load breast-cancer-wisc, adult-a and monks-1 through fedcon's pipelines and
 print their class counts and feature dimensions beside the paper's Table 3
 (Appendix E.1), with what the authors' loader yields on the raw files. Writes
-results/table3.{json,csv,md}.`,
+results/table3/table3.{json,csv,md}.`,
 		Example: "  fedcon reproduce table3 --data-dir ../shared/datasets",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -63,8 +64,19 @@ func table3Run(o *Table3Options) error {
 	info.Finish()
 	res.Info = info
 	tables := res.Tables()
-	if _, err := experiments.WriteOutputs(o.OutDir, "table3", res, tables...); err != nil {
+	dir := filepath.Join(o.OutDir, "table3")
+	m, _ := experiments.NewManifest(info, 0, nil, nil)
+	if err := experiments.WriteJSON(filepath.Join(dir, "manifest.json"), m); err != nil {
 		return err
+	}
+	if _, err := experiments.WriteOutputs(dir, "table3", res, tables...); err != nil {
+		return err
+	}
+	if o.batch {
+		if !o.Quiet {
+			fmt.Fprintf(o.IO.ErrOut, "table3: wrote %s\n", filepath.Join(dir, "table3.{json,csv,md}"))
+		}
+		return nil
 	}
 	if o.JSON {
 		return printJSON(o.IO.Out, res)
@@ -73,7 +85,7 @@ func table3Run(o *Table3Options) error {
 		return err
 	}
 	if !o.Quiet {
-		fmt.Fprintf(o.IO.ErrOut, "table3: wrote %s\n", filepath.Join(o.OutDir, "table3.{json,csv,md}"))
+		fmt.Fprintf(o.IO.ErrOut, "table3: wrote %s\n", filepath.Join(dir, "table3.{json,csv,md}"))
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func TestTable3Run(t *testing.T) {
 	if !strings.Contains(stderr.String(), "table3.{json,csv,md}") {
 		t.Errorf("stderr %q", stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "table3.json"))
+	b, err := os.ReadFile(filepath.Join(out, "table3", "table3.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestTable3Run(t *testing.T) {
 		t.Errorf("table3.json: %v %+v", err, doc)
 	}
 	for _, ext := range []string{"csv", "md"} {
-		if b, err := os.ReadFile(filepath.Join(out, "table3."+ext)); err != nil || !strings.Contains(string(b), "monks-1") {
+		if b, err := os.ReadFile(filepath.Join(out, "table3", "table3."+ext)); err != nil || !strings.Contains(string(b), "monks-1") {
 			t.Errorf("table3.%s: %v", ext, err)
 		}
 	}

@@ -66,6 +66,7 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdVersion(f),
 		newCmdRun(f),
 		newCmdReproduce(f),
+		newCmdSweep(f, nil),
 		newCmdData(f),
 		newCmdCheck(f, nil),
 	)

@@ -12,7 +12,7 @@ import (
 // in three ways that each must fail its rule.
 func TestCheckTable4(t *testing.T) {
 	cfg := smallQP()
-	res, err := RunQP(context.Background(), cfg, 2, nil)
+	res, err := RunQP(context.Background(), cfg, RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestClassDeterministic(t *testing.T) {
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton"}}
 	var ref string
 	for _, w := range []int{1, 2} {
-		r, err := RunNP(context.Background(), np, dirs, w, false, nil)
+		r, err := RunNP(context.Background(), np, dirs, RunOptions{Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestClassDeterministic(t *testing.T) {
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: "paper"}, Subsolver: "newton"}}
 	ref = ""
 	for _, w := range []int{1, 2} {
-		r, err := RunFair(context.Background(), fair, dirs, w, false, nil)
+		r, err := RunFair(context.Background(), fair, dirs, RunOptions{Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -123,8 +123,15 @@ type FairResult struct {
 	Trials []ClassTrial `json:"trials"`
 }
 
+// TrialHash is what one trial depends on: all keys but those choosing the cells and trials.
+func (c *FairConfig) TrialHash() string { return TrialHash(c, "trials", "clients") }
+
 // RunFair runs every (n, trial) of cfg.
-func RunFair(ctx context.Context, cfg *FairConfig, dirs []string, workers int, keepTrace bool, progress Progress) (*FairResult, error) {
+func RunFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions) (*FairResult, error) {
+	return runFair(ctx, cfg, dirs, opt, false)
+}
+
+func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions, keepTrace bool) (*FairResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -133,13 +140,13 @@ func RunFair(ctx context.Context, cfg *FairConfig, dirs []string, workers int, k
 		return nil, err
 	}
 	res := &FairResult{}
-	pc := &progressCounter{total: len(cfg.Clients) * cfg.Trials, fn: progress}
+	pc := &progressCounter{total: len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
 	for _, n := range cfg.Clients {
 		cell, err := buildFairCell(ds, n, cfg)
 		if err != nil {
 			return res, err
 		}
-		trials, err := runTrials(ctx, cfg.Trials, workers, pc, fmt.Sprintf("%s n=%d", cfg.Dataset, n),
+		trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", cfg.Dataset, n), fmt.Sprintf("%s-n%d", cfg.Dataset, n), cfg.Seed,
 			func(ctx context.Context, t int) (ClassTrial, error) { return fairTrial(ctx, cfg, cell, t, keepTrace) })
 		if err != nil {
 			return res, err
@@ -214,10 +221,10 @@ type Figure2Result struct {
 // RunFigure2 runs one trial per n of cfg and returns per outer iteration of
 // Algorithm 1: the mean and min-max over clients of the local disparity, the
 // server's global disparity, the threshold, and the objective.
-func RunFigure2(ctx context.Context, cfg *FairConfig, dirs []string, workers int, progress Progress) (*Figure2Result, error) {
+func RunFigure2(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions) (*Figure2Result, error) {
 	c := *cfg
 	c.Trials = 1
-	res, err := RunFair(ctx, &c, dirs, workers, true, progress)
+	res, err := runFair(ctx, &c, dirs, opt, true)
 	if err != nil {
 		return nil, err
 	}

@@ -16,11 +16,11 @@ type Figure1Result struct {
 // per dataset of cfg with cfg.Clients[0] clients and returns, per outer
 // iteration, the mean and min-max over clients of the class-0 and class-1
 // losses, with the threshold r.
-func RunFigure1(ctx context.Context, cfg *NPConfig, dirs []string, workers int, progress Progress) (*Figure1Result, error) {
+func RunFigure1(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions) (*Figure1Result, error) {
 	c := *cfg
 	c.Trials = 1
 	c.Clients = cfg.Clients[:1]
-	res, err := RunNP(ctx, &c, dirs, workers, true, progress)
+	res, err := runNP(ctx, &c, dirs, opt, true)
 	if err != nil {
 		return nil, err
 	}

@@ -66,3 +66,36 @@ func cpuModel() string {
 
 // Progress receives one call per finished unit of work (a trial).
 type Progress func(done, total int, label string)
+
+// Manifest describes one results/<experiment>/ directory: what produced it
+// (version, Go, CPU, configuration and its hash, seed, times) and what the
+// run did with the trial files there.
+type Manifest struct {
+	*RunInfo
+	Commit    string `json:"commit,omitempty"`
+	Seed      uint64 `json:"seed"`
+	TrialHash string `json:"trial_hash"`
+	StoreCounts
+	// TrialFiles are the per-trial JSON files under trials/.
+	TrialFiles []string `json:"trial_files"`
+	// Complete is false when the run was interrupted or failed.
+	Complete bool   `json:"complete"`
+	Error    string `json:"error,omitempty"`
+}
+
+// NewManifest builds the manifest of a run from its info and store.
+func NewManifest(info *RunInfo, seed uint64, s *Store, runErr error) (*Manifest, error) {
+	m := &Manifest{RunInfo: info, Seed: seed, StoreCounts: s.Counts(), Complete: runErr == nil}
+	if s != nil {
+		m.TrialHash = s.Hash
+	}
+	if _, c, ok := strings.Cut(info.Version, "+"); ok {
+		m.Commit = c
+	}
+	if runErr != nil {
+		m.Error = runErr.Error()
+	}
+	files, err := s.Files()
+	m.TrialFiles = files
+	return m, err
+}

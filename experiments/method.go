@@ -112,17 +112,33 @@ func (p *progressCounter) tick(label string) {
 	}
 }
 
-// runTrials runs trial(ctx, t) for t = 0..n-1, at most workers at a time,
-// and returns the trials in order (a pure function of the inputs, whatever
-// the scheduling).
-func runTrials(ctx context.Context, n, workers int, pc *progressCounter, label string,
+// RunOptions are how an experiment runs; none of them changes its results.
+type RunOptions struct {
+	// Workers is how many trials run at a time (at least 1).
+	Workers int
+	// Progress, if not nil, is called once per finished trial.
+	Progress Progress
+	// Store, if not nil, keeps every finished trial and supplies those
+	// already computed under the same configuration.
+	Store *Store
+}
+
+func (o RunOptions) workers() int { return max(1, o.Workers) }
+
+// trialKey names trial t of a cell in a Store.
+func trialKey(cell string, t int) string { return fmt.Sprintf("%s-t%02d", cell, t) }
+
+// runTrials runs trial(ctx, t) for t = 0..n-1 of the cell named key, at most
+// opt.Workers at a time, reusing stored trials, and returns the trials in
+// order (a pure function of the inputs, whatever the scheduling).
+func runTrials(ctx context.Context, n int, opt RunOptions, pc *progressCounter, label, key string, seed uint64,
 	trial func(ctx context.Context, t int) (ClassTrial, error)) ([]ClassTrial, error) {
 	out := make([]ClassTrial, n)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(1, workers))
+	g.SetLimit(opt.workers())
 	for t := 0; t < n; t++ {
 		g.Go(func() error {
-			tr, err := trial(gctx, t)
+			tr, err := cached(opt.Store, trialKey(key, t), seed, func() (ClassTrial, error) { return trial(gctx, t) })
 			if err != nil {
 				return fmt.Errorf("%s trial %d: %w", label, t, err)
 			}

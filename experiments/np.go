@@ -170,12 +170,19 @@ type NPResult struct {
 }
 
 // RunNP runs every (dataset, n, trial) of cfg with data from dirs.
-func RunNP(ctx context.Context, cfg *NPConfig, dirs []string, workers int, keepTrace bool, progress Progress) (*NPResult, error) {
+func RunNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions) (*NPResult, error) {
+	return runNP(ctx, cfg, dirs, opt, false)
+}
+
+// TrialHash is what one trial depends on: all keys but those choosing the cells and trials.
+func (c *NPConfig) TrialHash() string { return TrialHash(c, "trials", "datasets", "clients") }
+
+func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, keepTrace bool) (*NPResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	res := &NPResult{}
-	pc := &progressCounter{total: len(cfg.Datasets) * len(cfg.Clients) * cfg.Trials, fn: progress}
+	pc := &progressCounter{total: len(cfg.Datasets) * len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
 	for _, name := range cfg.Datasets {
 		ds, err := datasets.Load(name, dirs)
 		if err != nil {
@@ -187,8 +194,8 @@ func RunNP(ctx context.Context, cfg *NPConfig, dirs []string, workers int, keepT
 				return res, err
 			}
 			cell.uncons1 = unconstrainedLoss1(ds, cell)
-			inner := max(1, workers/cfg.Trials)
-			trials, err := runTrials(ctx, cfg.Trials, workers, pc, fmt.Sprintf("%s n=%d", name, n),
+			inner := max(1, opt.workers()/cfg.Trials)
+			trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
 				func(ctx context.Context, t int) (ClassTrial, error) {
 					return npTrial(ctx, cfg, cell, t, inner, keepTrace)
 				})

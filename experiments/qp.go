@@ -76,6 +76,8 @@ type QPTrial struct {
 	D       int     `json:"d"`
 	M       int     `json:"m"`
 	Trial   int     `json:"trial"`
+	FStar   float64 `json:"f_star"`     // the cell's exact optimum
+	Nu1     float64 `json:"nu_star_l1"` // ||ν*||₁ of the cell's exact multipliers
 	Alg1    QPAlg   `json:"alg1"`
 	CProx   QPAlg   `json:"cprox"`
 	RelDiff float64 `json:"reldiff"`
@@ -157,16 +159,17 @@ func (cfg *QPConfig) qpMethods(cache *solver.QuadCache) (*solver.ProxAL, *solver
 	return a1, cp
 }
 
-// RunQP runs every cell and trial of cfg with `workers` trials at a time.
+// TrialHash is what one trial depends on: all keys but those choosing the cells and trials.
+func (c *QPConfig) TrialHash() string { return TrialHash(c, "trials", "cells") }
+
+// RunQP runs every cell and trial of cfg with opt.Workers trials at a time.
 // Results are identical for any workers. On cancellation it returns the
-// trials finished so far with an error wrapping ctx.Err().
-func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (*QPResult, error) {
+// finished cells with an error wrapping ctx.Err().
+func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if workers < 1 {
-		workers = 1
-	}
+	workers, progress := opt.workers(), opt.Progress
 	// All (cell, trial) jobs share one pool, so that building a cell's
 	// instance and factorisations (serial work) overlaps other trials.
 	type cellState struct {
@@ -195,21 +198,24 @@ func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (
 		cs := cells[ci]
 		for t := 0; t < cfg.Trials; t++ {
 			g.Go(func() error {
-				cs.once.Do(func() {
-					cs.inst, cs.err = qpInstance(cfg, n, d, m)
-					if cs.err == nil {
-						var nu []float64
-						cs.wstar, nu, cs.fstar, cs.err = cs.inst.ExactKKT()
-						for _, v := range nu {
-							cs.nu1 += math.Abs(v)
+				key := trialKey(fmt.Sprintf("n%d-d%d-m%d", n, d, m), t)
+				tr, err := cached(opt.Store, key, cfg.Seed, func() (QPTrial, error) {
+					cs.once.Do(func() {
+						cs.inst, cs.err = qpInstance(cfg, n, d, m)
+						if cs.err == nil {
+							var nu []float64
+							cs.wstar, nu, cs.fstar, cs.err = cs.inst.ExactKKT()
+							for _, v := range nu {
+								cs.nu1 += math.Abs(v)
+							}
 						}
+						cs.cache = solver.NewQuadCache()
+					})
+					if cs.err != nil {
+						return QPTrial{}, cs.err
 					}
-					cs.cache = solver.NewQuadCache()
+					return qpTrial(gctx, cfg, cs.inst, cs.cache, cs.wstar, cs.fstar, cs.nu1, t, 1)
 				})
-				if cs.err != nil {
-					return cs.err
-				}
-				tr, err := qpTrial(gctx, cfg, cs.inst, cs.cache, cs.wstar, cs.nu1, t, 1)
 				if err != nil {
 					return fmt.Errorf("cell n=%d d=%d m=%d trial %d: %w", n, d, m, t, err)
 				}
@@ -228,7 +234,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (
 	res := &QPResult{}
 	for ci, cell := range cfg.Cells {
 		cs := cells[ci]
-		complete := cs.inst != nil
+		complete := true
 		for _, tr := range cs.trials {
 			complete = complete && tr.N != 0
 		}
@@ -236,18 +242,18 @@ func RunQP(ctx context.Context, cfg *QPConfig, workers int, progress Progress) (
 			continue // interrupted: only finished cells are aggregated
 		}
 		res.Trials = append(res.Trials, cs.trials...)
-		row := qpRow(cell[0], cell[1], cell[2], cs.fstar, cs.trials)
-		row.Nu1 = cs.nu1
+		row := qpRow(cell[0], cell[1], cell[2], cs.trials[0].FStar, cs.trials)
+		row.Nu1 = cs.trials[0].Nu1
 		res.Rows = append(res.Rows, row)
 	}
 	return res, err
 }
 
-func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *solver.QuadCache, wstar []float64, nu1 float64, t, workers int) (QPTrial, error) {
+func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *solver.QuadCache, wstar []float64, fstar, nu1 float64, t, workers int) (QPTrial, error) {
 	n, d, m := inst.N, inst.Dim, inst.M
 	w0 := qpStart(cfg, t, d)
 	a1, cp := cfg.qpMethods(cache)
-	tr := QPTrial{N: n, D: d, M: m, Trial: t}
+	tr := QPTrial{N: n, D: d, M: m, Trial: t, FStar: fstar, Nu1: nu1}
 	for _, run := range []struct {
 		dst *QPAlg
 		m   solver.Method

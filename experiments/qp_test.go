@@ -39,7 +39,7 @@ func stripWall(t *testing.T, r *QPResult) string {
 func TestQPDeterministic(t *testing.T) {
 	var ref string
 	for _, w := range []int{1, 2, 5} {
-		r, err := RunQP(context.Background(), smallQP(), w, nil)
+		r, err := RunQP(context.Background(), smallQP(), RunOptions{Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestQPDeterministic(t *testing.T) {
 	}
 	cfg := smallQP()
 	cfg.Seed = 4
-	r, err := RunQP(context.Background(), cfg, 2, nil)
+	r, err := RunQP(context.Background(), cfg, RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestQPDeterministic(t *testing.T) {
 // TestQPGolden pins the small seeded table (run with -update after an
 // intended change, and say why in the commit).
 func TestQPGolden(t *testing.T) {
-	r, err := RunQP(context.Background(), smallQP(), 2, nil)
+	r, err := RunQP(context.Background(), smallQP(), RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

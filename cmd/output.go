@@ -1,0 +1,170 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// runOutput is the output side of one experiment run: results/<name>/ with
+// one JSON per trial under trials/ (reused by a rerun with the same
+// configuration), the aggregated result files and manifest.json.
+type runOutput struct {
+	f     *Factory
+	o     *commonOptions
+	name  string
+	dir   string
+	seed  uint64
+	info  *experiments.RunInfo
+	store *experiments.Store
+	// extra counts trials of stores other than store (sweep points).
+	extra experiments.StoreCounts
+}
+
+// addCounts adds the trials of another store (a sweep point) to the run's.
+func (r *runOutput) addCounts(c experiments.StoreCounts) {
+	r.extra.Reused += c.Reused
+	r.extra.Computed += c.Computed
+}
+
+// counts are the run's reused and computed trials.
+func (r *runOutput) counts() experiments.StoreCounts {
+	c := r.store.Counts()
+	c.Reused += r.extra.Reused
+	c.Computed += r.extra.Computed
+	return c
+}
+
+func newRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint64, trialHash string, workers int) *runOutput {
+	dir := filepath.Join(o.OutDir, name)
+	return &runOutput{f: f, o: o, name: name, dir: dir, seed: seed,
+		info:  experiments.NewRunInfo(name, f.Version, cfg, workers),
+		store: &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: trialHash, Force: o.Force, Version: f.Version},
+	}
+}
+
+// options are the experiments' run options: workers, progress, trial store.
+func (r *runOutput) options() experiments.RunOptions {
+	return experiments.RunOptions{Workers: r.info.Workers, Progress: newProgress(r.f, r.o.Quiet, r.name).fn(), Store: r.store}
+}
+
+func (r *runOutput) writeManifest(runErr error) error {
+	r.info.Finish()
+	if rep := r.o.report; rep != nil {
+		c := r.counts()
+		rep.dir, rep.reused, rep.trials = r.dir, c.Reused, c.Reused+c.Computed
+	}
+	m, err := experiments.NewManifest(r.info, r.seed, r.store, runErr)
+	if err != nil {
+		return err
+	}
+	m.Reused += r.extra.Reused
+	m.Computed += r.extra.Computed
+	return experiments.WriteJSON(filepath.Join(r.dir, "manifest.json"), m)
+}
+
+// failed records an unsuccessful run: the manifest (the finished trials are
+// already on disk) and, when interrupted with whole cells finished, their
+// table under <name>-partial.
+func (r *runOutput) failed(runErr error, doc any, tables []*experiments.Table) error {
+	if err := r.writeManifest(runErr); err != nil {
+		return errors.Join(runErr, err)
+	}
+	if !errors.Is(runErr, context.Canceled) {
+		return runErr
+	}
+	c := r.counts()
+	msg := fmt.Sprintf("%s: interrupted; %d finished trials kept in %s (a rerun resumes)", r.name, c.Reused+c.Computed, r.store.Dir)
+	if doc != nil && len(tables) > 0 && len(tables[0].Rows) > 0 {
+		if _, err := experiments.WriteOutputs(r.dir, r.name+"-partial", doc, tables...); err == nil {
+			msg += "; finished cells in " + filepath.Join(r.dir, r.name+"-partial.{json,csv,md}")
+		}
+	}
+	fmt.Fprintln(r.f.IO.ErrOut, msg)
+	return runErr
+}
+
+// summary is the one line a run prints on stderr (unless --quiet).
+func (r *runOutput) summary(what string) {
+	if r.o.Quiet {
+		return
+	}
+	c := r.counts()
+	reused := ""
+	if c.Reused > 0 {
+		reused = fmt.Sprintf(" (%d reused from %s", c.Reused, r.store.Dir)
+		if len(c.ReusedVersions) > 1 || c.ReusedVersions[r.f.Version] == 0 {
+			reused += fmt.Sprintf(", computed by %v: use --force after changing fedcon", slices.Sorted(maps.Keys(c.ReusedVersions)))
+		}
+		reused += ")"
+	}
+	fmt.Fprintf(r.f.IO.ErrOut, "%s: %d trials%s in %.1f s wall (%d workers); wrote %s\n",
+		r.name, c.Reused+c.Computed, reused, r.info.WallSec, r.info.Workers, what)
+}
+
+// tables finishes a table run: the result files and manifest, then the
+// tables (or JSON) on stdout and a summary line.
+func (r *runOutput) tables(doc any, tables []*experiments.Table, runErr error) error {
+	if runErr != nil {
+		return r.failed(runErr, doc, tables)
+	}
+	if err := r.writeManifest(nil); err != nil {
+		return err
+	}
+	if _, err := experiments.WriteOutputs(r.dir, r.name, doc, tables...); err != nil {
+		return err
+	}
+	switch {
+	case r.o.batch:
+	case r.o.JSON:
+		return printJSON(r.f.IO.Out, doc)
+	default:
+		if err := printTables(r.f.IO.Out, tables...); err != nil {
+			return err
+		}
+	}
+	r.summary(filepath.Join(r.dir, r.name+".{json,csv,md}"))
+	return nil
+}
+
+// figure finishes a figure run: <name>.json, .png and .svg and the manifest;
+// prints the paths (or the JSON).
+func (r *runOutput) figure(doc any, fig *experiments.Figure, runErr error) error {
+	if runErr != nil {
+		return r.failed(runErr, nil, nil)
+	}
+	if err := r.writeManifest(nil); err != nil {
+		return err
+	}
+	base := filepath.Join(r.dir, r.name)
+	if err := experiments.WriteJSON(base+".json", doc); err != nil {
+		return err
+	}
+	paths, err := renderFigure(fig, base)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	switch {
+	case r.o.batch:
+	case r.o.JSON:
+		return printJSON(r.f.IO.Out, doc)
+	default:
+		for _, p := range append([]string{base + ".json"}, paths...) {
+			fmt.Fprintln(r.f.IO.Out, p)
+		}
+	}
+	r.summary(base + ".{json,png,svg}")
+	return nil
+}
+
+// runReport is what `reproduce all` learns about each run.
+type runReport struct {
+	dir            string
+	trials, reused int
+	wall           float64 // seconds, including loading and writing
+}

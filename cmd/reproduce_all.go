@@ -1,0 +1,178 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// AllOptions are the flags of `reproduce all`.
+type AllOptions struct {
+	commonOptions
+	Dirs  []string
+	Only  []string
+	Quick bool
+}
+
+// allJob is one table or figure of `reproduce all`.
+type allJob struct {
+	name string
+	// quick: part of the --quick smoke run.
+	quick bool
+	run   func(f *Factory, o commonOptions, dirs []string) error
+}
+
+// allJobs lists every table and figure from configs/, cheapest first.
+var allJobs = []allJob{
+	{"table3", true, func(f *Factory, o commonOptions, dirs []string) error {
+		return table3Run(&Table3Options{IO: f.IO, Version: f.Version, Dirs: dirs, OutDir: o.OutDir, Quiet: o.Quiet, batch: true})
+	}},
+	{"table4", true, func(f *Factory, o commonOptions, _ []string) error {
+		return qpRun(f, &QPOptions{commonOptions: o})
+	}},
+	{"table2-authors", true, func(f *Factory, o commonOptions, dirs []string) error {
+		return fairRun(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2-authors"})
+	}},
+	{"figure2-authors", true, func(f *Factory, o commonOptions, dirs []string) error {
+		return figure2Run(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2-authors"})
+	}},
+	{"figure1", true, func(f *Factory, o commonOptions, dirs []string) error {
+		return figure1Run(f, &NPOptions{commonOptions: o, Dirs: dirs, Clients: 5})
+	}},
+	{"table1", true, func(f *Factory, o commonOptions, dirs []string) error {
+		return npRun(f, &NPOptions{commonOptions: o, Dirs: dirs})
+	}},
+	// The paper's Table 2 parameters: Algorithm 1 runs into its caps (hours).
+	{"table2", false, func(f *Factory, o commonOptions, dirs []string) error {
+		return fairRun(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2"})
+	}},
+	{"figure2", false, func(f *Factory, o commonOptions, dirs []string) error {
+		return figure2Run(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2"})
+	}},
+}
+
+func allJobNames() []string {
+	var out []string
+	for _, j := range allJobs {
+		out = append(out, j.name)
+	}
+	return out
+}
+
+func newCmdReproduceAll(f *Factory, runF func(*AllOptions) error) *cobra.Command {
+	o := &AllOptions{}
+	c := &cobra.Command{
+		Use:   "all",
+		Short: "Every table and figure of configs/, resumable; --quick for a smoke run",
+		Long: `all runs, in this order, ` + strings.Join(allJobNames(), ", ") + `
+with the presets of configs/. Each writes results/<name>/: one JSON per trial under trials/,
+the aggregated table or figure, and manifest.json. A rerun skips the trials already on disk
+for the same configuration, so an interrupted run resumes where it stopped (--force
+recomputes). A failed experiment does not stop the others; the exit code reports it.
+
+--quick is a smoke run of a few minutes into results/quick/: 2 trials, n in {1, 5}, Table 1
+and Figure 1 with residual balancing of rho (fixed rho = 0.01 needs hours there), and the
+paper's Table 2 preset left out (its rho = 1e8 runs into the caps for hours).`,
+		Example: `  fedcon reproduce all --quick
+  fedcon reproduce all --only table4,figure2-authors --trials 3
+  fedcon reproduce all --workers 8`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.bind(c)
+			o.Dirs = dataDirs(f, c)
+			for _, name := range o.Only {
+				if !slices.Contains(allJobNames(), name) {
+					return flagErrorf("--only %s: unknown (valid: %s)", name, strings.Join(allJobNames(), ", "))
+				}
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return allRun(f, o)
+		},
+	}
+	fl := c.Flags()
+	fl.IntVar(&o.Workers, "workers", 0, "trials run concurrently (0 = number of CPUs); results do not depend on it")
+	fl.StringVar(&o.OutDir, "out", "results", "results directory: each experiment writes <out>/<name>/ (--quick: <out>/quick/<name>/)")
+	fl.BoolVar(&o.Force, "force", false, "recompute trials already stored for the same configuration")
+	fl.StringSliceVar(&o.Only, "only", nil, "comma-separated subset: "+strings.Join(allJobNames(), ","))
+	fl.BoolVar(&o.Quick, "quick", false, "smoke run: 2 trials, n in {1, 5}, into <out>/quick/")
+	fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
+	fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
+	return c
+}
+
+func allRun(f *Factory, o *AllOptions) error {
+	co := o.commonOptions
+	co.batch, co.JSON = true, false
+	if o.Quick {
+		co.OutDir = filepath.Join(co.OutDir, "quick")
+		co.adjust = func(cfg any) {
+			switch c := cfg.(type) {
+			case *experiments.QPConfig:
+				c.Quick()
+			case *experiments.NPConfig:
+				c.Quick()
+			case *experiments.FairConfig:
+				c.Quick()
+			}
+		}
+	}
+	type outcome struct {
+		name string
+		rep  runReport
+		err  error
+	}
+	var outs []outcome
+	start := time.Now()
+	for _, j := range allJobs {
+		if len(o.Only) > 0 && !slices.Contains(o.Only, j.name) || len(o.Only) == 0 && o.Quick && !j.quick {
+			continue
+		}
+		jo := co
+		jo.report = &runReport{dir: filepath.Join(co.OutDir, j.name)}
+		t0 := time.Now()
+		err := j.run(f, jo, o.Dirs)
+		jo.report.wall = time.Since(t0).Seconds()
+		outs = append(outs, outcome{j.name, *jo.report, err})
+		if errors.Is(err, context.Canceled) {
+			break
+		}
+		if err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "%s: %v\n", j.name, err)
+		}
+	}
+	t := &experiments.Table{Title: fmt.Sprintf("reproduce all%s: %.0f s wall", map[bool]string{true: " --quick"}[o.Quick], time.Since(start).Seconds()),
+		Header: []string{"experiment", "status", "trials (reused)", "wall s", "results"}}
+	var firstErr error
+	for _, r := range outs {
+		status := "ok"
+		if r.err != nil {
+			status = "FAILED"
+			if errors.Is(r.err, context.Canceled) {
+				status = "interrupted"
+			}
+			if firstErr == nil {
+				firstErr = r.err
+			}
+		}
+		t.Rows = append(t.Rows, []string{r.name, status, fmt.Sprintf("%d (%d)", r.rep.trials, r.rep.reused),
+			fmt.Sprintf("%.1f", r.rep.wall), r.rep.dir})
+	}
+	if o.JSON {
+		if err := printJSON(f.IO.Out, t); err != nil {
+			return err
+		}
+	} else if err := printTables(f.IO.Out, t); err != nil {
+		return err
+	}
+	return firstErr
+}

@@ -1,0 +1,216 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// SweepOptions are the flags of `fedcon sweep`.
+type SweepOptions struct {
+	commonOptions
+	File string
+	Dirs []string
+}
+
+// sweepFile is the format of configs/sweeps/*.yaml.
+type sweepFile struct {
+	Preset string         `yaml:"preset"`
+	Base   map[string]any `yaml:"base"`
+	Sweep  yaml.Node      `yaml:"sweep"`
+}
+
+var sweepPresets = []string{"table1", "table2", "table2-authors", "table4"}
+
+func newCmdSweep(f *Factory, runF func(*SweepOptions) error) *cobra.Command {
+	o := &SweepOptions{}
+	c := &cobra.Command{
+		Use:   "sweep FILE",
+		Short: "Run the cartesian product of listed parameter values and write one table",
+		Long: `sweep reads a YAML file naming a preset (` + strings.Join(sweepPresets, ", ") + `), base
+overrides of its keys, and lists of values for some keys, runs every combination, and writes
+one table with a column per swept key to <out>/sweep-<file>/. Every point keeps its trials
+under trials/<key=value,...>/, so an interrupted sweep resumes.
+
+  preset: table1
+  base: {datasets: [breast-cancer-wisc], clients: [5], trials: 2}
+  sweep:
+    beta: [10, 100, 300, 1000]
+    rho: [0.01, 1]`,
+		Example: "  fedcon sweep configs/sweeps/np-beta.yaml",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.bind(c)
+			o.File = args[0]
+			o.Dirs = dataDirs(f, c)
+			if runF != nil {
+				return runF(o)
+			}
+			return sweepRun(f, o)
+		},
+	}
+	fl := c.Flags()
+	fl.IntVar(&o.Workers, "workers", 0, "trials run concurrently (0 = number of CPUs); results do not depend on it")
+	fl.StringVar(&o.OutDir, "out", "results", "results directory: the sweep writes <out>/sweep-<file>/")
+	fl.BoolVar(&o.Force, "force", false, "recompute trials already stored for the same configuration")
+	return c
+}
+
+// readSweep parses and checks a sweep file: known preset, known keys,
+// non-empty value lists.
+func readSweep(path string) (*sweepFile, []experiments.SweepAxis, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, &FlagError{err: fmt.Errorf("sweep: %w", err)}
+	}
+	var sf sweepFile
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&sf); err != nil {
+		msg := strings.Join(strings.Fields(strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:")), " ")
+		return nil, nil, &experiments.ConfigError{Field: "sweep file", Value: path, Reason: msg + " (keys: preset, base, sweep)"}
+	}
+	if !slices.Contains(sweepPresets, sf.Preset) {
+		return nil, nil, &experiments.ConfigError{Field: "preset", Value: sf.Preset, Reason: "must be one of " + strings.Join(sweepPresets, ", ")}
+	}
+	valid, err := presetKeys(sf.Preset)
+	if err != nil {
+		return nil, nil, err
+	}
+	check := func(k string) error {
+		if !slices.Contains(valid, k) {
+			return &experiments.ConfigError{Field: "sweep key", Value: k, Reason: "unknown for preset " + sf.Preset + " (valid: " + strings.Join(valid, ", ") + ")"}
+		}
+		return nil
+	}
+	for k := range sf.Base {
+		if err := check(k); err != nil {
+			return nil, nil, err
+		}
+	}
+	if sf.Sweep.Kind != yaml.MappingNode || len(sf.Sweep.Content) == 0 {
+		return nil, nil, &experiments.ConfigError{Field: "sweep", Value: path, Reason: "needs a mapping of keys to lists of values"}
+	}
+	var axes []experiments.SweepAxis
+	for i := 0; i+1 < len(sf.Sweep.Content); i += 2 {
+		k := sf.Sweep.Content[i].Value
+		if err := check(k); err != nil {
+			return nil, nil, err
+		}
+		var vals []any
+		if err := sf.Sweep.Content[i+1].Decode(&vals); err != nil || len(vals) == 0 {
+			return nil, nil, &experiments.ConfigError{Field: "sweep." + k, Value: sf.Sweep.Content[i+1].Value, Reason: "must be a non-empty list of values"}
+		}
+		axes = append(axes, experiments.SweepAxis{Key: k, Values: vals})
+	}
+	return &sf, axes, nil
+}
+
+// sweepConfig loads and validates the configuration of one point.
+func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any, axes []experiments.SweepAxis, p experiments.SweepPoint) (interface {
+	Validate() error
+	TrialHash() string
+}, error) {
+	co := o.commonOptions
+	co.overrides = map[string]any{}
+	for k, v := range base {
+		co.overrides[k] = v
+	}
+	for i, ax := range axes {
+		co.overrides[ax.Key] = p[i]
+	}
+	var cfg interface {
+		Validate() error
+		TrialHash() string
+	}
+	keys := alFlagKeys
+	switch preset {
+	case "table4":
+		cfg, keys = &experiments.QPConfig{}, qpFlagKeys
+	case "table1":
+		cfg = &experiments.NPConfig{}
+	default:
+		cfg = &experiments.FairConfig{}
+	}
+	if err := loadConfig(f, &co, preset, keys, cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sweep point %s: %w", p.Slug(axes), err)
+	}
+	return cfg, nil
+}
+
+func sweepRun(f *Factory, o *SweepOptions) error {
+	sf, axes, err := readSweep(o.File)
+	if err != nil {
+		return err
+	}
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return err
+	}
+	points := experiments.Product(axes)
+	// Every point is loaded and validated before the first one runs.
+	cfgs := make([]interface {
+		Validate() error
+		TrialHash() string
+	}, len(points))
+	for i, p := range points {
+		if cfgs[i], err = sweepConfig(f, o, sf.Preset, sf.Base, axes, p); err != nil {
+			return err
+		}
+	}
+	name := "sweep-" + strings.TrimSuffix(filepath.Base(o.File), filepath.Ext(o.File))
+	res := &experiments.SweepResult{Preset: sf.Preset, Axes: axes}
+	out := newRunOutput(f, &o.commonOptions, name, struct {
+		Preset string                  `json:"preset"`
+		Base   map[string]any          `json:"base"`
+		Axes   []experiments.SweepAxis `json:"axes"`
+	}{sf.Preset, sf.Base, axes}, 0, "", workers)
+	res.Info = out.info
+	var runErr error
+	for i, p := range points {
+		slug := p.Slug(axes)
+		pr := experiments.SweepPointResult{Values: p, Config: cfgs[i], TrialHash: cfgs[i].TrialHash()}
+		store := &experiments.Store{Dir: filepath.Join(out.dir, "trials", slug), Hash: pr.TrialHash, Force: o.Force, Version: f.Version}
+		opt := experiments.RunOptions{Workers: workers, Progress: newProgress(f, o.Quiet, name+" "+slug).fn(), Store: store}
+		var err error
+		switch c := cfgs[i].(type) {
+		case *experiments.QPConfig:
+			var r *experiments.QPResult
+			if r, err = experiments.RunQP(o.ctx, c, opt); r != nil {
+				pr.QPRows = r.Rows
+			}
+		case *experiments.NPConfig:
+			var r *experiments.NPResult
+			if r, err = experiments.RunNP(o.ctx, c, o.Dirs, opt); r != nil {
+				pr.ClassRows = r.Rows
+			}
+		case *experiments.FairConfig:
+			var r *experiments.FairResult
+			if r, err = experiments.RunFair(o.ctx, c, o.Dirs, opt); r != nil {
+				pr.ClassRows = r.Rows
+			}
+		}
+		c := store.Counts()
+		out.addCounts(c)
+		if err != nil {
+			runErr = fmt.Errorf("sweep point %s: %w", slug, err)
+			break
+		}
+		res.Points = append(res.Points, pr)
+		if !o.Quiet && !f.IO.ErrTTY {
+			fmt.Fprintf(f.IO.ErrOut, "%s: point %d/%d %s done (%d trials, %d reused)\n", name, i+1, len(points), slug, c.Reused+c.Computed, c.Reused)
+		}
+	}
+	return out.tables(res, []*experiments.Table{res.Table()}, runErr)
+}

@@ -1,0 +1,225 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/solver"
+)
+
+// classRef is configs/reference/table1.yaml or table2.yaml: rules, and the
+// per-trial objectives recorded from earlier runs (the baseline where our
+// data does not match the paper's), keyed by trial hash.
+type classRef struct {
+	Experiment string           `yaml:"experiment"`
+	Rules      []classCheckRule `yaml:"rules"`
+	Baselines  map[string]struct {
+		Description string `yaml:"description"`
+		// Trials maps a trial key to its objectives [Alg. 1, cProx-AL].
+		Trials map[string][2]float64 `yaml:"trials"`
+	} `yaml:"baselines"`
+}
+
+type classCheckRule struct {
+	Name string `yaml:"name"`
+	// Algorithms the rule applies to: alg1, cprox (default both).
+	Algorithms []string `yaml:"algorithms"`
+	Factor     float64  `yaml:"factor"`
+	Bound      float64  `yaml:"bound"`
+	Rounding   float64  `yaml:"rounding"`
+	StdFactor  float64  `yaml:"std_factor"`
+	Rel        float64  `yaml:"rel"`
+	Why        string   `yaml:"why"`
+}
+
+func (r *classCheckRule) applies(alg string) bool {
+	return len(r.Algorithms) == 0 || slices.Contains(r.Algorithms, alg)
+}
+
+// classResult is what the checker reads of a Table 1 or 2 result file.
+type classResult struct {
+	Info *struct {
+		Config json.RawMessage `json:"config"`
+	} `json:"run"`
+	Rows   []ClassRow   `json:"rows"`
+	Trials []ClassTrial `json:"trials"`
+}
+
+// CheckTable1 checks a Table 1 result file with configs/reference/table1.yaml.
+func CheckTable1(experiment string, resultJSON []byte) ([]CheckRow, error) {
+	return checkClass(experiment, "table1", resultJSON, npCheckConfig)
+}
+
+func npCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
+	var cfg NPConfig
+	err := json.Unmarshal(raw, &cfg)
+	return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
+}
+
+// CheckTable2 checks a Table 2 result file (either preset) with
+// configs/reference/table2.yaml.
+func CheckTable2(experiment string, resultJSON []byte) ([]CheckRow, error) {
+	return checkClass(experiment, "table2", resultJSON, func(raw []byte) (string, float64, *MethodConfig, error) {
+		var cfg FairConfig
+		err := json.Unmarshal(raw, &cfg)
+		return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
+	})
+}
+
+type classConfigFunc func([]byte) (string, float64, *MethodConfig, error)
+
+func checkClass(experiment, refName string, resultJSON []byte, config classConfigFunc) ([]CheckRow, error) {
+	b, err := configs.Reference(refName)
+	if err != nil {
+		return nil, err
+	}
+	return checkClassWith(experiment, refName, b, resultJSON, config)
+}
+
+// checkClassWith checks resultJSON against the reference YAML refYAML.
+func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, config classConfigFunc) ([]CheckRow, error) {
+	var res classResult
+	if err := json.Unmarshal(resultJSON, &res); err != nil {
+		return nil, fmt.Errorf("experiments: %s.json: %w", experiment, err)
+	}
+	if res.Info == nil {
+		return nil, fmt.Errorf("experiments: %s.json has no run record", experiment)
+	}
+	hash, r, mc, err := config(res.Info.Config)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %s.json: config: %w", experiment, err)
+	}
+	var ref classRef
+	if err := yaml.Unmarshal(refYAML, &ref); err != nil {
+		return nil, fmt.Errorf("experiments: configs/reference/%s.yaml: %w", refName, err)
+	}
+	base := ref.Baselines[hash].Trials
+	cells := map[string][]ClassTrial{}
+	for _, t := range res.Trials {
+		k := fmt.Sprintf("%s n=%d", t.Dataset, t.N)
+		cells[k] = append(cells[k], t)
+	}
+	var out []CheckRow
+	for _, row := range res.Rows {
+		cell := fmt.Sprintf("%s n=%d", row.Dataset, row.N)
+		add := func(rule string, v, bound float64, detail string) {
+			out = append(out, CheckRow{Experiment: experiment, Cell: cell, Rule: rule, Value: v, Bound: bound,
+				Pass: v <= bound && !math.IsNaN(v), Detail: detail})
+		}
+		for _, rule := range ref.Rules {
+			for _, a := range []struct {
+				key, name string
+				get       func(*ClassTrial) *ClassAlg
+			}{
+				{"alg1", "Alg. 1", func(t *ClassTrial) *ClassAlg { return &t.Alg1 }},
+				{"cprox", "cProx-AL", func(t *ClassTrial) *ClassAlg { return &t.CProx }},
+			} {
+				if !rule.applies(a.key) {
+					continue
+				}
+				trials := cells[cell]
+				switch rule.Name {
+				case "status":
+					bad := 0
+					for i := range trials {
+						if a.get(&trials[i]).Status != solver.Converged {
+							bad++
+						}
+					}
+					add("status "+a.name, float64(bad), 0, fmt.Sprintf("runs not Converged of %d", len(trials)))
+				case "kkt":
+					var st, fe float64
+					n := 0
+					for i := range trials {
+						if g := a.get(&trials[i]); g.Status == solver.Converged {
+							st, fe = math.Max(st, g.Residuals.Stationarity), math.Max(fe, g.Residuals.Feasibility)
+							n++
+						}
+					}
+					if n > 0 {
+						add("kkt stationarity "+a.name, st, rule.Factor*mc.Eps1, fmt.Sprintf("max over the %d Converged runs", n))
+						add("kkt feasibility "+a.name, fe, rule.Factor*mc.Eps2, fmt.Sprintf("max over the %d Converged runs", n))
+					}
+				case "feasibility":
+					var v float64
+					for i := range trials {
+						v = math.Max(v, maxOf(a.get(&trials[i]).Loss1))
+					}
+					add("max constraint value "+a.name, v, r+rule.Factor*mc.Eps2, fmt.Sprintf("over parties and all %d runs; bound r + ε2", len(trials)))
+				case "reldiff":
+					if a.key == "alg1" {
+						add("relative difference", row.RelDiff.Mean, rule.Bound, "mean over trials of |f_A1 - f_cP|/|f_cP|")
+					}
+				case "paper":
+					if len(row.Published) < 3 {
+						continue
+					}
+					ours, pap, std := row.Obj1.Mean, row.Published[0], row.Obj1.Std
+					if a.key == "cprox" {
+						ours, pap, std = row.ObjC.Mean, row.Published[2], row.ObjC.Std
+					}
+					add("objective vs paper "+a.name, math.Abs(ours-pap), rule.Rounding+rule.StdFactor*std,
+						fmt.Sprintf("ours %.4f (std %.1e), paper %.2f", ours, std, pap))
+				case "baseline":
+					if base == nil {
+						continue
+					}
+					var worst float64
+					compared := 0
+					for i := range trials {
+						t := &trials[i]
+						b, ok := base[trialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
+						if !ok {
+							continue
+						}
+						want := b[0]
+						if a.key == "cprox" {
+							want = b[1]
+						}
+						worst = math.Max(worst, math.Abs(a.get(t).Objective-want)/math.Max(math.Abs(want), 1e-12))
+						compared++
+					}
+					if compared > 0 {
+						add("objective vs baseline "+a.name, worst, rule.Rel,
+							fmt.Sprintf("max relative change over %d of %d trials", compared, len(trials)))
+					}
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("experiments: %s.json: no rows to check", experiment)
+	}
+	return out, nil
+}
+
+// BaselineYAML renders a result file's per-trial objectives as a baseline
+// entry for configs/reference/<table>.yaml (`fedcon check --baseline`).
+func BaselineYAML(experiment string, resultJSON []byte, description string) (string, error) {
+	var res classResult
+	if err := json.Unmarshal(resultJSON, &res); err != nil || res.Info == nil {
+		return "", fmt.Errorf("experiments: %s.json: not a classification result", experiment)
+	}
+	var hash string
+	if strings.HasPrefix(experiment, "table1") {
+		var cfg NPConfig
+		_ = json.Unmarshal(res.Info.Config, &cfg)
+		hash = cfg.TrialHash()
+	} else {
+		var cfg FairConfig
+		_ = json.Unmarshal(res.Info.Config, &cfg)
+		hash = cfg.TrialHash()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %q:\n    description: %q\n    trials:\n", hash, description)
+	for _, t := range res.Trials {
+		fmt.Fprintf(&b, "      %s: [%.10g, %.10g]\n", trialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial), t.Alg1.Objective, t.CProx.Objective)
+	}
+	return b.String(), nil
+}

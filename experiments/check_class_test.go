@@ -1,0 +1,102 @@
+package experiments
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/solver"
+)
+
+// classFixture is a two-trial Table 1 result that passes every rule.
+func classFixture() *NPResult {
+	cfg := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
+		AdmmStart: "wk", ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton"}}
+	alg := func(obj float64) ClassAlg {
+		return ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
+			Residuals: solver.Residuals{Stationarity: 5e-4, Feasibility: 1e-5}}
+	}
+	var trials []ClassTrial
+	for t := range 2 {
+		trials = append(trials, ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: relDiff(1.1, 1.1001)})
+	}
+	row := classRow("monks-1", 2, trials, cfg.R, cfg.Eps2)
+	return &NPResult{Info: &RunInfo{Config: cfg}, Rows: []ClassRow{row}, Trials: trials}
+}
+
+// TestCheckTable1Rules: the fixture passes; each kind of damage fails the
+// rule that guards against it.
+func TestCheckTable1Rules(t *testing.T) {
+	for _, tc := range []struct {
+		name, failRule string
+		damage         func(r *NPResult)
+	}{
+		{"clean", "", func(*NPResult) {}},
+		{"cprox not converged", "status cProx-AL", func(r *NPResult) { r.Trials[1].CProx.Status = solver.OuterIterationLimit }},
+		{"infeasible", "max constraint value Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Loss1[1] = 0.25 }},
+		{"kkt", "kkt stationarity Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Residuals.Stationarity = 2e-3 }},
+		{"reldiff", "relative difference", func(r *NPResult) { r.Rows[0].RelDiff.Mean = 0.1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := classFixture()
+			tc.damage(r)
+			b, _ := json.Marshal(r)
+			rows, err := CheckTable1("table1", b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var failed []string
+			for _, row := range rows {
+				if !row.Pass {
+					failed = append(failed, row.Rule)
+				}
+			}
+			if tc.failRule == "" && len(failed) > 0 || tc.failRule != "" && (len(failed) != 1 || failed[0] != tc.failRule) {
+				t.Errorf("failed rules %v, want [%s]", failed, tc.failRule)
+			}
+		})
+	}
+}
+
+// TestBaselineRoundTrip: a baseline printed from a result, read back as the
+// reference, passes the result and fails an objective changed by 2e-3.
+func TestBaselineRoundTrip(t *testing.T) {
+	r := classFixture()
+	b, _ := json.Marshal(r)
+	y, err := BaselineYAML("table1", b, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(y, "monks-1-n2-t01: [1.1, 1.1001]") || !strings.Contains(y, r.Info.Config.(*NPConfig).TrialHash()) {
+		t.Fatalf("baseline:\n%s", y)
+	}
+	rules, err := configs.Reference("table1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(rules), "\nbaselines:")
+	ref := []byte(head + "\nbaselines:\n" + y)
+	for _, obj := range []float64{1.1, 1.1 * (1 + 2e-3)} {
+		r := classFixture()
+		r.Trials[1].Alg1.Objective = obj
+		b, _ := json.Marshal(r)
+		rows, err := checkClassWith("table1", "table1", ref, b, npCheckConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, row := range rows {
+			if row.Rule == "objective vs baseline Alg. 1" {
+				found = true
+				if row.Pass != (obj == 1.1) {
+					t.Errorf("objective %v: pass = %v (%+v)", obj, row.Pass, row)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("no baseline rule applied")
+		}
+	}
+}

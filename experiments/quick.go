@@ -1,0 +1,40 @@
+package experiments
+
+import "slices"
+
+// QuickClients are the client counts of a quick run (`reproduce all --quick`).
+var QuickClients = []int{1, 5}
+
+// QuickTrials is the number of trials of a quick run.
+const QuickTrials = 2
+
+// Quick shrinks c to the smoke run: 2 trials, the cells with n in {1, 5}.
+func (c *QPConfig) Quick() {
+	c.Trials = QuickTrials
+	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) == 0 || !slices.Contains(QuickClients, cell[0]) })
+}
+
+// Quick shrinks c to the smoke run: 2 trials, n in {1, 5}, and residual
+// balancing of ρ_i: with the paper's fixed ρ_i = 0.01 one adult-a trial
+// hits the inner caps for over 10 minutes (README, Table 1).
+func (c *NPConfig) Quick() {
+	c.Trials = QuickTrials
+	c.Clients = quickClients(c.Clients)
+	c.RhoAdapt = true
+}
+
+// Quick shrinks c to the smoke run: 2 trials, n in {1, 5}.
+func (c *FairConfig) Quick() {
+	c.Trials = QuickTrials
+	c.Clients = quickClients(c.Clients)
+}
+
+// quickClients keeps the quick client counts of ns (all of QuickClients
+// when none is there).
+func quickClients(ns []int) []int {
+	out := slices.DeleteFunc(slices.Clone(ns), func(n int) bool { return !slices.Contains(QuickClients, n) })
+	if len(out) == 0 {
+		return slices.Clone(QuickClients)
+	}
+	return out
+}
