@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -118,6 +119,9 @@ func (r *runOutput) tables(doc any, tables []*experiments.Table, runErr error) e
 	}
 	if _, err := experiments.WriteOutputs(r.dir, r.name, doc, tables...); err != nil {
 		return err
+	}
+	for _, ext := range []string{"json", "csv", "md"} { // an earlier interruption's
+		_ = os.Remove(filepath.Join(r.dir, r.name+"-partial."+ext))
 	}
 	switch {
 	case r.o.batch:
