@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,5 +135,36 @@ func TestStoreIgnoresBadFiles(t *testing.T) {
 	var v int
 	if !s.load("c", &v) || v != 7 {
 		t.Errorf("round trip: %d", v)
+	}
+}
+
+// TestStoreKeepsTrialsOnCancel: cancelling after the first finished trial
+// (Ctrl-C) keeps it on disk, and the rerun reuses it and computes the rest.
+func TestStoreKeepsTrialsOnCancel(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallQP()
+	cfg.Cells, cfg.Trials = [][]int{{2, 10, 1}}, 3
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := &Store{Dir: dir, Hash: cfg.TrialHash()}
+	_, err := RunQP(ctx, cfg, RunOptions{Workers: 1, Store: s, Progress: func(done, total int, _ string) {
+		if done == 1 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	kept := s.Counts().Computed
+	if files, _ := s.Files(); kept < 1 || len(files) != kept {
+		t.Fatalf("kept %d trials, files %v", kept, files)
+	}
+	s = &Store{Dir: dir, Hash: cfg.TrialHash()}
+	res, err := RunQP(context.Background(), cfg, RunOptions{Workers: 1, Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Counts(); c.Reused != kept || c.Reused+c.Computed != 3 || len(res.Trials) != 3 {
+		t.Fatalf("rerun: %+v, %d trials", c, len(res.Trials))
 	}
 }
