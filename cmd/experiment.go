@@ -31,10 +31,15 @@ type commonOptions struct {
 }
 
 func addCommonFlags(c *cobra.Command, o *commonOptions, preset string) {
+	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding the preset configs/"+preset+".yaml")
+	addOutputFlags(c, o, "results directory: each experiment writes <out>/<name>/")
+}
+
+// addOutputFlags adds --workers, --out and --force.
+func addOutputFlags(c *cobra.Command, o *commonOptions, outHelp string) {
 	fl := c.Flags()
-	fl.StringVar(&o.Config, "config", "", "YAML file overriding the preset configs/"+preset+".yaml")
 	fl.IntVar(&o.Workers, "workers", 0, "trials run concurrently (0 = number of CPUs); results do not depend on it")
-	fl.StringVar(&o.OutDir, "out", "results", "results directory: each experiment writes <out>/<name>/")
+	fl.StringVar(&o.OutDir, "out", "results", outHelp)
 	fl.BoolVar(&o.Force, "force", false, "recompute trials already stored under <out>/<name>/trials/ for this configuration")
 }
 

@@ -99,10 +99,8 @@ paper's Table 2 preset left out (its rho = 1e8 runs into the caps for hours).`,
 			return allRun(f, o)
 		},
 	}
+	addOutputFlags(c, &o.commonOptions, "results directory: each experiment writes <out>/<name>/ (--quick: <out>/quick/<name>/)")
 	fl := c.Flags()
-	fl.IntVar(&o.Workers, "workers", 0, "trials run concurrently (0 = number of CPUs); results do not depend on it")
-	fl.StringVar(&o.OutDir, "out", "results", "results directory: each experiment writes <out>/<name>/ (--quick: <out>/quick/<name>/)")
-	fl.BoolVar(&o.Force, "force", false, "recompute trials already stored for the same configuration")
 	fl.StringSliceVar(&o.Only, "only", nil, "comma-separated subset: "+strings.Join(allJobNames(), ","))
 	fl.BoolVar(&o.Quick, "quick", false, "smoke run: 2 trials, n in {1, 5}, into <out>/quick/")
 	fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")

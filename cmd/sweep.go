@@ -57,10 +57,7 @@ under trials/<key=value,...>/, so an interrupted sweep resumes.
 			return sweepRun(f, o)
 		},
 	}
-	fl := c.Flags()
-	fl.IntVar(&o.Workers, "workers", 0, "trials run concurrently (0 = number of CPUs); results do not depend on it")
-	fl.StringVar(&o.OutDir, "out", "results", "results directory: the sweep writes <out>/sweep-<file>/")
-	fl.BoolVar(&o.Force, "force", false, "recompute trials already stored for the same configuration")
+	addOutputFlags(c, &o.commonOptions, "results directory: the sweep writes <out>/sweep-<file>/")
 	return c
 }
 
