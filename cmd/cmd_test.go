@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -280,5 +281,45 @@ func TestSweep(t *testing.T) {
 		if strings.Count(strings.TrimSpace(errOut.String()), "\n") > 0 {
 			t.Errorf("%s: want one line, got %q", name, errOut)
 		}
+	}
+}
+
+// TestListFlags: list-valued keys have flags (--cells, --clients,
+// --datasets) that reach the configuration; a malformed cell is a usage error.
+func TestListFlags(t *testing.T) {
+	dir := t.TempDir()
+	f, _, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"reproduce", "table4", "--cells", "2x10x1,3x12x2", "--trials", "1", "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var m experiments.Manifest
+	b, _ := os.ReadFile(filepath.Join(dir, "table4", "manifest.json"))
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if cells := m.Config.(map[string]any)["cells"]; fmt.Sprint(cells) != "[[2 10 1] [3 12 2]]" {
+		t.Errorf("cells = %v", cells)
+	}
+	for _, args := range [][]string{
+		{"reproduce", "table4", "--cells", "2x10"},
+		{"reproduce", "table1", "--datasets", "nope"},
+		{"reproduce", "table1", "--clients", "0"},
+	} {
+		if code := run(context.Background(), f, append(args, "--out", dir)); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	var got *NPOptions
+	c := newCmdReproduceTable1(f, func(o *NPOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--clients", "1,5", "--datasets", "monks-1", "--admm-start", "w0"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &experiments.NPConfig{}
+	if err := loadConfig(f, &got.commonOptions, "table1", alFlagKeys, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(cfg.Clients, cfg.Datasets) != "[1 5] [monks-1]" || cfg.AdmmStart != "w0" {
+		t.Errorf("config %v %v %v", cfg.Clients, cfg.Datasets, cfg.AdmmStart)
 	}
 }

@@ -55,6 +55,10 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		if !ok || ferr != nil {
 			return
 		}
+		if cv, ok := fl.Value.(interface{ configValue() any }); ok {
+			v.Set(key, cv.configValue())
+			return
+		}
 		switch fl.Value.Type() {
 		case "intSlice", "stringSlice", "float64Slice":
 			s := strings.Trim(fl.Value.String(), "[]")
@@ -130,3 +134,29 @@ func presetKeys(preset string) ([]string, error) {
 	slices.Sort(keys)
 	return keys, nil
 }
+
+// cellsValue is --cells: Table 4 cells as n x d x m̃ triples, "5x100x1,10x500x5".
+type cellsValue [][]int
+
+func (c *cellsValue) String() string {
+	parts := make([]string, len(*c))
+	for i, cell := range *c {
+		parts[i] = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(cell)), "x"), "[]")
+	}
+	return strings.Join(parts, ",")
+}
+
+func (c *cellsValue) Set(s string) error {
+	*c = nil
+	for _, part := range strings.Split(s, ",") {
+		var n, d, m int
+		if _, err := fmt.Sscanf(strings.TrimSpace(part), "%dx%dx%d", &n, &d, &m); err != nil {
+			return fmt.Errorf("cell %q: want n x d x m̃ as in 5x100x1", part)
+		}
+		*c = append(*c, []int{n, d, m})
+	}
+	return nil
+}
+
+func (c *cellsValue) Type() string     { return "cells" }
+func (c *cellsValue) configValue() any { return [][]int(*c) }

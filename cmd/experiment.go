@@ -76,6 +76,7 @@ var alFlagKeys = map[string]string{
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
 	"subsolver": "subsolver", "r": "r", "rho-adapt": "rho_adapt",
+	"clients": "clients", "datasets": "datasets", "admm-start": "admm_start",
 }
 
 // dataOptions are options of commands that read datasets.

@@ -34,8 +34,10 @@ func fairCommand(f *Factory, use, short, example string, o *FairOptions, run fun
 }
 
 func newCmdReproduceTable2(f *Factory, runF func(*FairOptions) error) *cobra.Command {
-	return fairCommand(f, "table2", "Table 2: fairness constraints (eq. (32)) on adult-b, Algorithm 1 vs cProx-AL",
-		"  fedcon reproduce table2\n  fedcon reproduce table2 --preset table2-authors", &FairOptions{}, fairRun, runF)
+	c := fairCommand(f, "table2", "Table 2: fairness constraints (eq. (32)) on adult-b, Algorithm 1 vs cProx-AL",
+		"  fedcon reproduce table2\n  fedcon reproduce table2 --preset table2-authors --clients 1,5", &FairOptions{}, fairRun, runF)
+	c.Flags().IntSlice("clients", nil, "client counts n (default: the preset's 1,5,10,20)")
+	return c
 }
 
 func newCmdRunFair(f *Factory, runF func(*FairOptions) error) *cobra.Command {

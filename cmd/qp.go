@@ -20,7 +20,7 @@ type QPOptions struct {
 var qpFlagKeys = map[string]string{
 	"trials": "trials", "seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
-	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
+	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor", "cells": "cells",
 }
 
 func addQPFlags(c *cobra.Command, o *QPOptions) {
@@ -58,10 +58,13 @@ func qpCommand(f *Factory, use, short, example string, o *QPOptions, runF func(*
 }
 
 func newCmdReproduceTable4(f *Factory, runF func(*QPOptions) error) *cobra.Command {
-	return qpCommand(f, "table4", "Table 4: the equality-constrained QP (eq. (84)), Algorithm 1 vs cProx-AL",
+	c := qpCommand(f, "table4", "Table 4: the equality-constrained QP (eq. (84)), Algorithm 1 vs cProx-AL",
 		`  fedcon reproduce table4
   fedcon reproduce table4 --rng numpy        # the authors' exact instances
-  fedcon reproduce table4 --inner-test measured --trials 3`, &QPOptions{}, runF)
+  fedcon reproduce table4 --inner-test measured --trials 3
+  fedcon reproduce table4 --cells 5x100x1,10x500x5`, &QPOptions{}, runF)
+	c.Flags().Var(&cellsValue{}, "cells", "cells as n x d x m̃ triples, e.g. 5x100x1,10x500x5 (default: the preset's 9)")
+	return c
 }
 
 func newCmdRunQP(f *Factory, runF func(*QPOptions) error) *cobra.Command {
