@@ -56,4 +56,38 @@ func BenchmarkQuadKernels(b *testing.B) {
 			blas64.Trsv(blas.NoTrans, u.RawTriangular(), vy)
 		}
 	})
+	// The mixed-precision solve: float32 inverse, float64 accumulation.
+	// One matrix in cache, and ten (a Table 4 cell's clients) that are not.
+	p32, _ := certBound(s, mat.DenseCopyOf(&inv))
+	f := &quadFactor{d: d, hinv: full, p32: p32, cert: 0}
+	sub := newSubproblem(d)
+	sub.sigma = -1 // g = z
+	copy(sub.z, x)
+	g := make([]float64, d)
+	b.Run("mixed-inverse", func(b *testing.B) {
+		for b.Loop() {
+			f.solveTol(y, g, sub, 1)
+		}
+	})
+	tens := make([]*quadFactor, 10)
+	for i := range tens {
+		c := *f
+		c.p32 = append([]float32(nil), p32...)
+		c.hinv.Data = append([]float64(nil), full.Data...)
+		tens[i] = &c
+	}
+	b.Run("gemv-inverse-x10", func(b *testing.B) {
+		for b.Loop() {
+			for _, t := range tens {
+				blas64.Gemv(blas.NoTrans, 1, t.hinv, vx, 0, vy)
+			}
+		}
+	})
+	b.Run("mixed-inverse-x10", func(b *testing.B) {
+		for b.Loop() {
+			for _, t := range tens {
+				t.solveTol(y, g, sub, 1)
+			}
+		}
+	})
 }

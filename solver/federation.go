@@ -222,7 +222,7 @@ func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool, rhoScale f
 		c.sub.z[j] = w[j] - c.lambda[j]/rho
 	}
 	if c.quad != nil {
-		c.quad.solve(c.u, c.g, c.sub)
+		c.quad.solveTol(c.u, c.g, c.sub, eps) // (19) asks for ||∇φ||∞ ≤ ε_{t+1} only
 	} else {
 		st := c.cfg.Smooth.Minimize(c.sub, c.u, eps, c.cfg.MaxIter)
 		if c.sub.err != nil {
