@@ -26,7 +26,19 @@ type QPParty struct {
 	aFull blas64.General // A in full storage: gonum's Gemv is ~4x faster than Symv
 }
 
-var _ solver.QuadraticParty = (*QPParty)(nil)
+var (
+	_ solver.QuadraticParty = (*QPParty)(nil)
+	_ solver.HessianParty   = (*QPParty)(nil)
+)
+
+// Hessian implements solver.HessianParty: A. Exact quadratic subproblems
+// never need it; a subproblem that mixes QP parties with conic ones (eq.
+// (25) with a norm ball) is solved by Newton's method, which does.
+func (p *QPParty) Hessian(dst *mat.SymDense, _, _ []float64) {
+	if p.A != nil {
+		dst.AddSym(dst, p.A)
+	}
+}
 
 // Cone implements solver.Party: equalities.
 func (p *QPParty) Cone() solver.Cone {

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -31,8 +32,13 @@ func hasHessian(ms []*merit) bool {
 		if _, ok := m.party.(HessianParty); !ok {
 			return false
 		}
-		switch m.cone.(type) {
+		switch k := m.cone.(type) {
 		case nil, NonNeg, Zero:
+		case Product:
+			if !k.differentiable() {
+				return false
+			}
+		case DualJacobianCone:
 		default:
 			return false
 		}
@@ -46,7 +52,8 @@ func hasHessian(ms []*merit) bool {
 //
 // with y = Proj_{K*}(μ+βc) and D the derivative of the projection: for the
 // orthant diag(1{(μ+βc)_j > 0}) (a generalised Hessian at the kink), for the
-// zero cone I. It evaluates the party at w.
+// zero cone I, for other cones their DualJacobian (e.g. the second-order
+// cone's, a semismooth Newton step). It evaluates the party at w.
 func (p *merit) hessian(dst *mat.SymDense, w []float64) error {
 	if p.prox != 0 {
 		for j := 0; j < p.d; j++ {
@@ -63,6 +70,12 @@ func (p *merit) hessian(dst *mat.SymDense, w []float64) error {
 	p.hevals++
 	p.party.(HessianParty).Hessian(dst, w, p.y)
 	raw := dst.RawSymmetric()
+	switch p.cone.(type) {
+	case NonNeg, Zero:
+	default:
+		p.addJacobianTerm(raw)
+		return nil
+	}
 	for j := 0; j < p.m; j++ {
 		active := true
 		if _, ok := p.cone.(NonNeg); ok {
@@ -96,4 +109,35 @@ func (s *subproblem) Hessian(dst *mat.SymDense, x []float64) bool {
 		}
 	}
 	return true
+}
+
+// addJacobianTerm adds β Jᵀ D J to the upper triangle of dst, with D the
+// dual cone's Jacobian at μ + βc (from the last evaluation).
+func (p *merit) addJacobianTerm(dst blas64.Symmetric) {
+	m, d := p.m, p.d
+	if len(p.hscr) < m*m+m+m*d {
+		p.hscr = make([]float64, m*m+m+m*d)
+	}
+	dm, v, dj := p.hscr[:m*m], p.hscr[m*m:m*m+m], p.hscr[m*m+m:m*m+m+m*d]
+	for j := range v {
+		v[j] = p.mu[j] + p.beta*p.c[j]
+	}
+	p.cone.(DualJacobianCone).DualJacobian(dm, v)
+	jac := blas64.General{Rows: m, Cols: d, Stride: d, Data: p.jac}
+	// DJ (m×d), then dst += β Jᵀ(DJ): D is symmetric, so the product is too.
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: m, Cols: m, Stride: m, Data: dm}, jac,
+		0, blas64.General{Rows: m, Cols: d, Stride: d, Data: dj})
+	for a := 0; a < d; a++ {
+		row := dst.Data[a*dst.Stride : a*dst.Stride+d]
+		for j := 0; j < m; j++ {
+			ja := p.beta * p.jac[j*d+a]
+			if ja == 0 {
+				continue
+			}
+			djr := dj[j*d : (j+1)*d]
+			for b := a; b < d; b++ {
+				row[b] += ja * djr[b]
+			}
+		}
+	}
 }

@@ -28,8 +28,9 @@ type merit struct {
 	f        float64
 	gf, c, y []float64
 	jac      []float64
-	evals    int64 // party evaluations (passes over its data)
-	hevals   int64 // Hessian evaluations (one more pass each)
+	hscr     []float64 // scratch of addJacobianTerm
+	evals    int64     // party evaluations (passes over its data)
+	hevals   int64     // Hessian evaluations (one more pass each)
 
 	// The last evaluation's point: Newton asks for the Hessian where the
 	// line search just evaluated, so that evaluation is reused.
