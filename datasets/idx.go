@@ -175,23 +175,25 @@ var IDXSetNames = []string{"fashion-mnist", "mnist"}
 // DebianFashionDir is where Debian's dataset-fashion-mnist installs its files.
 const DebianFashionDir = "/usr/share/datasets/fashion-mnist"
 
-// IDXSearchPath is where LoadIDXSet looks for name: --data-dir, then
-// $FEDCON_DATA_DIR, then (Fashion-MNIST) the Debian package's directory,
-// then the cache dir; each directory d is tried as d/<name>/ and d/.
-func IDXSearchPath(name, flagDir, envDir string) []string {
-	var dirs []string
-	for _, d := range []string{flagDir, envDir} {
-		if d != "" {
-			dirs = append(dirs, filepath.Join(d, name), d)
+// IDXSearchPath is where LoadIDXSet looks for name, given the general
+// search path dirs (SearchPath: --data-dir, $FEDCON_DATA_DIR, the cache
+// dir): each directory d but the cache as d/<name>/ then d/, then the
+// Debian package's directory (Fashion-MNIST), then <cache>/<name>/.
+func IDXSearchPath(name string, dirs []string) []string {
+	cache := CacheDir()
+	var out []string
+	for _, d := range dirs {
+		if d != "" && d != cache {
+			out = append(out, filepath.Join(d, name), d)
 		}
 	}
 	if name == "fashion-mnist" {
-		dirs = append(dirs, DebianFashionDir)
+		out = append(out, DebianFashionDir)
 	}
-	if c := CacheDir(); c != "" {
-		dirs = append(dirs, filepath.Join(c, name))
+	if cache != "" {
+		out = append(out, filepath.Join(cache, name))
 	}
-	return dirs
+	return out
 }
 
 // idxFix is the remedy printed with a missing or damaged idx file.
