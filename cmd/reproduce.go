@@ -13,5 +13,8 @@ func newCmdReproduce(f *Factory) *cobra.Command {
 	c.AddCommand(newCmdReproduceTable4(f, nil), newCmdReproduceTable1(f, nil), newCmdReproduceFigure1(f, nil),
 		newCmdReproduceTable2(f, nil), newCmdReproduceFigure2(f, nil))
 	c.AddCommand(newCmdReproduceTable3(f), newCmdReproduceAll(f, nil))
+	for _, fig := range []string{"figure2", "figure3", "figure4", "all"} {
+		c.AddCommand(newCmdReproduceSSCA(f, fig, nil))
+	}
 	return c
 }

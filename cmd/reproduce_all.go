@@ -50,6 +50,16 @@ var allJobs = []allJob{
 	{"table1", true, func(f *Factory, o commonOptions, dirs []string) error {
 		return npRun(f, &NPOptions{commonOptions: o, Dirs: dirs})
 	}},
+	// SSCA (Ye & Cui) Figures 2-4 on Fashion-MNIST: hours with 100 runs (README).
+	{"ssca-figure2", true, func(f *Factory, o commonOptions, dirs []string) error {
+		return sscaReproduce(f, &SSCAOptions{commonOptions: o, Dirs: dirs, Figures: []string{"figure2"}})
+	}},
+	{"ssca-figure3", true, func(f *Factory, o commonOptions, dirs []string) error {
+		return sscaReproduce(f, &SSCAOptions{commonOptions: o, Dirs: dirs, Figures: []string{"figure3"}})
+	}},
+	{"ssca-figure4", true, func(f *Factory, o commonOptions, dirs []string) error {
+		return sscaReproduce(f, &SSCAOptions{commonOptions: o, Dirs: dirs, Figures: []string{"figure4"}})
+	}},
 	// The paper's Table 2 parameters: Algorithm 1 runs into its caps (hours).
 	{"table2", false, func(f *Factory, o commonOptions, dirs []string) error {
 		return fairRun(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2"})
@@ -120,6 +130,8 @@ func allRun(f *Factory, o *AllOptions) error {
 			case *experiments.NPConfig:
 				c.Quick()
 			case *experiments.FairConfig:
+				c.Quick()
+			case *experiments.SSCAConfig:
 				c.Quick()
 			}
 		}

@@ -69,6 +69,7 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdSweep(f, nil),
 		newCmdData(f),
 		newCmdCheck(f, nil),
+		newCmdTune(f),
 	)
 	return root
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-//go:embed *.yaml reference/*.yaml
+//go:embed *.yaml reference/*.yaml ssca/*.yaml
 var files embed.FS
 
 // Preset returns the YAML preset name (e.g. "table4").

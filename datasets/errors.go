@@ -24,8 +24,11 @@ type FileError struct {
 	Dataset string
 	// URL is set when the file is a download that failed verification.
 	URL string
+	// Fix, if set, replaces the suggested 'fedcon data fetch' (idx data
+	// sets, which fedcon does not download).
+	Fix string
 	// Err is the cause: ErrNotFound, a *ChecksumError, a *CountError, a
-	// *ParseError or an I/O error.
+	// *ParseError, an *IDXError or an I/O error.
 	Err error
 }
 
@@ -38,6 +41,17 @@ func (e *FileError) Error() string {
 	searched := "no directory"
 	if len(e.Dirs) > 0 {
 		searched = strings.Join(e.Dirs, ", ")
+	}
+	if e.Fix != "" {
+		if errors.Is(e.Err, ErrNotFound) {
+			return fmt.Sprintf("datasets: %s not found (searched %s): %s", e.File, searched, e.Fix)
+		}
+		cause := e.Err.Error()
+		var ie *IDXError
+		if errors.As(e.Err, &ie) {
+			cause = ie.Msg
+		}
+		return fmt.Sprintf("datasets: %s: %s (searched %s): %s", e.where(), cause, searched, e.Fix)
 	}
 	var (
 		ce *ChecksumError

@@ -1,0 +1,293 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// SSCAOptions are the flags of `run ssca` and `reproduce ssca-*`.
+type SSCAOptions struct {
+	commonOptions
+	Dirs  []string
+	Quick bool
+	// SGDRates is a YAML file with sgd_rates (default: configs/ssca/sgd-lr.yaml, embedded).
+	SGDRates string
+	// Figures to reproduce (reproduce); empty for `run ssca`.
+	Figures []string
+	// Single spec (`run ssca`).
+	Algo       string
+	Batch      int
+	LocalSteps int
+	U          float64
+}
+
+var sscaFlagKeys = map[string]string{"runs": "runs", "seed": "seed", "dataset": "dataset", "lambda": "lambda",
+	"tau": "tau", "c": "c", "labels": "labels", "rounds": "rounds"}
+
+func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
+	addCommonFlags(c, &o.commonOptions, "ssca/ssca")
+	fl := c.Flags()
+	fl.Int("runs", 100, "independent runs; run r uses seed+r for shards, w^1 and mini-batches")
+	fl.Uint64("seed", 1, "seed of run 0")
+	fl.String("dataset", "fashion-mnist", "idx data set: fashion-mnist or mnist")
+	fl.Float64("lambda", 1e-3, "λ of (27) (Algorithms 1, 3, and the SGD baselines)")
+	fl.Float64("tau", 0.1, "τ of the surrogates (7), (11)")
+	fl.Float64("c", 1e5, "slack penalty c (Algorithms 2, 4)")
+	fl.String("labels", "all", "feature-based labels: all (every client) or client0")
+	fl.Int("rounds", 100, "T")
+	fl.Float64Var(&o.U, "U", 0, "U of (37) for the data set (default: the preset's per-data-set value)")
+	fl.StringVar(&o.SGDRates, "sgd-lr", "", "YAML with the SGD baselines' sgd_rates (default: the embedded configs/ssca/sgd-lr.yaml)")
+}
+
+func (o *SSCAOptions) setDirs(d []string) { o.Dirs = d }
+
+// loadSSCAConfig builds and validates the configuration.
+func loadSSCAConfig(f *Factory, o *SSCAOptions) (*experiments.SSCAConfig, error) {
+	cfg := &experiments.SSCAConfig{}
+	if err := loadConfig(f, &o.commonOptions, "ssca/ssca", sscaFlagKeys, cfg); err != nil {
+		return nil, err
+	}
+	if o.U != 0 || o.flags != nil && o.flags.Changed("U") {
+		if cfg.U == nil {
+			cfg.U = map[string]float64{}
+		}
+		cfg.U[cfg.Dataset] = o.U
+	}
+	if o.Quick {
+		runs := cfg.Runs
+		cfg.Quick()
+		if o.flags != nil && o.flags.Changed("runs") {
+			cfg.Runs = runs // an explicit --runs wins over --quick's 2
+		}
+	}
+	o.Dirs = datasets.IDXSearchPath(cfg.Dataset, o.Dirs)
+	if cfg.SGDRates == nil {
+		rates, err := loadSGDRates(o.SGDRates)
+		if err != nil {
+			return nil, err
+		}
+		cfg.SGDRates = rates
+	}
+	return cfg, cfg.Validate()
+}
+
+// sgdRateFile is the format of configs/ssca/sgd-lr.yaml.
+type sgdRateFile struct {
+	SGDRates map[string]experiments.SGDRate `yaml:"sgd_rates"`
+}
+
+func loadSGDRates(path string) (map[string]experiments.SGDRate, error) {
+	var b []byte
+	var err error
+	if path == "" {
+		b, err = configs.Preset("ssca/sgd-lr")
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, &FlagError{err: fmt.Errorf("--sgd-lr: %w", err)}
+	}
+	var f sgdRateFile
+	if err := yaml.Unmarshal(b, &f); err != nil {
+		return nil, &experiments.ConfigError{Field: "sgd_rates", Value: path, Reason: err.Error()}
+	}
+	return f.SGDRates, nil
+}
+
+func newCmdRunSSCA(f *Factory, runF func(*SSCAOptions) error) *cobra.Command {
+	o := &SSCAOptions{}
+	c := &cobra.Command{
+		Use:   "ssca",
+		Short: "SSCA federated learning (Ye & Cui): one algorithm at one batch size, on Fashion-MNIST or MNIST",
+		Example: `  fedcon run ssca --algo alg1 --batch 100 --runs 2
+  fedcon run ssca --algo alg2 --batch 10 --U 0.5 --runs 1
+  fedcon run ssca --algo fedavg --batch 5 --local-steps 2`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.bind(c)
+			o.Dirs = dataDirs(f, c)
+			if !slices.Contains(experiments.SSCAAlgos, o.Algo) {
+				return &FlagError{err: fmt.Errorf("--algo %q: want one of %s", o.Algo, strings.Join(experiments.SSCAAlgos, ", ")), usage: c.CommandPath()}
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return sscaRun(f, o)
+		},
+	}
+	addSSCAFlags(c, o)
+	c.Flags().StringVar(&o.Algo, "algo", "alg1", "alg1, alg2 (sample-based), alg3, alg4 (feature-based), fedavg or fsgd")
+	c.Flags().IntVar(&o.Batch, "batch", 100, "mini-batch size B (per client sample-based, in all feature-based)")
+	c.Flags().IntVar(&o.LocalSteps, "local-steps", 1, "E: FedAvg's local SGD steps")
+	c.Flags().BoolVar(&o.Quick, "quick", false, "evaluate every 10 rounds on fixed 5000-image subsets")
+	return c
+}
+
+func sscaRun(f *Factory, o *SSCAOptions) error {
+	cfg, err := loadSSCAConfig(f, o)
+	if err != nil {
+		return err
+	}
+	spec := experiments.SSCASpec{Algo: o.Algo, Batch: o.Batch, Lambda: cfg.Lambda, U: cfg.UValue()}
+	if o.Algo == "fedavg" {
+		spec.LocalSteps = o.LocalSteps
+	}
+	if err := cfg.CheckSpec(spec); err != nil {
+		return err
+	}
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return err
+	}
+	data, err := experiments.LoadSSCAData(cfg, o.Dirs)
+	if err != nil {
+		return err
+	}
+	out := sscaOutput(f, o, cfg, workers)
+	curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, []experiments.SSCASpec{spec}, cfg.Runs, out.options())
+	res := experiments.NewSSCAResult("run", cfg, data, curves)
+	res.Name = "run-" + spec.Key()
+	res.Info = out.info
+	return sscaFinish(out, res, false, err)
+}
+
+// sscaOutput is results/ssca/ (quick: results/quick/ssca/) with the trial
+// store shared by every SSCA figure and run under the same configuration.
+func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int) *runOutput {
+	oo := o.commonOptions
+	if o.Quick && !strings.HasSuffix(filepath.Clean(oo.OutDir), "quick") {
+		oo.OutDir = filepath.Join(oo.OutDir, "quick")
+	}
+	return newRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
+}
+
+// sscaFinish writes <name>.{json,csv,md}, <name>-points.csv, the figure
+// (PNG, SVG) and manifest-<name>.json, then prints the table and paths.
+func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr error) error {
+	if runErr != nil {
+		out.info.Finish()
+		m, _ := experiments.NewManifest(out.info, out.seed, out.store, runErr)
+		if m != nil {
+			_ = experiments.WriteJSON(filepath.Join(out.dir, "manifest-"+res.Name+".json"), m)
+		}
+		return out.failed(runErr, nil, nil)
+	}
+	out.info.Finish()
+	m, err := experiments.NewManifest(out.info, out.seed, out.store, nil)
+	if err != nil {
+		return err
+	}
+	if err := experiments.WriteJSON(filepath.Join(out.dir, "manifest-"+res.Name+".json"), m); err != nil {
+		return err
+	}
+	if rep := out.o.report; rep != nil {
+		c := out.counts()
+		rep.dir, rep.reused, rep.trials = out.dir, c.Reused, c.Reused+c.Computed
+	}
+	base := filepath.Join(out.dir, res.Name)
+	paths, err := experiments.WriteOutputs(out.dir, res.Name, res, res.Summary)
+	if err != nil {
+		return err
+	}
+	pts := res.Points()
+	if err := experiments.WriteAtomic(base+"-points.csv", []byte(pts.CSV())); err != nil {
+		return err
+	}
+	paths = append(paths, base+"-points.csv")
+	if figure {
+		fp, err := renderFigure(&res.Figure, base)
+		if err != nil {
+			return fmt.Errorf("%s: %w", res.Name, err)
+		}
+		paths = append(paths, fp...)
+	}
+	switch {
+	case out.o.batch:
+	case out.o.JSON:
+		return printJSON(out.f.IO.Out, res)
+	default:
+		if err := printTables(out.f.IO.Out, res.Summary); err != nil {
+			return err
+		}
+		for _, p := range paths {
+			fmt.Fprintln(out.f.IO.Out, p)
+		}
+	}
+	out.name = res.Name
+	out.summary(base + ".{json,csv,md,png,svg}")
+	return nil
+}
+
+func newCmdReproduceSSCA(f *Factory, fig string, runF func(*SSCAOptions) error) *cobra.Command {
+	o := &SSCAOptions{}
+	figs := []string{fig}
+	short := map[string]string{
+		"figure2": "SSCA Figure 2: sample-based FL, Algorithms 1-2 vs FedAvg (training cost, test accuracy)",
+		"figure3": "SSCA Figure 3: feature-based FL, Algorithms 3-4 vs feature SGD",
+		"figure4": "SSCA Figure 4: ‖w‖² vs training cost, Algorithms 2/4 sweeping U, 1/3 sweeping λ",
+		"all":     "SSCA Figures 2-4",
+	}[fig]
+	if fig == "all" {
+		figs = experiments.SSCAFigures
+	}
+	c := &cobra.Command{
+		Use:   "ssca-" + fig,
+		Short: short,
+		Long: short + `.
+
+Results go to results/ssca/ (--quick: results/quick/ssca/): <figure>.{json,csv,md,png,svg},
+<figure>-points.csv (every evaluated point with its seed) and one JSON per finished run
+under trials/, shared by all SSCA figures: Ctrl-C keeps finished runs, a rerun resumes.
+--quick: 2 runs (Figure 4: 1), evaluation every 10 rounds on fixed 5000-image subsets.`,
+		Example: "  fedcon reproduce ssca-" + fig + " --quick\n  fedcon reproduce ssca-" + fig + " --runs 10 --workers 2",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.bind(c)
+			o.Dirs = dataDirs(f, c)
+			o.Figures = figs
+			if runF != nil {
+				return runF(o)
+			}
+			return sscaReproduce(f, o)
+		},
+	}
+	addSSCAFlags(c, o)
+	c.Flags().BoolVar(&o.Quick, "quick", false, "smoke run: 2 runs (Figure 4: 1), evaluation every 10 rounds on 5000-image subsets")
+	return c
+}
+
+func sscaReproduce(f *Factory, o *SSCAOptions) error {
+	cfg, err := loadSSCAConfig(f, o)
+	if err != nil {
+		return err
+	}
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return err
+	}
+	data, err := experiments.LoadSSCAData(cfg, o.Dirs)
+	if err != nil {
+		return err
+	}
+	for _, fig := range o.Figures {
+		out := sscaOutput(f, o, cfg, workers)
+		out.name = "ssca-" + fig
+		curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), out.options())
+		res := experiments.NewSSCAResult(fig, cfg, data, curves)
+		res.Info = out.info
+		if err := sscaFinish(out, res, true, err); err != nil {
+			return err
+		}
+	}
+	return nil
+}

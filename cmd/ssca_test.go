@@ -1,0 +1,230 @@
+package cmd
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeTinyIDX writes a tiny MNIST-layout data set (n training and n test
+// images of k pixels) into dir; edit may corrupt a file's bytes.
+func writeTinyIDX(t *testing.T, dir string, n, k int, edit func(name string, b []byte) []byte) {
+	t.Helper()
+	enc := func(dims []int, data []byte) []byte {
+		b := []byte{0, 0, 8, byte(len(dims))}
+		for _, d := range dims {
+			b = binary.BigEndian.AppendUint32(b, uint32(d))
+		}
+		return append(b, data...)
+	}
+	pix, labs := make([]byte, n*k), make([]byte, n)
+	for i := range pix {
+		pix[i] = byte((i * 37) % 256)
+	}
+	for i := range labs {
+		labs[i] = byte(i % 10)
+	}
+	for _, f := range []string{"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"} {
+		b := enc([]int{n, 1, k}, pix)
+		if strings.Contains(f, "labels") {
+			b = enc([]int{n}, labs)
+		}
+		if edit != nil {
+			b = edit(f, b)
+		}
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		if err := os.WriteFile(filepath.Join(dir, f+".gz"), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSSCABadInput(t *testing.T) {
+	out := t.TempDir()
+	tiny := t.TempDir()
+	writeTinyIDX(t, tiny, 40, 6, nil)
+	corrupt := func(what string, edit func(string, []byte) []byte) string {
+		d := t.TempDir()
+		writeTinyIDX(t, d, 40, 6, edit)
+		return d
+	}
+	wrongMagic := corrupt("magic", func(f string, b []byte) []byte {
+		if f == "train-images-idx3-ubyte" {
+			b[2] = 9
+		}
+		return b
+	})
+	truncated := corrupt("trunc", func(f string, b []byte) []byte {
+		if f == "t10k-images-idx3-ubyte" {
+			return b[:len(b)-5]
+		}
+		return b
+	})
+	mismatch := corrupt("count", func(f string, b []byte) []byte {
+		if f == "train-labels-idx1-ubyte" {
+			binary.BigEndian.PutUint32(b[4:], 39)
+			return b[:len(b)-1]
+		}
+		return b
+	})
+	badLabel := corrupt("label", func(f string, b []byte) []byte {
+		if f == "train-labels-idx1-ubyte" {
+			b[len(b)-1] = 10
+		}
+		return b
+	})
+	base := []string{"--dataset", "mnist", "--runs", "1", "--rounds", "3", "--out", out}
+	r := func(extra ...string) []string {
+		return append(append([]string{"run", "ssca"}, base...), extra...)
+	}
+	cases := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"missing idx file", r("--data-dir", filepath.Join(out, "none")), "train-images-idx3-ubyte[.gz] not found (searched"},
+		{"wrong magic", r("--data-dir", wrongMagic), "magic number 0x00000903"},
+		{"truncation", r("--data-dir", truncated), "need 240 data bytes, got 235"},
+		{"count mismatch", r("--data-dir", mismatch), "40 images but 39 labels"},
+		{"label >= L", r("--data-dir", badLabel), "label 10 of image 39"},
+		{"B > N_i", r("--data-dir", tiny, "--batch", "10"), "larger than client 0's 4 samples"},
+		{"more clients than features", r("--data-dir", tiny, "--algo", "alg3", "--batch", "10"), "more clients than the 6 features"},
+		{"tau", r("--data-dir", tiny, "--tau", "0"), "tau = 0"},
+		{"c", r("--data-dir", tiny, "--c", "-1"), "c = -1"},
+		{"U <= 0", r("--data-dir", tiny, "--U", "-0.5"), "u.mnist = -0.5"},
+		{"lambda < 0", r("--data-dir", tiny, "--lambda", "-1"), "lambda = -1"},
+		{"no step-size row", r("--data-dir", tiny, "--batch", "3"), "no step-size row for this batch size"},
+		{"bad algo", r("--algo", "adam"), `--algo "adam"`},
+		{"bad labels", r("--labels", "none"), "labels = none"},
+		{"bad dataset", []string{"reproduce", "ssca-figure2", "--dataset", "cifar", "--out", out}, "dataset = cifar"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, _, errOut := testFactory()
+			if got := run(context.Background(), f, c.args); got != 2 {
+				t.Fatalf("exit %d, want 2; stderr: %s", got, errOut)
+			}
+			msg := strings.TrimSpace(errOut.String())
+			if !strings.Contains(msg, c.msg) || strings.Count(msg, "\n") > 1 {
+				t.Errorf("stderr %q: want one line containing %q", msg, c.msg)
+			}
+		})
+	}
+	// alpha outside (0, 1] in a config file.
+	cfgFile := filepath.Join(out, "a.yaml")
+	os.WriteFile(cfgFile, []byte("sample_steps:\n  - {batch: 1, a1: 0.4, a2: 0.4, alpha: 1.5}\n"), 0o644)
+	f, _, errOut := testFactory()
+	if got := run(context.Background(), f, r("--data-dir", tiny, "--config", cfgFile, "--batch", "1")); got != 2 || !strings.Contains(errOut.String(), "alpha = 1.5") {
+		t.Errorf("alpha: exit %d, stderr %s", got, errOut)
+	}
+}
+
+func TestNewCmdRunSSCA(t *testing.T) {
+	f, _, _ := testFactory()
+	var got *SSCAOptions
+	c := newCmdRunSSCA(f, func(o *SSCAOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--algo", "fedavg", "--batch", "5", "--local-steps", "2", "--U", "0.7", "--quick"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Algo != "fedavg" || got.Batch != 5 || got.LocalSteps != 2 || got.U != 0.7 || !got.Quick {
+		t.Fatalf("options %+v", got)
+	}
+}
+
+// TestSSCARunTiny: a tiny end-to-end run writes its outputs, is identical
+// for any --workers, and a rerun reuses the stored runs.
+func TestSSCARunTiny(t *testing.T) {
+	tiny := t.TempDir()
+	writeTinyIDX(t, tiny, 60, 20, nil)
+	var docs []map[string]any
+	for _, w := range []string{"1", "2", "2"} {
+		out := t.TempDir()
+		if w == "2" && len(docs) == 2 {
+			out = docs[1]["_out"].(string) // rerun in the same place: resume
+		}
+		f, stdout, errOut := testFactory()
+		args := []string{"run", "ssca", "--dataset", "mnist", "--data-dir", tiny, "--algo", "alg2", "--batch", "1", "--runs", "2",
+			"--rounds", "6", "--workers", w, "--out", out, "--json", "--U", "2"}
+		if code := run(context.Background(), f, args); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["_out"] = out
+		if len(docs) == 2 {
+			mb, _ := os.ReadFile(filepath.Join(out, "ssca", "manifest-run-alg2-b1-u2.json"))
+			var m struct {
+				Reused int `json:"trials_reused"`
+			}
+			if json.Unmarshal(mb, &m) != nil || m.Reused != 2 {
+				t.Errorf("rerun reused %d runs, want 2", m.Reused)
+			}
+		}
+		docs = append(docs, doc)
+		if _, err := os.Stat(filepath.Join(out, "ssca", "run-alg2-b1-u2-points.csv")); err != nil {
+			t.Error(err)
+		}
+	}
+	a, _ := json.Marshal(docs[0]["curves"])
+	for _, d := range docs[1:] {
+		b, _ := json.Marshal(d["curves"])
+		// Runtimes differ between runs; compare the points.
+		if !bytes.Equal(stripRuntime(t, a), stripRuntime(t, b)) {
+			t.Fatal("results depend on --workers or on resuming")
+		}
+	}
+}
+
+func stripRuntime(t *testing.T, b []byte) []byte {
+	var curves []map[string]any
+	if err := json.Unmarshal(b, &curves); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range curves {
+		for _, tr := range c["trials"].([]any) {
+			delete(tr.(map[string]any)["stats"].(map[string]any), "runtime_ns")
+		}
+	}
+	out, _ := json.Marshal(curves)
+	return out
+}
+
+// TestSSCAPreset: the embedded preset and SGD rates validate, and the
+// figures have the issue's curves.
+func TestSSCAPreset(t *testing.T) {
+	f, _, _ := testFactory()
+	o := &SSCAOptions{}
+	c := newCmdRunSSCA(f, func(*SSCAOptions) error { return nil })
+	c.SetArgs(nil)
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	o.commonOptions = commonOptions{flags: c.Flags()}
+	cfg, err := loadSSCAConfig(f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for fig, want := range map[string]int{"figure2": 3 + 5 + 3, "figure3": 3 + 3 + 3, "figure4": 2*6 + 2*4} {
+		if n := len(cfg.FigureSpecs(fig)); n != want {
+			t.Errorf("%s: %d curves, want %d", fig, n, want)
+		}
+	}
+	if cfg.UValue() != 0.6 || cfg.Lambda != 1e-3 || cfg.C != 1e5 || cfg.Tau != 0.1 || cfg.Runs != 100 {
+		t.Errorf("preset defaults %+v", cfg)
+	}
+	if len(cfg.SGDBaselines()) != 8 {
+		t.Errorf("%d SGD baselines, want 8", len(cfg.SGDBaselines()))
+	}
+}

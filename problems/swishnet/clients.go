@@ -1,0 +1,187 @@
+package swishnet
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/fedcon/fedcon/datasets"
+)
+
+// SampleClient is client i of sample-based FL (Algorithms 1-2, FedAvg): it
+// holds the rows Rows of Img (its N_i samples) and reads no others.
+type SampleClient struct {
+	Net  Net
+	Img  *datasets.Images
+	Rows []int
+	ws   *Work
+	idx  []int
+}
+
+// NewSampleClient returns the client owning rows of img.
+func NewSampleClient(n Net, img *datasets.Images, rows []int) *SampleClient {
+	return &SampleClient{Net: n, Img: img, Rows: rows, ws: n.NewWork()}
+}
+
+// Len is N_i.
+func (c *SampleClient) Len() int { return len(c.Rows) }
+
+// Grad sets g to Σ_{n ∈ batch} ∇f(w; x_n) over local sample indices batch
+// and returns Σ -log Q_{y_n}.
+func (c *SampleClient) Grad(w []float64, batch []int, g []float64) float64 {
+	c.idx = c.idx[:0]
+	for _, b := range batch {
+		c.idx = append(c.idx, c.Rows[b])
+	}
+	return c.Net.Grad(w, c.Img, c.idx, g, c.ws)
+}
+
+// FeatureClient is client i of feature-based FL (Algorithms 3-4, feature
+// SGD): it holds pixels [K0, K1) of every image (w_i = w[K0*J : K1*J]) and,
+// when it holds labels, the labels.
+type FeatureClient struct {
+	Net    Net
+	Img    *datasets.Images
+	K0, K1 int
+	ws     *Work
+}
+
+// NewFeatureClient returns the client owning pixels [k0, k1) of img.
+func NewFeatureClient(n Net, img *datasets.Images, k0, k1 int) *FeatureClient {
+	return &FeatureClient{Net: n, Img: img, K0: k0, K1: k1, ws: n.NewWork()}
+}
+
+// Len is N, the samples every client shares.
+func (c *FeatureClient) Len() int { return c.Img.N }
+
+// Sizes are the per-sample lengths of a partial pre-activation (J) and of
+// a residual (L).
+func (c *FeatureClient) Sizes() (h, r int) { return c.Net.J, c.Net.L }
+
+// span is the CSR range of image m's non-zero pixels in [K0, K1).
+func (c *FeatureClient) span(m int) (int32, int32) {
+	a, b := c.Img.RowPtr[m], c.Img.RowPtr[m+1]
+	cols := c.Img.Col[a:b]
+	lo := sort.Search(len(cols), func(i int) bool { return int(cols[i]) >= c.K0 })
+	hi := lo + sort.Search(len(cols)-lo, func(i int) bool { return int(cols[lo+i]) >= c.K1 })
+	return a + int32(lo), a + int32(hi)
+}
+
+// Partial sets h (B×J) to client i's pre-activations h_{0,i} = w_i x_{n,i}
+// of the images batch (Algorithm 3, step 4).
+func (c *FeatureClient) Partial(wi []float64, batch []int, h []float64) {
+	J := c.Net.J
+	for b, m := range batch {
+		hb := h[b*J : b*J+J]
+		clear(hb)
+		p0, p1 := c.span(m)
+		for p := p0; p < p1; p++ {
+			k := int(c.Img.Col[p]) - c.K0
+			axpy(pixel[c.Img.Val[p]], wi[k*J:k*J+J], hb)
+		}
+	}
+}
+
+// Residual sets r (B×L) to Q(w, x_n) - y_n from the summed pre-activations z
+// (B×J) and the output layer w0 = w2, and returns Σ -log Q_{y_n}. It reads
+// the labels.
+func (c *FeatureClient) Residual(w0 []float64, batch []int, z, r []float64) float64 {
+	J, L := c.Net.J, c.Net.L
+	var loss float64
+	for b, m := range batch {
+		copy(c.ws.z, z[b*J:b*J+J])
+		y := int(c.Img.Labels[m])
+		loss += c.Net.top(w0, y, c.ws)
+		c.ws.q[y] -= 1
+		copy(r[b*L:b*L+L], c.ws.q)
+	}
+	return loss
+}
+
+// Block sets gi to Σ_n ∇_{w_i} f (17): the J×K_i block of the first-layer
+// gradient, from z, the residuals r and w0.
+func (c *FeatureClient) Block(w0 []float64, batch []int, z, r, gi []float64) {
+	J, L := c.Net.J, c.Net.L
+	clear(gi)
+	d := c.ws.d
+	for b, m := range batch {
+		clear(d)
+		for l, rl := range r[b*L : b*L+L] {
+			axpy(rl, w0[l*J:l*J+J], d)
+		}
+		for j, zj := range z[b*J : b*J+J] {
+			d[j] *= SwishPrime(zj)
+		}
+		p0, p1 := c.span(m)
+		for p := p0; p < p1; p++ {
+			k := int(c.Img.Col[p]) - c.K0
+			axpy(pixel[c.Img.Val[p]], d, gi[k*J:k*J+J])
+		}
+	}
+}
+
+// Top sets g0 to Σ_n ∇_{w0} f (16): the L×J output-layer gradient Σ r a^T.
+func (c *FeatureClient) Top(batch []int, z, r, g0 []float64) {
+	J, L := c.Net.J, c.Net.L
+	clear(g0)
+	a := c.ws.a
+	for b := range batch {
+		for j, zj := range z[b*J : b*J+J] {
+			a[j] = Swish(zj)
+		}
+		for l, rl := range r[b*L : b*L+L] {
+			axpy(rl, a, g0[l*J:l*J+J])
+		}
+	}
+}
+
+// Blocks splits K pixels into I contiguous row-major blocks, the first
+// K mod I one pixel larger (784 over 10: 4×79, 6×78).
+func Blocks(K, I int) [][2]int {
+	out := make([][2]int, I)
+	k := 0
+	for i := range out {
+		sz := K / I
+		if i < K%I {
+			sz++
+		}
+		out[i] = [2]int{k, k + sz}
+		k += sz
+	}
+	return out
+}
+
+// evalChunks is the fixed number of pieces Evaluate splits a set into: the
+// sums are reduced in chunk order, so results do not depend on scheduling.
+const evalChunks = 16
+
+// Evaluate returns F(w) (25), the mean cross-entropy over img, and the
+// accuracy, using up to workers goroutines; bit-identical for any workers.
+func (n Net) Evaluate(w []float64, img *datasets.Images, workers int) (cost, acc float64) {
+	losses := make([]float64, evalChunks)
+	corrects := make([]int, evalChunks)
+	var wg sync.WaitGroup
+	next := make(chan int, evalChunks)
+	for ch := 0; ch < evalChunks; ch++ {
+		next <- ch
+	}
+	close(next)
+	for g := 0; g < max(1, min(workers, evalChunks)); g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws := n.NewWork()
+			for ch := range next {
+				lo, hi := ch*img.N/evalChunks, (ch+1)*img.N/evalChunks
+				losses[ch], corrects[ch] = n.Eval(w, img, lo, hi, ws)
+			}
+		}()
+	}
+	wg.Wait()
+	var loss float64
+	var correct int
+	for ch := range losses {
+		loss += losses[ch]
+		correct += corrects[ch]
+	}
+	return loss / float64(img.N), float64(correct) / float64(img.N)
+}

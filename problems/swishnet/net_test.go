@@ -1,0 +1,221 @@
+package swishnet
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/fedcon/fedcon/datasets"
+)
+
+// tinyImages makes n random images of k pixels (about half zero) with labels < L.
+func tinyImages(n, k, L int, seed uint64) *datasets.Images {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	pix := make([]byte, n*k)
+	for i := range pix {
+		if rng.IntN(2) == 0 {
+			pix[i] = byte(1 + rng.IntN(255))
+		}
+	}
+	labs := make([]byte, n)
+	for i := range labs {
+		labs[i] = byte(rng.IntN(L))
+	}
+	s, err := datasets.NewImages(&datasets.IDX{Dims: []int{n, 1, k}, Data: pix}, &datasets.IDX{Dims: []int{n}, Data: labs}, "tiny", L)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// maxRelErr is max_i |a_i - b_i| / max_i |b_i|.
+func maxRelErr(a, b []float64) float64 {
+	var num, den float64
+	for i := range a {
+		num = max(num, math.Abs(a[i]-b[i]))
+		den = max(den, math.Abs(b[i]))
+	}
+	return num / den
+}
+
+func TestGradFiniteDifference(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		K, J, L int
+		scale   float64 // weight scale: larger pushes swish into its tails
+	}{
+		{"small", 6, 4, 3, 1},
+		{"wide", 20, 9, 5, 1},
+		{"large weights", 8, 5, 4, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := Net{tc.K, tc.J, tc.L}
+			img := tinyImages(7, tc.K, tc.L, 3)
+			w := make([]float64, n.Dim())
+			n.Init(w, rand.New(rand.NewPCG(1, 2)))
+			for i := range w {
+				w[i] *= tc.scale
+			}
+			batch := []int{0, 2, 3, 6, 2} // a repeat checks accumulation
+			g := make([]float64, n.Dim())
+			ws := n.NewWork()
+			f0 := n.Grad(w, img, batch, g, ws)
+			fd := make([]float64, n.Dim())
+			scratch := make([]float64, n.Dim())
+			const h = 1e-6 // central differences: O(h²) truncation, O(ε/h) rounding ≈ 1e-10
+			for i := range w {
+				old := w[i]
+				w[i] = old + h
+				fp := n.Grad(w, img, batch, scratch, ws)
+				w[i] = old - h
+				fm := n.Grad(w, img, batch, scratch, ws)
+				w[i] = old
+				fd[i] = (fp - fm) / (2 * h)
+			}
+			if e := maxRelErr(g, fd); e > 1e-6 { // the tolerance
+				t.Errorf("gradient rel. err %.2e > 1e-6", e)
+			}
+			// The loss is the cross-entropy (25): recompute it naively.
+			var want float64
+			for _, m := range batch {
+				ev, _ := n.Eval(w, img, m, m+1, ws)
+				want += ev
+			}
+			if math.Abs(f0-want) > 1e-12*math.Abs(want) {
+				t.Errorf("loss %v, Eval %v", f0, want)
+			}
+		})
+	}
+}
+
+func TestSwishPrime(t *testing.T) {
+	for _, z := range []float64{-30, -5, -1, -1e-3, 0, 0.5, 2, 8, 40} {
+		const h = 1e-6
+		fd := (Swish(z+h) - Swish(z-h)) / (2 * h)
+		if e := math.Abs(SwishPrime(z)-fd) / max(1, math.Abs(fd)); e > 1e-8 {
+			t.Errorf("S'(%g) = %v, finite difference %v", z, SwishPrime(z), fd)
+		}
+	}
+	for _, z := range []float64{-1e300, -1000, 1000, 1e300} {
+		if v, d := Swish(z), SwishPrime(z); math.IsNaN(v) || math.IsNaN(d) {
+			t.Errorf("S(%g) = %v, S' = %v", z, v, d)
+		}
+	}
+}
+
+func TestSoftmaxExtremeLogits(t *testing.T) {
+	for _, o := range [][]float64{{1000, -1000, 0}, {-1000, -1000, -1000}, {1000, 1000, 999}} {
+		q := make([]float64, len(o))
+		lse := softmax(append([]float64(nil), o...), q)
+		var s float64
+		for _, v := range q {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("softmax(%v) = %v", o, q)
+			}
+			s += v
+		}
+		if math.IsInf(lse, 0) || math.IsNaN(lse) || math.Abs(s-1) > 1e-15 {
+			t.Errorf("softmax(%v): lse %v, Σq %v", o, lse, s)
+		}
+		for y := range o { // loss -log Q_y = lse - o_y is finite and >= 0
+			if l := lse - o[y]; l < 0 || math.IsInf(l, 0) {
+				t.Errorf("loss %v for logits %v, label %d", l, o, y)
+			}
+		}
+	}
+}
+
+// TestFeatureBlocksCentralized: the feature-based messages (partials summed
+// over clients, residual, per-client blocks, top block) reassemble the
+// centralized gradient.
+func TestFeatureBlocksCentralized(t *testing.T) {
+	n := Net{23, 6, 4}
+	img := tinyImages(9, n.K, n.L, 5)
+	w := make([]float64, n.Dim())
+	n.Init(w, rand.New(rand.NewPCG(4, 4)))
+	batch := []int{8, 1, 4, 0}
+	want := make([]float64, n.Dim())
+	wantLoss := n.Grad(w, img, batch, want, n.NewWork())
+
+	blocks := Blocks(n.K, 4)
+	z := make([]float64, len(batch)*n.J)
+	h := make([]float64, len(batch)*n.J)
+	var cl []*FeatureClient
+	for _, b := range blocks {
+		c := NewFeatureClient(n, img, b[0], b[1])
+		c.Partial(n.W1(w)[b[0]*n.J:b[1]*n.J], batch, h)
+		for i := range z {
+			z[i] += h[i]
+		}
+		cl = append(cl, c)
+	}
+	r := make([]float64, len(batch)*n.L)
+	loss := cl[0].Residual(n.W2(w), batch, z, r)
+	got := make([]float64, n.Dim())
+	for i, c := range cl {
+		c.Block(n.W2(w), batch, z, r, n.W1(got)[blocks[i][0]*n.J:blocks[i][1]*n.J])
+	}
+	cl[0].Top(batch, z, r, n.W2(got))
+	// Summation order differs only in the partials: a few ulps.
+	if e := maxRelErr(got, want); e > 1e-12 {
+		t.Errorf("feature blocks vs centralized gradient: rel. err %.2e", e)
+	}
+	if math.Abs(loss-wantLoss) > 1e-12*wantLoss {
+		t.Errorf("loss %v vs %v", loss, wantLoss)
+	}
+}
+
+func TestBlocks(t *testing.T) {
+	b := Blocks(784, 10)
+	for i, want := range []int{79, 79, 79, 79, 78, 78, 78, 78, 78, 78} {
+		if b[i][1]-b[i][0] != want {
+			t.Fatalf("block %d = %v, want size %d", i, b[i], want)
+		}
+	}
+	if b[9][1] != 784 || b[0][0] != 0 {
+		t.Fatalf("blocks %v", b)
+	}
+}
+
+func TestEvaluateWorkers(t *testing.T) {
+	n := Net{10, 5, 3}
+	img := tinyImages(50, n.K, n.L, 9)
+	w := make([]float64, n.Dim())
+	n.Init(w, rand.New(rand.NewPCG(1, 1)))
+	c1, a1 := n.Evaluate(w, img, 1)
+	c4, a4 := n.Evaluate(w, img, 4)
+	if c1 != c4 || a1 != a4 {
+		t.Fatalf("workers change the result: %v %v vs %v %v", c1, a1, c4, a4)
+	}
+	var want float64
+	ws := n.NewWork()
+	for m := 0; m < img.N; m++ {
+		l, _ := n.Eval(w, img, m, m+1, ws)
+		want += l
+	}
+	if math.Abs(c1-want/50) > 1e-13 {
+		t.Fatalf("cost %v, want %v", c1, want/50)
+	}
+}
+
+// TestAxpy checks the kernel (FMA or not) against a plain loop, for lengths
+// that take and that miss the 16-multiple fast path.
+func TestAxpy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, n := range []int{0, 3, 16, 128, 130} {
+		x, y := make([]float64, n), make([]float64, n+2)
+		for i := range x {
+			x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		want := append([]float64(nil), y...)
+		for i := range x {
+			want[i] += 0.37 * x[i]
+		}
+		axpy(0.37, x, y)
+		for i := range y {
+			if math.Abs(y[i]-want[i]) > 1e-15*(1+math.Abs(want[i])) {
+				t.Fatalf("n=%d: y[%d] = %v, want %v", n, i, y[i], want[i])
+			}
+		}
+	}
+}
