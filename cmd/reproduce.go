@@ -13,5 +13,6 @@ func newCmdReproduce(f *Factory) *cobra.Command {
 	c.AddCommand(newCmdReproduceTable4(f, nil), newCmdReproduceTable1(f, nil), newCmdReproduceFigure1(f, nil),
 		newCmdReproduceTable2(f, nil), newCmdReproduceFigure2(f, nil))
 	c.AddCommand(newCmdReproduceTable3(f), newCmdReproduceAll(f, nil))
+	c.AddCommand(newCmdReproduceConicTable1(f, nil), newCmdReproduceConicTable2(f, nil), newCmdReproduceConicTable3(f, nil))
 	return c
 }
