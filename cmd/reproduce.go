@@ -16,5 +16,6 @@ func newCmdReproduce(f *Factory) *cobra.Command {
 	for _, fig := range []string{"figure2", "figure3", "figure4", "all"} {
 		c.AddCommand(newCmdReproduceSSCA(f, fig, nil))
 	}
+	c.AddCommand(newCmdReproduceConicTable1(f, nil), newCmdReproduceConicTable2(f, nil), newCmdReproduceConicTable3(f, nil))
 	return c
 }

@@ -17,7 +17,10 @@ type FairConfig struct {
 	Dataset     string  `mapstructure:"dataset" json:"dataset"`
 	Clients     []int   `mapstructure:"clients" json:"clients"`
 	R           float64 `mapstructure:"r" json:"r"`
-	ALConfig    `mapstructure:",squash"`
+	// W0 is the starting point: sphere (also when empty: the core paper),
+	// zeros (the conic paper's Section 5.3) or ones.
+	W0       string `mapstructure:"w0" json:"w0,omitempty"`
+	ALConfig `mapstructure:",squash"`
 }
 
 // Validate reports the first invalid value as a *ConfigError.
@@ -38,7 +41,7 @@ func (c *FairConfig) Validate() error {
 			return &ConfigError{"clients", n, "must be >= 1"}
 		}
 	}
-	return nil
+	return validateW0(c.W0)
 }
 
 // fairCell is one n: the server and the client parties.
@@ -163,7 +166,7 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 }
 
 func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keepTrace bool) (ClassTrial, error) {
-	w0 := trialStart(cfg.RNG, cfg.Seed, t, cell.d)
+	w0 := startPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
 	a1, cp := cfg.methods()
 	tr := ClassTrial{Dataset: cfg.Dataset, N: cell.n, Trial: t}
 	for _, run := range []struct {

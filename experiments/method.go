@@ -131,14 +131,14 @@ func trialKey(cell string, t int) string { return fmt.Sprintf("%s-t%02d", cell, 
 // runTrials runs trial(ctx, t) for t = 0..n-1 of the cell named key, at most
 // opt.Workers at a time, reusing stored trials, and returns the trials in
 // order (a pure function of the inputs, whatever the scheduling).
-func runTrials(ctx context.Context, n int, opt RunOptions, pc *progressCounter, label, key string, seed uint64,
-	trial func(ctx context.Context, t int) (ClassTrial, error)) ([]ClassTrial, error) {
-	out := make([]ClassTrial, n)
+func runTrials[T any](ctx context.Context, n int, opt RunOptions, pc *progressCounter, label, key string, seed uint64,
+	trial func(ctx context.Context, t int) (T, error)) ([]T, error) {
+	out := make([]T, n)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.workers())
 	for t := 0; t < n; t++ {
 		g.Go(func() error {
-			tr, err := cached(opt.Store, trialKey(key, t), seed, func() (ClassTrial, error) { return trial(gctx, t) })
+			tr, err := cached(opt.Store, trialKey(key, t), seed, func() (T, error) { return trial(gctx, t) })
 			if err != nil {
 				return fmt.Errorf("%s trial %d: %w", label, t, err)
 			}

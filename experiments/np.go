@@ -56,7 +56,11 @@ type NPConfig struct {
 	// AdmmStart is where Algorithm 2 starts in outer iteration k: "wk" (the
 	// paper, w̃0 = w^k) or "w0" (the authors' NP code restarts at w0).
 	AdmmStart string `mapstructure:"admm_start" json:"admm_start"`
-	ALConfig  `mapstructure:",squash"`
+	// W0 is the starting point: sphere (a uniform point on the unit sphere
+	// per trial; also when empty: the core paper), ones (the conic paper's
+	// Section 5.2) or zeros.
+	W0       string `mapstructure:"w0" json:"w0,omitempty"`
+	ALConfig `mapstructure:",squash"`
 }
 
 // Validate reports the first invalid value as a *ConfigError.
@@ -73,6 +77,9 @@ func (c *NPConfig) Validate() error {
 		return &ConfigError{"clients", c.Clients, "need at least one client count"}
 	case c.AdmmStart != "wk" && c.AdmmStart != "w0":
 		return &ConfigError{"admm_start", c.AdmmStart, "must be wk (paper) or w0 (authors' code)"}
+	}
+	if err := validateW0(c.W0); err != nil {
+		return err
 	}
 	for _, n := range c.Clients {
 		if n < 1 {
@@ -162,6 +169,15 @@ func trialStart(rng string, seed uint64, t, d int) []float64 {
 	return problems.UnitSphere(rand.New(rand.NewPCG(seed, 1<<62|uint64(t))), d)
 }
 
+// validateW0 checks the w0 key of the classification experiments.
+func validateW0(w0 string) error {
+	switch w0 {
+	case "", "sphere", "ones", "zeros":
+		return nil
+	}
+	return &ConfigError{"w0", w0, "must be sphere, ones or zeros"}
+}
+
 // NPResult is the whole experiment.
 type NPResult struct {
 	Info   *RunInfo     `json:"run"`
@@ -223,7 +239,7 @@ func npProblem(cell *npCell) *solver.Problem {
 }
 
 func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, keepTrace bool) (ClassTrial, error) {
-	w0 := trialStart(cfg.RNG, cfg.Seed, t, cell.d)
+	w0 := startPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
 	a1, cp := cfg.methods()
 	if cfg.AdmmStart == "w0" {
 		a1.AdmmStart = w0

@@ -14,18 +14,24 @@ func (c *QPConfig) Quick() {
 	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) == 0 || !slices.Contains(QuickClients, cell[0]) })
 }
 
-// Quick shrinks c to the smoke run: 2 trials, n in {1, 5}, and residual
+// Quick shrinks c to the smoke run: 2 instances, the cells with n in {1, 5}.
+func (c *ConicQPConfig) Quick() {
+	c.Trials = min(c.Trials, QuickTrials)
+	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) < 2 || !slices.Contains(QuickClients, cell[1]) })
+}
+
+// Quick shrinks c to the smoke run: at most 2 trials, n in {1, 5}, and residual
 // balancing of ρ_i: with the paper's fixed ρ_i = 0.01 one adult-a trial
 // hits the inner caps for over 10 minutes (README, Table 1).
 func (c *NPConfig) Quick() {
-	c.Trials = QuickTrials
+	c.Trials = min(c.Trials, QuickTrials)
 	c.Clients = quickClients(c.Clients)
 	c.RhoAdapt = true
 }
 
-// Quick shrinks c to the smoke run: 2 trials, n in {1, 5}.
+// Quick shrinks c to the smoke run: at most 2 trials, n in {1, 5}.
 func (c *FairConfig) Quick() {
-	c.Trials = QuickTrials
+	c.Trials = min(c.Trials, QuickTrials)
 	c.Clients = quickClients(c.Clients)
 }
 

@@ -12,10 +12,15 @@
 //	subject to c_0(w) ∈ -K_0 (server, global),  c_i(w) ∈ -K_i (client i, local),
 //
 // where each K_i is a closed convex cone (Cone): the nonnegative orthant gives
-// c_i(w) ≤ 0, the zero cone c_i(w) = 0. Parties expose values, gradients and
-// constraint Jacobians (Party); quadratic parties with equality constraints
-// may also expose their data (QuadraticParty) so subproblems are solved
-// exactly by a cached Cholesky factorisation (QuadCache).
+// c_i(w) ≤ 0, the zero cone c_i(w) = 0, the second-order cone SOC a norm
+// ball, and Product any combination — the conic version of the method ("...
+// global and local convex conic constraints", eqs. (1), (6)-(11), (56)).
+// Parties expose values, gradients and constraint Jacobians (Party);
+// quadratic parties with equality constraints may also expose their data
+// (QuadraticParty) so subproblems are solved exactly by a cached Cholesky
+// factorisation (QuadCache). Other cones make the AL subproblem nonlinear; it
+// goes to the smooth solver (Newton uses the cone's DualJacobian: a
+// semismooth Newton method).
 //
 // Federation boundary: the server side of Algorithm 1 talks to clients only
 // through a Transport (broadcast, local step, replies in client order). The

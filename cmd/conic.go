@@ -1,0 +1,158 @@
+package cmd
+
+import (
+	"maps"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// ConicQPOptions are the flags of `reproduce conic-table1`.
+type ConicQPOptions struct {
+	commonOptions
+}
+
+// conicQPFlagKeys maps flags to the keys of configs/conic-table1.yaml.
+var conicQPFlagKeys = map[string]string{
+	"trials": "trials", "seed": "seed", "beta": "beta", "sbar": "sbar", "rho": "rho", "q": "q",
+	"eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer", "max-inner": "max_inner",
+	"inner-test": "inner_test", "eps-floor": "eps_floor", "w0": "w0", "ball-rows": "ball_rows",
+	"ball-parties": "ball_parties", "ball-ratio": "ball_ratio", "subsolver": "subsolver",
+}
+
+func newCmdReproduceConicTable1(f *Factory, runF func(*ConicQPOptions) error) *cobra.Command {
+	o := &ConicQPOptions{}
+	c := &cobra.Command{
+		Use:   "conic-table1",
+		Short: "Conic paper, Table 1: the QP of eq. (25), Algorithm 1 vs cProx-AL; --ball-rows adds second-order-cone constraints",
+		Long: `conic-table1 runs the QP of the conic paper's eq. (25) (equality constraints at the
+server and every client, i.e. zero cones) on 10 random instances per (d, n, m̃) cell and prints
+the paper's Table 1 beside ours. --ball-rows R adds a norm ball ||G_i w - h_i||_2 <= t_i (a
+second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
+		Example: `  fedcon reproduce conic-table1
+  fedcon reproduce conic-table1 --trials 2
+  fedcon reproduce conic-table1 --ball-rows 3 --ball-parties all --out results/soc`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.bind(c)
+			if runF != nil {
+				return runF(o)
+			}
+			return conicQPRun(f, o)
+		},
+	}
+	addCommonFlags(c, &o.commonOptions, "conic-table1")
+	fl := c.Flags()
+	fl.Int("trials", 10, "instances per cell")
+	fl.Uint64("seed", 1, "seed of the instance stream")
+	fl.Float64("beta", 1, "AL penalty β")
+	fl.Float64("sbar", 0.01, "s̄ in τ_k = s̄/(k+1)²")
+	fl.Float64("rho", 1, "ADMM penalty ρ_i")
+	fl.Float64("q", 0.9, "q in ε_{t+1} = q^t")
+	fl.Float64("eps1", 1e-3, "stationarity tolerance ε1")
+	fl.Float64("eps2", 1e-3, "feasibility tolerance ε2")
+	fl.Float64("eps-floor", 0, "lower bound on ε_{t+1} (paper: none)")
+	fl.Int("max-outer", 10000, "outer iteration cap")
+	fl.Int("max-inner", 10000, "inner (ADMM) iteration cap per outer iteration")
+	fl.String("inner-test", "paper", "Algorithm 2 stopping test: paper (eq. (19)) or measured")
+	fl.String("w0", "ones", "starting point: ones (the paper), zeros or sphere")
+	fl.Int("ball-rows", 0, "rows of G_i of a norm-ball (second-order-cone) constraint; 0: eq. (25) as published")
+	fl.String("ball-parties", "all", "parties with a ball: server, clients or all")
+	fl.Float64("ball-ratio", 0.5, "ball radius t_i as a fraction of ||G_i(w_eq - w_f)||_2, in (0, 1)")
+	fl.String("subsolver", "newton", "subproblems of parties with a ball: newton or lbfgs")
+	return c
+}
+
+func conicQPRun(f *Factory, o *ConicQPOptions) error {
+	cfg := &experiments.ConicQPConfig{}
+	if err := loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, cfg); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return err
+	}
+	out := newRunOutput(f, &o.commonOptions, "conic-table1", cfg, cfg.Seed, cfg.TrialHash(), workers)
+	res, err := experiments.RunConicQP(o.ctx, cfg, out.options())
+	if res == nil {
+		return out.failed(err, nil, nil)
+	}
+	res.Info = out.info
+	return out.tables(res, res.Tables(), err)
+}
+
+// ConicClassOptions are the flags of `reproduce conic-table2` and `conic-table3`.
+type ConicClassOptions struct {
+	commonOptions
+	Dirs []string
+}
+
+func (o *ConicClassOptions) setDirs(d []string) { o.Dirs = d }
+func (o *ConicClassOptions) check() error       { return nil }
+
+// conicClassFlagKeys are alFlagKeys plus w0.
+var conicClassFlagKeys = func() map[string]string {
+	m := maps.Clone(alFlagKeys)
+	m["w0"] = "w0"
+	return m
+}()
+
+func conicClassCommand(f *Factory, use, short, example, preset, w0 string, run func(*Factory, *ConicClassOptions) error, runF func(*ConicClassOptions) error) *cobra.Command {
+	c := dataCommand(f, use, short, example, preset, &ConicClassOptions{}, run, runF)
+	c.Flags().String("w0", w0, "starting point: ones, zeros or sphere")
+	return c
+}
+
+func newCmdReproduceConicTable2(f *Factory, runF func(*ConicClassOptions) error) *cobra.Command {
+	return conicClassCommand(f, "conic-table2", "Conic paper, Table 2: Neyman-Pearson (eq. (26)), w0 = ones, β = 300, ρ_i = 0.01",
+		"  fedcon reproduce conic-table2\n  fedcon reproduce conic-table2 --rho-adapt", "conic-table2", "ones", conicNPRun, runF)
+}
+
+func newCmdReproduceConicTable3(f *Factory, runF func(*ConicClassOptions) error) *cobra.Command {
+	return conicClassCommand(f, "conic-table3", "Conic paper, Table 3: fairness (eq. (28)) on adult-b, w0 = 0, r = 0.01, ρ_i = 1e8",
+		"  fedcon reproduce conic-table3", "conic-table3", "zeros", conicFairRun, runF)
+}
+
+func conicNPRun(f *Factory, o *ConicClassOptions) error {
+	cfg := &experiments.NPConfig{}
+	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
+		return err
+	}
+	return conicClassRun(f, o, "conic-table2", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
+		func(opt experiments.RunOptions) (*experiments.ConicClassResult, error) {
+			return experiments.RunConicNP(o.ctx, cfg, o.Dirs, opt)
+		})
+}
+
+func conicFairRun(f *Factory, o *ConicClassOptions) error {
+	cfg := &experiments.FairConfig{}
+	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
+		return err
+	}
+	return conicClassRun(f, o, "conic-table3", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
+		func(opt experiments.RunOptions) (*experiments.ConicClassResult, error) {
+			return experiments.RunConicFair(o.ctx, cfg, o.Dirs, opt)
+		})
+}
+
+func conicClassRun(f *Factory, o *ConicClassOptions, name string, cfg any, validate func() error, seed uint64, hash string,
+	run func(experiments.RunOptions) (*experiments.ConicClassResult, error)) error {
+	if err := validate(); err != nil {
+		return err
+	}
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return err
+	}
+	out := newRunOutput(f, &o.commonOptions, name, cfg, seed, hash, workers)
+	res, err := run(out.options())
+	if res == nil {
+		return out.failed(err, nil, nil)
+	}
+	res.Info = out.info
+	return out.tables(res, res.Tables(), err)
+}

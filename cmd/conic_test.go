@@ -1,0 +1,109 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// TestConicExitCodes: bad values of the conic commands are one-line usage
+// errors (exit 2), found before any data is read.
+func TestConicExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"ball ratio", []string{"reproduce", "conic-table1", "--ball-rows", "2", "--ball-ratio", "2", "--out", dir}, "ball_ratio = 2"},
+		{"ball parties", []string{"reproduce", "conic-table1", "--ball-rows", "2", "--ball-parties", "some", "--out", dir}, "ball_parties = some"},
+		{"w0 qp", []string{"reproduce", "conic-table1", "--w0", "half", "--out", dir}, "w0 = half"},
+		{"w0 np", []string{"reproduce", "conic-table2", "--w0", "half", "--out", dir}, "w0 = half"},
+		{"w0 fair", []string{"reproduce", "conic-table3", "--w0", "half", "--out", dir}, "w0 = half"},
+		{"negative beta", []string{"reproduce", "conic-table3", "--beta", "-1", "--out", dir}, "beta = -1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, _, errOut := testFactory()
+			if got := run(context.Background(), f, c.args); got != 2 {
+				t.Fatalf("exit %d, want 2; stderr: %s", got, errOut)
+			}
+			if !strings.Contains(errOut.String(), c.msg) || strings.Count(strings.TrimSpace(errOut.String()), "\n") > 1 {
+				t.Errorf("stderr %q: want one line with %q", errOut, c.msg)
+			}
+		})
+	}
+}
+
+// TestConicPresets: each conic command loads its preset with the paper's
+// settings, and flags override it.
+func TestConicPresets(t *testing.T) {
+	f, _, _ := testFactory()
+	var qp experiments.ConicQPConfig
+	c := newCmdReproduceConicTable1(f, func(o *ConicQPOptions) error {
+		return loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, &qp)
+	})
+	c.SetArgs([]string{"--ball-rows", "3"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	// Section 5.1: w0 = ones, s̄ = 0.01, β = 1, ρ_i = 1, 9 cells, 10 instances.
+	if qp.W0 != "ones" || qp.SBar != 0.01 || qp.Beta != 1 || qp.Rho != 1 || len(qp.Cells) != 9 || qp.Trials != 10 || qp.BallRows != 3 {
+		t.Fatalf("conic-table1 config %+v", qp)
+	}
+	var np experiments.NPConfig
+	c = newCmdReproduceConicTable2(f, func(o *ConicClassOptions) error {
+		return loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, &np)
+	})
+	c.SetArgs(nil)
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	// Section 5.2: w0 = ones, s̄ = 0.001, β = 300, ρ_i = 0.01, r = 0.2.
+	if np.W0 != "ones" || np.SBar != 0.001 || np.Beta != 300 || np.Rho != 0.01 || np.R != 0.2 {
+		t.Fatalf("conic-table2 config %+v", np)
+	}
+	var fair experiments.FairConfig
+	c = newCmdReproduceConicTable3(f, func(o *ConicClassOptions) error {
+		return loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, &fair)
+	})
+	c.SetArgs([]string{"--w0", "ones"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	// Section 5.3: r = 0.01, s̄ = 0.001, β = 10, ρ_i = 1e8 (w0 = 0 overridden here).
+	if fair.W0 != "ones" || fair.R != 0.01 || fair.SBar != 0.001 || fair.Beta != 10 || fair.Rho != 1e8 {
+		t.Fatalf("conic-table3 config %+v", fair)
+	}
+}
+
+// TestConicTable1EndToEnd runs one tiny cell with a norm ball through the
+// command and checks the table and the trial files.
+func TestConicTable1EndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "small.yaml")
+	if err := os.WriteFile(cfg, []byte("cells: [[16, 2, 1]]\ntrials: 2\nbeta: 10\nrho: 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, out, errOut := testFactory()
+	code := run(context.Background(), f, []string{"reproduce", "conic-table1", "--config", cfg, "--ball-rows", "2", "--ball-parties", "server", "--out", dir})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "norm-ball") || strings.Contains(out.String(), "NaN") {
+		t.Fatalf("table:\n%s", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "conic-table1", "trials", "*.json"))
+	if len(files) != 2 {
+		t.Fatalf("trial files %v", files)
+	}
+	for _, ext := range []string{"json", "csv", "md"} {
+		if _, err := os.Stat(filepath.Join(dir, "conic-table1", "conic-table1."+ext)); err != nil {
+			t.Error(err)
+		}
+	}
+}
