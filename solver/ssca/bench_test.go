@@ -68,6 +68,7 @@ func BenchmarkAlg3Round(b *testing.B) {
 	rng := newRNG(1, streamServer)
 	sv := newServer(Problem{Lambda: 1e-3}, st, d)
 	var stats Stats
+	ff.round(0, w, drawBatch(rng, ff.rng, st.Batch), &stats, false) // clients size their buffers once
 	b.ReportAllocs()
 	b.ResetTimer()
 	for t := 1; t <= b.N; t++ {
