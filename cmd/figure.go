@@ -138,6 +138,15 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		p.Add(l)
 		p.Legend.Add(h.Name, l)
 	}
+	if pn.YMax > 0 {
+		ymax = math.Min(ymax, pn.YMax)
+	}
+	if pn.YLog && ymin > 0 {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Min, p.Y.Max = ymin/2, ymax*30 // headroom for the legend, in decades
+		return p, nil
+	}
 	if !math.IsInf(ymin, 1) {
 		// Headroom above the data for the legend.
 		span := math.Max(ymax-ymin, 1e-9)

@@ -14,6 +14,16 @@
 // endings or spacing (as public copies of the MONK's and heart files do)
 // passes through its content checksum (NormalizedSHA256).
 //
+// # Image data sets (idx)
+//
+// ParseIDX reads an unsigned-byte idx array (magic 0x801, 0x803, ...;
+// big-endian dimensions), plain or gzip-compressed (detected by its magic
+// bytes), and reports a wrong magic number or a truncated body (expected vs
+// actual bytes) as an *IDXError. LoadIDXSet reads the named sets
+// fashion-mnist and mnist (the four files of the MNIST layout) from
+// IDXSearchPath, which adds Debian's /usr/share/datasets/fashion-mnist/ for
+// Fashion-MNIST, into Images: sparse rows of raw pixel bytes.
+//
 // # Parsers
 //
 // ParseAdult, ParseBreastCancer, ParseMonks, ParseHeart and ParseAbalone read

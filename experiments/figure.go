@@ -14,6 +14,11 @@ type Panel struct {
 	YLabel string   `json:"y_label"`
 	Series []Series `json:"series"`
 	HLines []HLine  `json:"hlines,omitempty"`
+	// YMax, if > 0, caps the y axis (curves are clipped): a transient spike
+	// must not flatten the rest.
+	YMax float64 `json:"y_max,omitempty"`
+	// YLog draws the y axis in log scale (positive data only).
+	YLog bool `json:"y_log,omitempty"`
 }
 
 // Series is a curve with an optional band (Lo, Hi) around it.

@@ -92,8 +92,9 @@ func (c *SSCAConfig) Quick() {
 	c.EvalSubset = 5000
 }
 
-// TrialHash is the hash stored with each trial: everything but the number of runs.
-func (c *SSCAConfig) TrialHash() string { return TrialHash(c, "runs") }
+// TrialHash is the hash stored with each trial: everything but the number
+// of runs and the SGD rates (a baseline's rate is in its trial key).
+func (c *SSCAConfig) TrialHash() string { return TrialHash(c, "runs", "sgd_rates") }
 
 // UValue is U for the configured data set.
 func (c *SSCAConfig) UValue() float64 { return c.U[c.Dataset] }
@@ -170,7 +171,7 @@ func (c *SSCAConfig) Validate() error {
 // batch size without a row.
 func (c *SSCAConfig) schedule(s SSCASpec) (ssca.Schedule, error) {
 	if !s.ssca() {
-		if _, ok := c.SGDRates[s.rateKey()]; !ok {
+		if _, ok := c.SGDRates[s.rateKey()]; !ok && s.Rate == (SGDRate{}) {
 			return ssca.Schedule{}, &ConfigError{"sgd_rates", s.rateKey(), "no learning rate for this baseline: run 'fedcon tune ssca-sgd'"}
 		}
 		return ssca.Schedule{}, nil
@@ -197,6 +198,9 @@ type SSCASpec struct {
 	U          float64 `json:"u,omitempty"`
 	// FinalOnly evaluates w^T only (Figure 4).
 	FinalOnly bool `json:"final_only,omitempty"`
+	// Rate is an SGD baseline's learning rate (from sgd_rates); part of the
+	// key, so re-tuning recomputes only the baselines whose rate changed.
+	Rate SGDRate `json:"rate,omitempty"`
 }
 
 // SSCAAlgos are the algorithm names of `run ssca --algo`.
@@ -228,6 +232,9 @@ func (s SSCASpec) Key() string {
 	if s.FinalOnly {
 		k += "-final"
 	}
+	if !s.ssca() && s.Rate != (SGDRate{}) {
+		k += "-a" + strconv.FormatFloat(s.Rate.A, 'g', -1, 64) + "-beta" + strconv.FormatFloat(s.Rate.Beta, 'g', -1, 64)
+	}
 	return k
 }
 
@@ -242,6 +249,16 @@ func (s SSCASpec) Label() string {
 	return fmt.Sprintf("Alg. %s B=%d", s.Algo[3:], s.Batch)
 }
 
+// withRates sets the SGD baselines' rates from sgd_rates.
+func (c *SSCAConfig) withRates(specs []SSCASpec) []SSCASpec {
+	for i, s := range specs {
+		if !s.ssca() {
+			specs[i].Rate = c.SGDRates[s.rateKey()]
+		}
+	}
+	return specs
+}
+
 // allSpecs are the curves of Figures 2-4.
 func (c *SSCAConfig) allSpecs() []SSCASpec {
 	var out []SSCASpec
@@ -252,7 +269,9 @@ func (c *SSCAConfig) allSpecs() []SSCASpec {
 }
 
 // FigureSpecs are the curves of one figure.
-func (c *SSCAConfig) FigureSpecs(fig string) []SSCASpec {
+func (c *SSCAConfig) FigureSpecs(fig string) []SSCASpec { return c.withRates(c.figureSpecs(fig)) }
+
+func (c *SSCAConfig) figureSpecs(fig string) []SSCASpec {
 	var out []SSCASpec
 	U := c.UValue()
 	switch fig {
@@ -413,7 +432,10 @@ func RunSSCATrial(ctx context.Context, cfg *SSCAConfig, data *SSCAData, s SSCASp
 	}
 	st := &ssca.Settings{Rounds: cfg.Rounds, Batch: s.Batch, Tau: cfg.Tau, C: cfg.C, Schedule: sched, Seed: seed,
 		Recorder: rec, Record: cfg.evalAt(s)}
-	rate := cfg.SGDRates[s.rateKey()]
+	rate := s.Rate
+	if rate == (SGDRate{}) {
+		rate = cfg.SGDRates[s.rateKey()]
+	}
 	sgd := &ssca.SGDSettings{Rounds: cfg.Rounds, Batch: s.Batch, LocalSteps: s.LocalSteps, LR: rate.A, Beta: rate.Beta,
 		Lambda: lambda, Seed: seed, Recorder: rec, Record: cfg.evalAt(s)}
 	prob := ssca.Problem{Constrained: s.constrained(), Lambda: s.Lambda, U: s.U}

@@ -65,9 +65,11 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 			curvePanel("(d) test accuracy, Alg. "+con[3:], "test accuracy", cons, func(t SSCATrial) []float64 { return t.TestAcc }),
 		}
 		r.Figure.Panels[2].HLines = []HLine{{Name: fmt.Sprintf("U = %g", u), Y: u}}
+		// Cost axes end at 1.2 ln L (F(w^1) ≈ ln 10): τ = 0.1's early overshoot is clipped (see the JSON).
+		r.Figure.Panels[0].YMax, r.Figure.Panels[2].YMax = 1.2*math.Log(10), 1.2*math.Log(10)
 	case "figure4":
 		r.Figure.Title = fmt.Sprintf("Figure 4: ‖w‖² vs training cost at t = T on %s (mean over %d runs%s)", ds, runs, sub)
-		tradeoff := Panel{Title: "(a) ‖w‖² vs training cost (U or λ swept)", XLabel: "training cost F(w^T)", YLabel: "‖w^T‖²"}
+		tradeoff := Panel{Title: "(a) ‖w‖² vs training cost (U or λ swept)", XLabel: "training cost F(w^T)", YLabel: "‖w^T‖² (log scale)", YLog: true}
 		acc := Panel{Title: "(b) test accuracy vs U", XLabel: "U", YLabel: "test accuracy"}
 		for k, algo := range []string{"alg2", "alg4", "alg1", "alg3"} {
 			s := Series{Name: "Alg. " + algo[3:], Color: k}
@@ -217,11 +219,15 @@ func evalNote(cfg *SSCAConfig) string {
 
 // Points is every evaluated point of every trial, one row each (the CSV).
 func (r *SSCAResult) Points() *Table {
-	t := &Table{Header: []string{"figure", "dataset", "data_sha256", "method", "key", "run", "seed", "t", "train_cost", "objective", "test_acc", "norm2"}}
+	t := &Table{Header: []string{"figure", "dataset", "data_sha256", "fedcon_version", "config_hash", "method", "key", "run", "seed", "t", "train_cost", "objective", "test_acc", "norm2"}}
+	var version, hash string
+	if r.Info != nil {
+		version, hash = r.Info.Version, r.Info.ConfigHash
+	}
 	for _, c := range r.Curves {
 		for _, tr := range c.Trials {
 			for i, it := range tr.T {
-				t.Rows = append(t.Rows, []string{r.Name, r.Dataset, r.DataSHA256, c.Spec.Label(), c.Spec.Key(), strconv.Itoa(tr.Run),
+				t.Rows = append(t.Rows, []string{r.Name, r.Dataset, r.DataSHA256, version, hash, c.Spec.Label(), c.Spec.Key(), strconv.Itoa(tr.Run),
 					strconv.FormatUint(tr.Seed, 10), strconv.Itoa(it), g17(tr.TrainCost[i]), g17(tr.Objective[i]), g17(tr.TestAcc[i]), g17(tr.Norm2[i])})
 			}
 		}

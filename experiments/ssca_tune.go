@@ -54,7 +54,7 @@ type TuneResult struct {
 // SGDBaselines are the SGD specs of Figures 2-3 (with λ of the config).
 func (c *SSCAConfig) SGDBaselines() []SSCASpec {
 	var out []SSCASpec
-	for _, s := range append(c.FigureSpecs("figure2"), c.FigureSpecs("figure3")...) {
+	for _, s := range append(c.figureSpecs("figure2"), c.figureSpecs("figure3")...) {
 		if !s.ssca() {
 			s.FinalOnly = true
 			out = append(out, s)
@@ -86,11 +86,12 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 	for _, p := range pts {
 		c := *cfg
 		c.Seed = grid.Seed
-		c.SGDRates = map[string]SGDRate{p.spec.rateKey(): p.rate}
+		run := p.spec
+		run.Rate = p.rate
 		for r := 0; r < grid.Seeds; r++ {
 			g.Go(func() error {
-				key := fmt.Sprintf("tune-%s-a%s-beta%s-t%02d", p.spec.Key(), strconv.FormatFloat(p.rate.A, 'g', -1, 64), strconv.FormatFloat(p.rate.Beta, 'g', -1, 64), r)
-				tr, err := cached(opt.Store, key, c.Seed+uint64(r), func() (SSCATrial, error) { return RunSSCATrial(gctx, &c, data, p.spec, r) })
+				key := fmt.Sprintf("tune-%s-t%02d", run.Key(), r)
+				tr, err := cached(opt.Store, key, c.Seed+uint64(r), func() (SSCATrial, error) { return RunSSCATrial(gctx, &c, data, run, r) })
 				if err != nil {
 					return fmt.Errorf("%s a=%g beta=%g run %d: %w", p.spec.Label(), p.rate.A, p.rate.Beta, r, err)
 				}

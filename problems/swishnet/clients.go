@@ -43,6 +43,7 @@ type FeatureClient struct {
 	Img    *datasets.Images
 	K0, K1 int
 	ws     *Work
+	a, sp  []float64 // S(z), S'(z) of the current round's z (Activate)
 }
 
 // NewFeatureClient returns the client owning pixels [k0, k1) of img.
@@ -81,24 +82,39 @@ func (c *FeatureClient) Partial(wi []float64, batch []int, h []float64) {
 	}
 }
 
-// Residual sets r (B×L) to Q(w, x_n) - y_n from the summed pre-activations z
-// (B×J) and the output layer w0 = w2, and returns Σ -log Q_{y_n}. It reads
-// the labels.
+// Activate computes S(z) and S'(z) of the summed pre-activations z (B×J)
+// once per round for Residual, Block and Top.
+func (c *FeatureClient) Activate(z []float64) {
+	if cap(c.a) < len(z) {
+		c.a, c.sp = make([]float64, len(z)), make([]float64, len(z))
+	}
+	c.a, c.sp = c.a[:len(z)], c.sp[:len(z)]
+	for i, v := range z {
+		c.a[i], c.sp[i] = swishPair(v)
+	}
+}
+
+// Residual sets r (B×L) to Q(w, x_n) - y_n from the activations of z and
+// the output layer w0 = w2, and returns Σ -log Q_{y_n}. It reads the labels.
 func (c *FeatureClient) Residual(w0 []float64, batch []int, z, r []float64) float64 {
 	J, L := c.Net.J, c.Net.L
+	ws := c.ws
 	var loss float64
 	for b, m := range batch {
-		copy(c.ws.z, z[b*J:b*J+J])
+		a := c.a[b*J : b*J+J]
+		for l := range ws.o {
+			ws.o[l] = dot(w0[l*J:l*J+J], a)
+		}
 		y := int(c.Img.Labels[m])
-		loss += c.Net.top(w0, y, c.ws)
-		c.ws.q[y] -= 1
-		copy(r[b*L:b*L+L], c.ws.q)
+		loss += softmax(ws.o, ws.q) - ws.o[y]
+		ws.q[y] -= 1
+		copy(r[b*L:b*L+L], ws.q)
 	}
 	return loss
 }
 
 // Block sets gi to Σ_n ∇_{w_i} f (17): the J×K_i block of the first-layer
-// gradient, from z, the residuals r and w0.
+// gradient, from the residuals r, S'(z) and w0.
 func (c *FeatureClient) Block(w0 []float64, batch []int, z, r, gi []float64) {
 	J, L := c.Net.J, c.Net.L
 	clear(gi)
@@ -108,8 +124,8 @@ func (c *FeatureClient) Block(w0 []float64, batch []int, z, r, gi []float64) {
 		for l, rl := range r[b*L : b*L+L] {
 			axpy(rl, w0[l*J:l*J+J], d)
 		}
-		for j, zj := range z[b*J : b*J+J] {
-			d[j] *= SwishPrime(zj)
+		for j, s := range c.sp[b*J : b*J+J] {
+			d[j] *= s
 		}
 		p0, p1 := c.span(m)
 		for p := p0; p < p1; p++ {
@@ -123,11 +139,8 @@ func (c *FeatureClient) Block(w0 []float64, batch []int, z, r, gi []float64) {
 func (c *FeatureClient) Top(batch []int, z, r, g0 []float64) {
 	J, L := c.Net.J, c.Net.L
 	clear(g0)
-	a := c.ws.a
 	for b := range batch {
-		for j, zj := range z[b*J : b*J+J] {
-			a[j] = Swish(zj)
-		}
+		a := c.a[b*J : b*J+J]
 		for l, rl := range r[b*L : b*L+L] {
 			axpy(rl, a, g0[l*J:l*J+J])
 		}

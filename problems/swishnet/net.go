@@ -60,6 +60,18 @@ func SwishPrime(z float64) float64 { return sigmoid(z) * (1 + z*sigmoid(-z)) }
 // sigmoid is 1/(1+e^-z): e^-z overflows to +Inf for z < -709, giving 0, not NaN.
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 
+// swishPair returns S(z) and S'(z) with one exponential: σ(z) = 1/(1+e),
+// σ(-z) = e σ(z) with e = e^-z (1 when e overflows).
+func swishPair(z float64) (float64, float64) {
+	e := math.Exp(-z)
+	s := 1 / (1 + e)
+	sm := e * s
+	if math.IsInf(e, 1) {
+		sm = 1
+	}
+	return z * s, s * (1 + z*sm)
+}
+
 // Work is one goroutine's scratch space for per-sample passes.
 type Work struct {
 	z, a, sp, d []float64 // J: pre-activation, S(z), S'(z), back-propagated error
@@ -120,9 +132,7 @@ func (n Net) hidden(w1 []float64, img *datasets.Images, p0, p1 int32, z []float6
 func (n Net) top(w2 []float64, y int, ws *Work) float64 {
 	J := n.J
 	for j, z := range ws.z {
-		s := sigmoid(z)
-		ws.a[j] = z * s
-		ws.sp[j] = s * (1 + z*sigmoid(-z))
+		ws.a[j], ws.sp[j] = swishPair(z)
 	}
 	for l := range ws.o {
 		ws.o[l] = dot(w2[l*J:l*J+J], ws.a)

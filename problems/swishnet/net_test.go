@@ -149,6 +149,9 @@ func TestFeatureBlocksCentralized(t *testing.T) {
 		}
 		cl = append(cl, c)
 	}
+	for _, c := range cl {
+		c.Activate(z)
+	}
 	r := make([]float64, len(batch)*n.L)
 	loss := cl[0].Residual(n.W2(w), batch, z, r)
 	got := make([]float64, n.Dim())

@@ -51,3 +51,28 @@ func BenchmarkAlg1Round(b *testing.B) {
 		sv.step(t, w, ghat, lhat)
 	}
 }
+
+// BenchmarkAlg3Round is one round of Algorithm 3 on Fashion-MNIST, B = 1000
+// of all samples, I = 10 pixel blocks: partials exchanged between clients,
+// blocks to the server, (19), (35)-(36), (5).
+func BenchmarkAlg3Round(b *testing.B) {
+	set := fashion(b)
+	net := swishnet.Net{K: 784, J: 128, L: 10}
+	fp := featureProblem(net, set.Train, 10, false)
+	d := net.Dim()
+	w := make([]float64, d)
+	net.Init(w, rand.New(rand.NewPCG(1, 1)))
+	st := Settings{Batch: 1000, Tau: DefaultTau, C: DefaultC, Schedule: Schedule{A1: 0.9, A2: 0.9, Alpha: 0.3, GammaOffset: 0.05}}
+	ff := newFeatureFed(fp, d, st.Batch)
+	defer ff.fed.stop()
+	rng := newRNG(1, streamServer)
+	sv := newServer(Problem{Lambda: 1e-3}, st, d)
+	var stats Stats
+	ff.round(0, w, drawBatch(rng, ff.rng, st.Batch), &stats, false) // clients size their buffers once
+	b.ReportAllocs()
+	b.ResetTimer()
+	for t := 1; t <= b.N; t++ {
+		ghat, lhat := ff.round(t, w, drawBatch(rng, ff.rng, st.Batch), &stats, false)
+		sv.step(t, w, ghat, lhat)
+	}
+}

@@ -15,6 +15,8 @@ type FeatureClient interface {
 	Sizes() (h, r int)
 	// Partial sets h (B×h) to the client's shares h_{0,i}(w_i, x_{n,i}) (Step 4).
 	Partial(wi []float64, batch []int, h []float64)
+	// Activate prepares the nonlinearity of the summed z for the calls below.
+	Activate(z []float64)
 	// Residual sets r (B×r) from the summed pre-activations z and w_0 and
 	// returns the loss sum Σ f(w; x_n); it reads the labels.
 	Residual(w0 []float64, batch []int, z, r []float64) float64
@@ -122,6 +124,7 @@ func newFeatureFed(fp *FeatureProblem, d, B int) *featureFed {
 				s.z[k] += v
 			}
 		}
+		c.Activate(s.z)
 		rep := featureReply{g: s.g, c2c: sent}
 		r := s.r
 		switch {
