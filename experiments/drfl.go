@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/fedcon/fedcon/datasets"
 	pd "github.com/fedcon/fedcon/problems/drfl"
@@ -198,7 +199,8 @@ type DRFLParams struct {
 	Rho     float64    `json:"rho"`
 	Kappa   float64    `json:"kappa"`
 	Theta   float64    `json:"theta"`
-	P       float64    `json:"p"`
+	P       float64    `json:"-"`              // see PName
+	PName   string     `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by RunDRFL
 	QHat    []float64  `json:"qhat,omitempty"` // nil: N_s/N
 	Support pd.Support `json:"-"`
 }
@@ -284,6 +286,10 @@ type DRFLRun struct {
 func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64, set *sd.Settings) (*DRFLRun, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	p.PName = strconv.FormatFloat(p.P, 'g', -1, 64)
+	if math.IsInf(p.P, 1) {
+		p.PName = "inf"
 	}
 	res, err := sd.Solve(ctx, DRFLProblem(sp.Train, p), set)
 	if res == nil {

@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestRunDRFLOptions: argv → options, through a capturing runF.
+func TestRunDRFLOptions(t *testing.T) {
+	f, _, _ := testFactory()
+	var got *DRFLOptions
+	c := newCmdRunDRFL(f, func(o *DRFLOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--model", "wafl", "--rho", "0.2", "--kappa", "0.3", "--theta", "0.5", "--p", "inf",
+		"--qhat", "uniform", "--c", "10", "--seed", "4", "--test-mean", "0.5", "--test-sd", "1", "--support", "free"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "wafl" || got.Rho != 0.2 || got.Kappa != 0.3 || got.Theta != 0.5 || got.P != "inf" ||
+		got.QHat != "uniform" || got.C != 10 || got.Seed != 4 || got.TestMean != 0.5 || got.TestSD != 1 || got.Support != "free" {
+		t.Fatalf("options %+v", got)
+	}
+}
+
+// TestRunDRFLBadInput: one line and exit code 2 for each bad value.
+func TestRunDRFLBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--p", "3"}, "p = 3"},
+		{[]string{"--theta", "-1"}, "theta = -1"},
+		{[]string{"--kappa", "0"}, "kappa = 0"},
+		{[]string{"--rho", "-0.1"}, "rho = -0.1"},
+		{[]string{"--c", "0"}, "c = 0"},
+		{[]string{"--qhat", "0.5,0.5"}, "want 3 weights"},
+		{[]string{"--qhat", "0.5,0.4,0.2"}, "sum to 1"},
+		{[]string{"--model", "svm"}, "model = svm"},
+		{[]string{"--support", "ball"}, "support = ball"},
+		{[]string{"--dataset", "iris"}, "dataset = iris"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			f, _, errOut := testFactory()
+			args := append([]string{"run", "drfl", "--data-dir", "../../shared/datasets"}, c.args...)
+			if got := run(context.Background(), f, args); got != 2 {
+				t.Fatalf("exit %d, want 2; stderr %s", got, errOut)
+			}
+			if !strings.Contains(errOut.String(), c.msg) || strings.Count(strings.TrimSpace(errOut.String()), "\n") > 1 {
+				t.Errorf("stderr %q, want one line with %q", errOut, c.msg)
+			}
+		})
+	}
+}
+
+// TestRunDRFLOutput: a fast model end to end, table and JSON.
+func TestRunDRFLOutput(t *testing.T) {
+	if _, err := os.Stat("../../shared/datasets/statlog-heart/heart.dat"); err != nil {
+		t.Skip("needs ../shared/datasets")
+	}
+	f, out, errOut := testFactory()
+	if got := run(context.Background(), f, []string{"run", "drfl", "--data-dir", "../../shared/datasets", "--model", "afl", "--theta", "0.1", "--p", "inf", "--json"}); got != 0 {
+		t.Fatalf("exit %d: %s", got, errOut)
+	}
+	var r struct {
+		Status       string  `json:"status"`
+		TestAccuracy float64 `json:"test_accuracy"`
+		Params       struct {
+			P string `json:"p"`
+		} `json:"params"`
+		BytesPerRound int64 `json:"bytes_per_round"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	// 2·S·8(n+2) with S = 3 clients and n = 13 heart features.
+	if r.Status != "Converged" || r.Params.P != "inf" || r.BytesPerRound != 2*3*8*15 || r.TestAccuracy < 0.6 {
+		t.Fatalf("result %+v", r)
+	}
+	f, out, _ = testFactory()
+	if got := run(context.Background(), f, []string{"run", "drfl", "--data-dir", "../../shared/datasets", "--model", "standard"}); got != 0 || !strings.Contains(out.String(), "standard") {
+		t.Fatalf("exit %d, table %s", got, out)
+	}
+}
