@@ -84,3 +84,25 @@ func TestRunDRFLOutput(t *testing.T) {
 		t.Fatalf("exit %d, table %s", got, out)
 	}
 }
+
+// TestReproduceDRFLFigure1: the quick figure writes its four files and a
+// table of the 19 guarantee levels.
+func TestReproduceDRFLFigure1(t *testing.T) {
+	dir := t.TempDir()
+	f, out, errOut := testFactory()
+	if got := run(context.Background(), f, []string{"reproduce", "drfl-figure1", "--quick", "--runs", "20", "--out", dir}); got != 0 {
+		t.Fatalf("exit %d: %s", got, errOut)
+	}
+	for _, ext := range []string{"png", "svg", "csv", "json"} {
+		if st, err := os.Stat(dir + "/drfl/figure1." + ext); err != nil || st.Size() == 0 {
+			t.Errorf("figure1.%s: %v", ext, err)
+		}
+	}
+	if !strings.Contains(out.String(), "1.00") || !strings.Contains(out.String(), "0.10") {
+		t.Errorf("table %s", out)
+	}
+	f, _, errOut = testFactory()
+	if got := run(context.Background(), f, []string{"reproduce", "drfl-figure1", "--runs", "0", "--out", dir}); got != 2 {
+		t.Errorf("runs 0: exit %d (%s)", got, errOut)
+	}
+}
