@@ -20,7 +20,8 @@ import (
 // DRFLOptions are the flags of `fedcon run drfl`.
 type DRFLOptions struct {
 	Dataset, Model, P, QHat, Support string
-	Rho, Kappa, Theta, C, Tol        float64
+	Rho, Imbalance                   string
+	Kappa, Theta, C, Tol             float64
 	TestMean, TestSD                 float64
 	Seed                             uint64
 	MaxRounds, Workers               int
@@ -52,7 +53,8 @@ func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 	fl := c.Flags()
 	fl.StringVar(&o.Dataset, "dataset", "heart", "classification dataset: heart or breast-cancer-wisc")
 	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(experiments.DRFLModels(), ", "))
-	fl.Float64Var(&o.Rho, "rho", 0.01, "Wasserstein radius ρ (every client; wafl: the pooled ball)")
+	fl.StringVar(&o.Rho, "rho", "0.01", "Wasserstein radius ρ for every client, or S comma-separated ρ_s (wafl: the pooled ball)")
+	fl.StringVar(&o.Imbalance, "imbalance", "", "share of each client's minority class kept, S comma-separated ratios in (0, 1] (Figures 4-5: 0.5,0.5,1)")
 	fl.Float64Var(&o.Kappa, "kappa", 0.5, "label-flip cost κ > 0")
 	fl.Float64Var(&o.Theta, "theta", 0.01, "radius θ ≥ 0 of the weight set Q (drfl, afl)")
 	fl.StringVar(&o.P, "p", "1", "norm of Q: 1, 2 or inf")
@@ -68,9 +70,34 @@ func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 	return c
 }
 
+// floatList parses comma-separated numbers as a config error on failure.
+func floatList(field, s string) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil {
+			return nil, &experiments.ConfigError{Field: field, Value: s, Reason: "want comma-separated numbers"}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // drflParams turns the options into validated model parameters.
 func (o *DRFLOptions) params(S int) (experiments.DRFLParams, error) {
-	p := experiments.DRFLParams{Model: o.Model, Rho: o.Rho, Kappa: o.Kappa, Theta: o.Theta}
+	p := experiments.DRFLParams{Model: o.Model, Kappa: o.Kappa, Theta: o.Theta}
+	rhos, err := floatList("rho", o.Rho)
+	if err != nil {
+		return p, err
+	}
+	switch {
+	case len(rhos) == 1:
+		p.Rho = rhos[0]
+	case len(rhos) == S && o.Model == experiments.DRFLModel:
+		p.Rhos = rhos
+	default:
+		return p, &experiments.ConfigError{Field: "rho", Value: o.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
+	}
 	switch o.P {
 	case "1":
 		p.P = 1
@@ -136,7 +163,16 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if err != nil {
 		return err
 	}
-	sp, err := experiments.NewDRFLSplit(d, experiments.DefaultDRFLData(o.Dataset), o.Seed)
+	dcfg := experiments.DefaultDRFLData(o.Dataset)
+	if o.Imbalance != "" {
+		if dcfg.Imbalance, err = floatList("imbalance", o.Imbalance); err != nil {
+			return err
+		}
+		if len(dcfg.Imbalance) != 3 {
+			return &experiments.ConfigError{Field: "imbalance", Value: o.Imbalance, Reason: "want 3 ratios, one per client"}
+		}
+	}
+	sp, err := experiments.NewDRFLSplit(d, dcfg, o.Seed)
 	if err != nil {
 		return err
 	}

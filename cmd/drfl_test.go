@@ -13,12 +13,12 @@ func TestRunDRFLOptions(t *testing.T) {
 	f, _, _ := testFactory()
 	var got *DRFLOptions
 	c := newCmdRunDRFL(f, func(o *DRFLOptions) error { got = o; return nil })
-	c.SetArgs([]string{"--model", "wafl", "--rho", "0.2", "--kappa", "0.3", "--theta", "0.5", "--p", "inf",
+	c.SetArgs([]string{"--model", "wafl", "--rho", "0.2", "--imbalance", "0.5,0.5,1", "--kappa", "0.3", "--theta", "0.5", "--p", "inf",
 		"--qhat", "uniform", "--c", "10", "--seed", "4", "--test-mean", "0.5", "--test-sd", "1", "--support", "free"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Model != "wafl" || got.Rho != 0.2 || got.Kappa != 0.3 || got.Theta != 0.5 || got.P != "inf" ||
+	if got.Model != "wafl" || got.Rho != "0.2" || got.Imbalance != "0.5,0.5,1" || got.Kappa != 0.3 || got.Theta != 0.5 || got.P != "inf" ||
 		got.QHat != "uniform" || got.C != 10 || got.Seed != 4 || got.TestMean != 0.5 || got.TestSD != 1 || got.Support != "free" {
 		t.Fatalf("options %+v", got)
 	}
@@ -34,6 +34,12 @@ func TestRunDRFLBadInput(t *testing.T) {
 		{[]string{"--theta", "-1"}, "theta = -1"},
 		{[]string{"--kappa", "0"}, "kappa = 0"},
 		{[]string{"--rho", "-0.1"}, "rho = -0.1"},
+		{[]string{"--rho", "0.1,0.2"}, "want one radius or 3"},
+		{[]string{"--rho", "0.1,-0.2,0.3"}, "client 2"},
+		{[]string{"--rho", "x"}, "comma-separated numbers"},
+		{[]string{"--imbalance", "0.5,1.5,1"}, "outside (0, 1]"},
+		{[]string{"--imbalance", "0.5,1"}, "want 3 ratios"},
+		{[]string{"--imbalance", "0.01,1,1"}, "client 1 has no rows of class"},
 		{[]string{"--c", "0"}, "c = 0"},
 		{[]string{"--qhat", "0.5,0.5"}, "want 3 weights"},
 		{[]string{"--qhat", "0.5,0.4,0.2"}, "sum to 1"},

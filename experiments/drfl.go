@@ -195,8 +195,10 @@ func (sp *DRFLSplit) NoisyTest(mean, sd float64, rng *rand.Rand) [][]float64 {
 
 // DRFLParams are one model's hyperparameters.
 type DRFLParams struct {
-	Model   string     `json:"model"`
-	Rho     float64    `json:"rho"`
+	Model string  `json:"model"`
+	Rho   float64 `json:"rho"`
+	// Rhos, if set, gives each client its own ρ_s (drfl only; length S).
+	Rhos    []float64  `json:"rhos,omitempty"`
 	Kappa   float64    `json:"kappa"`
 	Theta   float64    `json:"theta"`
 	P       float64    `json:"-"`              // see PName
@@ -222,6 +224,14 @@ func (p DRFLParams) Validate() error {
 	if !(p.Rho >= 0) {
 		return &ConfigError{Field: "rho", Value: p.Rho, Reason: "want ≥ 0"}
 	}
+	for s, r := range p.Rhos {
+		if !(r >= 0) {
+			return &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("ρ of client %d is %v, want ≥ 0", s+1, r)}
+		}
+	}
+	if p.Rhos != nil && len(p.Rhos) != drflNumClient {
+		return &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), drflNumClient)}
+	}
 	return nil
 }
 
@@ -235,6 +245,9 @@ func DRFLProblem(clients []pd.Client, p DRFLParams) *sd.Problem {
 	case DRFLModel:
 		for s := range cl {
 			cl[s].Rho = p.Rho
+			if p.Rhos != nil {
+				cl[s].Rho = p.Rhos[s]
+			}
 		}
 	case DRFLAFL:
 		prob.Model = pd.Model{Epigraph: true}
