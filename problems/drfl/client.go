@@ -47,9 +47,21 @@ func (cq *ClientQP) iLam() int   { return cq.n + 1 }
 func (cq *ClientQP) iR() int     { return cq.n + 2 }
 func (cq *ClientQP) iAlpha() int { return cq.n + 3 }
 
+// DefaultQPSettings returns the client QPs' default settings:
+// qp.DefaultSettings without Ruiz equilibration, which makes ADMM stall on
+// these LP-like problems (IterationLimit with primal residuals near 1e-2 on
+// 6×2 data, solved in ≤ 1,000 iterations unscaled; the data are already in
+// [−1, 1]).
+func DefaultQPSettings() *qp.Settings {
+	s := qp.DefaultSettings()
+	s.ScalingIterations = 0
+	return s
+}
+
 // NewClientQP builds C_s for client cl under model m with step size c > 0.
-// settings may be nil: qp.DefaultSettings without scaling and with the
-// arrow ordering of the per-sample blocks.
+// settings may be nil (DefaultQPSettings); with Box support and no
+// Settings.Ordering the arrow ordering of the per-sample blocks is added
+// (settings itself is not modified).
 func NewClientQP(cl Client, m Model, c float64, settings *qp.Settings) (*ClientQP, error) {
 	if err := Validate([]Client{cl}, m); err != nil {
 		return nil, err
@@ -163,24 +175,22 @@ func NewClientQP(cl Client, m Model, c float64, settings *qp.Settings) (*ClientQ
 	cq.q = make([]float64, nv)
 	cq.prob = &qp.Problem{P: P, Q: cq.q, A: A, L: lo, U: hi}
 	if settings == nil {
-		settings = qp.DefaultSettings()
-		// Ruiz equilibration makes ADMM stall on these LP-like problems
-		// (IterationLimit with primal residuals near 1e-2 on 6×2 data,
-		// solved in ≤ 1,000 iterations unscaled); the data are already
-		// in [−1, 1].
-		settings.ScalingIterations = 0
-		if box {
-			shared := []int{}
-			for j := 0; j < n+3; j++ {
-				shared = append(shared, j)
-			}
-			shared = append(shared, nv) // the equality row couples all α
-			ord, err := qp.ArrowOrdering(cq.prob, shared)
-			if err != nil {
-				return nil, fmt.Errorf("drfl: client ordering: %w", err)
-			}
-			settings.Ordering = ord
+		settings = DefaultQPSettings()
+	} else {
+		cp := *settings
+		settings = &cp
+	}
+	if box && settings.Ordering == nil {
+		shared := []int{}
+		for j := 0; j < n+3; j++ {
+			shared = append(shared, j)
 		}
+		shared = append(shared, nv) // the equality row couples all α
+		ord, err := qp.ArrowOrdering(cq.prob, shared)
+		if err != nil {
+			return nil, fmt.Errorf("drfl: client ordering: %w", err)
+		}
+		settings.Ordering = ord
 	}
 	cq.solver, err = qp.NewSolver(cq.prob, settings)
 	if err != nil {

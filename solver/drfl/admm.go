@@ -92,8 +92,12 @@ type Settings struct {
 	MaxRounds int
 	// Workers is the number of clients solved at once (default 1).
 	Workers int
-	// QP configures the clients' QP solver; nil uses the default of
-	// pd.NewClientQP.
+	// QP configures the clients' QP solver; nil means
+	// pd.DefaultQPSettings with EpsAbs = EpsRel = Tol/10: the client solves
+	// are an order of magnitude more accurate than the stopping test
+	// (inexact updates, as Section 5 allows; the QP's polishing usually
+	// returns them exact to rounding anyway). On heart this gives the same
+	// solution to 7 digits as 1e-7 in 2.6 times less time.
 	QP *qp.Settings
 	// Record, if non-nil, is called after every round (on the caller's
 	// goroutine) with the round number and the two stopping quantities.
@@ -194,6 +198,11 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 	c := set.C
 	qh := p.qhat()
 
+	if set.QP == nil {
+		set.QP = pd.DefaultQPSettings()
+		set.QP.EpsAbs = set.Tol / 10
+		set.QP.EpsRel = set.QP.EpsAbs
+	}
 	clients := make([]*pd.ClientQP, S)
 	for k, cl := range p.Clients {
 		cq, err := pd.NewClientQP(cl, p.Model, c, set.QP)
