@@ -112,3 +112,29 @@ func TestReproduceDRFLFigure1(t *testing.T) {
 		t.Errorf("runs 0: exit %d (%s)", got, errOut)
 	}
 }
+
+// TestRunDRFLWorkersIdentical: the same seed with 1 and 2 workers prints
+// the same JSON, apart from the wall time.
+func TestRunDRFLWorkersIdentical(t *testing.T) {
+	if _, err := os.Stat("../../shared/datasets/statlog-heart/heart.dat"); err != nil {
+		t.Skip("needs ../shared/datasets")
+	}
+	var docs []map[string]any
+	for _, w := range []string{"1", "2"} {
+		f, out, errOut := testFactory()
+		if got := run(context.Background(), f, []string{"run", "drfl", "--data-dir", "../../shared/datasets", "--model", "afl", "--theta", "0.1", "--seed", "3", "--workers", w, "--json"}); got != 0 {
+			t.Fatalf("exit %d: %s", got, errOut)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "seconds")
+		docs = append(docs, m)
+	}
+	a, _ := json.Marshal(docs[0])
+	b, _ := json.Marshal(docs[1])
+	if string(a) != string(b) {
+		t.Fatalf("workers 1: %s\nworkers 2: %s", a, b)
+	}
+}

@@ -296,3 +296,21 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("c < 0: %v", err)
 	}
 }
+
+// TestBoxBelowFree: the box support X = [−1, 1]ⁿ is a subset of ℝⁿ, so its
+// optimum is no larger.
+func TestBoxBelowFree(t *testing.T) {
+	cl := testClients(60, 15, 2, 3, 0.05)
+	var val [2]float64
+	for k, sup := range []pd.Support{pd.Box, pd.Free} {
+		res, err := Solve(context.Background(), &Problem{Clients: cl, Model: pd.Model{Support: sup, Kappa: 0.5}, Theta: 0.1, P: 1}, &Settings{Tol: 1e-6})
+		if err != nil || res.Status != Converged {
+			t.Fatalf("%v: %v %v", sup, err, res.Status)
+		}
+		val[k] = res.WorstCase
+	}
+	// 1e-5: both runs at tolerance 1e-6.
+	if val[0] > val[1]+1e-5 {
+		t.Fatalf("box %v > free %v", val[0], val[1])
+	}
+}
