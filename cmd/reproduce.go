@@ -12,6 +12,7 @@ func newCmdReproduce(f *Factory) *cobra.Command {
 	}
 	c.AddCommand(newCmdReproduceTable4(f, nil), newCmdReproduceTable1(f, nil), newCmdReproduceFigure1(f, nil),
 		newCmdReproduceTable2(f, nil), newCmdReproduceFigure2(f, nil))
-	c.AddCommand(newCmdReproduceTable3(f), newCmdReproduceAll(f, nil), newCmdReproduceDRFLFigure1(f, nil))
+	c.AddCommand(newCmdReproduceTable3(f), newCmdReproduceAll(f, nil), newCmdReproduceDRFLFigure1(f, nil),
+		newCmdReproduceDRFLNoise(f, "drfl-figure3", nil), newCmdReproduceDRFLNoise(f, "drfl-figure4", nil), newCmdReproduceDRFLNoise(f, "drfl-figure5", nil))
 	return c
 }

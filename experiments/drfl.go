@@ -316,8 +316,8 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 	for _, c := range sp.Train {
 		tx, ty = append(tx, c.X...), append(ty, c.Y...)
 	}
-	out.TrainAccuracy = pd.Accuracy(tx, ty, res.V)
-	out.TestAccuracy = pd.Accuracy(testX, sp.TestY, res.V)
+	out.TrainAccuracy = accuracyOf(tx, ty, res.V)
+	out.TestAccuracy = accuracyOf(testX, sp.TestY, res.V)
 	out.WorstClient = 1
 	for s := range drflNumClient {
 		var cx [][]float64
@@ -327,9 +327,11 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 				cx, cy = append(cx, testX[i]), append(cy, sp.TestY[i])
 			}
 		}
-		a := pd.Accuracy(cx, cy, res.V)
+		a := accuracyOf(cx, cy, res.V)
 		out.ClientTest = append(out.ClientTest, a)
 		out.WorstClient = math.Min(out.WorstClient, a)
 	}
 	return out, err
 }
+
+func accuracyOf(x [][]float64, y, v []float64) float64 { return pd.Accuracy(x, y, v) }
