@@ -19,6 +19,8 @@ type DRFLNoiseOptions struct {
 	Name               string
 	OutDir             string
 	Quick, JSON, Quiet bool
+	CV                 bool
+	Folds              int
 	Repetitions        int
 	Seed               uint64
 	Rho, Kappa, Theta  float64
@@ -58,6 +60,8 @@ func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptio
 	fl.Float64Var(&o.Theta, "theta", 0.01, "θ of drfl and afl")
 	fl.StringVar(&o.P, "p", "1", "norm of Q: 1, 2 or inf")
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")
+	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the paper's grid (every third value with --quick); slow: ~10 s per DRFL fit on heart")
+	fl.IntVar(&o.Folds, "folds", 5, "cross-validation folds")
 	return c
 }
 
@@ -83,6 +87,16 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 		return err
 	}
 	cfg.Workers = workers
+	if o.CV {
+		if o.Folds < 2 {
+			return &experiments.ConfigError{Field: "folds", Value: o.Folds, Reason: "want ≥ 2"}
+		}
+		g := experiments.PaperDRFLGrid()
+		if o.Quick {
+			g = g.Thin(3)
+		}
+		cfg.CV, cfg.Folds = &g, o.Folds
+	}
 	d, err := datasets.Load(fig.Dataset, o.Dirs)
 	if err != nil {
 		return err

@@ -145,14 +145,14 @@ func TestReproduceDRFLNoiseOptions(t *testing.T) {
 	f, _, _ := testFactory()
 	var got *DRFLNoiseOptions
 	c := newCmdReproduceDRFLNoise(f, "drfl-figure4", func(o *DRFLNoiseOptions) error { got = o; return nil })
-	c.SetArgs([]string{"--quick", "--repetitions", "3", "--rho", "0.1", "--kappa", "0.2", "--theta", "0.3", "--p", "2", "--seed", "5"})
+	c.SetArgs([]string{"--quick", "--cv", "--folds", "4", "--repetitions", "3", "--rho", "0.1", "--kappa", "0.2", "--theta", "0.3", "--p", "2", "--seed", "5"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Name != "drfl-figure4" || !got.Quick || got.Repetitions != 3 || got.Rho != 0.1 || got.Kappa != 0.2 || got.Theta != 0.3 || got.P != "2" || got.Seed != 5 {
+	if got.Name != "drfl-figure4" || !got.Quick || !got.CV || got.Folds != 4 || got.Repetitions != 3 || got.Rho != 0.1 || got.Kappa != 0.2 || got.Theta != 0.3 || got.P != "2" || got.Seed != 5 {
 		t.Fatalf("options %+v", got)
 	}
-	for _, args := range [][]string{{"--p", "3"}, {"--kappa", "0"}, {"--theta", "-1"}} {
+	for _, args := range [][]string{{"--p", "3"}, {"--kappa", "0"}, {"--theta", "-1"}, {"--cv", "--folds", "1"}} {
 		f, _, errOut := testFactory()
 		if code := run(context.Background(), f, append([]string{"reproduce", "drfl-figure5", "--out", t.TempDir()}, args...)); code != 2 {
 			t.Errorf("%v: exit %d (%s)", args, code, errOut)

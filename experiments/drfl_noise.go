@@ -38,9 +38,14 @@ type DRFLNoiseConfig struct {
 	Seed        uint64 `json:"seed"`
 	// Levels are the varied noise values (0, 0.2, …, 2).
 	Levels []float64 `json:"levels"`
-	// Params holds each model's parameters, fixed (no cross-validation).
-	Params  []DRFLParams `json:"params"`
-	Workers int          `json:"-"`
+	// Params holds each model's parameters: fixed when CV is nil, else the
+	// base whose tuned keys CV replaces.
+	Params []DRFLParams `json:"params"`
+	// CV, if set, selects each model's parameters per repetition by
+	// Folds-fold cross-validation over this grid (CrossValidate).
+	CV      *DRFLGrid `json:"cv,omitempty"`
+	Folds   int       `json:"folds,omitempty"`
+	Workers int       `json:"-"`
 }
 
 // DefaultDRFLNoise returns the full run of fig: 10 repetitions, 11 levels,
@@ -69,8 +74,10 @@ type DRFLNoiseResult struct {
 	Accuracy [][][][]float64 `json:"accuracy"`
 	// WorstClient is the same for the worst client's accuracy.
 	WorstClient [][][][]float64 `json:"worst_client_accuracy"`
-	// Runs are the trained models' summaries per model and repetition.
+	// Runs are the trained models' summaries per model and repetition
+	// (with the parameters CV chose), CVs the cross-validations.
 	Runs   [][]*DRFLRun `json:"runs"`
+	CVs    [][]*DRFLCV  `json:"cross_validation,omitempty"`
 	Figure Figure       `json:"figure"`
 }
 
@@ -103,6 +110,12 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 	}
 	M, L := len(cfg.Params), len(cfg.Levels)
 	res := &DRFLNoiseResult{Config: cfg, Runs: make([][]*DRFLRun, M)}
+	if cfg.CV != nil {
+		res.CVs = make([][]*DRFLCV, M)
+		if cfg.Folds < 2 {
+			return nil, &ConfigError{Field: "folds", Value: cfg.Folds, Reason: "want ≥ 2"}
+		}
+	}
 	alloc := func() [][][][]float64 {
 		a := make([][][][]float64, M)
 		for m := range a {
@@ -130,7 +143,16 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 			}
 		}
 		for m, p := range cfg.Params {
-			run, err := RunDRFL(ctx, sp, p, sp.TestX, &sd.Settings{Workers: cfg.Workers})
+			set := &sd.Settings{Workers: cfg.Workers}
+			if cfg.CV != nil {
+				cv, err := CrossValidate(ctx, sp.Train, p, *cfg.CV, cfg.Folds, seed, set)
+				if err != nil {
+					return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
+				}
+				res.CVs[m] = append(res.CVs[m], cv)
+				p = cv.Best
+			}
+			run, err := RunDRFL(ctx, sp, p, sp.TestX, set)
 			if err != nil {
 				return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
 			}
@@ -186,8 +208,12 @@ func (r *DRFLNoiseResult) draw() Figure {
 	}
 	xl := []string{"noise mean", "noise SD", "noise SD"}
 	dashes := []string{"", "dash", "dashdot", "", "dash"}
-	fig := Figure{Title: fmt.Sprintf("%s: %s%s, test accuracy (mean ± std over %d repetitions; parameters fixed, no CV)",
-		f.Name, f.Dataset, map[bool]string{true: " (imbalanced)", false: ""}[f.Imbalanced], r.Config.Repetitions)}
+	how := "parameters fixed, no CV"
+	if r.Config.CV != nil {
+		how = fmt.Sprintf("parameters by %d-fold CV", r.Config.Folds)
+	}
+	fig := Figure{Title: fmt.Sprintf("%s: %s%s, test accuracy (mean ± std over %d repetitions; %s)",
+		f.Name, f.Dataset, map[bool]string{true: " (imbalanced)", false: ""}[f.Imbalanced], r.Config.Repetitions, how)}
 	for k := range 3 {
 		pn := Panel{Title: titles[k], XLabel: xl[k], YLabel: "accuracy"}
 		for m, p := range r.Config.Params {
