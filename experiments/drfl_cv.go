@@ -103,7 +103,8 @@ type DRFLCV struct {
 
 // CrossValidate picks the candidate of grid with the best mean validation
 // accuracy over k folds (ties: the first). Folds train on the other folds
-// of every client, so clients keep their identity.
+// of every client, so clients keep their identity; each fit is warm-started
+// (Settings.Start) from the previous candidate's fit on the same fold.
 func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid DRFLGrid, k int, seed uint64, set *sd.Settings) (*DRFLCV, error) {
 	cands := grid.candidates(base)
 	out := &DRFLCV{Candidates: cands, Best: base}
@@ -117,6 +118,9 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		return nil, err
 	}
 	best := -1.0
+	// Each fold's fit starts from the previous candidate's state on the
+	// same fold (neighbouring grid points: fewer rounds).
+	prev := make([]*sd.State, k)
 	for _, p := range cands {
 		if err := p.Validate(); err != nil {
 			return nil, err
@@ -135,10 +139,16 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 					}
 				}
 			}
-			res, err := sd.Solve(ctx, DRFLProblem(fit, p), set)
+			fs := sd.Settings{}
+			if set != nil {
+				fs = *set
+			}
+			fs.Start = prev[f]
+			res, err := sd.Solve(ctx, DRFLProblem(fit, p), &fs)
 			if err != nil {
 				return nil, fmt.Errorf("cross-validation %s fold %d: %w", p.Model, f+1, err)
 			}
+			prev[f] = res.State
 			out.Fits++
 			score += accuracyOf(vx, vy, res.V) / float64(k)
 		}

@@ -314,3 +314,30 @@ func TestBoxBelowFree(t *testing.T) {
 		t.Fatalf("box %v > free %v", val[0], val[1])
 	}
 }
+
+// TestWarmStart: restarting from a converged state stops at once with the
+// same solution; a neighbouring ρ needs fewer rounds than a cold start.
+func TestWarmStart(t *testing.T) {
+	cl := testClients(70, 18, 2, 3, 0.05)
+	p := &Problem{Clients: cl, Model: pd.Model{Support: pd.Box, Kappa: 0.5}, Theta: 0.1, P: 1}
+	ctx := context.Background()
+	cold, err := Solve(ctx, p, nil)
+	if err != nil || cold.Status != Converged {
+		t.Fatal(err, cold.Status)
+	}
+	again, err := Solve(ctx, p, &Settings{Start: cold.State})
+	if err != nil || again.Status != Converged || again.Rounds > 2 || math.Abs(again.WorstCase-cold.WorstCase) > 1e-4 {
+		t.Fatalf("restart: %v %v rounds %d, %v vs %v", err, again.Status, again.Rounds, again.WorstCase, cold.WorstCase)
+	}
+	near := *p
+	near.Clients = testClients(70, 18, 2, 3, 0.06)
+	c2, _ := Solve(ctx, &near, nil)
+	w2, err := Solve(ctx, &near, &Settings{Start: cold.State})
+	if err != nil || w2.Status != Converged || math.Abs(w2.WorstCase-c2.WorstCase) > 1e-3 {
+		t.Fatalf("near: %v %v %v vs %v", err, w2.Status, w2.WorstCase, c2.WorstCase)
+	}
+	t.Logf("ρ 0.05 → 0.06: cold %d rounds, warm %d", c2.Rounds, w2.Rounds)
+	if _, err := Solve(ctx, &Problem{Clients: cl[:2], Model: p.Model, Theta: 0.1, P: 1}, &Settings{Start: cold.State}); !errors.Is(err, pd.ErrInput) {
+		t.Errorf("mismatched start: %v", err)
+	}
+}
