@@ -300,10 +300,7 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	p.PName = strconv.FormatFloat(p.P, 'g', -1, 64)
-	if math.IsInf(p.P, 1) {
-		p.PName = "inf"
-	}
+	p.PName = normName(p.P)
 	res, err := sd.Solve(ctx, DRFLProblem(sp.Train, p), set)
 	if res == nil {
 		return nil, err
@@ -332,6 +329,14 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 		out.WorstClient = math.Min(out.WorstClient, a)
 	}
 	return out, err
+}
+
+// normName spells p for JSON: "1", "2" or "inf".
+func normName(p float64) string {
+	if math.IsInf(p, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(p, 'g', -1, 64)
 }
 
 func accuracyOf(x [][]float64, y, v []float64) float64 { return pd.Accuracy(x, y, v) }

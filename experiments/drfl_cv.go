@@ -55,6 +55,7 @@ func (g DRFLGrid) candidates(base DRFLParams) []DRFLParams {
 			for _, t := range theta {
 				p := base
 				p.Rho, p.Kappa, p.Theta, p.Rhos = r, k, t, nil
+				p.PName = normName(p.P)
 				out = append(out, p)
 			}
 		}

@@ -99,10 +99,12 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 	if cfg.Repetitions < 1 {
 		return nil, &ConfigError{Field: "repetitions", Value: cfg.Repetitions, Reason: "want ≥ 1"}
 	}
-	for _, p := range cfg.Params {
+	cfg.Params = append([]DRFLParams(nil), cfg.Params...)
+	for k, p := range cfg.Params {
 		if err := p.Validate(); err != nil {
 			return nil, err
 		}
+		cfg.Params[k].PName = normName(p.P)
 	}
 	dcfg := DefaultDRFLData(cfg.Figure.Dataset)
 	if cfg.Figure.Imbalanced {
