@@ -10,6 +10,6 @@ func newCmdRun(f *Factory) *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE:  requireSubcommand,
 	}
-	c.AddCommand(newCmdRunQP(f, nil), newCmdRunNP(f, nil), newCmdRunFair(f, nil), newCmdRunSSCA(f, nil))
+	c.AddCommand(newCmdRunQP(f, nil), newCmdRunNP(f, nil), newCmdRunFair(f, nil), newCmdRunSSCA(f, nil), newCmdRunDRFL(f, nil))
 	return c
 }

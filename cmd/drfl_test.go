@@ -1,0 +1,161 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestRunDRFLOptions: argv → options, through a capturing runF.
+func TestRunDRFLOptions(t *testing.T) {
+	f, _, _ := testFactory()
+	var got *DRFLOptions
+	c := newCmdRunDRFL(f, func(o *DRFLOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--model", "wafl", "--rho", "0.2", "--imbalance", "0.5,0.5,1", "--kappa", "0.3", "--theta", "0.5", "--p", "inf",
+		"--qhat", "uniform", "--c", "10", "--seed", "4", "--test-mean", "0.5", "--test-sd", "1", "--support", "free"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "wafl" || got.Rho != "0.2" || got.Imbalance != "0.5,0.5,1" || got.Kappa != 0.3 || got.Theta != 0.5 || got.P != "inf" ||
+		got.QHat != "uniform" || got.C != 10 || got.Seed != 4 || got.TestMean != 0.5 || got.TestSD != 1 || got.Support != "free" {
+		t.Fatalf("options %+v", got)
+	}
+}
+
+// TestRunDRFLBadInput: one line and exit code 2 for each bad value.
+func TestRunDRFLBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--p", "3"}, "p = 3"},
+		{[]string{"--theta", "-1"}, "theta = -1"},
+		{[]string{"--kappa", "0"}, "kappa = 0"},
+		{[]string{"--rho", "-0.1"}, "rho = -0.1"},
+		{[]string{"--rho", "0.1,0.2"}, "want one radius or 3"},
+		{[]string{"--rho", "0.1,-0.2,0.3"}, "client 2"},
+		{[]string{"--rho", "x"}, "comma-separated numbers"},
+		{[]string{"--imbalance", "0.5,1.5,1"}, "outside (0, 1]"},
+		{[]string{"--imbalance", "0.5,1"}, "want 3 ratios"},
+		{[]string{"--imbalance", "0.01,1,1"}, "client 1 has no rows of class"},
+		{[]string{"--c", "0"}, "c = 0"},
+		{[]string{"--qhat", "0.5,0.5"}, "want 3 weights"},
+		{[]string{"--qhat", "0.5,0.4,0.2"}, "sum to 1"},
+		{[]string{"--model", "svm"}, "model = svm"},
+		{[]string{"--support", "ball"}, "support = ball"},
+		{[]string{"--dataset", "iris"}, "dataset = iris"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			f, _, errOut := testFactory()
+			args := append([]string{"run", "drfl", "--data-dir", "../../shared/datasets"}, c.args...)
+			if got := run(context.Background(), f, args); got != 2 {
+				t.Fatalf("exit %d, want 2; stderr %s", got, errOut)
+			}
+			if !strings.Contains(errOut.String(), c.msg) || strings.Count(strings.TrimSpace(errOut.String()), "\n") > 1 {
+				t.Errorf("stderr %q, want one line with %q", errOut, c.msg)
+			}
+		})
+	}
+}
+
+// TestRunDRFLOutput: a fast model end to end, table and JSON.
+func TestRunDRFLOutput(t *testing.T) {
+	if _, err := os.Stat("../../shared/datasets/statlog-heart/heart.dat"); err != nil {
+		t.Skip("needs ../shared/datasets")
+	}
+	f, out, errOut := testFactory()
+	if got := run(context.Background(), f, []string{"run", "drfl", "--data-dir", "../../shared/datasets", "--model", "afl", "--theta", "0.1", "--p", "inf", "--json"}); got != 0 {
+		t.Fatalf("exit %d: %s", got, errOut)
+	}
+	var r struct {
+		Status       string  `json:"status"`
+		TestAccuracy float64 `json:"test_accuracy"`
+		Params       struct {
+			P string `json:"p"`
+		} `json:"params"`
+		BytesPerRound int64 `json:"bytes_per_round"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	// 2·S·8(n+2) with S = 3 clients and n = 13 heart features.
+	if r.Status != "Converged" || r.Params.P != "inf" || r.BytesPerRound != 2*3*8*15 || r.TestAccuracy < 0.6 {
+		t.Fatalf("result %+v", r)
+	}
+	f, out, _ = testFactory()
+	if got := run(context.Background(), f, []string{"run", "drfl", "--data-dir", "../../shared/datasets", "--model", "standard"}); got != 0 || !strings.Contains(out.String(), "standard") {
+		t.Fatalf("exit %d, table %s", got, out)
+	}
+}
+
+// TestReproduceDRFLFigure1: the quick figure writes its four files and a
+// table of the 19 guarantee levels.
+func TestReproduceDRFLFigure1(t *testing.T) {
+	dir := t.TempDir()
+	f, out, errOut := testFactory()
+	if got := run(context.Background(), f, []string{"reproduce", "drfl-figure1", "--quick", "--runs", "20", "--out", dir}); got != 0 {
+		t.Fatalf("exit %d: %s", got, errOut)
+	}
+	for _, ext := range []string{"png", "svg", "csv", "json"} {
+		if st, err := os.Stat(dir + "/drfl/figure1." + ext); err != nil || st.Size() == 0 {
+			t.Errorf("figure1.%s: %v", ext, err)
+		}
+	}
+	if !strings.Contains(out.String(), "1.00") || !strings.Contains(out.String(), "0.10") {
+		t.Errorf("table %s", out)
+	}
+	f, _, errOut = testFactory()
+	if got := run(context.Background(), f, []string{"reproduce", "drfl-figure1", "--runs", "0", "--out", dir}); got != 2 {
+		t.Errorf("runs 0: exit %d (%s)", got, errOut)
+	}
+}
+
+// TestRunDRFLWorkersIdentical: the same seed with 1 and 2 workers prints
+// the same JSON, apart from the wall time.
+func TestRunDRFLWorkersIdentical(t *testing.T) {
+	if _, err := os.Stat("../../shared/datasets/statlog-heart/heart.dat"); err != nil {
+		t.Skip("needs ../shared/datasets")
+	}
+	var docs []map[string]any
+	for _, w := range []string{"1", "2"} {
+		f, out, errOut := testFactory()
+		if got := run(context.Background(), f, []string{"run", "drfl", "--data-dir", "../../shared/datasets", "--model", "afl", "--theta", "0.1", "--seed", "3", "--workers", w, "--json"}); got != 0 {
+			t.Fatalf("exit %d: %s", got, errOut)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "seconds")
+		docs = append(docs, m)
+	}
+	a, _ := json.Marshal(docs[0])
+	b, _ := json.Marshal(docs[1])
+	if string(a) != string(b) {
+		t.Fatalf("workers 1: %s\nworkers 2: %s", a, b)
+	}
+}
+
+// TestReproduceDRFLNoiseOptions: argv → options for the noise figures, and
+// bad values exit 2 before any work.
+func TestReproduceDRFLNoiseOptions(t *testing.T) {
+	f, _, _ := testFactory()
+	var got *DRFLNoiseOptions
+	c := newCmdReproduceDRFLNoise(f, "drfl-figure4", func(o *DRFLNoiseOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--quick", "--cv", "--folds", "4", "--repetitions", "3", "--rho", "0.1", "--kappa", "0.2", "--theta", "0.3", "--p", "2", "--seed", "5"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "drfl-figure4" || !got.Quick || !got.CV || got.Folds != 4 || got.Repetitions != 3 || got.Rho != 0.1 || got.Kappa != 0.2 || got.Theta != 0.3 || got.P != "2" || got.Seed != 5 {
+		t.Fatalf("options %+v", got)
+	}
+	for _, args := range [][]string{{"--p", "3"}, {"--kappa", "0"}, {"--theta", "-1"}, {"--cv", "--folds", "1"}} {
+		f, _, errOut := testFactory()
+		if code := run(context.Background(), f, append([]string{"reproduce", "drfl-figure5", "--out", t.TempDir()}, args...)); code != 2 {
+			t.Errorf("%v: exit %d (%s)", args, code, errOut)
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/fedcon/fedcon/datasets"
+	pd "github.com/fedcon/fedcon/problems/drfl"
+	sd "github.com/fedcon/fedcon/solver/drfl"
+)
+
+// DRFL models (issue 10): the paper's model and its four comparisons.
+const (
+	DRFLModel     = "drfl"     // Wasserstein ball per client, Q of radius θ
+	DRFLAFL       = "afl"      // ρ_s = 0: loss epigraph, Q of radius θ, eqs. (17)-(19)
+	DRFLDRFA      = "drfa"     // AFL with θ = 2 (Q = Δ_S), eqs. (20)-(22)
+	DRFLWAFL      = "wafl"     // one ball of radius ρ around the pooled P̂, solved centrally
+	DRFLStandard  = "standard" // ρ_s = 0, θ = 0, q̂ = 1/S: Cor. 6.2
+	drflNumClient = 3
+)
+
+// DRFLModels lists the model names in the figures' order.
+func DRFLModels() []string {
+	return []string{DRFLModel, DRFLDRFA, DRFLAFL, DRFLWAFL, DRFLStandard}
+}
+
+// DRFLSplit is one repetition's data: the clients' training rows (client 1
+// with training noise) and the pooled test rows, features min-max scaled to
+// [−1, 1] with the training rows' ranges, labels ±1.
+type DRFLSplit struct {
+	Train []pd.Client
+	TestX [][]float64
+	TestY []float64
+	// TestClient[i] is the client (0-based) test row i belongs to.
+	TestClient []int
+	Features   []string
+}
+
+// DRFLDataConfig describes how a repetition's split is drawn.
+type DRFLDataConfig struct {
+	// TrainShare is the training share (0.6), stratified by class.
+	TrainShare float64
+	// NoiseMean, NoiseSD: N(mean, sd²) added to client 1's training
+	// features (heart, abalone: 0, 0.5; breast-cancer: 0.5, 0.5).
+	NoiseMean, NoiseSD float64
+	// Imbalance keeps a random Imbalance[s] share of client s's minority
+	// class (nil: all); Figures 4-5 use 0.5, 0.5, 1.
+	Imbalance []float64
+}
+
+// DefaultDRFLData returns the paper's split settings for a dataset.
+func DefaultDRFLData(dataset string) DRFLDataConfig {
+	c := DRFLDataConfig{TrainShare: 0.6, NoiseSD: 0.5}
+	if dataset == "breast-cancer-wisc" {
+		c.NoiseMean = 0.5
+	}
+	return c
+}
+
+// NewDRFLSplit draws repetition seed's split of d (a classification
+// dataset with 0/1 labels and an intercept column, which is dropped).
+func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSplit, error) {
+	if d.Regression {
+		return nil, &ConfigError{Field: "dataset", Value: d.Name, Reason: "DRFL runs the SVM: a classification dataset is needed"}
+	}
+	if !(cfg.TrainShare > 0 && cfg.TrainShare < 1) {
+		return nil, &ConfigError{Field: "train_share", Value: cfg.TrainShare, Reason: "want in (0, 1)"}
+	}
+	for s, r := range cfg.Imbalance {
+		if !(r > 0 && r <= 1) {
+			return nil, &ConfigError{Field: "imbalance", Value: r, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0xd1f1))
+	rows, cols := d.X.Dims()
+	n := cols - 1 // drop the intercept
+	x := make([][]float64, rows)
+	y := make([]float64, rows)
+	for i := range rows {
+		x[i] = slices.Clone(d.X.RawRowView(i)[:n])
+		y[i] = 2*d.Y[i] - 1
+	}
+	// Stratified 60/40 split, then each part into 3 clients.
+	var train, test []int
+	for _, cls := range []float64{-1, 1} {
+		var idx []int
+		for i := range rows {
+			if y[i] == cls {
+				idx = append(idx, i)
+			}
+		}
+		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+		k := int(math.Round(cfg.TrainShare * float64(len(idx))))
+		train, test = append(train, idx[:k]...), append(test, idx[k:]...)
+	}
+	rng.Shuffle(len(train), func(a, b int) { train[a], train[b] = train[b], train[a] })
+	rng.Shuffle(len(test), func(a, b int) { test[a], test[b] = test[b], test[a] })
+	// Min-max to [−1, 1] from the training rows.
+	lo, hi := make([]float64, n), make([]float64, n)
+	for j := range n {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+		for _, i := range train {
+			lo[j], hi[j] = math.Min(lo[j], x[i][j]), math.Max(hi[j], x[i][j])
+		}
+	}
+	scale := func(r []float64) []float64 {
+		o := make([]float64, n)
+		for j := range n {
+			if hi[j] > lo[j] {
+				o[j] = 2*(r[j]-lo[j])/(hi[j]-lo[j]) - 1
+			}
+		}
+		return o
+	}
+	sp := &DRFLSplit{Train: make([]pd.Client, drflNumClient), Features: d.FeatureNames[:n]}
+	for k, i := range train {
+		s := k * drflNumClient / len(train)
+		sp.Train[s].X = append(sp.Train[s].X, scale(x[i]))
+		sp.Train[s].Y = append(sp.Train[s].Y, y[i])
+	}
+	for k, i := range test {
+		sp.TestX = append(sp.TestX, scale(x[i]))
+		sp.TestY = append(sp.TestY, y[i])
+		sp.TestClient = append(sp.TestClient, k*drflNumClient/len(test))
+	}
+	// Class imbalance: clients keep a share of their minority class.
+	for s, ratio := range cfg.Imbalance {
+		if s >= drflNumClient || ratio == 1 {
+			continue
+		}
+		c := &sp.Train[s]
+		var pos int
+		for _, v := range c.Y {
+			if v > 0 {
+				pos++
+			}
+		}
+		minority := 1.0
+		if 2*pos > len(c.Y) {
+			minority = -1
+		}
+		var idx []int
+		for i, v := range c.Y {
+			if v == minority {
+				idx = append(idx, i)
+			}
+		}
+		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+		drop := map[int]bool{}
+		for _, i := range idx[int(math.Round(ratio*float64(len(idx)))):] {
+			drop[i] = true
+		}
+		var nx [][]float64
+		var ny []float64
+		for i := range c.Y {
+			if !drop[i] {
+				nx, ny = append(nx, c.X[i]), append(ny, c.Y[i])
+			}
+		}
+		c.X, c.Y = nx, ny
+	}
+	for s, c := range sp.Train {
+		for _, cls := range []float64{-1, 1} {
+			if !slices.Contains(c.Y, cls) {
+				return nil, &ConfigError{Field: "imbalance", Value: cfg.Imbalance,
+					Reason: fmt.Sprintf("client %d has no rows of class %+g", s+1, cls)}
+			}
+		}
+	}
+	// Client 1's training noise.
+	for _, r := range sp.Train[0].X {
+		for j := range r {
+			r[j] += cfg.NoiseMean + cfg.NoiseSD*rng.NormFloat64()
+		}
+	}
+	return sp, nil
+}
+
+// NoisyTest returns the test features with fresh N(mean, sd²) noise from
+// rng (shared by all models of a repetition when given the same stream).
+func (sp *DRFLSplit) NoisyTest(mean, sd float64, rng *rand.Rand) [][]float64 {
+	out := make([][]float64, len(sp.TestX))
+	for i, r := range sp.TestX {
+		out[i] = make([]float64, len(r))
+		for j, v := range r {
+			out[i][j] = v + mean + sd*rng.NormFloat64()
+		}
+	}
+	return out
+}
+
+// DRFLParams are one model's hyperparameters.
+type DRFLParams struct {
+	Model string  `json:"model"`
+	Rho   float64 `json:"rho"`
+	// Rhos, if set, gives each client its own ρ_s (drfl only; length S).
+	Rhos    []float64  `json:"rhos,omitempty"`
+	Kappa   float64    `json:"kappa"`
+	Theta   float64    `json:"theta"`
+	P       float64    `json:"-"`              // see PName
+	PName   string     `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by RunDRFL
+	QHat    []float64  `json:"qhat,omitempty"` // nil: N_s/N
+	Support pd.Support `json:"-"`
+}
+
+// Validate checks the parameters the model uses.
+func (p DRFLParams) Validate() error {
+	if !slices.Contains(DRFLModels(), p.Model) {
+		return &ConfigError{Field: "model", Value: p.Model, Reason: "want one of drfl, afl, drfa, wafl, standard"}
+	}
+	if !(p.P == 1 || p.P == 2 || math.IsInf(p.P, 1)) {
+		return &ConfigError{Field: "p", Value: p.P, Reason: "want 1, 2 or inf"}
+	}
+	if !(p.Theta >= 0) {
+		return &ConfigError{Field: "theta", Value: p.Theta, Reason: "want ≥ 0"}
+	}
+	if (p.Model == DRFLModel || p.Model == DRFLWAFL) && !(p.Kappa > 0) {
+		return &ConfigError{Field: "kappa", Value: p.Kappa, Reason: "want > 0"}
+	}
+	if !(p.Rho >= 0) {
+		return &ConfigError{Field: "rho", Value: p.Rho, Reason: "want ≥ 0"}
+	}
+	for s, r := range p.Rhos {
+		if !(r >= 0) {
+			return &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("ρ of client %d is %v, want ≥ 0", s+1, r)}
+		}
+	}
+	if p.Rhos != nil && len(p.Rhos) != drflNumClient {
+		return &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), drflNumClient)}
+	}
+	return nil
+}
+
+// DRFLProblem returns the solver problem of model p on the clients.
+func DRFLProblem(clients []pd.Client, p DRFLParams) *sd.Problem {
+	cl := make([]pd.Client, len(clients))
+	copy(cl, clients)
+	prob := &sd.Problem{Clients: cl, P: p.P, Theta: p.Theta, QHat: p.QHat,
+		Model: pd.Model{Support: p.Support, Kappa: p.Kappa}}
+	switch p.Model {
+	case DRFLModel:
+		for s := range cl {
+			cl[s].Rho = p.Rho
+			if p.Rhos != nil {
+				cl[s].Rho = p.Rhos[s]
+			}
+		}
+	case DRFLAFL:
+		prob.Model = pd.Model{Epigraph: true}
+	case DRFLDRFA:
+		prob.Model = pd.Model{Epigraph: true}
+		prob.Theta, prob.P, prob.QHat = 2, 1, nil
+	case DRFLStandard:
+		prob.Model = pd.Model{Epigraph: true}
+		prob.Theta = 0
+		prob.QHat = make([]float64, len(cl))
+		for s := range cl {
+			prob.QHat[s] = 1 / float64(len(cl))
+		}
+	case DRFLWAFL:
+		var pooled pd.Client
+		for _, c := range cl {
+			pooled.X = append(pooled.X, c.X...)
+			pooled.Y = append(pooled.Y, c.Y...)
+		}
+		pooled.Rho = p.Rho
+		prob.Clients = []pd.Client{pooled}
+		prob.Theta, prob.QHat = 0, nil
+	}
+	return prob
+}
+
+// DRFLRun is the outcome of one model on one split.
+type DRFLRun struct {
+	Params    DRFLParams `json:"params"`
+	Status    string     `json:"status"`
+	Rounds    int        `json:"rounds"`
+	Objective float64    `json:"objective"`
+	WorstCase float64    `json:"worst_case"`
+	QStar     []float64  `json:"q_star"`
+	V         []float64  `json:"w_b"`
+	// TrainAccuracy and TestAccuracy are pooled; ClientTest per client.
+	TrainAccuracy float64   `json:"train_accuracy"`
+	TestAccuracy  float64   `json:"test_accuracy"`
+	ClientTest    []float64 `json:"client_test_accuracy"`
+	WorstClient   float64   `json:"worst_client_test_accuracy"`
+	BytesPerRound int64     `json:"bytes_per_round"`
+	BytesTotal    int64     `json:"bytes_total"`
+	QPIterations  int       `json:"qp_iterations"`
+	Seconds       float64   `json:"seconds"`
+}
+
+// RunDRFL solves model p on split sp and scores it on testX (the split's
+// test rows, possibly noisy).
+func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64, set *sd.Settings) (*DRFLRun, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	p.PName = normName(p.P)
+	res, err := sd.Solve(ctx, DRFLProblem(sp.Train, p), set)
+	if res == nil {
+		return nil, err
+	}
+	out := &DRFLRun{Params: p, Status: res.Status.String(), Rounds: res.Rounds, Objective: res.Objective,
+		WorstCase: res.WorstCase, QStar: res.QStar, V: res.V, BytesPerRound: res.BytesPerRound,
+		BytesTotal: res.BytesTotal, QPIterations: res.QPIterations, Seconds: res.Runtime.Seconds()}
+	var tx [][]float64
+	var ty []float64
+	for _, c := range sp.Train {
+		tx, ty = append(tx, c.X...), append(ty, c.Y...)
+	}
+	out.TrainAccuracy = accuracyOf(tx, ty, res.V)
+	out.TestAccuracy = accuracyOf(testX, sp.TestY, res.V)
+	out.WorstClient = 1
+	for s := range drflNumClient {
+		var cx [][]float64
+		var cy []float64
+		for i, k := range sp.TestClient {
+			if k == s {
+				cx, cy = append(cx, testX[i]), append(cy, sp.TestY[i])
+			}
+		}
+		a := accuracyOf(cx, cy, res.V)
+		out.ClientTest = append(out.ClientTest, a)
+		out.WorstClient = math.Min(out.WorstClient, a)
+	}
+	return out, err
+}
+
+// normName spells p for JSON: "1", "2" or "inf".
+func normName(p float64) string {
+	if math.IsInf(p, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(p, 'g', -1, 64)
+}
+
+func accuracyOf(x [][]float64, y, v []float64) float64 { return pd.Accuracy(x, y, v) }

@@ -1,0 +1,34 @@
+package experiments
+
+import (
+	"context"
+	"testing"
+
+	sd "github.com/fedcon/fedcon/solver/drfl"
+)
+
+// BenchmarkDRFLHeart: Algorithm 1 on heart (repetition 1, three clients of
+// 54 rows, 13 features, box support), one grid point ρ = 0.01, κ = 0.5,
+// θ = 0.01, p = 1, c = 1, tolerance 1e-4; the target is ≤ 10 s.
+func BenchmarkDRFLHeart(b *testing.B) {
+	d := heartOrSkip(b)
+	sp, err := NewDRFLSplit(d, DefaultDRFLData("heart"), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range []string{DRFLModel, DRFLAFL} {
+		b.Run(m, func(b *testing.B) {
+			p := DRFLParams{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+			var rounds, qpIt int
+			for b.Loop() {
+				r, err := RunDRFL(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 2})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rounds, qpIt = r.Rounds, r.QPIterations
+			}
+			b.ReportMetric(float64(rounds), "rounds")
+			b.ReportMetric(float64(qpIt)/float64(rounds*drflNumClient), "qp-iters/solve")
+		})
+	}
+}

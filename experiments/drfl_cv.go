@@ -1,0 +1,162 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	pd "github.com/fedcon/fedcon/problems/drfl"
+	sd "github.com/fedcon/fedcon/solver/drfl"
+)
+
+// DRFLGrid is the cross-validation grid of Section 6.
+type DRFLGrid struct {
+	Rho   []float64 `json:"rho"`
+	Kappa []float64 `json:"kappa"`
+	Theta []float64 `json:"theta"`
+}
+
+// PaperDRFLGrid returns the paper's values: 15 radii, 10 κ, 6 θ.
+func PaperDRFLGrid() DRFLGrid {
+	return DRFLGrid{
+		Rho:   []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 2e-6, 2e-5, 2e-4, 2e-3, 2e-2, 5e-6, 5e-4, 5e-2, 5e-1, 1},
+		Kappa: []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1},
+		Theta: []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1},
+	}
+}
+
+// Thin keeps every k-th value of each list (k ≥ 1), starting with the first.
+func (g DRFLGrid) Thin(k int) DRFLGrid {
+	thin := func(x []float64) []float64 {
+		var o []float64
+		for i := 0; i < len(x); i += k {
+			o = append(o, x[i])
+		}
+		return o
+	}
+	return DRFLGrid{Rho: thin(g.Rho), Kappa: thin(g.Kappa), Theta: thin(g.Theta)}
+}
+
+// candidates returns the grid points model base.Model is tuned over: DRFL
+// ρ × κ × θ, AFL θ, WAFL ρ × κ, DRFA and standard none (base itself).
+func (g DRFLGrid) candidates(base DRFLParams) []DRFLParams {
+	rho, kappa, theta := []float64{base.Rho}, []float64{base.Kappa}, []float64{base.Theta}
+	switch base.Model {
+	case DRFLModel:
+		rho, kappa, theta = g.Rho, g.Kappa, g.Theta
+	case DRFLAFL:
+		theta = g.Theta
+	case DRFLWAFL:
+		rho, kappa = g.Rho, g.Kappa
+	}
+	var out []DRFLParams
+	for _, r := range rho {
+		for _, k := range kappa {
+			for _, t := range theta {
+				p := base
+				p.Rho, p.Kappa, p.Theta, p.Rhos = r, k, t, nil
+				p.PName = normName(p.P)
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// DRFLFolds assigns each training row of each client to one of k folds
+// (client by client, stratified by class, rows dealt after a shuffle);
+// fold f of every client together is validation fold f. A client with
+// fewer than k rows of a class is a *ConfigError naming it.
+func DRFLFolds(train []pd.Client, k int, seed uint64) ([][]int, error) {
+	rng := rand.New(rand.NewPCG(seed, 0xc5))
+	folds := make([][]int, len(train))
+	for s, c := range train {
+		folds[s] = make([]int, len(c.Y))
+		for _, cls := range []float64{-1, 1} {
+			var idx []int
+			for i, y := range c.Y {
+				if y == cls {
+					idx = append(idx, i)
+				}
+			}
+			if len(idx) < k {
+				return nil, &ConfigError{Field: "folds", Value: k,
+					Reason: fmt.Sprintf("client %d has %d rows of class %+g, fewer than the folds", s+1, len(idx), cls)}
+			}
+			rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+			for j, i := range idx {
+				folds[s][i] = j % k
+			}
+		}
+	}
+	return folds, nil
+}
+
+// DRFLCV is the outcome of cross-validating one model.
+type DRFLCV struct {
+	Best DRFLParams `json:"best"`
+	// Scores holds the mean validation accuracy of each candidate, in the
+	// order of the grid (ρ outermost, then κ, then θ).
+	Candidates []DRFLParams `json:"candidates"`
+	Scores     []float64    `json:"scores"`
+	Fits       int          `json:"fits"`
+}
+
+// CrossValidate picks the candidate of grid with the best mean validation
+// accuracy over k folds (ties: the first). Folds train on the other folds
+// of every client, so clients keep their identity; each fit is warm-started
+// (Settings.Start) from the previous candidate's fit on the same fold.
+func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid DRFLGrid, k int, seed uint64, set *sd.Settings) (*DRFLCV, error) {
+	cands := grid.candidates(base)
+	out := &DRFLCV{Candidates: cands, Best: base}
+	if len(cands) == 1 {
+		out.Scores = []float64{0}
+		out.Best = cands[0]
+		return out, nil
+	}
+	folds, err := DRFLFolds(train, k, seed)
+	if err != nil {
+		return nil, err
+	}
+	best := -1.0
+	// Each fold's fit starts from the previous candidate's state on the
+	// same fold (neighbouring grid points: fewer rounds).
+	prev := make([]*sd.State, k)
+	for _, p := range cands {
+		if err := p.Validate(); err != nil {
+			return nil, err
+		}
+		var score float64
+		for f := range k {
+			fit := make([]pd.Client, len(train))
+			var vx [][]float64
+			var vy []float64
+			for s, c := range train {
+				for i := range c.Y {
+					if folds[s][i] == f {
+						vx, vy = append(vx, c.X[i]), append(vy, c.Y[i])
+					} else {
+						fit[s].X, fit[s].Y = append(fit[s].X, c.X[i]), append(fit[s].Y, c.Y[i])
+					}
+				}
+			}
+			fs := sd.Settings{}
+			if set != nil {
+				fs = *set
+			}
+			fs.Start = prev[f]
+			res, err := sd.Solve(ctx, DRFLProblem(fit, p), &fs)
+			if err != nil {
+				return nil, fmt.Errorf("cross-validation %s fold %d: %w", p.Model, f+1, err)
+			}
+			prev[f] = res.State
+			out.Fits++
+			score += accuracyOf(vx, vy, res.V) / float64(k)
+		}
+		out.Scores = append(out.Scores, score)
+		if score > best {
+			best, out.Best = score, p
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,250 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/fedcon/fedcon/datasets"
+	sd "github.com/fedcon/fedcon/solver/drfl"
+	"gonum.org/v1/gonum/stat"
+)
+
+// DRFLNoiseFigure describes one of the paper's Figures 3-5: a dataset, its
+// split (imbalanced or not), and the fixed noise parameter of each of the
+// three test-noise protocols.
+type DRFLNoiseFigure struct {
+	Name, Dataset string
+	Imbalanced    bool
+	// FixedSD (protocol A: mean varies), FixedMean (B: SD varies), Ratio
+	// (C: mean = Ratio·SD, SD varies).
+	FixedSD, FixedMean, Ratio float64
+}
+
+// DRFLNoiseFigures are Figures 3-5 as the paper's captions give them.
+var DRFLNoiseFigures = map[string]DRFLNoiseFigure{
+	"drfl-figure3": {Name: "drfl-figure3", Dataset: "breast-cancer-wisc", FixedSD: 2, FixedMean: 0, Ratio: 2},
+	"drfl-figure4": {Name: "drfl-figure4", Dataset: "breast-cancer-wisc", Imbalanced: true, FixedSD: 0.4, FixedMean: 0.1, Ratio: 2},
+	"drfl-figure5": {Name: "drfl-figure5", Dataset: "heart", Imbalanced: true, FixedSD: 0.1, FixedMean: 0.5, Ratio: 0.5},
+}
+
+// DRFLNoiseConfig is the run of one noise figure.
+type DRFLNoiseConfig struct {
+	Figure DRFLNoiseFigure `json:"figure"`
+	// Repetitions r = Seed, …, Seed+Repetitions−1 (10).
+	Repetitions int    `json:"repetitions"`
+	Seed        uint64 `json:"seed"`
+	// Levels are the varied noise values (0, 0.2, …, 2).
+	Levels []float64 `json:"levels"`
+	// Params holds each model's parameters: fixed when CV is nil, else the
+	// base whose tuned keys CV replaces.
+	Params []DRFLParams `json:"params"`
+	// CV, if set, selects each model's parameters per repetition by
+	// Folds-fold cross-validation over this grid (CrossValidate).
+	CV      *DRFLGrid `json:"cv,omitempty"`
+	Folds   int       `json:"folds,omitempty"`
+	Workers int       `json:"-"`
+}
+
+// DefaultDRFLNoise returns the full run of fig: 10 repetitions, 11 levels,
+// the five models at ρ = 0.01, κ = 0.5, θ = 0.01, p = 1. quick: 2
+// repetitions, 6 levels.
+func DefaultDRFLNoise(fig DRFLNoiseFigure, quick bool) DRFLNoiseConfig {
+	c := DRFLNoiseConfig{Figure: fig, Repetitions: 10, Seed: 1}
+	step := 0.2
+	if quick {
+		c.Repetitions, step = 2, 0.4
+	}
+	for k := 0; float64(k)*step <= 2+1e-9; k++ {
+		c.Levels = append(c.Levels, math.Round(float64(k)*step*10)/10)
+	}
+	for _, m := range DRFLModels() {
+		c.Params = append(c.Params, DRFLParams{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1})
+	}
+	return c
+}
+
+// DRFLNoiseResult holds the pooled test accuracy of every model,
+// repetition, protocol and level, and the figure drawn from it.
+type DRFLNoiseResult struct {
+	Config DRFLNoiseConfig `json:"config"`
+	// Accuracy[model][protocol][level][repetition]; protocols A, B, C.
+	Accuracy [][][][]float64 `json:"accuracy"`
+	// WorstClient is the same for the worst client's accuracy.
+	WorstClient [][][][]float64 `json:"worst_client_accuracy"`
+	// Runs are the trained models' summaries per model and repetition
+	// (with the parameters CV chose), CVs the cross-validations.
+	Runs   [][]*DRFLRun `json:"runs"`
+	CVs    [][]*DRFLCV  `json:"cross_validation,omitempty"`
+	Figure Figure       `json:"figure"`
+}
+
+// protocolNoise returns (mean, sd) of protocol k at level x.
+func (f DRFLNoiseFigure) protocolNoise(k int, x float64) (float64, float64) {
+	switch k {
+	case 0:
+		return x, f.FixedSD
+	case 1:
+		return f.FixedMean, x
+	}
+	return f.Ratio * x, x
+}
+
+// RunDRFLNoise trains every model once per repetition (parameters fixed)
+// and scores it on fresh test noise per protocol and level, the same noise
+// for all models. progress, if non-nil, is called after each model fit.
+func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, progress func(rep int, model string, run *DRFLRun)) (*DRFLNoiseResult, error) {
+	if cfg.Repetitions < 1 {
+		return nil, &ConfigError{Field: "repetitions", Value: cfg.Repetitions, Reason: "want ≥ 1"}
+	}
+	cfg.Params = append([]DRFLParams(nil), cfg.Params...)
+	for k, p := range cfg.Params {
+		if err := p.Validate(); err != nil {
+			return nil, err
+		}
+		cfg.Params[k].PName = normName(p.P)
+	}
+	dcfg := DefaultDRFLData(cfg.Figure.Dataset)
+	if cfg.Figure.Imbalanced {
+		dcfg.Imbalance = []float64{0.5, 0.5, 1}
+	}
+	M, L := len(cfg.Params), len(cfg.Levels)
+	res := &DRFLNoiseResult{Config: cfg, Runs: make([][]*DRFLRun, M)}
+	if cfg.CV != nil {
+		res.CVs = make([][]*DRFLCV, M)
+		if cfg.Folds < 2 {
+			return nil, &ConfigError{Field: "folds", Value: cfg.Folds, Reason: "want ≥ 2"}
+		}
+	}
+	alloc := func() [][][][]float64 {
+		a := make([][][][]float64, M)
+		for m := range a {
+			a[m] = make([][][]float64, 3)
+			for k := range 3 {
+				a[m][k] = make([][]float64, L)
+			}
+		}
+		return a
+	}
+	res.Accuracy, res.WorstClient = alloc(), alloc()
+	for r := range cfg.Repetitions {
+		seed := cfg.Seed + uint64(r)
+		sp, err := NewDRFLSplit(d, dcfg, seed)
+		if err != nil {
+			return nil, err
+		}
+		// Noisy test sets, shared by all models of this repetition.
+		tests := make([][][][]float64, 3)
+		for k := range 3 {
+			tests[k] = make([][][]float64, L)
+			for l, x := range cfg.Levels {
+				mean, sdv := cfg.Figure.protocolNoise(k, x)
+				tests[k][l] = sp.NoisyTest(mean, sdv, rand.New(rand.NewPCG(seed, uint64(1000*k+l+1))))
+			}
+		}
+		for m, p := range cfg.Params {
+			set := &sd.Settings{Workers: cfg.Workers}
+			if cfg.CV != nil {
+				cv, err := CrossValidate(ctx, sp.Train, p, *cfg.CV, cfg.Folds, seed, set)
+				if err != nil {
+					return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
+				}
+				res.CVs[m] = append(res.CVs[m], cv)
+				p = cv.Best
+			}
+			run, err := RunDRFL(ctx, sp, p, sp.TestX, set)
+			if err != nil {
+				return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
+			}
+			res.Runs[m] = append(res.Runs[m], run)
+			for k := range 3 {
+				for l := range L {
+					acc, worst := sp.score(tests[k][l], run.V)
+					res.Accuracy[m][k][l] = append(res.Accuracy[m][k][l], acc)
+					res.WorstClient[m][k][l] = append(res.WorstClient[m][k][l], worst)
+				}
+			}
+			if progress != nil {
+				progress(r+1, p.Model, run)
+			}
+		}
+	}
+	res.Figure = res.draw()
+	return res, nil
+}
+
+// score returns the pooled and the worst client's accuracy of v on testX.
+func (sp *DRFLSplit) score(testX [][]float64, v []float64) (pooled, worst float64) {
+	pooled = accuracyOf(testX, sp.TestY, v)
+	worst = 1
+	for s := range drflNumClient {
+		var cx [][]float64
+		var cy []float64
+		for i, k := range sp.TestClient {
+			if k == s {
+				cx, cy = append(cx, testX[i]), append(cy, sp.TestY[i])
+			}
+		}
+		worst = math.Min(worst, accuracyOf(cx, cy, v))
+	}
+	return pooled, worst
+}
+
+// sampleMeanStd returns the mean and the sample standard deviation.
+func sampleMeanStd(x []float64) (float64, float64) {
+	m, s := stat.MeanStdDev(x, nil)
+	if math.IsNaN(s) {
+		s = 0
+	}
+	return m, s
+}
+
+func (r *DRFLNoiseResult) draw() Figure {
+	f := r.Config.Figure
+	titles := []string{
+		fmt.Sprintf("noise mean varies, SD = %g", f.FixedSD),
+		fmt.Sprintf("noise SD varies, mean = %g", f.FixedMean),
+		fmt.Sprintf("mean = %g·SD", f.Ratio),
+	}
+	xl := []string{"noise mean", "noise SD", "noise SD"}
+	dashes := []string{"", "dash", "dashdot", "", "dash"}
+	how := "parameters fixed, no CV"
+	if r.Config.CV != nil {
+		how = fmt.Sprintf("parameters by %d-fold CV", r.Config.Folds)
+	}
+	fig := Figure{Title: fmt.Sprintf("%s: %s%s, test accuracy (mean ± std over %d repetitions; %s)",
+		f.Name, f.Dataset, map[bool]string{true: " (imbalanced)", false: ""}[f.Imbalanced], r.Config.Repetitions, how)}
+	for k := range 3 {
+		pn := Panel{Title: titles[k], XLabel: xl[k], YLabel: "accuracy"}
+		for m, p := range r.Config.Params {
+			s := Series{Name: strings.ToUpper(p.Model), Color: m, Dash: dashes[m%len(dashes)]}
+			for l, x := range r.Config.Levels {
+				mu, sdv := sampleMeanStd(r.Accuracy[m][k][l])
+				s.X, s.Y = append(s.X, x), append(s.Y, mu)
+				s.Lo, s.Hi = append(s.Lo, mu-sdv), append(s.Hi, mu+sdv)
+			}
+			pn.Series = append(pn.Series, s)
+		}
+		fig.Panels = append(fig.Panels, pn)
+	}
+	return fig
+}
+
+// CSV returns one row per model, protocol and level: mean and std of the
+// pooled and the worst client's accuracy.
+func (r *DRFLNoiseResult) CSV() string {
+	var b strings.Builder
+	b.WriteString("model,protocol,level,accuracy_mean,accuracy_std,worst_client_mean,worst_client_std\n")
+	for m, p := range r.Config.Params {
+		for k, name := range []string{"A", "B", "C"} {
+			for l, x := range r.Config.Levels {
+				am, as := sampleMeanStd(r.Accuracy[m][k][l])
+				wm, ws := sampleMeanStd(r.WorstClient[m][k][l])
+				fmt.Fprintf(&b, "%s,%s,%g,%.6f,%.6f,%.6f,%.6f\n", p.Model, name, x, am, as, wm, ws)
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,104 @@
+package experiments
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/fedcon/fedcon/datasets"
+	"gonum.org/v1/gonum/mat"
+)
+
+// synthDataset is a small separable-with-noise classification dataset
+// with an intercept column, as datasets.Load returns them.
+func synthDataset(rows, n int) *datasets.Dataset {
+	rng := rand.New(rand.NewPCG(8, 9))
+	X := mat.NewDense(rows, n+1, nil)
+	y := make([]float64, rows)
+	names := make([]string, n+1)
+	for j := range n {
+		names[j] = "x"
+	}
+	names[n] = "intercept"
+	for i := range rows {
+		var m float64
+		for j := range n {
+			v := rng.NormFloat64()
+			X.Set(i, j, v)
+			m += v * float64(j+1)
+		}
+		X.Set(i, n, 1)
+		if m+0.5*rng.NormFloat64() > 0 {
+			y[i] = 1
+		}
+	}
+	return &datasets.Dataset{Name: "synth", X: X, Y: y, FeatureNames: names}
+}
+
+func TestRunDRFLNoise(t *testing.T) {
+	fig := DRFLNoiseFigure{Name: "test", Dataset: "synth", Imbalanced: true, FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
+	cfg := DefaultDRFLNoise(fig, true)
+	cfg.Params = []DRFLParams{{Model: DRFLStandard, P: 1}, {Model: DRFLAFL, Theta: 0.1, P: 1}}
+	calls := 0
+	res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, func(int, string, *DRFLRun) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2*2 || len(res.Figure.Panels) != 3 || len(res.Accuracy[1][2][5]) != 2 {
+		t.Fatalf("calls %d, panels %d, shape %d", calls, len(res.Figure.Panels), len(res.Accuracy[1][2][5]))
+	}
+	for m := range res.Accuracy {
+		for k := range 3 {
+			for l := range cfg.Levels {
+				for _, a := range res.Accuracy[m][k][l] {
+					if a < 0 || a > 1 {
+						t.Fatalf("accuracy %v", a)
+					}
+				}
+			}
+		}
+	}
+	if got := strings.Count(res.CSV(), "\n"); got != 1+2*3*len(cfg.Levels) {
+		t.Errorf("CSV has %d lines", got)
+	}
+	// With cross-validation over a 2-value θ grid for AFL.
+	cfg.CV, cfg.Folds = &DRFLGrid{Theta: []float64{0.01, 0.3}}, 3
+	cfg.Repetitions, cfg.Figure.Imbalanced = 1, false
+	res, err = RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cv := res.CVs[1][0]; cv.Fits != 2*3 || len(cv.Scores) != 2 || (cv.Best.Theta != 0.01 && cv.Best.Theta != 0.3) || res.Runs[1][0].Params.Theta != cv.Best.Theta {
+		t.Fatalf("cv %+v, run params %+v", cv, res.Runs[1][0].Params)
+	}
+	if cv := res.CVs[0][0]; cv.Fits != 0 {
+		t.Errorf("standard FL has nothing to tune, yet %d fits", cv.Fits)
+	}
+	cfg.Folds = 40
+	if _, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil); err == nil || !strings.Contains(err.Error(), "fewer than the folds") {
+		t.Errorf("40 folds: %v", err)
+	}
+	cfg.Repetitions = 0
+	if _, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil); err == nil {
+		t.Error("0 repetitions accepted")
+	}
+}
+
+func TestDRFLGrid(t *testing.T) {
+	g := PaperDRFLGrid()
+	if len(g.Rho) != 15 || len(g.Kappa) != 10 || len(g.Theta) != 6 {
+		t.Fatalf("paper grid %d × %d × %d", len(g.Rho), len(g.Kappa), len(g.Theta))
+	}
+	q := g.Thin(3)
+	if len(q.Rho) != 5 || len(q.Kappa) != 4 || len(q.Theta) != 2 {
+		t.Fatalf("thinned %d × %d × %d", len(q.Rho), len(q.Kappa), len(q.Theta))
+	}
+	base := DRFLParams{Rho: 1, Kappa: 1, Theta: 1, P: 1}
+	for m, want := range map[string]int{DRFLModel: 5 * 4 * 2, DRFLAFL: 2, DRFLWAFL: 5 * 4, DRFLDRFA: 1, DRFLStandard: 1} {
+		base.Model = m
+		if got := len(q.candidates(base)); got != want {
+			t.Errorf("%s: %d candidates, want %d", m, got, want)
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package drfl
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/fedcon/fedcon/solver/qp"
+)
+
+// ClientQP is client s's subproblem C_s of Algorithm 1 (line 11) as a
+// convex QP in the variables
+//
+//	v̂ = (ŵ, b) ∈ ℝⁿ⁺¹, λ, r, α ∈ ℝᴺ, and for Box support u±_i ∈ ℝⁿ,
+//
+// with r = ρλ + eᵀα/N as one equality row, so that P is diagonal:
+//
+//	minimise ζ r + (c/2)(r − z)² − ψᵀv̂ + (c/2)‖v − v̂‖²  s.t.  (λ, α, v̂) ∈ Ω_s.
+//
+// For Box support, Proposition 6.3's LP dual variables π±, τ± are
+// eliminated: by LP duality over the box, ⟨π + τ, e⟩ + ⟨τ − π, x̂⟩ at its
+// best equals Σ_j sup_{x_j ∈ [−1,1]} a_j(x_j − x̂_j) − λ|x_j − x̂_j| with
+// a = ∓ŷŵ, and each term is the largest of its values at x_j ∈
+// {−1, clip(x̂_j), 1}, three affine functions of (ŵ_j, λ) bounded by u_j.
+// This is the same set Ω_s (also for rows x̂ outside the box) with n instead
+// of 2n variables per sample and label, and without the unbounded optimal
+// faces (π and τ growing together) on which ADMM stalls.
+//
+// The constraint matrix depends on the data only; each round changes the
+// linear cost alone, and the solve is warm-started from the previous one.
+type ClientQP struct {
+	n, N   int
+	c      float64
+	prob   *qp.Problem
+	solver *qp.Solver
+	q      []float64
+	start  *qp.Start
+	// Stats of the last solve.
+	Last qp.Stats
+	// Iterations is the total number of QP iterations so far.
+	Iterations int
+}
+
+// Variable layout.
+func (cq *ClientQP) iB() int     { return cq.n }
+func (cq *ClientQP) iLam() int   { return cq.n + 1 }
+func (cq *ClientQP) iR() int     { return cq.n + 2 }
+func (cq *ClientQP) iAlpha() int { return cq.n + 3 }
+
+// DefaultQPSettings returns the client QPs' default settings:
+// qp.DefaultSettings without Ruiz equilibration, which makes ADMM stall on
+// these LP-like problems (IterationLimit with primal residuals near 1e-2 on
+// 6×2 data, solved in ≤ 1,000 iterations unscaled; the data are already in
+// [−1, 1]).
+func DefaultQPSettings() *qp.Settings {
+	s := qp.DefaultSettings()
+	s.ScalingIterations = 0
+	return s
+}
+
+// NewClientQP builds C_s for client cl under model m with step size c > 0.
+// settings may be nil (DefaultQPSettings); with Box support and no
+// Settings.Ordering the arrow ordering of the per-sample blocks is added
+// (settings itself is not modified).
+func NewClientQP(cl Client, m Model, c float64, settings *qp.Settings) (*ClientQP, error) {
+	if err := Validate([]Client{cl}, m); err != nil {
+		return nil, err
+	}
+	if !(c > 0) || math.IsInf(c, 1) {
+		return nil, inputErr("c = %v, want > 0", c)
+	}
+	n, N := len(cl.X[0]), len(cl.X)
+	cq := &ClientQP{n: n, N: N, c: c}
+	box := m.Support == Box && !m.Epigraph
+	nv := n + 3 + N
+	if box {
+		nv += 2 * n * N
+	}
+	var ar, ac []int
+	var av, lo, hi []float64
+	row := 0
+	add := func(col int, v float64) { ar, ac, av = append(ar, row), append(ac, col), append(av, v) }
+	end := func(l, u float64) { lo, hi = append(lo, l), append(hi, u); row++ }
+	inf := math.Inf(1)
+	// r − ρλ − eᵀα/N = 0.
+	add(cq.iR(), 1)
+	if !m.Epigraph && cl.Rho != 0 {
+		add(cq.iLam(), -cl.Rho)
+	}
+	for i := range N {
+		add(cq.iAlpha()+i, -1/float64(N))
+	}
+	end(0, 0)
+	// λ ≥ 0 (λ = 0 for the epigraph).
+	add(cq.iLam(), 1)
+	if m.Epigraph {
+		end(0, 0)
+	} else {
+		end(0, inf)
+	}
+	for i := range N {
+		add(cq.iAlpha()+i, 1)
+		end(0, inf)
+	}
+	if !m.Epigraph && m.Support == Free {
+		// ‖ŵ‖∞ ≤ λ.
+		for j := range n {
+			for _, pm := range []float64{1, -1} {
+				add(j, pm)
+				add(cq.iLam(), -1)
+				end(-inf, 0)
+			}
+		}
+	}
+	for i, x := range cl.X {
+		y := cl.Y[i]
+		ia := cq.iAlpha() + i
+		base := n + 3 + N + 2*n*i
+		labels := []float64{y, -y}
+		if m.Epigraph {
+			labels = labels[:1] // no flipped label without transport
+		}
+		for branch, ys := range labels {
+			// 1 − ys(⟨ŵ,x̂⟩ + b) [+ Σ u] [− κλ if flipped] ≤ α
+			for j := range n {
+				add(j, -ys*x[j])
+			}
+			add(cq.iB(), -ys)
+			add(ia, -1)
+			if box {
+				for j := range n {
+					add(base+n*branch+j, 1)
+				}
+			}
+			if branch == 1 {
+				add(cq.iLam(), -m.Kappa)
+			}
+			end(-inf, -1)
+			if !box {
+				continue
+			}
+			for j := range n {
+				uj := base + n*branch + j
+				pts := []float64{-1, 1}
+				if c := math.Max(-1, math.Min(1, x[j])); c != -1 && c != 1 {
+					pts = append(pts, c)
+				}
+				for _, xc := range pts {
+					// −ys(xc − x̂_j)ŵ_j − |xc − x̂_j|λ − u_j ≤ 0
+					d := xc - x[j]
+					if d != 0 {
+						add(j, -ys*d)
+						add(cq.iLam(), -math.Abs(d))
+					}
+					add(uj, -1)
+					end(-inf, 0)
+				}
+			}
+		}
+	}
+	A, err := qp.NewCSC(row, nv, ar, ac, av)
+	if err != nil {
+		return nil, fmt.Errorf("drfl: client matrix: %w", err)
+	}
+	var pr, pc []int
+	var pv []float64
+	for j := 0; j <= n; j++ {
+		pr, pc, pv = append(pr, j), append(pc, j), append(pv, c)
+	}
+	pr, pc, pv = append(pr, cq.iR()), append(pc, cq.iR()), append(pv, c)
+	P, err := qp.NewCSC(nv, nv, pr, pc, pv)
+	if err != nil {
+		return nil, fmt.Errorf("drfl: client cost: %w", err)
+	}
+	cq.q = make([]float64, nv)
+	cq.prob = &qp.Problem{P: P, Q: cq.q, A: A, L: lo, U: hi}
+	if settings == nil {
+		settings = DefaultQPSettings()
+	} else {
+		cp := *settings
+		settings = &cp
+	}
+	if box && settings.Ordering == nil {
+		shared := []int{}
+		for j := 0; j < n+3; j++ {
+			shared = append(shared, j)
+		}
+		shared = append(shared, nv) // the equality row couples all α
+		ord, err := qp.ArrowOrdering(cq.prob, shared)
+		if err != nil {
+			return nil, fmt.Errorf("drfl: client ordering: %w", err)
+		}
+		settings.Ordering = ord
+	}
+	cq.solver, err = qp.NewSolver(cq.prob, settings)
+	if err != nil {
+		return nil, fmt.Errorf("drfl: client QP: %w", err)
+	}
+	return cq, nil
+}
+
+// Size returns the number of variables and rows of the QP.
+func (cq *ClientQP) Size() (vars, rows int) { return cq.solver.Size() }
+
+// Solve runs C_s(v, z, ψ, ζ) and writes the new local model v̂ = (ŵ, b)
+// into vhat (length n+1); it returns r = ρλ + eᵀα/N and λ. A QP that ends
+// without a solution (qp.Status.HasSolution false) is an error wrapping the
+// status's error; SolvedInaccurate is accepted.
+func (cq *ClientQP) Solve(ctx context.Context, v []float64, z float64, psi []float64, zeta float64, vhat []float64) (r, lam float64, err error) {
+	for j := 0; j <= cq.n; j++ {
+		cq.q[j] = -psi[j] - cq.c*v[j]
+	}
+	cq.q[cq.iR()] = zeta - cq.c*z
+	if err := cq.solver.Update(cq.q, nil, nil); err != nil {
+		return 0, 0, fmt.Errorf("drfl: client update: %w", err)
+	}
+	res, err := cq.solver.Solve(ctx, cq.start)
+	if err != nil {
+		return 0, 0, err
+	}
+	cq.Last = res.Stats
+	cq.Iterations += res.Stats.Iterations
+	if !res.Status.HasSolution() {
+		return 0, 0, fmt.Errorf("drfl: client QP: %w", res.Status.Err())
+	}
+	cq.start = &qp.Start{X: res.X, Y: res.Y}
+	copy(vhat, res.X[:cq.n+1])
+	return res.X[cq.iR()], res.X[cq.iLam()], nil
+}

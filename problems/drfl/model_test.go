@@ -1,0 +1,158 @@
+package drfl
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randClient returns N rows of n features in [−1.2, 1.2] (some outside the
+// box, as noisy rows) with labels from a random hyperplane plus noise.
+func randClient(rng *rand.Rand, N, n int, rho float64) Client {
+	w := make([]float64, n)
+	for j := range w {
+		w[j] = rng.NormFloat64()
+	}
+	c := Client{Rho: rho}
+	for range N {
+		x := make([]float64, n)
+		var m float64
+		for j := range x {
+			x[j] = 2.4*rng.Float64() - 1.2
+			m += w[j] * x[j]
+		}
+		y := 1.0
+		if m+0.5*rng.NormFloat64() < 0 {
+			y = -1
+		}
+		c.X, c.Y = append(c.X, x), append(c.Y, y)
+	}
+	return c
+}
+
+// subObjective is C_s's objective with r at its best value given v̂:
+// r = max(f_s(v̂), z − ζ/c).
+func subObjective(cl Client, m Model, c float64, v []float64, z float64, psi []float64, zeta float64, vh []float64) float64 {
+	f, _ := WorstCaseLoss(cl, m, vh)
+	r := math.Max(f, z-zeta/c)
+	o := zeta*r + c/2*(r-z)*(r-z)
+	for j := range vh {
+		o += -psi[j]*vh[j] + c/2*(v[j]-vh[j])*(v[j]-vh[j])
+	}
+	return o
+}
+
+// TestClientQPAgainstClosedForm: the QP's (v̂, r) satisfy r ≥ f_s(v̂)
+// (f_s from the closed-form suprema, no LP) and no perturbation of v̂
+// lowers the reduced objective — the QP solves C_s over Ω_s.
+func TestClientQPAgainstClosedForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	models := []struct {
+		name string
+		m    Model
+	}{
+		{"box", Model{Support: Box, Kappa: 0.5}},
+		{"free", Model{Support: Free, Kappa: 0.3}},
+		{"epigraph", Model{Epigraph: true}},
+	}
+	for _, tc := range models {
+		t.Run(tc.name, func(t *testing.T) {
+			for trial := range 4 {
+				n, N := 2+trial%2, 6+trial
+				cl := randClient(rng, N, n, []float64{0.01, 0.1, 0.3, 0}[trial])
+				const c = 1.0
+				cq, err := NewClientQP(cl, tc.m, c, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, psi := make([]float64, n+1), make([]float64, n+1)
+				for j := range v {
+					v[j], psi[j] = rng.NormFloat64(), 0.3*rng.NormFloat64()
+				}
+				z, zeta := 0.2*rng.NormFloat64(), 0.5*rng.Float64()
+				vh := make([]float64, n+1)
+				r, qlam, err := cq.Solve(context.Background(), v, z, psi, zeta, vh)
+				if err != nil {
+					t.Fatalf("trial %d (rho %v): %v (%+v)", trial, cl.Rho, err, cq.Last)
+				}
+				f, flam := WorstCaseLoss(cl, tc.m, vh)
+				// 1e-6: the QP's tolerance 1e-7 times the row scale.
+				if r < f-1e-6 {
+					t.Fatalf("trial %d: r = %v (λ = %v) below f_s(v̂) = %v (λ = %v, loss there %v)", trial, r, qlam, f, flam, lossAt(cl, tc.m, vh, qlam))
+				}
+				o := subObjective(cl, tc.m, c, v, z, psi, zeta, vh)
+				for _, step := range []float64{1e-1, 1e-3} {
+					for range 100 {
+						p := make([]float64, n+1)
+						for j := range p {
+							p[j] = vh[j] + step*rng.NormFloat64()
+						}
+						if op := subObjective(cl, tc.m, c, v, z, psi, zeta, p); op < o-1e-6 {
+							t.Fatalf("trial %d: perturbed v̂ %v gives %v < %v at the QP's %v", trial, p, op, o, vh)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestWorstCaseRhoZero: with ρ = 0 and rows inside the box the worst case
+// is the empirical hinge loss (λ → ∞ removes all transport).
+func TestWorstCaseRhoZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	cl := randClient(rng, 10, 3, 0)
+	for i := range cl.X {
+		for j := range cl.X[i] {
+			cl.X[i][j] = math.Max(-1, math.Min(1, cl.X[i][j]))
+		}
+	}
+	v := []float64{0.5, -1, 2, 0.1}
+	for _, sup := range []Support{Box, Free} {
+		f, _ := WorstCaseLoss(cl, Model{Support: sup, Kappa: 0.7}, v)
+		h := HingeLoss(cl, v)
+		if math.Abs(f-h) > 1e-9 {
+			t.Errorf("%v: f_s = %v, hinge = %v", sup, f, h)
+		}
+	}
+}
+
+// TestBoxBelowFree: a smaller support gives a smaller worst case.
+func TestBoxBelowFree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 20 {
+		cl := randClient(rng, 8, 3, 0.1)
+		v := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		fb, _ := WorstCaseLoss(cl, Model{Support: Box, Kappa: 0.5}, v)
+		ff, _ := WorstCaseLoss(cl, Model{Support: Free, Kappa: 0.5}, v)
+		if fb > ff+1e-9 {
+			t.Fatalf("box %v > free %v", fb, ff)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	good := Client{X: [][]float64{{0.1, 0.2}}, Y: []float64{1}, Rho: 0.1}
+	cases := []struct {
+		name    string
+		clients []Client
+		m       Model
+	}{
+		{"no clients", nil, Model{Kappa: 1}},
+		{"kappa 0", []Client{good}, Model{Kappa: 0}},
+		{"negative rho", []Client{{X: good.X, Y: good.Y, Rho: -1}}, Model{Kappa: 1}},
+		{"label 0", []Client{{X: good.X, Y: []float64{0}}}, Model{Kappa: 1}},
+		{"ragged", []Client{good, {X: [][]float64{{1}}, Y: []float64{1}}}, Model{Kappa: 1}},
+		{"NaN", []Client{{X: [][]float64{{math.NaN(), 0}}, Y: []float64{1}}}, Model{Kappa: 1}},
+		{"empty client", []Client{good, {}}, Model{Kappa: 1}},
+	}
+	for _, c := range cases {
+		if err := Validate(c.clients, c.m); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+	if err := Validate([]Client{good}, Model{Kappa: 1}); err != nil {
+		t.Errorf("good: %v", err)
+	}
+}

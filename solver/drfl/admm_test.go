@@ -1,0 +1,343 @@
+package drfl
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	pd "github.com/fedcon/fedcon/problems/drfl"
+)
+
+// testClients splits rows random rows of n features in [−1.1, 1.1] among S
+// clients (labels from a noisy hyperplane); client 1's rows are shifted, as
+// the heterogeneous client of the experiments.
+func testClients(seed uint64, rows, n, S int, rho float64) []pd.Client {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	w := randVec(rng, n, 1)
+	cl := make([]pd.Client, S)
+	for i := range rows {
+		s := i % S
+		x := make([]float64, n)
+		var m float64
+		for j := range x {
+			x[j] = 2.2*rng.Float64() - 1.1
+			if s == 0 {
+				x[j] += 0.3 * rng.NormFloat64()
+			}
+			m += w[j] * x[j]
+		}
+		y := 1.0
+		if m+0.3*rng.NormFloat64() < 0 {
+			y = -1
+		}
+		if i%7 == 3 {
+			y = -y // label noise: no split is separable
+		}
+		cl[s].X, cl[s].Y = append(cl[s].X, x), append(cl[s].Y, y)
+	}
+	for s := range cl {
+		cl[s].Rho = rho * float64(s+1)
+	}
+	return cl
+}
+
+// centralLP solves (4) for the hinge loss as one LP (lp.Simplex), for
+// p ∈ {1, ∞}: an independent formulation of the whole problem, with the
+// box suprema by their three candidate points per coordinate.
+func centralLP(t *testing.T, p *Problem) float64 {
+	t.Helper()
+	g := &genLP{}
+	n := pd.Features(p.Clients)
+	S := len(p.Clients)
+	qh := p.qhat()
+	v := make([]int, n+1)
+	for j := range v {
+		v[j] = g.newVar(0)
+	}
+	z, eta := make([]int, S), make([]int, S)
+	gamma := g.newVar(0)
+	for s, cl := range p.Clients {
+		z[s], eta[s] = g.newVar(qh[s]), g.newVar(qh[s])
+		g.le([]int{eta[s]}, []float64{-1}, 0)
+		lam := g.newVar(0)
+		N := len(cl.X)
+		alpha := make([]int, N)
+		idx, coef := []int{z[s]}, []float64{1}
+		if p.Model.Epigraph {
+			g.eq([]int{lam}, []float64{1}, 0)
+		} else {
+			g.le([]int{lam}, []float64{-1}, 0)
+			idx, coef = append(idx, lam), append(coef, -cl.Rho)
+		}
+		for i := range N {
+			alpha[i] = g.newVar(0)
+			g.le([]int{alpha[i]}, []float64{-1}, 0)
+			idx, coef = append(idx, alpha[i]), append(coef, -1/float64(N))
+		}
+		g.eq(idx, coef, 0)
+		if !p.Model.Epigraph && p.Model.Support == pd.Free {
+			for j := range n {
+				g.le([]int{v[j], lam}, []float64{1, -1}, 0)
+				g.le([]int{v[j], lam}, []float64{-1, -1}, 0)
+			}
+		}
+		for i, x := range cl.X {
+			labels := []float64{cl.Y[i], -cl.Y[i]}
+			if p.Model.Epigraph {
+				labels = labels[:1]
+			}
+			for b, ys := range labels {
+				idx, coef := []int{alpha[i], v[n]}, []float64{-1, -ys}
+				for j := range n {
+					idx, coef = append(idx, v[j]), append(coef, -ys*x[j])
+				}
+				if b == 1 {
+					idx, coef = append(idx, lam), append(coef, -p.Model.Kappa)
+				}
+				if !p.Model.Epigraph && p.Model.Support == pd.Box {
+					for j := range n {
+						u := g.newVar(0)
+						idx, coef = append(idx, u), append(coef, 1)
+						pts := []float64{-1, 1}
+						if c := math.Max(-1, math.Min(1, x[j])); c != -1 && c != 1 {
+							pts = append(pts, c)
+						}
+						for _, xc := range pts {
+							d := xc - x[j]
+							g.le([]int{u, v[j], lam}, []float64{-1, -ys * d, -math.Abs(d)}, 0)
+						}
+					}
+				}
+				g.le(idx, coef, -1)
+			}
+		}
+	}
+	// θ‖z + γe + η‖_{p*}
+	if p.Theta > 0 {
+		if math.IsInf(p.P, 1) {
+			for s := range S {
+				a := g.newVar(p.Theta)
+				g.le([]int{z[s], gamma, eta[s], a}, []float64{1, 1, 1, -1}, 0)
+				g.le([]int{z[s], gamma, eta[s], a}, []float64{-1, -1, -1, -1}, 0)
+			}
+		} else {
+			m := g.newVar(p.Theta)
+			for s := range S {
+				g.le([]int{z[s], gamma, eta[s], m}, []float64{1, 1, 1, -1}, 0)
+				g.le([]int{z[s], gamma, eta[s], m}, []float64{-1, -1, -1, -1}, 0)
+			}
+		}
+	} else {
+		g.eq([]int{gamma}, []float64{1}, 0)
+	}
+	return g.solve(t)
+}
+
+// TestAlgorithm1MatchesCentralLP: Algorithm 1 at tolerance 1e-6 against
+// the centralised LP of (4), on 2- and 3-client splits of 20 rows.
+// seedShift picks data on which gonum's dense simplex (lp.Simplex) does not
+// meet a singular basis: with seeds 2 and 3 it fails on the box LPs.
+const seedShift = 30
+
+func TestAlgorithm1MatchesCentralLP(t *testing.T) {
+	cases := []struct {
+		name  string
+		S     int
+		model pd.Model
+		rho   float64
+		theta float64
+		p     float64
+	}{
+		{"free S2 p=inf", 2, pd.Model{Support: pd.Free, Kappa: 0.5}, 0.05, 0.1, math.Inf(1)},
+		{"box S2 p=1", 2, pd.Model{Support: pd.Box, Kappa: 0.5}, 0.05, 0.2, 1},
+		{"box S3 p=inf", 3, pd.Model{Support: pd.Box, Kappa: 0.3}, 0.02, 0.1, math.Inf(1)},
+		{"epigraph S3 p=1 (AFL)", 3, pd.Model{Epigraph: true}, 0, 0.2, 1},
+		{"epigraph S2 theta 0 (standard)", 2, pd.Model{Epigraph: true}, 0, 0, 1},
+	}
+	for k, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && tc.model.Support == pd.Box && !tc.model.Epigraph {
+				t.Skip("box LPs take ~5 s in lp.Simplex")
+			}
+			p := &Problem{Clients: testClients(uint64(k+1)+seedShift, 20, 2, tc.S, tc.rho), Model: tc.model, Theta: tc.theta, P: tc.p}
+			opt := centralLP(t, p)
+			res, err := Solve(context.Background(), p, &Settings{Tol: 1e-6, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("rounds %d, objective %.8f, worst case %.8f, LP %.8f, QP iterations %d, %v", res.Rounds, res.Objective, res.WorstCase, opt, res.QPIterations, res.Runtime)
+			if res.Status != Converged {
+				t.Fatalf("status %v", res.Status)
+			}
+			// 1e-4: the agreement target for Algorithm 1 at tolerance 1e-6.
+			if math.Abs(res.Objective-opt) > 1e-4 || math.Abs(res.WorstCase-opt) > 1e-4 {
+				t.Errorf("objective %v / worst case %v, LP optimum %v", res.Objective, res.WorstCase, opt)
+			}
+			checkInQ(t, res.QStar, p)
+		})
+	}
+}
+
+// checkInQ: −σ ∈ Q to the ADMM tolerance (γ's optimality gives eᵀσ = −1,
+// η's gives σ ≤ 0, and t's the ball).
+func checkInQ(t *testing.T, q []float64, p *Problem) {
+	t.Helper()
+	qh := p.qhat()
+	d := make([]float64, len(q))
+	var sum float64
+	for s := range q {
+		sum += q[s]
+		d[s] = q[s] - qh[s]
+		if q[s] < -1e-4 {
+			t.Errorf("q*[%d] = %v < 0", s, q[s])
+		}
+	}
+	// 1e-4: the residual tolerance of the run.
+	if math.Abs(sum-1) > 1e-4 || pNorm(d, p.P) > p.Theta+1e-4 {
+		t.Errorf("q* = %v not in Q (sum %v, distance %v, θ = %v)", q, sum, pNorm(d, p.P), p.Theta)
+	}
+}
+
+// TestSpecialCases: ρ = 0 with free support gives AFL (the epigraph), and
+// θ = 2 with p = 1 (Q = Δ_S) gives DRFA, min_w max_s L_s(w), eq. (20),
+// solved as an LP.
+func TestSpecialCases(t *testing.T) {
+	cl := testClients(40, 18, 2, 3, 0)
+	ctx := context.Background()
+	set := &Settings{Tol: 1e-6}
+	afl, err := Solve(ctx, &Problem{Clients: cl, Model: pd.Model{Epigraph: true}, Theta: 0.1, P: 1}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr0, err := Solve(ctx, &Problem{Clients: cl, Model: pd.Model{Support: pd.Free, Kappa: 0.5}, Theta: 0.1, P: 1}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1e-4: both runs at tolerance 1e-6, as in the LP comparison.
+	if afl.Status != Converged || dr0.Status != Converged || math.Abs(afl.WorstCase-dr0.WorstCase) > 1e-4 {
+		t.Errorf("AFL %v (%v), DRFL with ρ = 0 %v (%v)", afl.WorstCase, afl.Status, dr0.WorstCase, dr0.Status)
+	}
+	drfa, err := Solve(ctx, &Problem{Clients: cl, Model: pd.Model{Epigraph: true}, Theta: 2, P: 1}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (20)-(21): min γ s.t. z_s ≤ γ, z_s = eᵀα_s/N_s, α ≥ hinge, α ≥ 0.
+	g := &genLP{}
+	v := []int{g.newVar(0), g.newVar(0), g.newVar(0)}
+	gamma := g.newVar(1)
+	for _, c := range cl {
+		z := g.newVar(0)
+		g.le([]int{z, gamma}, []float64{1, -1}, 0)
+		idx, coef := []int{z}, []float64{1}
+		for i, x := range c.X {
+			a := g.newVar(0)
+			g.le([]int{a}, []float64{-1}, 0)
+			y := c.Y[i]
+			g.le([]int{a, v[0], v[1], v[2]}, []float64{-1, -y * x[0], -y * x[1], -y}, -1)
+			idx, coef = append(idx, a), append(coef, -1/float64(len(c.X)))
+		}
+		g.eq(idx, coef, 0)
+	}
+	opt := g.solve(t)
+	maxLoss := math.Max(math.Max(drfa.ClientLoss[0], drfa.ClientLoss[1]), drfa.ClientLoss[2])
+	if drfa.Status != Converged || math.Abs(drfa.WorstCase-opt) > 1e-4 || math.Abs(maxLoss-opt) > 1e-4 {
+		t.Errorf("DRFA: worst case %v, max client loss %v, LP (20) %v (%v)", drfa.WorstCase, maxLoss, opt, drfa.Status)
+	}
+}
+
+// TestWorkersIdentical: the same problem with 1 and 3 workers gives
+// bit-identical results.
+func TestWorkersIdentical(t *testing.T) {
+	p := &Problem{Clients: testClients(50, 18, 2, 3, 0.05), Model: pd.Model{Support: pd.Box, Kappa: 0.5}, Theta: 0.1, P: 2}
+	var first *Result
+	for _, w := range []int{1, 3} {
+		res, err := Solve(context.Background(), p, &Settings{Workers: w, MaxRounds: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res
+			continue
+		}
+		if res.Rounds != first.Rounds || res.Objective != first.Objective {
+			t.Fatalf("workers %d: rounds %d objective %v; workers 1: %d %v", w, res.Rounds, res.Objective, first.Rounds, first.Objective)
+		}
+		for j := range res.V {
+			if res.V[j] != first.V[j] {
+				t.Fatalf("V differs: %v vs %v", res.V, first.V)
+			}
+		}
+	}
+}
+
+// TestBadInput: each invalid field is an error wrapping pd.ErrInput.
+func TestBadInput(t *testing.T) {
+	cl := testClients(1, 6, 2, 2, 0.1)
+	good := Problem{Clients: cl, Model: pd.Model{Kappa: 1}, Theta: 0.1, P: 1}
+	cases := map[string]func(p *Problem){
+		"p=3":      func(p *Problem) { p.P = 3 },
+		"theta<0":  func(p *Problem) { p.Theta = -1 },
+		"qhat len": func(p *Problem) { p.QHat = []float64{1} },
+		"qhat sum": func(p *Problem) { p.QHat = []float64{0.3, 0.3} },
+		"qhat neg": func(p *Problem) { p.QHat = []float64{1.5, -0.5} },
+		"kappa 0":  func(p *Problem) { p.Model.Kappa = 0 },
+		"rho<0":    func(p *Problem) { p.Clients = []pd.Client{{X: cl[0].X, Y: cl[0].Y, Rho: -1}} },
+	}
+	for name, mod := range cases {
+		p := good
+		mod(&p)
+		if _, err := Solve(context.Background(), &p, nil); !errors.Is(err, pd.ErrInput) {
+			t.Errorf("%s: error %v, want ErrInput", name, err)
+		}
+	}
+	if _, err := Solve(context.Background(), &good, &Settings{C: -1}); !errors.Is(err, pd.ErrInput) {
+		t.Errorf("c < 0: %v", err)
+	}
+}
+
+// TestBoxBelowFree: the box support X = [−1, 1]ⁿ is a subset of ℝⁿ, so its
+// optimum is no larger.
+func TestBoxBelowFree(t *testing.T) {
+	cl := testClients(60, 15, 2, 3, 0.05)
+	var val [2]float64
+	for k, sup := range []pd.Support{pd.Box, pd.Free} {
+		res, err := Solve(context.Background(), &Problem{Clients: cl, Model: pd.Model{Support: sup, Kappa: 0.5}, Theta: 0.1, P: 1}, &Settings{Tol: 1e-6})
+		if err != nil || res.Status != Converged {
+			t.Fatalf("%v: %v %v", sup, err, res.Status)
+		}
+		val[k] = res.WorstCase
+	}
+	// 1e-5: both runs at tolerance 1e-6.
+	if val[0] > val[1]+1e-5 {
+		t.Fatalf("box %v > free %v", val[0], val[1])
+	}
+}
+
+// TestWarmStart: restarting from a converged state stops at once with the
+// same solution; a neighbouring ρ needs fewer rounds than a cold start.
+func TestWarmStart(t *testing.T) {
+	cl := testClients(70, 18, 2, 3, 0.05)
+	p := &Problem{Clients: cl, Model: pd.Model{Support: pd.Box, Kappa: 0.5}, Theta: 0.1, P: 1}
+	ctx := context.Background()
+	cold, err := Solve(ctx, p, nil)
+	if err != nil || cold.Status != Converged {
+		t.Fatal(err, cold.Status)
+	}
+	again, err := Solve(ctx, p, &Settings{Start: cold.State})
+	if err != nil || again.Status != Converged || again.Rounds > 2 || math.Abs(again.WorstCase-cold.WorstCase) > 1e-4 {
+		t.Fatalf("restart: %v %v rounds %d, %v vs %v", err, again.Status, again.Rounds, again.WorstCase, cold.WorstCase)
+	}
+	near := *p
+	near.Clients = testClients(70, 18, 2, 3, 0.06)
+	c2, _ := Solve(ctx, &near, nil)
+	w2, err := Solve(ctx, &near, &Settings{Start: cold.State})
+	if err != nil || w2.Status != Converged || math.Abs(w2.WorstCase-c2.WorstCase) > 1e-3 {
+		t.Fatalf("near: %v %v %v vs %v", err, w2.Status, w2.WorstCase, c2.WorstCase)
+	}
+	t.Logf("ρ 0.05 → 0.06: cold %d rounds, warm %d", c2.Rounds, w2.Rounds)
+	if _, err := Solve(ctx, &Problem{Clients: cl[:2], Model: p.Model, Theta: 0.1, P: 1}, &Settings{Start: cold.State}); !errors.Is(err, pd.ErrInput) {
+		t.Errorf("mismatched start: %v", err)
+	}
+}
