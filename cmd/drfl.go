@@ -159,10 +159,6 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := datasets.Load(o.Dataset, o.Dirs)
-	if err != nil {
-		return err
-	}
 	dcfg := experiments.DefaultDRFLData(o.Dataset)
 	if o.Imbalance != "" {
 		if dcfg.Imbalance, err = floatList("imbalance", o.Imbalance); err != nil {
@@ -171,6 +167,15 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 		if len(dcfg.Imbalance) != 3 {
 			return &experiments.ConfigError{Field: "imbalance", Value: o.Imbalance, Reason: "want 3 ratios, one per client"}
 		}
+		for s, r := range dcfg.Imbalance {
+			if !(r > 0 && r <= 1) {
+				return &experiments.ConfigError{Field: "imbalance", Value: o.Imbalance, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
+			}
+		}
+	}
+	d, err := datasets.Load(o.Dataset, o.Dirs)
+	if err != nil {
+		return err
 	}
 	sp, err := experiments.NewDRFLSplit(d, dcfg, o.Seed)
 	if err != nil {

@@ -19,7 +19,7 @@ type DRFLNoiseOptions struct {
 	Name               string
 	OutDir             string
 	Quick, JSON, Quiet bool
-	CV                 bool
+	CV, Force          bool
 	Folds              int
 	Repetitions        int
 	Seed               uint64
@@ -62,6 +62,7 @@ func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptio
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")
 	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the paper's grid (every third value with --quick); slow: ~10 s per DRFL fit on heart")
 	fl.IntVar(&o.Folds, "folds", 5, "cross-validation folds")
+	fl.BoolVar(&o.Force, "force", false, "recompute the repetitions already stored under <out>/drfl/<figure>-trials/")
 	return c
 }
 
@@ -110,11 +111,17 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "repetition %d/%d %-8s %s, %d rounds, %.1f s\n", rep, cfg.Repetitions, model, r.Status, r.Rounds, r.Seconds)
 		}
 	}
-	res, err := experiments.RunDRFLNoise(ctx, d, cfg, progress)
+	path := filepath.Join(o.OutDir, "drfl", strings.TrimPrefix(o.Name, "drfl-"))
+	// One file per finished repetition: Ctrl-C keeps them, a rerun with
+	// the same configuration (any number of repetitions) reuses them.
+	store := &experiments.Store{Dir: path + "-trials", Hash: experiments.TrialHash(cfg, "repetitions"), Force: o.Force, Version: f.Version}
+	res, err := experiments.RunDRFLNoise(ctx, d, cfg, store, progress)
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(o.OutDir, "drfl", strings.TrimPrefix(o.Name, "drfl-"))
+	if c := store.Counts(); !o.Quiet && c.Reused > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "reused %d stored repetitions (--force recomputes)\n", c.Reused)
+	}
 	paths, err := renderFigure(&res.Figure, path)
 	if err != nil {
 		return fmt.Errorf("render %s: %w", path, err)

@@ -92,10 +92,23 @@ func (f DRFLNoiseFigure) protocolNoise(k int, x float64) (float64, float64) {
 	return f.Ratio * x, x
 }
 
-// RunDRFLNoise trains every model once per repetition (parameters fixed)
-// and scores it on fresh test noise per protocol and level, the same noise
-// for all models. progress, if non-nil, is called after each model fit.
-func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, progress func(rep int, model string, run *DRFLRun)) (*DRFLNoiseResult, error) {
+// drflRep is one repetition's outcome, stored as one trial file: per
+// model the fit, its cross-validation (if any), and the pooled and worst
+// client's accuracy per protocol and level.
+type drflRep struct {
+	Runs  []*DRFLRun    `json:"runs"`
+	CVs   []*DRFLCV     `json:"cross_validation,omitempty"`
+	Acc   [][][]float64 `json:"accuracy"`
+	Worst [][][]float64 `json:"worst_client_accuracy"`
+}
+
+// RunDRFLNoise trains every model once per repetition (parameters fixed,
+// or chosen by cross-validation) and scores it on fresh test noise per
+// protocol and level, the same noise for all models. Each finished
+// repetition is kept in store (nil: none) and reused by a rerun with the
+// same configuration. progress, if non-nil, is called after each model fit
+// that was computed.
+func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, store *Store, progress func(rep int, model string, run *DRFLRun)) (*DRFLNoiseResult, error) {
 	if cfg.Repetitions < 1 {
 		return nil, &ConfigError{Field: "repetitions", Value: cfg.Repetitions, Reason: "want ≥ 1"}
 	}
@@ -131,48 +144,78 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 	res.Accuracy, res.WorstClient = alloc(), alloc()
 	for r := range cfg.Repetitions {
 		seed := cfg.Seed + uint64(r)
-		sp, err := NewDRFLSplit(d, dcfg, seed)
+		rep, err := cached(store, fmt.Sprintf("rep-%03d", seed), seed, func() (*drflRep, error) {
+			return runDRFLRep(ctx, d, dcfg, cfg, seed, r, progress)
+		})
 		if err != nil {
 			return nil, err
 		}
-		// Noisy test sets, shared by all models of this repetition.
-		tests := make([][][][]float64, 3)
-		for k := range 3 {
-			tests[k] = make([][][]float64, L)
-			for l, x := range cfg.Levels {
-				mean, sdv := cfg.Figure.protocolNoise(k, x)
-				tests[k][l] = sp.NoisyTest(mean, sdv, rand.New(rand.NewPCG(seed, uint64(1000*k+l+1))))
-			}
+		if len(rep.Runs) != M || len(rep.Acc) != M {
+			return nil, fmt.Errorf("experiments: stored repetition %d has %d models, want %d", r+1, len(rep.Runs), M)
 		}
-		for m, p := range cfg.Params {
-			set := &sd.Settings{Workers: cfg.Workers}
+		for m := range M {
+			res.Runs[m] = append(res.Runs[m], rep.Runs[m])
 			if cfg.CV != nil {
-				cv, err := CrossValidate(ctx, sp.Train, p, *cfg.CV, cfg.Folds, seed, set)
-				if err != nil {
-					return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
-				}
-				res.CVs[m] = append(res.CVs[m], cv)
-				p = cv.Best
+				res.CVs[m] = append(res.CVs[m], rep.CVs[m])
 			}
-			run, err := RunDRFL(ctx, sp, p, sp.TestX, set)
-			if err != nil {
-				return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
-			}
-			res.Runs[m] = append(res.Runs[m], run)
 			for k := range 3 {
 				for l := range L {
-					acc, worst := sp.score(tests[k][l], run.V)
-					res.Accuracy[m][k][l] = append(res.Accuracy[m][k][l], acc)
-					res.WorstClient[m][k][l] = append(res.WorstClient[m][k][l], worst)
+					res.Accuracy[m][k][l] = append(res.Accuracy[m][k][l], rep.Acc[m][k][l])
+					res.WorstClient[m][k][l] = append(res.WorstClient[m][k][l], rep.Worst[m][k][l])
 				}
-			}
-			if progress != nil {
-				progress(r+1, p.Model, run)
 			}
 		}
 	}
 	res.Figure = res.draw()
 	return res, nil
+}
+
+// runDRFLRep computes repetition r (seed) of a noise figure.
+func runDRFLRep(ctx context.Context, d *datasets.Dataset, dcfg DRFLDataConfig, cfg DRFLNoiseConfig, seed uint64, r int,
+	progress func(rep int, model string, run *DRFLRun)) (*drflRep, error) {
+	sp, err := NewDRFLSplit(d, dcfg, seed)
+	if err != nil {
+		return nil, err
+	}
+	L := len(cfg.Levels)
+	// Noisy test sets, shared by all models of this repetition.
+	tests := make([][][][]float64, 3)
+	for k := range 3 {
+		tests[k] = make([][][]float64, L)
+		for l, x := range cfg.Levels {
+			mean, sdv := cfg.Figure.protocolNoise(k, x)
+			tests[k][l] = sp.NoisyTest(mean, sdv, rand.New(rand.NewPCG(seed, uint64(1000*k+l+1))))
+		}
+	}
+	rep := &drflRep{}
+	for _, p := range cfg.Params {
+		set := &sd.Settings{Workers: cfg.Workers}
+		if cfg.CV != nil {
+			cv, err := CrossValidate(ctx, sp.Train, p, *cfg.CV, cfg.Folds, seed, set)
+			if err != nil {
+				return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
+			}
+			rep.CVs = append(rep.CVs, cv)
+			p = cv.Best
+		}
+		run, err := RunDRFL(ctx, sp, p, sp.TestX, set)
+		if err != nil {
+			return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
+		}
+		rep.Runs = append(rep.Runs, run)
+		acc, worst := make([][]float64, 3), make([][]float64, 3)
+		for k := range 3 {
+			acc[k], worst[k] = make([]float64, L), make([]float64, L)
+			for l := range L {
+				acc[k][l], worst[k][l] = sp.score(tests[k][l], run.V)
+			}
+		}
+		rep.Acc, rep.Worst = append(rep.Acc, acc), append(rep.Worst, worst)
+		if progress != nil {
+			progress(r+1, p.Model, run)
+		}
+	}
+	return rep, nil
 }
 
 // score returns the pooled and the worst client's accuracy of v on testX.

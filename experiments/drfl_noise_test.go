@@ -41,7 +41,8 @@ func TestRunDRFLNoise(t *testing.T) {
 	cfg := DefaultDRFLNoise(fig, true)
 	cfg.Params = []DRFLParams{{Model: DRFLStandard, P: 1}, {Model: DRFLAFL, Theta: 0.1, P: 1}}
 	calls := 0
-	res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, func(int, string, *DRFLRun) { calls++ })
+	store := &Store{Dir: t.TempDir(), Hash: TrialHash(cfg, "repetitions")}
+	res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(int, string, *DRFLRun) { calls++ })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,10 +63,15 @@ func TestRunDRFLNoise(t *testing.T) {
 	if got := strings.Count(res.CSV(), "\n"); got != 1+2*3*len(cfg.Levels) {
 		t.Errorf("CSV has %d lines", got)
 	}
+	// A rerun reuses both stored repetitions: no fit, the same numbers.
+	again, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(int, string, *DRFLRun) { calls++ })
+	if err != nil || calls != 4 || again.Accuracy[1][2][5][1] != res.Accuracy[1][2][5][1] || store.Counts().Reused != 2 {
+		t.Fatalf("rerun: %v, %d fits, counts %+v", err, calls-4, store.Counts())
+	}
 	// With cross-validation over a 2-value θ grid for AFL.
 	cfg.CV, cfg.Folds = &DRFLGrid{Theta: []float64{0.01, 0.3}}, 3
 	cfg.Repetitions, cfg.Figure.Imbalanced = 1, false
-	res, err = RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil)
+	res, err = RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +82,11 @@ func TestRunDRFLNoise(t *testing.T) {
 		t.Errorf("standard FL has nothing to tune, yet %d fits", cv.Fits)
 	}
 	cfg.Folds = 40
-	if _, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil); err == nil || !strings.Contains(err.Error(), "fewer than the folds") {
+	if _, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil); err == nil || !strings.Contains(err.Error(), "fewer than the folds") {
 		t.Errorf("40 folds: %v", err)
 	}
 	cfg.Repetitions = 0
-	if _, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil); err == nil {
+	if _, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil); err == nil {
 		t.Error("0 repetitions accepted")
 	}
 }
