@@ -28,6 +28,7 @@ type commonOptions struct {
 	// run's counts (`reproduce all`).
 	batch  bool
 	report *runReport
+	quick  bool // reproduce all --quick
 }
 
 func addCommonFlags(c *cobra.Command, o *commonOptions, preset string) {

@@ -70,6 +70,17 @@ var allJobs = []allJob{
 	// The conic paper's Tables 1-3. Quick runs: conic-table1 15 s on 2 cores;
 	// conic-table2 (adult-a at fixed ρ_i = 0.01) and conic-table3 (ρ_i = 1e8
 	// runs Algorithm 1 into its inner caps) took 46 s and 30 s: not in --quick.
+	// DRFL Figure 1 (synthetic, under a second); Figures 3-5 need the client-QP speed-up first (README).
+	{"drfl-figure1", true, func(f *Factory, o commonOptions, _ []string) error {
+		do := &DRFLFigure1Options{OutDir: o.OutDir, Config: experiments.DefaultDRFLFigure1(), Quiet: true}
+		if o.report != nil {
+			o.report.dir = filepath.Join(o.OutDir, "drfl")
+		}
+		if o.quick {
+			do.Config.Draws, do.Config.RhoStep = 2000, 1e-4
+		}
+		return drflFigure1Run(f, do)
+	}},
 	{"conic-table1", true, func(f *Factory, o commonOptions, _ []string) error {
 		return conicQPRun(f, &ConicQPOptions{commonOptions: o})
 	}},
@@ -135,6 +146,7 @@ func allRun(f *Factory, o *AllOptions) error {
 	co := o.commonOptions
 	co.batch, co.JSON = true, false
 	if o.Quick {
+		co.quick = true
 		co.OutDir = filepath.Join(co.OutDir, "quick")
 		co.adjust = func(cfg any) {
 			switch c := cfg.(type) {
