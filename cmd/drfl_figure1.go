@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -60,12 +59,18 @@ func drflFigure1Run(f *Factory, o *DRFLFigure1Options) error {
 	if err != nil {
 		return fmt.Errorf("render %s: %w", base, err)
 	}
-	js, err := json.MarshalIndent(res, "", "  ")
+	// Every result file records what produced it: version, configuration, seed.
+	info := experiments.NewRunInfo("drfl-figure1", f.Version, o.Config, 1)
+	info.Finish()
+	js, err := json.MarshalIndent(struct {
+		Run *experiments.RunInfo `json:"run"`
+		*experiments.DRFLFigure1
+	}{info, res}, "", "  ")
 	if err != nil {
 		return err
 	}
 	for ext, data := range map[string][]byte{".json": append(js, '\n'), ".csv": []byte(res.CSV())} {
-		if err := os.WriteFile(base+ext, data, 0o644); err != nil {
+		if err := experiments.WriteAtomic(base+ext, data); err != nil {
 			return err
 		}
 		paths = append(paths, base+ext)

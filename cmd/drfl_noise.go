@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -126,12 +125,18 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	if err != nil {
 		return fmt.Errorf("render %s: %w", path, err)
 	}
-	js, err := json.MarshalIndent(res, "", "  ")
+	// Every result file records what produced it: version, configuration, seed.
+	info := experiments.NewRunInfo(o.Name, f.Version, cfg, 1)
+	info.Finish()
+	js, err := json.MarshalIndent(struct {
+		Run *experiments.RunInfo `json:"run"`
+		*experiments.DRFLNoiseResult
+	}{info, res}, "", "  ")
 	if err != nil {
 		return err
 	}
 	for ext, data := range map[string][]byte{".json": append(js, '\n'), ".csv": []byte(res.CSV())} {
-		if err := os.WriteFile(path+ext, data, 0o644); err != nil {
+		if err := experiments.WriteAtomic(path+ext, data); err != nil {
 			return err
 		}
 		paths = append(paths, path+ext)
