@@ -55,28 +55,12 @@ func drflFigure1Run(f *Factory, o *DRFLFigure1Options) error {
 		return err
 	}
 	base := filepath.Join(o.OutDir, "drfl", "figure1")
-	paths, err := renderFigure(&res.Figure, base)
-	if err != nil {
-		return fmt.Errorf("render %s: %w", base, err)
-	}
-	// Every result file records what produced it: version, configuration, seed.
-	info := experiments.NewRunInfo("drfl-figure1", f.Version, o.Config, 1)
-	info.Finish()
-	js, err := json.MarshalIndent(struct {
-		Run *experiments.RunInfo `json:"run"`
-		*experiments.DRFLFigure1
-	}{info, res}, "", "  ")
+	paths, js, err := writeFigureFiles(f, "drfl-figure1", o.Config, &res.Figure, res, res.CSV(), base)
 	if err != nil {
 		return err
 	}
-	for ext, data := range map[string][]byte{".json": append(js, '\n'), ".csv": []byte(res.CSV())} {
-		if err := experiments.WriteAtomic(base+ext, data); err != nil {
-			return err
-		}
-		paths = append(paths, base+ext)
-	}
 	if o.JSON {
-		_, err := f.IO.Out.Write(append(js, '\n'))
+		_, err := f.IO.Out.Write(js)
 		return err
 	}
 	t := dataTable(f.IO.Out, "level", "ρ DRFL", "ρ WAFL", "volume DRFL", "volume WAFL")
@@ -93,4 +77,38 @@ func drflFigure1Run(f *Factory, o *DRFLFigure1Options) error {
 		}
 	}
 	return nil
+}
+
+// writeFigureFiles renders fig into base.{png,svg} and writes base.json (doc
+// with a "run" record: version, configuration, seed) and base.csv, atomically.
+func writeFigureFiles(f *Factory, name string, cfg any, fig *experiments.Figure, doc any, csv, base string) ([]string, []byte, error) {
+	paths, err := renderFigure(fig, base)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", base, err)
+	}
+	info := experiments.NewRunInfo(name, f.Version, cfg, 1)
+	info.Finish()
+	var fields map[string]json.RawMessage
+	b, err := json.Marshal(doc)
+	if err == nil {
+		err = json.Unmarshal(b, &fields)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: encode: %w", name, err)
+	}
+	if fields["run"], err = json.Marshal(info); err != nil {
+		return nil, nil, err
+	}
+	js, err := json.MarshalIndent(fields, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	js = append(js, '\n')
+	for ext, data := range map[string][]byte{".json": js, ".csv": []byte(csv)} {
+		if err := experiments.WriteAtomic(base+ext, data); err != nil {
+			return nil, nil, err
+		}
+		paths = append(paths, base+ext)
+	}
+	return paths, js, nil
 }

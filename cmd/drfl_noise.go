@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -121,28 +120,12 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	if c := store.Counts(); !o.Quiet && c.Reused > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "reused %d stored repetitions (--force recomputes)\n", c.Reused)
 	}
-	paths, err := renderFigure(&res.Figure, path)
-	if err != nil {
-		return fmt.Errorf("render %s: %w", path, err)
-	}
-	// Every result file records what produced it: version, configuration, seed.
-	info := experiments.NewRunInfo(o.Name, f.Version, cfg, 1)
-	info.Finish()
-	js, err := json.MarshalIndent(struct {
-		Run *experiments.RunInfo `json:"run"`
-		*experiments.DRFLNoiseResult
-	}{info, res}, "", "  ")
+	paths, js, err := writeFigureFiles(f, o.Name, cfg, &res.Figure, res, res.CSV(), path)
 	if err != nil {
 		return err
 	}
-	for ext, data := range map[string][]byte{".json": append(js, '\n'), ".csv": []byte(res.CSV())} {
-		if err := experiments.WriteAtomic(path+ext, data); err != nil {
-			return err
-		}
-		paths = append(paths, path+ext)
-	}
 	if o.JSON {
-		_, err := f.IO.Out.Write(append(js, '\n'))
+		_, err := f.IO.Out.Write(js)
 		return err
 	}
 	_, err = fmt.Fprint(f.IO.Out, res.CSV())
