@@ -41,7 +41,7 @@ reproduce: build ## every table and figure into results/<name>/ (hours: see READ
 	$(BIN) reproduce all
 	$(BIN) check
 
-reproduce-quick: build ## smoke run of every experiment into results/quick/ (~8 min on 2 cores, SSCA included), then the check gate
+reproduce-quick: build ## smoke run of every experiment into results/quick/ (~5 min on 2 cores, SSCA included), then the check gate
 	$(BIN) reproduce all --quick
 	$(BIN) check --quick
 
