@@ -396,20 +396,7 @@ func (cq *ConicQP) kktWithBall(b *Ball, lambda float64) ([]float64, error) {
 		}
 		rhs.SetVec(i, rhs.AtVec(i)+lambda*gth.AtVec(i))
 	}
-	r := d
-	for _, p := range cq.parties() {
-		if p.C == nil {
-			continue
-		}
-		for a := 0; a < cq.M; a++ {
-			for j := 0; j < d; j++ {
-				k.Set(r, j, p.C.At(a, j))
-				k.Set(j, r, p.C.At(a, j))
-			}
-			rhs.SetVec(r, -p.D[a])
-			r++
-		}
-	}
+	cq.kktConstraintRows(k, rhs)
 	var x mat.VecDense
 	if err := x.SolveVec(k, rhs); err != nil {
 		return nil, fmt.Errorf("problems: KKT system of eq. (25) with a ball: %w", err)

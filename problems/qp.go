@@ -260,20 +260,7 @@ func (q *LCQP) ExactKKT() ([]float64, []float64, float64, error) {
 			rhs.SetVec(i, rhs.AtVec(i)-c.B[i])
 		}
 	}
-	r := d
-	for _, p := range q.parties() {
-		if p.C == nil {
-			continue
-		}
-		for a := 0; a < q.M; a++ {
-			for j := 0; j < d; j++ {
-				k.Set(r, j, p.C.At(a, j))
-				k.Set(j, r, p.C.At(a, j))
-			}
-			rhs.SetVec(r, -p.D[a])
-			r++
-		}
-	}
+	q.kktConstraintRows(k, rhs)
 	var x mat.VecDense
 	if err := x.SolveVec(k, rhs); err != nil {
 		return nil, nil, 0, fmt.Errorf("problems: KKT system of eq. (84): %w", err)
@@ -287,4 +274,23 @@ func (q *LCQP) ExactKKT() ([]float64, []float64, float64, error) {
 		nu[j] = x.AtVec(d + j)
 	}
 	return w, nu, q.Objective(w), nil
+}
+
+// kktConstraintRows fills the constraint rows and columns of the KKT matrix
+// [H Cᵀ; C 0] (rows d.. of k) and their right-hand side -d, for every party.
+func (q *LCQP) kktConstraintRows(k *mat.Dense, rhs *mat.VecDense) {
+	d, r := q.Dim, q.Dim
+	for _, p := range q.parties() {
+		if p.C == nil {
+			continue
+		}
+		for a := 0; a < q.M; a++ {
+			for j := 0; j < d; j++ {
+				k.Set(r, j, p.C.At(a, j))
+				k.Set(j, r, p.C.At(a, j))
+			}
+			rhs.SetVec(r, -p.D[a])
+			r++
+		}
+	}
 }
