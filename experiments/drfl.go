@@ -236,11 +236,11 @@ func (p DRFLParams) Validate() error {
 }
 
 // DRFLProblem returns the solver problem of model p on the clients.
-func DRFLProblem(clients []pd.Client, p DRFLParams) *sd.Problem {
+func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
 	cl := make([]pd.Client, len(clients))
 	copy(cl, clients)
-	prob := &sd.Problem{Clients: cl, P: p.P, Theta: p.Theta, QHat: p.QHat,
-		Model: pd.Model{Support: p.Support, Kappa: p.Kappa}}
+	model := pd.Model{Support: p.Support, Kappa: p.Kappa}
+	theta, norm, qhat := p.Theta, p.P, p.QHat
 	switch p.Model {
 	case DRFLModel:
 		for s := range cl {
@@ -250,16 +250,16 @@ func DRFLProblem(clients []pd.Client, p DRFLParams) *sd.Problem {
 			}
 		}
 	case DRFLAFL:
-		prob.Model = pd.Model{Epigraph: true}
+		model = pd.Model{Epigraph: true}
 	case DRFLDRFA:
-		prob.Model = pd.Model{Epigraph: true}
-		prob.Theta, prob.P, prob.QHat = 2, 1, nil
+		model = pd.Model{Epigraph: true}
+		theta, norm, qhat = 2, 1, nil
 	case DRFLStandard:
-		prob.Model = pd.Model{Epigraph: true}
-		prob.Theta = 0
-		prob.QHat = make([]float64, len(cl))
+		model = pd.Model{Epigraph: true}
+		theta = 0
+		qhat = make([]float64, len(cl))
 		for s := range cl {
-			prob.QHat[s] = 1 / float64(len(cl))
+			qhat[s] = 1 / float64(len(cl))
 		}
 	case DRFLWAFL:
 		var pooled pd.Client
@@ -268,10 +268,14 @@ func DRFLProblem(clients []pd.Client, p DRFLParams) *sd.Problem {
 			pooled.Y = append(pooled.Y, c.Y...)
 		}
 		pooled.Rho = p.Rho
-		prob.Clients = []pd.Client{pooled}
-		prob.Theta, prob.QHat = 0, nil
+		cl = []pd.Client{pooled}
+		theta, qhat = 0, nil
 	}
-	return prob
+	fed, n, err := pd.Federate(cl, model, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &sd.Problem{Clients: fed, Features: n, P: norm, Theta: theta, QHat: qhat}, nil
 }
 
 // DRFLRun is the outcome of one model on one split.
@@ -301,7 +305,11 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 		return nil, err
 	}
 	p.PName = normName(p.P)
-	res, err := sd.Solve(ctx, DRFLProblem(sp.Train, p), set)
+	prob, err := DRFLProblem(sp.Train, p)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sd.Solve(ctx, prob, set)
 	if res == nil {
 		return nil, err
 	}

@@ -145,7 +145,11 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 				fs = *set
 			}
 			fs.Start = prev[f]
-			res, err := sd.Solve(ctx, DRFLProblem(fit, p), &fs)
+			prob, err := DRFLProblem(fit, p)
+			if err != nil {
+				return nil, fmt.Errorf("cross-validation %s fold %d: %w", p.Model, f+1, err)
+			}
+			res, err := sd.Solve(ctx, prob, &fs)
 			if err != nil {
 				return nil, fmt.Errorf("cross-validation %s fold %d: %w", p.Model, f+1, err)
 			}

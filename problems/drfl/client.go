@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	sd "github.com/fedcon/fedcon/solver/drfl"
 	"github.com/fedcon/fedcon/solver/qp"
 )
 
@@ -36,10 +37,15 @@ type ClientQP struct {
 	q      []float64
 	start  *qp.Start
 	// Stats of the last solve.
-	Last qp.Stats
-	// Iterations is the total number of QP iterations so far.
-	Iterations int
+	Last  qp.Stats
+	iters int
 }
+
+// ClientQP is the Local of the SVM clients.
+var _ sd.Local = (*ClientQP)(nil)
+
+// Iterations returns the total number of QP iterations so far.
+func (cq *ClientQP) Iterations() int { return cq.iters }
 
 // Variable layout.
 func (cq *ClientQP) iB() int     { return cq.n }
@@ -202,11 +208,11 @@ func NewClientQP(cl Client, m Model, c float64, settings *qp.Settings) (*ClientQ
 // Size returns the number of variables and rows of the QP.
 func (cq *ClientQP) Size() (vars, rows int) { return cq.solver.Size() }
 
-// Solve runs C_s(v, z, ψ, ζ) and writes the new local model v̂ = (ŵ, b)
+// Step runs C_s(v, z, ψ, ζ) and writes the new local model v̂ = (ŵ, b)
 // into vhat (length n+1); it returns r = ρλ + eᵀα/N and λ. A QP that ends
 // without a solution (qp.Status.HasSolution false) is an error wrapping the
 // status's error; SolvedInaccurate is accepted.
-func (cq *ClientQP) Solve(ctx context.Context, v []float64, z float64, psi []float64, zeta float64, vhat []float64) (r, lam float64, err error) {
+func (cq *ClientQP) Step(ctx context.Context, v []float64, z float64, psi []float64, zeta float64, vhat []float64) (r, lam float64, err error) {
 	for j := 0; j <= cq.n; j++ {
 		cq.q[j] = -psi[j] - cq.c*v[j]
 	}
@@ -219,7 +225,7 @@ func (cq *ClientQP) Solve(ctx context.Context, v []float64, z float64, psi []flo
 		return 0, 0, err
 	}
 	cq.Last = res.Stats
-	cq.Iterations += res.Stats.Iterations
+	cq.iters += res.Stats.Iterations
 	if !res.Status.HasSolution() {
 		return 0, 0, fmt.Errorf("drfl: client QP: %w", res.Status.Err())
 	}

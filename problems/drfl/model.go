@@ -1,9 +1,10 @@
 package drfl
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
 // Support is the support X of the features in Ω_s.
@@ -62,7 +63,8 @@ type Model struct {
 }
 
 // ErrInput signifies invalid model data; errors wrapping it name the field.
-var ErrInput = errors.New("drfl: invalid input")
+// It is solver/drfl's ErrInput, so one errors.Is test covers both packages.
+var ErrInput = sd.ErrInput
 
 func inputErr(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInput}, a...)...)

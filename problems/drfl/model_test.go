@@ -72,7 +72,7 @@ func TestClientQPAgainstClosedForm(t *testing.T) {
 				}
 				z, zeta := 0.2*rng.NormFloat64(), 0.5*rng.Float64()
 				vh := make([]float64, n+1)
-				r, qlam, err := cq.Solve(context.Background(), v, z, psi, zeta, vh)
+				r, qlam, err := cq.Step(context.Background(), v, z, psi, zeta, vh)
 				if err != nil {
 					t.Fatalf("trial %d (rho %v): %v (%+v)", trial, cl.Rho, err, cq.Last)
 				}

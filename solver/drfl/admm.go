@@ -2,22 +2,57 @@ package drfl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
 
 	"golang.org/x/sync/errgroup"
-
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	"github.com/fedcon/fedcon/solver/qp"
 )
 
-// Problem is the DRFL problem (4): the clients' data and radii, the model
-// (support, κ, or the epigraph of AFL/DRFA/standard FL), and the weight set
+// ErrInput signifies an invalid problem or setting; errors wrapping it name
+// the field. problems/drfl wraps the same value for invalid client data.
+var ErrInput = errors.New("drfl: invalid input")
+
+func inputErr(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInput}, a...)...)
+}
+
+// Client is client s's side of the federation boundary of Algorithm 1.
+// The server reaches a client's data only through it: per round it sends
+// (v, z_s, ψ_s, ζ_s) to Local.Step and receives (v̂_s, r_s, λ_s). Clients
+// are implemented in problems/drfl (the SVM and Huber sets Ω_s).
+type Client interface {
+	// Rows returns N_s, the client's number of samples (q̂_s = N_s/N).
+	Rows() int
+	// NewLocal returns the client's solver of C_s (line 11) for step size
+	// c; tol is the server's stopping tolerance, which the client's own
+	// accuracy has to be well below.
+	NewLocal(c, tol float64) (Local, error)
+	// Loss returns f_s(v), the client's worst-case loss at v = (w, b),
+	// from a formula independent of Local (it certifies Result.WorstCase).
+	Loss(v []float64) float64
+}
+
+// Local solves client s's subproblem C_s of Algorithm 1, line 11. It keeps
+// its own state (warm starts, α_s) between rounds and is used by one
+// goroutine at a time.
+type Local interface {
+	// Step minimises the client's part of the augmented Lagrangian,
+	// ζ r + (c/2)(r − z)² − ψᵀv̂ + (c/2)‖v − v̂‖² over Ω_s, writes v̂_s into
+	// vhat (length n+1) and returns r_s = ρ_sλ_s + eᵀα_s/N_s and λ_s.
+	Step(ctx context.Context, v []float64, z float64, psi []float64, zeta float64, vhat []float64) (r, lam float64, err error)
+	// Iterations returns the inner (QP) iterations spent so far.
+	Iterations() int
+}
+
+// Problem is the DRFL problem (4): the clients (their data, radii and loss
+// behind the Client interface), and the weight set
 // Q = {q ∈ Δ_S : ‖q − q̂‖_p ≤ θ}.
 type Problem struct {
-	Clients []pd.Client
-	Model   pd.Model
+	Clients []Client
+	// Features is n, the length of w; v = (w, b) has n+1 entries.
+	Features int
 	// Theta is the radius θ ≥ 0 of Q; 0 means Q = {q̂}.
 	Theta float64
 	// P is the norm of Q: 1, 2 or +Inf.
@@ -26,30 +61,38 @@ type Problem struct {
 	QHat []float64
 }
 
-// Validate checks the problem; errors wrap pd.ErrInput and name the field.
+// Validate checks the problem; errors wrap ErrInput and name the field.
 func (p *Problem) Validate() error {
-	if err := pd.Validate(p.Clients, p.Model); err != nil {
-		return err
+	if len(p.Clients) == 0 {
+		return inputErr("no clients")
+	}
+	for s, c := range p.Clients {
+		if c == nil || c.Rows() <= 0 {
+			return inputErr("client %d has no rows", s+1)
+		}
+	}
+	if p.Features <= 0 {
+		return inputErr("features = %d, want ≥ 1", p.Features)
 	}
 	if !(p.P == 1 || p.P == 2 || math.IsInf(p.P, 1)) {
-		return fmt.Errorf("%w: p = %v, want 1, 2 or inf", pd.ErrInput, p.P)
+		return inputErr("p = %v, want 1, 2 or inf", p.P)
 	}
 	if !(p.Theta >= 0) || math.IsInf(p.Theta, 1) {
-		return fmt.Errorf("%w: theta = %v, want ≥ 0", pd.ErrInput, p.Theta)
+		return inputErr("theta = %v, want ≥ 0", p.Theta)
 	}
 	if p.QHat != nil {
 		if len(p.QHat) != len(p.Clients) {
-			return fmt.Errorf("%w: qhat has %d entries for %d clients", pd.ErrInput, len(p.QHat), len(p.Clients))
+			return inputErr("qhat has %d entries for %d clients", len(p.QHat), len(p.Clients))
 		}
 		var sum float64
 		for s, q := range p.QHat {
 			if !(q >= 0) {
-				return fmt.Errorf("%w: qhat[%d] = %v, want ≥ 0", pd.ErrInput, s+1, q)
+				return inputErr("qhat[%d] = %v, want ≥ 0", s+1, q)
 			}
 			sum += q
 		}
 		if math.Abs(sum-1) > 1e-9 {
-			return fmt.Errorf("%w: qhat sums to %v, want 1", pd.ErrInput, sum)
+			return inputErr("qhat sums to %v, want 1", sum)
 		}
 	}
 	return nil
@@ -63,10 +106,10 @@ func (p *Problem) qhat() []float64 {
 	q := make([]float64, len(p.Clients))
 	var N float64
 	for _, c := range p.Clients {
-		N += float64(len(c.X))
+		N += float64(c.Rows())
 	}
 	for s, c := range p.Clients {
-		q[s] = float64(len(c.X)) / N
+		q[s] = float64(c.Rows()) / N
 	}
 	return q
 }
@@ -92,11 +135,6 @@ type Settings struct {
 	MaxRounds int
 	// Workers is the number of clients solved at once (default 1).
 	Workers int
-	// QP configures the clients' QP solver; nil means
-	// pd.DefaultQPSettings with EpsAbs = EpsRel = min(1e-7, Tol/100). A
-	// looser Tol/10 gave the same heart solution 2.6 times faster but made
-	// the QP's ADMM stall (IterationLimit) on breast cancer.
-	QP *qp.Settings
 	// Start, if non-nil, starts every primal and dual variable from a
 	// previous run's Result.State (e.g. a neighbouring grid point of a
 	// cross-validation) instead of 0. It must have the same number of
@@ -168,8 +206,8 @@ type Result struct {
 	// q̂ᵀ(z + η) + θ‖z + γe + η‖_{p*}.
 	Objective float64
 	// WorstCase is the certified objective at V: max_{q ∈ Q} Σ q_s f_s(V)
-	// with the clients' worst-case losses f_s from their closed form
-	// (pd.WorstCaseLoss) and the maximising q from WorstWeights.
+	// with the clients' worst-case losses f_s from Client.Loss and the
+	// maximising q from WorstWeights.
 	WorstCase float64
 	// ClientLoss holds f_s(V).
 	ClientLoss []float64
@@ -214,26 +252,21 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		set.Workers = 1
 	}
 	if !(set.C > 0) || math.IsInf(set.C, 1) {
-		return nil, fmt.Errorf("%w: c = %v, want > 0", pd.ErrInput, set.C)
+		return nil, inputErr("c = %v, want > 0", set.C)
 	}
 	S := len(p.Clients)
-	n := pd.Features(p.Clients)
+	n := p.Features
 	d := n + 1
 	c := set.C
 	qh := p.qhat()
 
-	if set.QP == nil {
-		set.QP = pd.DefaultQPSettings()
-		set.QP.EpsAbs = math.Min(set.QP.EpsAbs, set.Tol/100)
-		set.QP.EpsRel = set.QP.EpsAbs
-	}
-	clients := make([]*pd.ClientQP, S)
+	clients := make([]Local, S)
 	for k, cl := range p.Clients {
-		cq, err := pd.NewClientQP(cl, p.Model, c, set.QP)
+		lc, err := cl.NewLocal(c, set.Tol)
 		if err != nil {
 			return nil, fmt.Errorf("drfl: client %d: %w", k+1, err)
 		}
-		clients[k] = cq
+		clients[k] = lc
 	}
 
 	v := make([]float64, d)
@@ -251,7 +284,7 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 	u := make([]float64, S)
 	if st := set.Start; st != nil {
 		if len(st.Z) != S || len(st.V) != d || len(st.Psi) != S {
-			return nil, fmt.Errorf("%w: start state for %d clients and %d features, want %d and %d", pd.ErrInput, len(st.Z), len(st.V)-1, S, n)
+			return nil, inputErr("start state for %d clients and %d features, want %d and %d", len(st.Z), len(st.V)-1, S, n)
 		}
 		copy(v, st.V)
 		copy(t, st.T)
@@ -286,7 +319,7 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		res.Objective = obj + p.Theta*DualNorm(a, p.P)
 		res.ClientLoss = make([]float64, S)
 		for k, cl := range p.Clients {
-			res.ClientLoss[k], _ = pd.WorstCaseLoss(cl, p.Model, v)
+			res.ClientLoss[k] = cl.Loss(v)
 		}
 		qw := WorstWeights(res.ClientLoss, qh, p.Theta, p.P)
 		for k := range S {
@@ -294,7 +327,7 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		}
 		res.BytesTotal = res.BytesPerRound * int64(res.Rounds)
 		for _, cq := range clients {
-			res.QPIterations += cq.Iterations
+			res.QPIterations += cq.Iterations()
 		}
 		res.Runtime = time.Since(start)
 		return res
@@ -312,7 +345,7 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		g.SetLimit(set.Workers)
 		for k := range S {
 			g.Go(func() error {
-				rr, l, err := clients[k].Solve(gctx, vNew, zNew[k], psi[k], zeta[k], vhNew[k])
+				rr, l, err := clients[k].Step(gctx, vNew, zNew[k], psi[k], zeta[k], vhNew[k])
 				if err != nil {
 					return fmt.Errorf("drfl: round %d client %d: %w", round, k+1, err)
 				}

@@ -1,4 +1,4 @@
-package drfl
+package drfl_test
 
 import (
 	"context"
@@ -8,14 +8,46 @@ import (
 	"testing"
 
 	pd "github.com/fedcon/fedcon/problems/drfl"
+	. "github.com/fedcon/fedcon/solver/drfl"
 )
+
+// instance is a DRFL problem in terms of the clients' data (problems/drfl),
+// from which both Algorithm 1's Problem and the centralised LP are built.
+type instance struct {
+	Clients []pd.Client
+	Model   pd.Model
+	Theta   float64
+	P       float64
+}
+
+func (in *instance) problem(t *testing.T) *Problem {
+	t.Helper()
+	fed, n, err := pd.Federate(in.Clients, in.Model, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Problem{Clients: fed, Features: n, Theta: in.Theta, P: in.P}
+}
+
+// qhat is N_s/N, the default centre of Q.
+func (in *instance) qhat() []float64 {
+	var N float64
+	for _, c := range in.Clients {
+		N += float64(len(c.X))
+	}
+	q := make([]float64, len(in.Clients))
+	for s, c := range in.Clients {
+		q[s] = float64(len(c.X)) / N
+	}
+	return q
+}
 
 // testClients splits rows random rows of n features in [−1.1, 1.1] among S
 // clients (labels from a noisy hyperplane); client 1's rows are shifted, as
 // the heterogeneous client of the experiments.
 func testClients(seed uint64, rows, n, S int, rho float64) []pd.Client {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	w := randVec(rng, n, 1)
+	w := RandVec(rng, n, 1)
 	cl := make([]pd.Client, S)
 	for i := range rows {
 		s := i % S
@@ -46,41 +78,41 @@ func testClients(seed uint64, rows, n, S int, rho float64) []pd.Client {
 // centralLP solves (4) for the hinge loss as one LP (lp.Simplex), for
 // p ∈ {1, ∞}: an independent formulation of the whole problem, with the
 // box suprema by their three candidate points per coordinate.
-func centralLP(t *testing.T, p *Problem) float64 {
+func centralLP(t *testing.T, p *instance) float64 {
 	t.Helper()
-	g := &genLP{}
+	g := &GenLP{}
 	n := pd.Features(p.Clients)
 	S := len(p.Clients)
 	qh := p.qhat()
 	v := make([]int, n+1)
 	for j := range v {
-		v[j] = g.newVar(0)
+		v[j] = g.NewVar(0)
 	}
 	z, eta := make([]int, S), make([]int, S)
-	gamma := g.newVar(0)
+	gamma := g.NewVar(0)
 	for s, cl := range p.Clients {
-		z[s], eta[s] = g.newVar(qh[s]), g.newVar(qh[s])
-		g.le([]int{eta[s]}, []float64{-1}, 0)
-		lam := g.newVar(0)
+		z[s], eta[s] = g.NewVar(qh[s]), g.NewVar(qh[s])
+		g.Le([]int{eta[s]}, []float64{-1}, 0)
+		lam := g.NewVar(0)
 		N := len(cl.X)
 		alpha := make([]int, N)
 		idx, coef := []int{z[s]}, []float64{1}
 		if p.Model.Epigraph {
-			g.eq([]int{lam}, []float64{1}, 0)
+			g.Eq([]int{lam}, []float64{1}, 0)
 		} else {
-			g.le([]int{lam}, []float64{-1}, 0)
+			g.Le([]int{lam}, []float64{-1}, 0)
 			idx, coef = append(idx, lam), append(coef, -cl.Rho)
 		}
 		for i := range N {
-			alpha[i] = g.newVar(0)
-			g.le([]int{alpha[i]}, []float64{-1}, 0)
+			alpha[i] = g.NewVar(0)
+			g.Le([]int{alpha[i]}, []float64{-1}, 0)
 			idx, coef = append(idx, alpha[i]), append(coef, -1/float64(N))
 		}
-		g.eq(idx, coef, 0)
+		g.Eq(idx, coef, 0)
 		if !p.Model.Epigraph && p.Model.Support == pd.Free {
 			for j := range n {
-				g.le([]int{v[j], lam}, []float64{1, -1}, 0)
-				g.le([]int{v[j], lam}, []float64{-1, -1}, 0)
+				g.Le([]int{v[j], lam}, []float64{1, -1}, 0)
+				g.Le([]int{v[j], lam}, []float64{-1, -1}, 0)
 			}
 		}
 		for i, x := range cl.X {
@@ -98,7 +130,7 @@ func centralLP(t *testing.T, p *Problem) float64 {
 				}
 				if !p.Model.Epigraph && p.Model.Support == pd.Box {
 					for j := range n {
-						u := g.newVar(0)
+						u := g.NewVar(0)
 						idx, coef = append(idx, u), append(coef, 1)
 						pts := []float64{-1, 1}
 						if c := math.Max(-1, math.Min(1, x[j])); c != -1 && c != 1 {
@@ -106,11 +138,11 @@ func centralLP(t *testing.T, p *Problem) float64 {
 						}
 						for _, xc := range pts {
 							d := xc - x[j]
-							g.le([]int{u, v[j], lam}, []float64{-1, -ys * d, -math.Abs(d)}, 0)
+							g.Le([]int{u, v[j], lam}, []float64{-1, -ys * d, -math.Abs(d)}, 0)
 						}
 					}
 				}
-				g.le(idx, coef, -1)
+				g.Le(idx, coef, -1)
 			}
 		}
 	}
@@ -118,21 +150,21 @@ func centralLP(t *testing.T, p *Problem) float64 {
 	if p.Theta > 0 {
 		if math.IsInf(p.P, 1) {
 			for s := range S {
-				a := g.newVar(p.Theta)
-				g.le([]int{z[s], gamma, eta[s], a}, []float64{1, 1, 1, -1}, 0)
-				g.le([]int{z[s], gamma, eta[s], a}, []float64{-1, -1, -1, -1}, 0)
+				a := g.NewVar(p.Theta)
+				g.Le([]int{z[s], gamma, eta[s], a}, []float64{1, 1, 1, -1}, 0)
+				g.Le([]int{z[s], gamma, eta[s], a}, []float64{-1, -1, -1, -1}, 0)
 			}
 		} else {
-			m := g.newVar(p.Theta)
+			m := g.NewVar(p.Theta)
 			for s := range S {
-				g.le([]int{z[s], gamma, eta[s], m}, []float64{1, 1, 1, -1}, 0)
-				g.le([]int{z[s], gamma, eta[s], m}, []float64{-1, -1, -1, -1}, 0)
+				g.Le([]int{z[s], gamma, eta[s], m}, []float64{1, 1, 1, -1}, 0)
+				g.Le([]int{z[s], gamma, eta[s], m}, []float64{-1, -1, -1, -1}, 0)
 			}
 		}
 	} else {
-		g.eq([]int{gamma}, []float64{1}, 0)
+		g.Eq([]int{gamma}, []float64{1}, 0)
 	}
-	return g.solve(t)
+	return g.Solve(t)
 }
 
 // TestAlgorithm1MatchesCentralLP: Algorithm 1 at tolerance 1e-6 against
@@ -161,9 +193,9 @@ func TestAlgorithm1MatchesCentralLP(t *testing.T) {
 			if testing.Short() && tc.model.Support == pd.Box && !tc.model.Epigraph {
 				t.Skip("box LPs take ~5 s in lp.Simplex")
 			}
-			p := &Problem{Clients: testClients(uint64(k+1)+seedShift, 20, 2, tc.S, tc.rho), Model: tc.model, Theta: tc.theta, P: tc.p}
+			p := &instance{Clients: testClients(uint64(k+1)+seedShift, 20, 2, tc.S, tc.rho), Model: tc.model, Theta: tc.theta, P: tc.p}
 			opt := centralLP(t, p)
-			res, err := Solve(context.Background(), p, &Settings{Tol: 1e-6, Workers: 2})
+			res, err := Solve(context.Background(), p.problem(t), &Settings{Tol: 1e-6, Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +214,7 @@ func TestAlgorithm1MatchesCentralLP(t *testing.T) {
 
 // checkInQ: −σ ∈ Q to the ADMM tolerance (γ's optimality gives eᵀσ = −1,
 // η's gives σ ≤ 0, and t's the ball).
-func checkInQ(t *testing.T, q []float64, p *Problem) {
+func checkInQ(t *testing.T, q []float64, p *instance) {
 	t.Helper()
 	qh := p.qhat()
 	d := make([]float64, len(q))
@@ -195,8 +227,8 @@ func checkInQ(t *testing.T, q []float64, p *Problem) {
 		}
 	}
 	// 1e-4: the residual tolerance of the run.
-	if math.Abs(sum-1) > 1e-4 || pNorm(d, p.P) > p.Theta+1e-4 {
-		t.Errorf("q* = %v not in Q (sum %v, distance %v, θ = %v)", q, sum, pNorm(d, p.P), p.Theta)
+	if math.Abs(sum-1) > 1e-4 || PNorm(d, p.P) > p.Theta+1e-4 {
+		t.Errorf("q* = %v not in Q (sum %v, distance %v, θ = %v)", q, sum, PNorm(d, p.P), p.Theta)
 	}
 }
 
@@ -207,11 +239,11 @@ func TestSpecialCases(t *testing.T) {
 	cl := testClients(40, 18, 2, 3, 0)
 	ctx := context.Background()
 	set := &Settings{Tol: 1e-6}
-	afl, err := Solve(ctx, &Problem{Clients: cl, Model: pd.Model{Epigraph: true}, Theta: 0.1, P: 1}, set)
+	afl, err := Solve(ctx, (&instance{Clients: cl, Model: pd.Model{Epigraph: true}, Theta: 0.1, P: 1}).problem(t), set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dr0, err := Solve(ctx, &Problem{Clients: cl, Model: pd.Model{Support: pd.Free, Kappa: 0.5}, Theta: 0.1, P: 1}, set)
+	dr0, err := Solve(ctx, (&instance{Clients: cl, Model: pd.Model{Support: pd.Free, Kappa: 0.5}, Theta: 0.1, P: 1}).problem(t), set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,28 +251,28 @@ func TestSpecialCases(t *testing.T) {
 	if afl.Status != Converged || dr0.Status != Converged || math.Abs(afl.WorstCase-dr0.WorstCase) > 1e-4 {
 		t.Errorf("AFL %v (%v), DRFL with ρ = 0 %v (%v)", afl.WorstCase, afl.Status, dr0.WorstCase, dr0.Status)
 	}
-	drfa, err := Solve(ctx, &Problem{Clients: cl, Model: pd.Model{Epigraph: true}, Theta: 2, P: 1}, set)
+	drfa, err := Solve(ctx, (&instance{Clients: cl, Model: pd.Model{Epigraph: true}, Theta: 2, P: 1}).problem(t), set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// (20)-(21): min γ s.t. z_s ≤ γ, z_s = eᵀα_s/N_s, α ≥ hinge, α ≥ 0.
-	g := &genLP{}
-	v := []int{g.newVar(0), g.newVar(0), g.newVar(0)}
-	gamma := g.newVar(1)
+	g := &GenLP{}
+	v := []int{g.NewVar(0), g.NewVar(0), g.NewVar(0)}
+	gamma := g.NewVar(1)
 	for _, c := range cl {
-		z := g.newVar(0)
-		g.le([]int{z, gamma}, []float64{1, -1}, 0)
+		z := g.NewVar(0)
+		g.Le([]int{z, gamma}, []float64{1, -1}, 0)
 		idx, coef := []int{z}, []float64{1}
 		for i, x := range c.X {
-			a := g.newVar(0)
-			g.le([]int{a}, []float64{-1}, 0)
+			a := g.NewVar(0)
+			g.Le([]int{a}, []float64{-1}, 0)
 			y := c.Y[i]
-			g.le([]int{a, v[0], v[1], v[2]}, []float64{-1, -y * x[0], -y * x[1], -y}, -1)
+			g.Le([]int{a, v[0], v[1], v[2]}, []float64{-1, -y * x[0], -y * x[1], -y}, -1)
 			idx, coef = append(idx, a), append(coef, -1/float64(len(c.X)))
 		}
-		g.eq(idx, coef, 0)
+		g.Eq(idx, coef, 0)
 	}
-	opt := g.solve(t)
+	opt := g.Solve(t)
 	maxLoss := math.Max(math.Max(drfa.ClientLoss[0], drfa.ClientLoss[1]), drfa.ClientLoss[2])
 	if drfa.Status != Converged || math.Abs(drfa.WorstCase-opt) > 1e-4 || math.Abs(maxLoss-opt) > 1e-4 {
 		t.Errorf("DRFA: worst case %v, max client loss %v, LP (20) %v (%v)", drfa.WorstCase, maxLoss, opt, drfa.Status)
@@ -250,7 +282,7 @@ func TestSpecialCases(t *testing.T) {
 // TestWorkersIdentical: the same problem with 1 and 3 workers gives
 // bit-identical results.
 func TestWorkersIdentical(t *testing.T) {
-	p := &Problem{Clients: testClients(50, 18, 2, 3, 0.05), Model: pd.Model{Support: pd.Box, Kappa: 0.5}, Theta: 0.1, P: 2}
+	p := (&instance{Clients: testClients(50, 18, 2, 3, 0.05), Model: pd.Model{Support: pd.Box, Kappa: 0.5}, Theta: 0.1, P: 2}).problem(t)
 	var first *Result
 	for _, w := range []int{1, 3} {
 		res, err := Solve(context.Background(), p, &Settings{Workers: w, MaxRounds: 300})
@@ -272,28 +304,41 @@ func TestWorkersIdentical(t *testing.T) {
 	}
 }
 
-// TestBadInput: each invalid field is an error wrapping pd.ErrInput.
+// TestBadInput: each invalid field is an error wrapping ErrInput, from
+// Solve for the problem and settings, from pd.Federate for the data (the
+// same error value).
 func TestBadInput(t *testing.T) {
 	cl := testClients(1, 6, 2, 2, 0.1)
-	good := Problem{Clients: cl, Model: pd.Model{Kappa: 1}, Theta: 0.1, P: 1}
+	in := &instance{Clients: cl, Model: pd.Model{Kappa: 1}, Theta: 0.1, P: 1}
+	good := *in.problem(t)
 	cases := map[string]func(p *Problem){
-		"p=3":      func(p *Problem) { p.P = 3 },
-		"theta<0":  func(p *Problem) { p.Theta = -1 },
-		"qhat len": func(p *Problem) { p.QHat = []float64{1} },
-		"qhat sum": func(p *Problem) { p.QHat = []float64{0.3, 0.3} },
-		"qhat neg": func(p *Problem) { p.QHat = []float64{1.5, -0.5} },
-		"kappa 0":  func(p *Problem) { p.Model.Kappa = 0 },
-		"rho<0":    func(p *Problem) { p.Clients = []pd.Client{{X: cl[0].X, Y: cl[0].Y, Rho: -1}} },
+		"p=3":        func(p *Problem) { p.P = 3 },
+		"theta<0":    func(p *Problem) { p.Theta = -1 },
+		"qhat len":   func(p *Problem) { p.QHat = []float64{1} },
+		"qhat sum":   func(p *Problem) { p.QHat = []float64{0.3, 0.3} },
+		"qhat neg":   func(p *Problem) { p.QHat = []float64{1.5, -0.5} },
+		"no clients": func(p *Problem) { p.Clients = nil },
+		"nil client": func(p *Problem) { p.Clients = []Client{good.Clients[0], nil} },
+		"features 0": func(p *Problem) { p.Features = 0 },
 	}
 	for name, mod := range cases {
 		p := good
 		mod(&p)
-		if _, err := Solve(context.Background(), &p, nil); !errors.Is(err, pd.ErrInput) {
+		if _, err := Solve(context.Background(), &p, nil); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: error %v, want ErrInput", name, err)
 		}
 	}
-	if _, err := Solve(context.Background(), &good, &Settings{C: -1}); !errors.Is(err, pd.ErrInput) {
+	if _, err := Solve(context.Background(), &good, &Settings{C: -1}); !errors.Is(err, ErrInput) {
 		t.Errorf("c < 0: %v", err)
+	}
+	data := map[string]instance{
+		"kappa 0": {Clients: cl, Model: pd.Model{Kappa: 0}},
+		"rho<0":   {Clients: []pd.Client{{X: cl[0].X, Y: cl[0].Y, Rho: -1}}, Model: pd.Model{Kappa: 1}},
+	}
+	for name, in := range data {
+		if _, _, err := pd.Federate(in.Clients, in.Model, nil); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: error %v, want ErrInput", name, err)
+		}
 	}
 }
 
@@ -303,7 +348,7 @@ func TestBoxBelowFree(t *testing.T) {
 	cl := testClients(60, 15, 2, 3, 0.05)
 	var val [2]float64
 	for k, sup := range []pd.Support{pd.Box, pd.Free} {
-		res, err := Solve(context.Background(), &Problem{Clients: cl, Model: pd.Model{Support: sup, Kappa: 0.5}, Theta: 0.1, P: 1}, &Settings{Tol: 1e-6})
+		res, err := Solve(context.Background(), (&instance{Clients: cl, Model: pd.Model{Support: sup, Kappa: 0.5}, Theta: 0.1, P: 1}).problem(t), &Settings{Tol: 1e-6})
 		if err != nil || res.Status != Converged {
 			t.Fatalf("%v: %v %v", sup, err, res.Status)
 		}
@@ -319,7 +364,8 @@ func TestBoxBelowFree(t *testing.T) {
 // same solution; a neighbouring ρ needs fewer rounds than a cold start.
 func TestWarmStart(t *testing.T) {
 	cl := testClients(70, 18, 2, 3, 0.05)
-	p := &Problem{Clients: cl, Model: pd.Model{Support: pd.Box, Kappa: 0.5}, Theta: 0.1, P: 1}
+	in := &instance{Clients: cl, Model: pd.Model{Support: pd.Box, Kappa: 0.5}, Theta: 0.1, P: 1}
+	p := in.problem(t)
 	ctx := context.Background()
 	cold, err := Solve(ctx, p, nil)
 	if err != nil || cold.Status != Converged {
@@ -329,15 +375,16 @@ func TestWarmStart(t *testing.T) {
 	if err != nil || again.Status != Converged || again.Rounds > 2 || math.Abs(again.WorstCase-cold.WorstCase) > 1e-4 {
 		t.Fatalf("restart: %v %v rounds %d, %v vs %v", err, again.Status, again.Rounds, again.WorstCase, cold.WorstCase)
 	}
-	near := *p
-	near.Clients = testClients(70, 18, 2, 3, 0.06)
-	c2, _ := Solve(ctx, &near, nil)
-	w2, err := Solve(ctx, &near, &Settings{Start: cold.State})
+	nearIn := *in
+	nearIn.Clients = testClients(70, 18, 2, 3, 0.06)
+	near := nearIn.problem(t)
+	c2, _ := Solve(ctx, near, nil)
+	w2, err := Solve(ctx, near, &Settings{Start: cold.State})
 	if err != nil || w2.Status != Converged || math.Abs(w2.WorstCase-c2.WorstCase) > 1e-3 {
 		t.Fatalf("near: %v %v %v vs %v", err, w2.Status, w2.WorstCase, c2.WorstCase)
 	}
 	t.Logf("ρ 0.05 → 0.06: cold %d rounds, warm %d", c2.Rounds, w2.Rounds)
-	if _, err := Solve(ctx, &Problem{Clients: cl[:2], Model: p.Model, Theta: 0.1, P: 1}, &Settings{Start: cold.State}); !errors.Is(err, pd.ErrInput) {
+	if _, err := Solve(ctx, (&instance{Clients: cl[:2], Model: in.Model, Theta: 0.1, P: 1}).problem(t), &Settings{Start: cold.State}); !errors.Is(err, ErrInput) {
 		t.Errorf("mismatched start: %v", err)
 	}
 }

@@ -4,7 +4,8 @@
 // (AD-LPMM) for the DRFL reformulation (4), split as in (5) into the server
 // block (w, t, z), updated in closed form by eqs. (6)-(8), the block
 // (η, γ) of eqs. (9)-(10), and the clients' blocks (λ_s, α_s, ŵ_s), each
-// solved as a QP (problems/drfl.ClientQP) on the client's own data.
+// solved on the client's own data behind the Client interface (implemented
+// by problems/drfl as a QP).
 //
 // # Conventions
 //

@@ -8,24 +8,24 @@ import (
 	"gonum.org/v1/gonum/optimize/convex/lp"
 )
 
-// genLP is a general-form LP: minimise cᵀx s.t. Gx ≤ h, Ax = b, x free,
+// GenLP is a general-form LP: minimise cᵀx s.t. Gx ≤ h, Ax = b, x free,
 // built row by row and solved by lp.Simplex after lp.Convert.
-type genLP struct {
+type GenLP struct {
 	c    []float64
 	G, A [][]float64
 	h, b []float64
 }
 
-func (g *genLP) newVar(cost float64) int {
+func (g *GenLP) NewVar(cost float64) int {
 	g.c = append(g.c, cost)
 	return len(g.c) - 1
 }
 
-// le adds Σ coef[k]·x[idx[k]] ≤ rhs; eq adds the equality.
-func (g *genLP) le(idx []int, coef []float64, rhs float64) {
+// Le adds Σ coef[k]·x[idx[k]] ≤ rhs; Eq adds the equality.
+func (g *GenLP) Le(idx []int, coef []float64, rhs float64) {
 	g.G, g.h = append(g.G, sparseRow(idx, coef)), append(g.h, rhs)
 }
-func (g *genLP) eq(idx []int, coef []float64, rhs float64) {
+func (g *GenLP) Eq(idx []int, coef []float64, rhs float64) {
 	g.A, g.b = append(g.A, sparseRow(idx, coef)), append(g.b, rhs)
 }
 
@@ -37,7 +37,7 @@ func sparseRow(idx []int, coef []float64) []float64 {
 	return r
 }
 
-func (g *genLP) dense(rows [][]float64) *mat.Dense {
+func (g *GenLP) dense(rows [][]float64) *mat.Dense {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -51,7 +51,7 @@ func (g *genLP) dense(rows [][]float64) *mat.Dense {
 	return m
 }
 
-func (g *genLP) solve(t *testing.T) float64 {
+func (g *GenLP) Solve(t *testing.T) float64 {
 	t.Helper()
 	G, A := g.dense(g.G), g.dense(g.A)
 	var Gm, Am mat.Matrix
@@ -70,29 +70,29 @@ func (g *genLP) solve(t *testing.T) float64 {
 }
 
 // qSetRows adds q ∈ Q = Δ ∩ {‖q − q̂‖_p ≤ θ} for p ∈ {1, ∞}.
-func qSetRows(g *genLP, q []int, qhat []float64, theta, p float64) {
+func qSetRows(g *GenLP, q []int, qhat []float64, theta, p float64) {
 	S := len(q)
 	ones := make([]float64, S)
 	for s := range ones {
 		ones[s] = 1
 	}
-	g.eq(q, ones, 1)
+	g.Eq(q, ones, 1)
 	for s := range S {
-		g.le([]int{q[s]}, []float64{-1}, 0)
+		g.Le([]int{q[s]}, []float64{-1}, 0)
 	}
 	if math.IsInf(p, 1) {
 		for s := range S {
-			g.le([]int{q[s]}, []float64{1}, qhat[s]+theta)
-			g.le([]int{q[s]}, []float64{-1}, theta-qhat[s])
+			g.Le([]int{q[s]}, []float64{1}, qhat[s]+theta)
+			g.Le([]int{q[s]}, []float64{-1}, theta-qhat[s])
 		}
 		return
 	}
 	// p = 1: a_s ≥ |q_s − q̂_s|, Σa ≤ θ.
 	a := make([]int, S)
 	for s := range S {
-		a[s] = g.newVar(0)
-		g.le([]int{q[s], a[s]}, []float64{1, -1}, qhat[s])
-		g.le([]int{q[s], a[s]}, []float64{-1, -1}, -qhat[s])
+		a[s] = g.NewVar(0)
+		g.Le([]int{q[s], a[s]}, []float64{1, -1}, qhat[s])
+		g.Le([]int{q[s], a[s]}, []float64{-1, -1}, -qhat[s])
 	}
-	g.le(a, ones, theta)
+	g.Le(a, ones, theta)
 }

@@ -52,13 +52,13 @@ func TestWorstWeights(t *testing.T) {
 				}
 				continue
 			}
-			g := &genLP{}
+			g := &GenLP{}
 			qi := make([]int, S)
 			for s := range S {
-				qi[s] = g.newVar(-f[s])
+				qi[s] = g.NewVar(-f[s])
 			}
 			qSetRows(g, qi, qhat, theta, p)
-			if opt := -g.solve(t); math.Abs(opt-val) > 1e-9 {
+			if opt := -g.Solve(t); math.Abs(opt-val) > 1e-9 {
 				t.Fatalf("p=%v f=%v q̂=%v θ=%v: greedy %v (q=%v), LP %v", p, f, qhat, theta, val, q, opt)
 			}
 		}
