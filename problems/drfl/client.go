@@ -72,6 +72,9 @@ func NewClientQP(cl Client, m Model, c float64, settings *qp.Settings) (*ClientQ
 	if err := Validate([]Client{cl}, m); err != nil {
 		return nil, err
 	}
+	if m.Loss != LossHinge {
+		return nil, inputErr("NewClientQP: loss %v, want hinge (Huber clients are HuberLocal)", m.Loss)
+	}
 	if !(c > 0) || math.IsInf(c, 1) {
 		return nil, inputErr("c = %v, want > 0", c)
 	}

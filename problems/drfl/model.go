@@ -39,11 +39,44 @@ func ParseSupport(s string) (Support, error) {
 	return 0, fmt.Errorf("drfl: support %q: want box or free", s)
 }
 
+// Loss is the model's loss function.
+type Loss int
+
+const (
+	// LossHinge is the SVM's hinge loss, labels ±1, transport cost
+	// ‖x − x̂‖₁ + κ·1{y ≠ ŷ} (Prop. 6.3).
+	LossHinge Loss = iota
+	// LossHuber is Huber regression, real labels, transport cost
+	// ‖x − x̂‖₁ + κ|y − ŷ| and Ξ = ℝⁿ⁺¹ (Cor. B.1).
+	LossHuber
+)
+
+func (l Loss) String() string {
+	switch l {
+	case LossHinge:
+		return "hinge"
+	case LossHuber:
+		return "huber"
+	}
+	return fmt.Sprintf("Loss(%d)", int(l))
+}
+
+// ParseLoss reads "hinge" or "huber".
+func ParseLoss(s string) (Loss, error) {
+	switch s {
+	case "hinge", "svm":
+		return LossHinge, nil
+	case "huber":
+		return LossHuber, nil
+	}
+	return 0, fmt.Errorf("drfl: loss %q: want hinge or huber", s)
+}
+
 // Client is one client's training data and Wasserstein radius.
 type Client struct {
 	// X holds the N_s feature rows, each of length n.
 	X [][]float64
-	// Y holds the labels, −1 or +1.
+	// Y holds the labels: −1 or +1 for the hinge loss, real for Huber.
 	Y []float64
 	// Rho is the radius ρ_s ≥ 0 of the ball around the empirical
 	// distribution (ignored with Model.Epigraph).
@@ -52,7 +85,12 @@ type Client struct {
 
 // Model is the loss, support and transport cost shared by all clients.
 type Model struct {
-	// Support is the feature support in Ω_s (default Box).
+	// Loss is the loss function (default LossHinge).
+	Loss Loss
+	// Epsilon is the Huber threshold ε > 0 (0: DefaultHuberEpsilon).
+	Epsilon float64
+	// Support is the feature support in Ω_s of the hinge loss (default
+	// Box); Huber regression has Ξ = ℝⁿ⁺¹ and ignores it.
 	Support Support
 	// Kappa is the cost κ > 0 of flipping a label in the transport cost.
 	Kappa float64
@@ -81,12 +119,27 @@ func Features(clients []Client) int {
 	return 0
 }
 
+// huberEps returns ε (DefaultHuberEpsilon when unset).
+func (m Model) huberEps() float64 {
+	if m.Epsilon == 0 {
+		return DefaultHuberEpsilon
+	}
+	return m.Epsilon
+}
+
 // Validate checks the clients against the model: at least one client, every
-// client nonempty with rows of one length n ≥ 1, labels ±1, finite values,
-// ρ_s ≥ 0 and κ > 0 (unless Epigraph).
+// client nonempty with rows of one length n ≥ 1, labels ±1 (hinge) or
+// finite (Huber), finite values, ρ_s ≥ 0, κ > 0 (unless Epigraph) and
+// ε ≥ 0.
 func Validate(clients []Client, m Model) error {
 	if len(clients) == 0 {
 		return inputErr("no clients")
+	}
+	if m.Loss != LossHinge && m.Loss != LossHuber {
+		return inputErr("loss %v", m.Loss)
+	}
+	if !(m.Epsilon >= 0) || math.IsInf(m.Epsilon, 1) {
+		return inputErr("epsilon = %v, want > 0 (0: %v)", m.Epsilon, DefaultHuberEpsilon)
 	}
 	if !m.Epigraph && !(m.Kappa > 0) {
 		return inputErr("kappa = %v, want > 0", m.Kappa)
@@ -117,7 +170,12 @@ func Validate(clients []Client, m Model) error {
 					return inputErr("client %d row %d feature %d = %v", s+1, i+1, j+1, v)
 				}
 			}
-			if y := c.Y[i]; y != 1 && y != -1 {
+			y := c.Y[i]
+			if m.Loss == LossHuber {
+				if math.IsNaN(y) || math.IsInf(y, 0) {
+					return inputErr("client %d row %d: label %v, want finite", s+1, i+1, y)
+				}
+			} else if y != 1 && y != -1 {
 				return inputErr("client %d row %d: label %v, want ±1", s+1, i+1, y)
 			}
 		}
@@ -203,13 +261,17 @@ func lossAt(c Client, m Model, v []float64, lam float64) float64 {
 	return c.Rho*lam + s/float64(len(c.X))
 }
 
-// WorstCaseLoss returns f_s(v), client c's worst-case expected hinge loss
-// over its Wasserstein ball (Proposition 4.2), and the minimising λ: a
+// WorstCaseLoss returns f_s(v), client c's worst-case expected loss over
+// its Wasserstein ball (Proposition 4.2), and the minimising λ. For Huber
+// it is the closed form of huberWorstCase. For the hinge loss it is a
 // golden-section search over λ ∈ [λ_min, λ_max] of the convex function
 // lossAt, with the inner suprema in closed form. With Epigraph it returns
 // the empirical hinge loss and λ = 0. The result is accurate to about
 // 1e-12 relative (80 golden-section steps on a piecewise-linear function).
 func WorstCaseLoss(c Client, m Model, v []float64) (loss, lam float64) {
+	if m.Loss == LossHuber {
+		return huberWorstCase(c, m, v)
+	}
 	if m.Epigraph {
 		return HingeLoss(c, v), 0
 	}
