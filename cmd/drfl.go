@@ -20,8 +20,8 @@ import (
 // DRFLOptions are the flags of `fedcon run drfl`.
 type DRFLOptions struct {
 	Dataset, Model, P, QHat, Support string
-	Rho, Imbalance                   string
-	Kappa, Theta, C, Tol             float64
+	Rho, Imbalance, Loss             string
+	Kappa, Theta, C, Tol, Epsilon    float64
 	TestMean, TestSD                 float64
 	Seed                             uint64
 	MaxRounds, Workers               int
@@ -34,8 +34,9 @@ func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 	o := &DRFLOptions{}
 	c := &cobra.Command{
 		Use:   "drfl",
-		Short: "Train one DRFL-family model (issue 10) on one repetition's split and print its accuracy",
+		Short: "Train one DRFL-family model (issue 10) on one repetition's split and print its test accuracy (SVM) or MSE (Huber)",
 		Example: `  fedcon run drfl --dataset heart --model drfl --rho 0.01 --kappa 0.5 --theta 0.01
+  fedcon run drfl --dataset abalone --model drfl --rho 0.001 --kappa 0.5   # Huber regression
   fedcon run drfl --model wafl --rho 0.001 --test-sd 0.5
   fedcon run drfl --model afl --theta 0.1 --p inf --json`,
 		Args: cobra.NoArgs,
@@ -51,7 +52,9 @@ func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&o.Dataset, "dataset", "heart", "classification dataset: heart or breast-cancer-wisc")
+	fl.StringVar(&o.Dataset, "dataset", "heart", "dataset: heart or breast-cancer-wisc (SVM), abalone (Huber regression)")
+	fl.StringVar(&o.Loss, "loss", "", "loss: hinge (SVM) or huber (regression); default by dataset")
+	fl.Float64Var(&o.Epsilon, "epsilon", pd.DefaultHuberEpsilon, "Huber threshold ε > 0")
 	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(experiments.DRFLModels(), ", "))
 	fl.StringVar(&o.Rho, "rho", "0.01", "Wasserstein radius ρ for every client, or S comma-separated ρ_s (wafl: the pooled ball)")
 	fl.StringVar(&o.Imbalance, "imbalance", "", "share of each client's minority class kept, S comma-separated ratios in (0, 1] (Figures 4-5: 0.5,0.5,1)")
@@ -59,7 +62,7 @@ func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 	fl.Float64Var(&o.Theta, "theta", 0.01, "radius θ ≥ 0 of the weight set Q (drfl, afl)")
 	fl.StringVar(&o.P, "p", "1", "norm of Q: 1, 2 or inf")
 	fl.StringVar(&o.QHat, "qhat", "size", "centre q̂: size (N_s/N), uniform, or S comma-separated weights")
-	fl.StringVar(&o.Support, "support", "box", "feature support in Ω_s: box ([−1,1]ⁿ, Prop. 6.3) or free")
+	fl.StringVar(&o.Support, "support", "box", "feature support in Ω_s of the SVM: box ([−1,1]ⁿ, Prop. 6.3) or free (Huber: Ξ = ℝⁿ⁺¹ always)")
 	fl.Float64Var(&o.C, "c", sd.DefaultC, "AD-LPMM step size c > 0")
 	fl.Float64Var(&o.Tol, "tol", sd.DefaultTol, "stopping tolerance on residuals and c·steps")
 	fl.IntVar(&o.MaxRounds, "max-rounds", sd.DefaultMaxRounds, "round cap (status RoundLimit)")
@@ -85,7 +88,13 @@ func floatList(field, s string) ([]float64, error) {
 
 // drflParams turns the options into validated model parameters.
 func (o *DRFLOptions) params(S int) (experiments.DRFLParams, error) {
-	p := experiments.DRFLParams{Model: o.Model, Kappa: o.Kappa, Theta: o.Theta}
+	p := experiments.DRFLParams{Model: o.Model, Kappa: o.Kappa, Theta: o.Theta, Loss: o.Loss}
+	if o.Loss == "huber" {
+		p.Epsilon = o.Epsilon
+	}
+	if !(o.Epsilon > 0) {
+		return p, &experiments.ConfigError{Field: "epsilon", Value: o.Epsilon, Reason: "want > 0"}
+	}
 	rhos, err := floatList("rho", o.Rho)
 	if err != nil {
 		return p, err
@@ -177,6 +186,9 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Loss == "" && d.Regression {
+		p.Loss, p.Epsilon = "huber", o.Epsilon
+	}
 	sp, err := experiments.NewDRFLSplit(d, dcfg, o.Seed)
 	if err != nil {
 		return err
@@ -209,13 +221,13 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 		}
 		return err
 	}
-	t := dataTable(f.IO.Out, "model", "status", "rounds", "objective (4)", "worst case", "train acc", "test acc", "worst client", "q* = −σ", "bytes/round", "bytes", "seconds")
+	t := dataTable(f.IO.Out, "model", "status", "rounds", "objective (4)", "worst case", "train "+r.Metric, "test "+r.Metric, "worst client", "q* = −σ", "bytes/round", "bytes", "seconds")
 	q := make([]string, len(r.QStar))
 	for s, v := range r.QStar {
 		q[s] = strconv.FormatFloat(v, 'f', 3, 64)
 	}
 	_ = t.Append(r.Params.Model, r.Status, r.Rounds, fmt.Sprintf("%.6f", r.Objective), fmt.Sprintf("%.6f", r.WorstCase),
-		fmt.Sprintf("%.4f", r.TrainAccuracy), fmt.Sprintf("%.4f", r.TestAccuracy), fmt.Sprintf("%.4f", r.WorstClient),
+		fmt.Sprintf("%.4f", r.Train), fmt.Sprintf("%.4f", r.Test), fmt.Sprintf("%.4f", r.WorstClient),
 		strings.Join(q, " "), r.BytesPerRound, r.BytesTotal, fmt.Sprintf("%.2f", r.Seconds))
 	if e := t.Render(); e != nil {
 		return e

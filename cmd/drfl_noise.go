@@ -10,9 +10,10 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	pd "github.com/fedcon/fedcon/problems/drfl"
 )
 
-// DRFLNoiseOptions are the flags of `fedcon reproduce drfl-figure3|4|5`.
+// DRFLNoiseOptions are the flags of `fedcon reproduce drfl-figure2|3|4|5`.
 type DRFLNoiseOptions struct {
 	Name               string
 	OutDir             string
@@ -29,12 +30,15 @@ type DRFLNoiseOptions struct {
 }
 
 func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptions) error) *cobra.Command {
-	fig := experiments.DRFLNoiseFigures[name]
 	o := &DRFLNoiseOptions{Name: name}
+	short := "DRFL figure 2: heart (SVM, test accuracy) and abalone (Huber regression, test MSE), the five models under three test-noise protocols"
+	if fig, ok := experiments.DRFLNoiseFigures[name]; ok {
+		short = fmt.Sprintf("DRFL %s: %s%s, test accuracy of the five models under three test-noise protocols",
+			strings.TrimPrefix(name, "drfl-"), fig.Dataset, map[bool]string{true: " imbalanced", false: ""}[fig.Imbalanced])
+	}
 	c := &cobra.Command{
-		Use: name,
-		Short: fmt.Sprintf("DRFL %s: %s%s, test accuracy of the five models under three test-noise protocols (parameters fixed, no CV yet)",
-			strings.TrimPrefix(name, "drfl-"), fig.Dataset, map[bool]string{true: " imbalanced", false: ""}[fig.Imbalanced]),
+		Use:   name,
+		Short: short,
 		Example: fmt.Sprintf("  fedcon reproduce %s --quick\n  fedcon reproduce %s --rho 0.001 --kappa 0.3", name, name),
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -65,30 +69,75 @@ func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptio
 }
 
 func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
-	fig := experiments.DRFLNoiseFigures[o.Name]
+	path := filepath.Join(o.OutDir, "drfl", strings.TrimPrefix(o.Name, "drfl-"))
+	var (
+		figure *experiments.Figure
+		result any
+		csv    string
+		cfgs   []experiments.DRFLNoiseConfig
+	)
+	if o.Name == "drfl-figure2" {
+		var rows []*experiments.DRFLNoiseResult
+		for _, fig := range experiments.DRFLFigure2 {
+			cfg, res, err := drflNoiseFigure(f, o, fig, path+"-"+fig.Dataset+"-trials")
+			if err != nil {
+				return err
+			}
+			rows, cfgs = append(rows, res), append(cfgs, cfg)
+		}
+		r2 := experiments.NewDRFLFigure2(rows)
+		figure, result, csv = &r2.Figure, r2, r2.CSV()
+	} else {
+		cfg, res, err := drflNoiseFigure(f, o, experiments.DRFLNoiseFigures[o.Name], path+"-trials")
+		if err != nil {
+			return err
+		}
+		figure, result, csv, cfgs = &res.Figure, res, res.CSV(), append(cfgs, cfg)
+	}
+	var record any = cfgs // the run record: one config per row
+	if len(cfgs) == 1 {
+		record = cfgs[0]
+	}
+	paths, js, err := writeFigureFiles(f, o.Name, record, figure, result, csv, path)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		_, err := f.IO.Out.Write(js)
+		return err
+	}
+	_, err = fmt.Fprint(f.IO.Out, csv)
+	if !o.Quiet {
+		for _, p := range paths {
+			fmt.Fprintln(f.IO.ErrOut, "wrote", p)
+		}
+	}
+	return err
+}
+
+// drflNoiseFigure runs one noise figure (one dataset) with the options'
+// parameters, keeping one file per finished repetition in trials: Ctrl-C
+// keeps them, a rerun with the same configuration (any number of
+// repetitions) reuses them.
+func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseFigure, trials string) (experiments.DRFLNoiseConfig, *experiments.DRFLNoiseResult, error) {
 	cfg := experiments.DefaultDRFLNoise(fig, o.Quick)
 	if o.Repetitions != 0 {
 		cfg.Repetitions = o.Repetitions
 	}
 	cfg.Seed = o.Seed
-	ro := &DRFLOptions{Model: "drfl", Rho: fmt.Sprint(o.Rho), Kappa: o.Kappa, Theta: o.Theta, P: o.P, QHat: "size", Support: "box", C: 1, Tol: 1e-4, MaxRounds: 10000}
+	ro := &DRFLOptions{Model: "drfl", Rho: fmt.Sprint(o.Rho), Kappa: o.Kappa, Theta: o.Theta, P: o.P, QHat: "size", Support: "box", C: 1, Tol: 1e-4, MaxRounds: 10000, Epsilon: pd.DefaultHuberEpsilon}
 	base, err := ro.params(3)
 	if err != nil {
-		return err
-	}
-	for k := range cfg.Params {
-		m := cfg.Params[k].Model
-		cfg.Params[k] = base
-		cfg.Params[k].Model = m
+		return cfg, nil, err
 	}
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
-		return err
+		return cfg, nil, err
 	}
 	cfg.Workers = workers
 	if o.CV {
 		if o.Folds < 2 {
-			return &experiments.ConfigError{Field: "folds", Value: o.Folds, Reason: "want ≥ 2"}
+			return cfg, nil, &experiments.ConfigError{Field: "folds", Value: o.Folds, Reason: "want ≥ 2"}
 		}
 		g := experiments.PaperDRFLGrid()
 		if o.Quick {
@@ -98,7 +147,15 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	}
 	d, err := datasets.Load(fig.Dataset, o.Dirs)
 	if err != nil {
-		return err
+		return cfg, nil, err
+	}
+	if d.Regression {
+		base.Loss = "huber"
+	}
+	for k := range cfg.Params {
+		m := cfg.Params[k].Model
+		cfg.Params[k] = base
+		cfg.Params[k].Model = m
 	}
 	ctx := o.ctx
 	if ctx == nil {
@@ -106,33 +163,16 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	}
 	progress := func(rep int, model string, r *experiments.DRFLRun) {
 		if !o.Quiet {
-			fmt.Fprintf(f.IO.ErrOut, "repetition %d/%d %-8s %s, %d rounds, %.1f s\n", rep, cfg.Repetitions, model, r.Status, r.Rounds, r.Seconds)
+			fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s\n", fig.Dataset, rep, cfg.Repetitions, model, r.Status, r.Rounds, r.Seconds)
 		}
 	}
-	path := filepath.Join(o.OutDir, "drfl", strings.TrimPrefix(o.Name, "drfl-"))
-	// One file per finished repetition: Ctrl-C keeps them, a rerun with
-	// the same configuration (any number of repetitions) reuses them.
-	store := &experiments.Store{Dir: path + "-trials", Hash: experiments.TrialHash(cfg, "repetitions"), Force: o.Force, Version: f.Version}
+	store := &experiments.Store{Dir: trials, Hash: experiments.TrialHash(cfg, "repetitions"), Force: o.Force, Version: f.Version}
 	res, err := experiments.RunDRFLNoise(ctx, d, cfg, store, progress)
 	if err != nil {
-		return err
+		return cfg, nil, err
 	}
 	if c := store.Counts(); !o.Quiet && c.Reused > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "reused %d stored repetitions (--force recomputes)\n", c.Reused)
+		fmt.Fprintf(f.IO.ErrOut, "reused %d stored repetitions of %s (--force recomputes)\n", c.Reused, fig.Dataset)
 	}
-	paths, js, err := writeFigureFiles(f, o.Name, cfg, &res.Figure, res, res.CSV(), path)
-	if err != nil {
-		return err
-	}
-	if o.JSON {
-		_, err := f.IO.Out.Write(js)
-		return err
-	}
-	_, err = fmt.Fprint(f.IO.Out, res.CSV())
-	if !o.Quiet {
-		for _, p := range paths {
-			fmt.Fprintln(f.IO.ErrOut, "wrote", p)
-		}
-	}
-	return err
+	return cfg, res, nil
 }

@@ -46,11 +46,16 @@ func TestRunDRFLBadInput(t *testing.T) {
 		{[]string{"--model", "svm"}, "model = svm"},
 		{[]string{"--support", "ball"}, "support = ball"},
 		{[]string{"--dataset", "iris"}, "dataset = iris"},
+		{[]string{"--dataset", "abalone", "--loss", "hinge"}, "use huber for regression"},
+		{[]string{"--loss", "huber"}, "use huber for regression, hinge for classification"},
+		{[]string{"--loss", "l2"}, "loss = l2"},
+		{[]string{"--dataset", "abalone", "--epsilon", "0"}, "epsilon = 0"},
+		{[]string{"--dataset", "abalone", "--imbalance", "0.5,0.5,1"}, "class imbalance needs a classification dataset"},
 	}
 	_, noData := os.Stat("../../shared/datasets/statlog-heart/heart.dat")
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			if noData != nil && strings.Contains(c.msg, "no rows of class") {
+			if noData != nil && (strings.Contains(c.msg, "no rows of class") || strings.Contains(c.msg, "regression") || strings.Contains(c.msg, "classification")) {
 				t.Skip("needs ../shared/datasets")
 			}
 			f, _, errOut := testFactory()
@@ -76,7 +81,7 @@ func TestRunDRFLOutput(t *testing.T) {
 	}
 	var r struct {
 		Status       string  `json:"status"`
-		TestAccuracy float64 `json:"test_accuracy"`
+		TestAccuracy float64 `json:"test_score"`
 		Params       struct {
 			P string `json:"p"`
 		} `json:"params"`
@@ -156,10 +161,12 @@ func TestReproduceDRFLNoiseOptions(t *testing.T) {
 	if got.Name != "drfl-figure4" || !got.Quick || !got.CV || got.Folds != 4 || got.Repetitions != 3 || got.Rho != 0.1 || got.Kappa != 0.2 || got.Theta != 0.3 || got.P != "2" || got.Seed != 5 {
 		t.Fatalf("options %+v", got)
 	}
-	for _, args := range [][]string{{"--p", "3"}, {"--kappa", "0"}, {"--theta", "-1"}, {"--cv", "--folds", "1"}} {
-		f, _, errOut := testFactory()
-		if code := run(context.Background(), f, append([]string{"reproduce", "drfl-figure5", "--out", t.TempDir()}, args...)); code != 2 {
-			t.Errorf("%v: exit %d (%s)", args, code, errOut)
+	for _, fig := range []string{"drfl-figure2", "drfl-figure5"} {
+		for _, args := range [][]string{{"--p", "3"}, {"--kappa", "0"}, {"--theta", "-1"}, {"--cv", "--folds", "1"}} {
+			f, _, errOut := testFactory()
+			if code := run(context.Background(), f, append([]string{"reproduce", fig, "--out", t.TempDir()}, args...)); code != 2 {
+				t.Errorf("%s %v: exit %d (%s)", fig, args, code, errOut)
+			}
 		}
 	}
 }

@@ -25,18 +25,29 @@ var palette = []color.RGBA{
 
 // renderFigure draws fig's panels side by side into base.png and base.svg.
 func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
-	var row []*plot.Plot
+	var plots []*plot.Plot
 	for _, pn := range fig.Panels {
 		p, err := panelPlot(pn)
 		if err != nil {
 			return nil, err
 		}
-		row = append(row, p)
+		plots = append(plots, p)
 	}
-	if len(row) == 0 {
+	if len(plots) == 0 {
 		return nil, fmt.Errorf("figure %q has no panels", fig.Title)
 	}
-	w, h := vg.Length(len(row))*4.2*vg.Inch, 3.6*vg.Inch
+	cols := len(plots)
+	if fig.Cols > 0 && fig.Cols < cols {
+		cols = fig.Cols
+	}
+	var grid [][]*plot.Plot
+	for i := 0; i < len(plots); i += cols {
+		grid = append(grid, plots[i:min(i+cols, len(plots))])
+	}
+	for len(grid[len(grid)-1]) < cols {
+		grid[len(grid)-1] = append(grid[len(grid)-1], nil) // empty tile
+	}
+	w, h := vg.Length(cols)*4.2*vg.Inch, vg.Length(len(grid))*3.6*vg.Inch
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return nil, err
 	}
@@ -48,10 +59,14 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 		canvas vg.CanvasWriterTo
 	}{{"png", png}, {"svg", svg}} {
 		dc := draw.New(target.canvas)
-		tiles := draw.Tiles{Rows: 1, Cols: len(row), PadX: vg.Millimeter * 4, PadTop: vg.Millimeter * 8, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-		canvases := plot.Align([][]*plot.Plot{row}, tiles, dc)
-		for j, p := range row {
-			p.Draw(canvases[0][j])
+		tiles := draw.Tiles{Rows: len(grid), Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 6, PadTop: vg.Millimeter * 8, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+		canvases := plot.Align(grid, tiles, dc)
+		for i, row := range grid {
+			for j, p := range row {
+				if p != nil {
+					p.Draw(canvases[i][j])
+				}
+			}
 		}
 		title := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(13)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
 		dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Millimeter*6}, fig.Title)

@@ -30,8 +30,10 @@ func DRFLModels() []string {
 
 // DRFLSplit is one repetition's data: the clients' training rows (client 1
 // with training noise) and the pooled test rows, features min-max scaled to
-// [−1, 1] with the training rows' ranges, labels ±1.
+// [−1, 1] with the training rows' ranges, labels ±1 (classification) or the
+// real target (regression: abalone's rings).
 type DRFLSplit struct {
+	Regression bool
 	Train []pd.Client
 	TestX [][]float64
 	TestY []float64
@@ -61,11 +63,13 @@ func DefaultDRFLData(dataset string) DRFLDataConfig {
 	return c
 }
 
-// NewDRFLSplit draws repetition seed's split of d (a classification
-// dataset with 0/1 labels and an intercept column, which is dropped).
+// NewDRFLSplit draws repetition seed's split of d (0/1 labels, or a real
+// target for a regression dataset, and an intercept column, which is
+// dropped). Classification splits are stratified by class; regression
+// splits are uniform and cannot be imbalanced.
 func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSplit, error) {
-	if d.Regression {
-		return nil, &ConfigError{Field: "dataset", Value: d.Name, Reason: "DRFL runs the SVM: a classification dataset is needed"}
+	if d.Regression && cfg.Imbalance != nil {
+		return nil, &ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: "class imbalance needs a classification dataset, " + d.Name + " is a regression one"}
 	}
 	if !(cfg.TrainShare > 0 && cfg.TrainShare < 1) {
 		return nil, &ConfigError{Field: "train_share", Value: cfg.TrainShare, Reason: "want in (0, 1)"}
@@ -83,13 +87,21 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 	for i := range rows {
 		x[i] = slices.Clone(d.X.RawRowView(i)[:n])
 		y[i] = 2*d.Y[i] - 1
+		if d.Regression {
+			y[i] = d.Y[i]
+		}
 	}
-	// Stratified 60/40 split, then each part into 3 clients.
+	// 60/40 split (stratified for classification), then each part into 3
+	// clients.
 	var train, test []int
-	for _, cls := range []float64{-1, 1} {
+	strata := [][]float64{{-1}, {1}}
+	if d.Regression {
+		strata = [][]float64{nil}
+	}
+	for _, cls := range strata {
 		var idx []int
 		for i := range rows {
-			if y[i] == cls {
+			if cls == nil || y[i] == cls[0] {
 				idx = append(idx, i)
 			}
 		}
@@ -116,7 +128,7 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 		}
 		return o
 	}
-	sp := &DRFLSplit{Train: make([]pd.Client, drflNumClient), Features: d.FeatureNames[:n]}
+	sp := &DRFLSplit{Train: make([]pd.Client, drflNumClient), Features: d.FeatureNames[:n], Regression: d.Regression}
 	for k, i := range train {
 		s := k * drflNumClient / len(train)
 		sp.Train[s].X = append(sp.Train[s].X, scale(x[i]))
@@ -164,6 +176,9 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 		c.X, c.Y = nx, ny
 	}
 	for s, c := range sp.Train {
+		if d.Regression {
+			break
+		}
 		for _, cls := range []float64{-1, 1} {
 			if !slices.Contains(c.Y, cls) {
 				return nil, &ConfigError{Field: "imbalance", Value: cfg.Imbalance,
@@ -205,6 +220,62 @@ type DRFLParams struct {
 	PName   string     `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by RunDRFL
 	QHat    []float64  `json:"qhat,omitempty"` // nil: N_s/N
 	Support pd.Support `json:"-"`
+	// Loss is "hinge" (the SVM; "" means hinge) or "huber" (regression,
+	// threshold Epsilon, 0 meaning 1.35).
+	Loss    string  `json:"loss,omitempty"`
+	Epsilon float64 `json:"epsilon,omitempty"`
+}
+
+// loss returns the problems/drfl loss of p (Validate has checked it).
+func (p DRFLParams) loss() pd.Loss {
+	l, _ := pd.ParseLoss(p.lossName())
+	return l
+}
+
+func (p DRFLParams) lossName() string {
+	if p.Loss == "" {
+		return "hinge"
+	}
+	return p.Loss
+}
+
+// Metric returns the test metric of p's loss: accuracy for the hinge loss,
+// MSE for Huber regression.
+func (p DRFLParams) Metric() DRFLMetric {
+	if p.loss() == pd.LossHuber {
+		return DRFLMetric{Name: "mse", LowerIsBetter: true}
+	}
+	return DRFLMetric{Name: "accuracy"}
+}
+
+// DRFLMetric is a test metric of the DRFL experiments.
+type DRFLMetric struct {
+	Name          string
+	LowerIsBetter bool
+}
+
+// Eval returns the metric of v = (w, b) on the rows (x, y).
+func (m DRFLMetric) Eval(x [][]float64, y, v []float64) float64 {
+	if m.LowerIsBetter {
+		return pd.MSE(x, y, v)
+	}
+	return pd.Accuracy(x, y, v)
+}
+
+// Better reports whether score a is strictly better than b.
+func (m DRFLMetric) Better(a, b float64) bool {
+	if m.LowerIsBetter {
+		return a < b
+	}
+	return a > b
+}
+
+// Worst returns the worse of a and b.
+func (m DRFLMetric) Worst(a, b float64) float64 {
+	if m.Better(a, b) {
+		return b
+	}
+	return a
 }
 
 // Validate checks the parameters the model uses.
@@ -217,6 +288,12 @@ func (p DRFLParams) Validate() error {
 	}
 	if !(p.Theta >= 0) {
 		return &ConfigError{Field: "theta", Value: p.Theta, Reason: "want ≥ 0"}
+	}
+	if _, err := pd.ParseLoss(p.lossName()); err != nil {
+		return &ConfigError{Field: "loss", Value: p.Loss, Reason: "want hinge or huber"}
+	}
+	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 1) {
+		return &ConfigError{Field: "epsilon", Value: p.Epsilon, Reason: "want > 0 (0: 1.35)"}
 	}
 	if (p.Model == DRFLModel || p.Model == DRFLWAFL) && !(p.Kappa > 0) {
 		return &ConfigError{Field: "kappa", Value: p.Kappa, Reason: "want > 0"}
@@ -239,7 +316,9 @@ func (p DRFLParams) Validate() error {
 func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
 	cl := make([]pd.Client, len(clients))
 	copy(cl, clients)
-	model := pd.Model{Support: p.Support, Kappa: p.Kappa}
+	loss, eps := p.loss(), p.Epsilon
+	model := pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa}
+	epigraph := pd.Model{Loss: loss, Epsilon: eps, Epigraph: true}
 	theta, norm, qhat := p.Theta, p.P, p.QHat
 	switch p.Model {
 	case DRFLModel:
@@ -250,12 +329,12 @@ func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
 			}
 		}
 	case DRFLAFL:
-		model = pd.Model{Epigraph: true}
+		model = epigraph
 	case DRFLDRFA:
-		model = pd.Model{Epigraph: true}
+		model = epigraph
 		theta, norm, qhat = 2, 1, nil
 	case DRFLStandard:
-		model = pd.Model{Epigraph: true}
+		model = epigraph
 		theta = 0
 		qhat = make([]float64, len(cl))
 		for s := range cl {
@@ -287,21 +366,39 @@ type DRFLRun struct {
 	WorstCase float64    `json:"worst_case"`
 	QStar     []float64  `json:"q_star"`
 	V         []float64  `json:"w_b"`
-	// TrainAccuracy and TestAccuracy are pooled; ClientTest per client.
-	TrainAccuracy float64   `json:"train_accuracy"`
-	TestAccuracy  float64   `json:"test_accuracy"`
-	ClientTest    []float64 `json:"client_test_accuracy"`
-	WorstClient   float64   `json:"worst_client_test_accuracy"`
+	// Metric names the scores: "accuracy" (hinge) or "mse" (Huber).
+	Metric string `json:"metric"`
+	// Train and Test are pooled; ClientTest per client, WorstClient the
+	// worst of them (lowest accuracy, highest MSE).
+	Train         float64   `json:"train_score"`
+	Test          float64   `json:"test_score"`
+	ClientTest    []float64 `json:"client_test_score"`
+	WorstClient   float64   `json:"worst_client_test_score"`
 	BytesPerRound int64     `json:"bytes_per_round"`
 	BytesTotal    int64     `json:"bytes_total"`
-	QPIterations  int       `json:"qp_iterations"`
-	Seconds       float64   `json:"seconds"`
+	// QPIterations counts the clients' inner iterations: QP iterations
+	// (hinge) or proximal-gradient iterations (Huber).
+	QPIterations int     `json:"inner_iterations"`
+	Seconds      float64 `json:"seconds"`
+}
+
+// checkLoss rejects a loss that does not fit the split's labels.
+func (sp *DRFLSplit) checkLoss(p DRFLParams) error {
+	if sp.Regression != (p.loss() == pd.LossHuber) {
+		kind := map[bool]string{true: "regression", false: "classification"}[sp.Regression]
+		return &ConfigError{Field: "loss", Value: p.lossName(),
+			Reason: fmt.Sprintf("the dataset is a %s one: use huber for regression, hinge for classification", kind)}
+	}
+	return nil
 }
 
 // RunDRFL solves model p on split sp and scores it on testX (the split's
 // test rows, possibly noisy).
 func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64, set *sd.Settings) (*DRFLRun, error) {
 	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := sp.checkLoss(p); err != nil {
 		return nil, err
 	}
 	p.PName = normName(p.P)
@@ -313,17 +410,24 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 	if res == nil {
 		return nil, err
 	}
+	m := p.Metric()
 	out := &DRFLRun{Params: p, Status: res.Status.String(), Rounds: res.Rounds, Objective: res.Objective,
 		WorstCase: res.WorstCase, QStar: res.QStar, V: res.V, BytesPerRound: res.BytesPerRound,
-		BytesTotal: res.BytesTotal, QPIterations: res.QPIterations, Seconds: res.Runtime.Seconds()}
+		BytesTotal: res.BytesTotal, QPIterations: res.QPIterations, Seconds: res.Runtime.Seconds(), Metric: m.Name}
 	var tx [][]float64
 	var ty []float64
 	for _, c := range sp.Train {
 		tx, ty = append(tx, c.X...), append(ty, c.Y...)
 	}
-	out.TrainAccuracy = accuracyOf(tx, ty, res.V)
-	out.TestAccuracy = accuracyOf(testX, sp.TestY, res.V)
-	out.WorstClient = 1
+	out.Train = m.Eval(tx, ty, res.V)
+	out.Test, out.ClientTest, out.WorstClient = sp.score(m, testX, res.V)
+	return out, err
+}
+
+// score returns metric m of v on testX: pooled, per client, and the worst
+// client's.
+func (sp *DRFLSplit) score(m DRFLMetric, testX [][]float64, v []float64) (pooled float64, clients []float64, worst float64) {
+	pooled = m.Eval(testX, sp.TestY, v)
 	for s := range drflNumClient {
 		var cx [][]float64
 		var cy []float64
@@ -332,11 +436,14 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 				cx, cy = append(cx, testX[i]), append(cy, sp.TestY[i])
 			}
 		}
-		a := accuracyOf(cx, cy, res.V)
-		out.ClientTest = append(out.ClientTest, a)
-		out.WorstClient = math.Min(out.WorstClient, a)
+		a := m.Eval(cx, cy, v)
+		clients = append(clients, a)
+		if s == 0 {
+			worst = a
+		}
+		worst = m.Worst(worst, a)
 	}
-	return out, err
+	return pooled, clients, worst
 }
 
 // normName spells p for JSON: "1", "2" or "inf".
@@ -347,4 +454,3 @@ func normName(p float64) string {
 	return strconv.FormatFloat(p, 'g', -1, 64)
 }
 
-func accuracyOf(x [][]float64, y, v []float64) float64 { return pd.Accuracy(x, y, v) }

@@ -64,24 +64,32 @@ func (g DRFLGrid) candidates(base DRFLParams) []DRFLParams {
 }
 
 // DRFLFolds assigns each training row of each client to one of k folds
-// (client by client, stratified by class, rows dealt after a shuffle);
-// fold f of every client together is validation fold f. A client with
-// fewer than k rows of a class is a *ConfigError naming it.
-func DRFLFolds(train []pd.Client, k int, seed uint64) ([][]int, error) {
+// (client by client, stratified by class unless regression, rows dealt
+// after a shuffle); fold f of every client together is validation fold f.
+// A client with fewer than k rows (of a class) is a *ConfigError naming it.
+func DRFLFolds(train []pd.Client, k int, seed uint64, regression bool) ([][]int, error) {
 	rng := rand.New(rand.NewPCG(seed, 0xc5))
 	folds := make([][]int, len(train))
+	strata := [][]float64{{-1}, {1}}
+	if regression {
+		strata = [][]float64{nil}
+	}
 	for s, c := range train {
 		folds[s] = make([]int, len(c.Y))
-		for _, cls := range []float64{-1, 1} {
+		for _, cls := range strata {
 			var idx []int
 			for i, y := range c.Y {
-				if y == cls {
+				if cls == nil || y == cls[0] {
 					idx = append(idx, i)
 				}
 			}
 			if len(idx) < k {
+				what := "rows"
+				if cls != nil {
+					what = fmt.Sprintf("rows of class %+g", cls[0])
+				}
 				return nil, &ConfigError{Field: "folds", Value: k,
-					Reason: fmt.Sprintf("client %d has %d rows of class %+g, fewer than the folds", s+1, len(idx), cls)}
+					Reason: fmt.Sprintf("client %d has %d %s, fewer than the folds", s+1, len(idx), what)}
 			}
 			rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
 			for j, i := range idx {
@@ -114,11 +122,12 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		out.Best = cands[0]
 		return out, nil
 	}
-	folds, err := DRFLFolds(train, k, seed)
+	folds, err := DRFLFolds(train, k, seed, base.loss() == pd.LossHuber)
 	if err != nil {
 		return nil, err
 	}
-	best := -1.0
+	metric := base.Metric()
+	var best float64
 	// Each fold's fit starts from the previous candidate's state on the
 	// same fold (neighbouring grid points: fewer rounds).
 	prev := make([]*sd.State, k)
@@ -155,10 +164,10 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 			}
 			prev[f] = res.State
 			out.Fits++
-			score += accuracyOf(vx, vy, res.V) / float64(k)
+			score += metric.Eval(vx, vy, res.V) / float64(k)
 		}
 		out.Scores = append(out.Scores, score)
-		if score > best {
+		if len(out.Scores) == 1 || metric.Better(score, best) {
 			best, out.Best = score, p
 		}
 	}

@@ -46,13 +46,13 @@ func TestRunDRFLNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 2*2 || len(res.Figure.Panels) != 3 || len(res.Accuracy[1][2][5]) != 2 {
-		t.Fatalf("calls %d, panels %d, shape %d", calls, len(res.Figure.Panels), len(res.Accuracy[1][2][5]))
+	if calls != 2*2 || len(res.Figure.Panels) != 3 || len(res.Score[1][2][5]) != 2 {
+		t.Fatalf("calls %d, panels %d, shape %d", calls, len(res.Figure.Panels), len(res.Score[1][2][5]))
 	}
-	for m := range res.Accuracy {
+	for m := range res.Score {
 		for k := range 3 {
 			for l := range cfg.Levels {
-				for _, a := range res.Accuracy[m][k][l] {
+				for _, a := range res.Score[m][k][l] {
 					if a < 0 || a > 1 {
 						t.Fatalf("accuracy %v", a)
 					}
@@ -65,7 +65,7 @@ func TestRunDRFLNoise(t *testing.T) {
 	}
 	// A rerun reuses both stored repetitions: no fit, the same numbers.
 	again, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(int, string, *DRFLRun) { calls++ })
-	if err != nil || calls != 4 || again.Accuracy[1][2][5][1] != res.Accuracy[1][2][5][1] || store.Counts().Reused != 2 {
+	if err != nil || calls != 4 || again.Score[1][2][5][1] != res.Score[1][2][5][1] || store.Counts().Reused != 2 {
 		t.Fatalf("rerun: %v, %d fits, counts %+v", err, calls-4, store.Counts())
 	}
 	// With cross-validation over a 2-value θ grid for AFL.

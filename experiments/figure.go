@@ -5,6 +5,8 @@ package experiments
 type Figure struct {
 	Title  string  `json:"title"`
 	Panels []Panel `json:"panels"`
+	// Cols, if > 0, wraps the panels into rows of Cols (default: one row).
+	Cols int `json:"cols,omitempty"`
 }
 
 // Panel is one set of axes.
