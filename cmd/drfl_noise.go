@@ -37,8 +37,8 @@ func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptio
 			strings.TrimPrefix(name, "drfl-"), fig.Dataset, map[bool]string{true: " imbalanced", false: ""}[fig.Imbalanced])
 	}
 	c := &cobra.Command{
-		Use:   name,
-		Short: short,
+		Use:     name,
+		Short:   short,
 		Example: fmt.Sprintf("  fedcon reproduce %s --quick\n  fedcon reproduce %s --rho 0.001 --kappa 0.3", name, name),
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {

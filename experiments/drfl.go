@@ -34,9 +34,9 @@ func DRFLModels() []string {
 // real target (regression: abalone's rings).
 type DRFLSplit struct {
 	Regression bool
-	Train []pd.Client
-	TestX [][]float64
-	TestY []float64
+	Train      []pd.Client
+	TestX      [][]float64
+	TestY      []float64
 	// TestClient[i] is the client (0-based) test row i belongs to.
 	TestClient []int
 	Features   []string
@@ -453,4 +453,3 @@ func normName(p float64) string {
 	}
 	return strconv.FormatFloat(p, 'g', -1, 64)
 }
-
