@@ -27,10 +27,20 @@ type DRFLNoiseOptions struct {
 	Workers            int
 	Dirs               []string
 	ctx                context.Context
+	// batch: print nothing but errors; report receives the trial counts
+	// (`reproduce all`).
+	batch  bool
+	report *runReport
+}
+
+// newDRFLNoiseOptions returns the defaults of the noise figures: the
+// paper's models at fixed ρ = 0.01, κ = 0.5, θ = 0.01, p = 1 (no CV).
+func newDRFLNoiseOptions(name string) *DRFLNoiseOptions {
+	return &DRFLNoiseOptions{Name: name, OutDir: "results", Seed: 1, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: "1", Folds: 5}
 }
 
 func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptions) error) *cobra.Command {
-	o := &DRFLNoiseOptions{Name: name}
+	o := newDRFLNoiseOptions(name)
 	short := "DRFL figure 2: heart (SVM, test accuracy) and abalone (Huber regression, test MSE), the five models under three test-noise protocols"
 	if fig, ok := experiments.DRFLNoiseFigures[name]; ok {
 		short = fmt.Sprintf("DRFL %s: %s%s, test accuracy of the five models under three test-noise protocols",
@@ -53,17 +63,17 @@ func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptio
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/"+strings.TrimPrefix(name, "drfl-")+".{png,svg,csv,json}")
+	fl.StringVar(&o.OutDir, "out", o.OutDir, "results directory: writes <out>/drfl/"+strings.TrimPrefix(name, "drfl-")+".{png,svg,csv,json}")
 	fl.BoolVar(&o.Quick, "quick", false, "2 repetitions and 6 noise levels")
 	fl.IntVar(&o.Repetitions, "repetitions", 0, "repetitions (default 10, quick 2)")
-	fl.Uint64Var(&o.Seed, "seed", 1, "seed of the first repetition")
-	fl.Float64Var(&o.Rho, "rho", 0.01, "ρ of drfl and wafl")
-	fl.Float64Var(&o.Kappa, "kappa", 0.5, "κ of drfl and wafl")
-	fl.Float64Var(&o.Theta, "theta", 0.01, "θ of drfl and afl")
-	fl.StringVar(&o.P, "p", "1", "norm of Q: 1, 2 or inf")
+	fl.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the first repetition")
+	fl.Float64Var(&o.Rho, "rho", o.Rho, "ρ of drfl and wafl")
+	fl.Float64Var(&o.Kappa, "kappa", o.Kappa, "κ of drfl and wafl")
+	fl.Float64Var(&o.Theta, "theta", o.Theta, "θ of drfl and afl")
+	fl.StringVar(&o.P, "p", o.P, "norm of Q: 1, 2 or inf")
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")
 	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the paper's grid (every third value with --quick); slow: ~10 s per DRFL fit on heart")
-	fl.IntVar(&o.Folds, "folds", 5, "cross-validation folds")
+	fl.IntVar(&o.Folds, "folds", o.Folds, "cross-validation folds")
 	fl.BoolVar(&o.Force, "force", false, "recompute the repetitions already stored under <out>/drfl/<figure>-trials/")
 	return c
 }
@@ -101,6 +111,9 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	paths, js, err := writeFigureFiles(f, o.Name, record, figure, result, csv, path)
 	if err != nil {
 		return err
+	}
+	if o.batch {
+		return nil
 	}
 	if o.JSON {
 		_, err := f.IO.Out.Write(js)
@@ -171,7 +184,12 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 	if err != nil {
 		return cfg, nil, err
 	}
-	if c := store.Counts(); !o.Quiet && c.Reused > 0 {
+	c := store.Counts()
+	if o.report != nil {
+		o.report.trials += c.Reused + c.Computed
+		o.report.reused += c.Reused
+	}
+	if !o.Quiet && c.Reused > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "reused %d stored repetitions of %s (--force recomputes)\n", c.Reused, fig.Dataset)
 	}
 	return cfg, res, nil
