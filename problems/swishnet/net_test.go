@@ -5,28 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/datasets/datasetstest"
 )
 
-// tinyImages makes n random images of k pixels (about half zero) with labels < L.
-func tinyImages(n, k, L int, seed uint64) *datasets.Images {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	pix := make([]byte, n*k)
-	for i := range pix {
-		if rng.IntN(2) == 0 {
-			pix[i] = byte(1 + rng.IntN(255))
-		}
-	}
-	labs := make([]byte, n)
-	for i := range labs {
-		labs[i] = byte(rng.IntN(L))
-	}
-	s, err := datasets.NewImages(&datasets.IDX{Dims: []int{n, 1, k}, Data: pix}, &datasets.IDX{Dims: []int{n}, Data: labs}, "tiny", L)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
+var tinyImages = datasetstest.TinyImages
 
 // maxRelErr is max_i |a_i - b_i| / max_i |b_i|.
 func maxRelErr(a, b []float64) float64 {

@@ -8,27 +8,11 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/datasets/datasetstest"
 	"github.com/fedcon/fedcon/problems/swishnet"
 )
 
-func tinyImages(n, k, L int, seed uint64) *datasets.Images {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	pix := make([]byte, n*k)
-	for i := range pix {
-		if rng.IntN(2) == 0 {
-			pix[i] = byte(1 + rng.IntN(255))
-		}
-	}
-	labs := make([]byte, n)
-	for i := range labs {
-		labs[i] = byte(rng.IntN(L))
-	}
-	s, err := datasets.NewImages(&datasets.IDX{Dims: []int{n, 1, k}, Data: pix}, &datasets.IDX{Dims: []int{n}, Data: labs}, "tiny", L)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
+var tinyImages = datasetstest.TinyImages
 
 // subsets lists the b-subsets of {0..n-1}.
 func subsets(n, b int) [][]int {
