@@ -133,6 +133,17 @@ func newCmdRunSSCA(f *Factory, runF func(*SSCAOptions) error) *cobra.Command {
 	return c
 }
 
+// sscaSetup resolves --workers and loads cfg's data: the common start of
+// the SSCA commands.
+func sscaSetup(f *Factory, workers int, cfg *experiments.SSCAConfig, dirs []string) (int, *experiments.SSCAData, error) {
+	w, err := workersFlag(f, workers)
+	if err != nil {
+		return 0, nil, err
+	}
+	data, err := experiments.LoadSSCAData(cfg, dirs)
+	return w, data, err
+}
+
 func sscaRun(f *Factory, o *SSCAOptions) error {
 	cfg, err := loadSSCAConfig(f, o)
 	if err != nil {
@@ -145,11 +156,7 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err := cfg.CheckSpec(spec); err != nil {
 		return err
 	}
-	workers, err := workersFlag(f, o.Workers)
-	if err != nil {
-		return err
-	}
-	data, err := experiments.LoadSSCAData(cfg, o.Dirs)
+	workers, data, err := sscaSetup(f, o.Workers, cfg, o.Dirs)
 	if err != nil {
 		return err
 	}
@@ -271,11 +278,7 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
-	workers, err := workersFlag(f, o.Workers)
-	if err != nil {
-		return err
-	}
-	data, err := experiments.LoadSSCAData(cfg, o.Dirs)
+	workers, data, err := sscaSetup(f, o.Workers, cfg, o.Dirs)
 	if err != nil {
 		return err
 	}

@@ -82,11 +82,7 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 	if err := grid.Validate(cfg); err != nil {
 		return err
 	}
-	workers, err := workersFlag(f, o.Workers)
-	if err != nil {
-		return err
-	}
-	data, err := experiments.LoadSSCAData(cfg, o.Dirs)
+	workers, data, err := sscaSetup(f, o.Workers, cfg, o.Dirs)
 	if err != nil {
 		return err
 	}
