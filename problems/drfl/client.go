@@ -37,8 +37,11 @@ type ClientQP struct {
 	q      []float64
 	start  *qp.Start
 	// Stats of the last solve.
-	Last  qp.Stats
-	iters int
+	Last qp.Stats
+	// Retries counts warm-started solves that failed and were solved
+	// again from a cold start.
+	Retries int
+	iters   int
 }
 
 // ClientQP is the Local of the SVM clients.
@@ -226,6 +229,17 @@ func (cq *ClientQP) Step(ctx context.Context, v []float64, z float64, psi []floa
 	res, err := cq.solver.Solve(ctx, cq.start)
 	if err != nil {
 		return 0, 0, err
+	}
+	if !res.Status.HasSolution() && cq.start != nil {
+		// A warm start can trap the QP's ADMM on these LP-like problems
+		// (heart, repetition 4: IterationLimit in round 11, then solved
+		// cold in 1,485 iterations): retry once from a cold start.
+		cq.iters += res.Stats.Iterations
+		cq.Retries++
+		res, err = cq.solver.Solve(ctx, nil)
+		if err != nil {
+			return 0, 0, err
+		}
 	}
 	cq.Last = res.Stats
 	cq.iters += res.Stats.Iterations

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedcon/fedcon/solver/qp"
 )
 
 // randClient returns N rows of n features in [−1.2, 1.2] (some outside the
@@ -154,5 +156,45 @@ func TestValidate(t *testing.T) {
 	}
 	if err := Validate([]Client{good}, Model{Kappa: 1}); err != nil {
 		t.Errorf("good: %v", err)
+	}
+}
+
+// TestClientQPColdRetry: a warm start that leaves the QP's ADMM at its
+// iteration cap is retried once from a cold start.
+func TestClientQPColdRetry(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	cl := randClient(rng, 8, 2, 0.1)
+	m := Model{Support: Box, Kappa: 0.5}
+	v, psi := []float64{0.3, -0.2, 0.1}, []float64{0.1, 0, -0.1}
+	vh := make([]float64, 3)
+	cold, err := NewClientQP(cl, m, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cold.Step(context.Background(), v, 0.2, psi, 0.3, vh); err != nil {
+		t.Fatal(err)
+	}
+	set := DefaultQPSettings()
+	set.MaxIterations = cold.Iterations() + 25
+	cq, err := NewClientQP(cl, m, 1, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nv, nr := cq.Size()
+	bad := &qp.Start{X: make([]float64, nv), Y: make([]float64, nr)}
+	for i := range bad.X {
+		bad.X[i] = 1e6 * rng.NormFloat64()
+	}
+	for i := range bad.Y {
+		bad.Y[i] = 1e6 * rng.NormFloat64()
+	}
+	cq.start = bad
+	r, _, err := cq.Step(context.Background(), v, 0.2, psi, 0.3, vh)
+	if err != nil || cq.Retries != 1 {
+		t.Fatalf("error %v, retries %d", err, cq.Retries)
+	}
+	f, _ := WorstCaseLoss(cl, m, vh)
+	if r < f-1e-6 {
+		t.Fatalf("r = %v below f_s(v̂) = %v", r, f)
 	}
 }
