@@ -159,9 +159,9 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestClientQPColdRetry: a warm start that leaves the QP's ADMM at its
-// iteration cap is retried once from a cold start.
-func TestClientQPColdRetry(t *testing.T) {
+// TestClientQPBadWarmStart: a warm start that leaves the QP's ADMM at its
+// iteration cap is solved again by the interior-point method.
+func TestClientQPBadWarmStart(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	cl := randClient(rng, 8, 2, 0.1)
 	m := Model{Support: Box, Kappa: 0.5}
@@ -196,5 +196,45 @@ func TestClientQPColdRetry(t *testing.T) {
 	f, _ := WorstCaseLoss(cl, m, vh)
 	if r < f-1e-6 {
 		t.Fatalf("r = %v below f_s(v̂) = %v", r, f)
+	}
+}
+
+// TestClientQPStallFallback: under settings that make the QP's ADMM stall
+// (a fixed ρ = 1e-6 and a low cap) the warm-started solve of the second
+// round falls back to the interior-point method, with the reference
+// solution.
+func TestClientQPStallFallback(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	cl := randClient(rng, 8, 2, 0.1)
+	m := Model{Support: Box, Kappa: 0.5}
+	v, psi := []float64{0.3, -0.2, 0.1}, []float64{0.1, 0, -0.1}
+	ref, err := NewClientQP(cl, m, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := DefaultQPSettings()
+	set.Rho, set.AdaptiveRhoInterval, set.MaxIterations = 1e-6, 0, 200
+	cq, err := NewClientQP(cl, m, 1, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round, z := range []float64{0.2, 0.5} {
+		want, vh := make([]float64, 3), make([]float64, 3)
+		rRef, _, err := ref.Step(context.Background(), v, z, psi, 0.3, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := cq.Step(context.Background(), v, z, psi, 0.3, vh)
+		if err != nil {
+			t.Fatalf("round %d: %v", round+1, err)
+		}
+		// 1e-6: both QPs solved to 1e-7.
+		if math.Abs(r-rRef) > 1e-6 || math.Abs(vh[0]-want[0]) > 1e-6 {
+			t.Fatalf("round %d: r %v v̂ %v, reference %v %v", round+1, r, vh, rRef, want)
+		}
+		v[0] += 0.3
+	}
+	if cq.Retries != 1 {
+		t.Fatalf("retries %d, want 1 (round 1 is cold: interior point)", cq.Retries)
 	}
 }

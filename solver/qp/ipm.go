@@ -1,0 +1,474 @@
+package qp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Interior-point constants (not Settings: the method is a fallback with
+// behaviour fixed by its tests).
+const (
+	ipmMaxIterations = 200
+	ipmReg           = 1e-9  // x-block regularisation of the factorised KKT
+	ipmMaxReg        = 1e-3  // its largest value, raised ×100 while a factorisation fails
+	ipmEqReg         = 1e-10 // dual regularisation of equality rows
+	ipmRefine        = 3     // iterative refinement steps per solve
+	ipmFreeRho       = 1e-12 // "ρ" of rows without finite bounds (y = 0)
+	ipmStepFraction  = 0.99  // fraction to the boundary
+)
+
+// InteriorPoint solves prob by a primal-dual interior-point method
+// (Mehrotra's predictor-corrector, Nocedal & Wright §16.6 for QPs) on the
+// quasi-definite KKT matrix [P + εI, Aᵀ; A, −D] that the sparse ADMM path
+// factors, D_i = 1/(z_i/s_i) per row, so each iteration is one numeric
+// LDLᵀ refactorisation and two solves with iterative refinement.
+//
+// Its iteration count (typically 15-40) does not depend on the
+// degeneracy that makes ADMM slow on LP-like problems, so it is the
+// fallback for QPs on which Solve stalls; it is cold-started, does not
+// polish, and reports infeasible or unbounded problems only as
+// IterationLimit (no certificates). It stops when the residuals meet
+// settings' EpsAbs/EpsRel test and the total complementarity (the duality
+// gap) is below EpsAbs·max(1, |objective|). settings may be nil; of it
+// only EpsAbs, EpsRel and Ordering are used.
+func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Result, error) {
+	start := time.Now()
+	set := DefaultSettings()
+	if settings != nil {
+		set = settings
+	}
+	d, err := newData(prob)
+	if err != nil {
+		return nil, err
+	}
+	n, m := d.n, d.m
+	perm := set.Ordering
+	if perm == nil {
+		perm = autoOrdering(d.P, d.A)
+	} else if err := checkPermutation(perm, n+m); err != nil {
+		return nil, err
+	}
+	w := newIPM(d)
+	kkt := newSparseKKT(d.P, d.A, ipmReg, w.rho, perm)
+	res := &Result{}
+	finish := func(st Status) (*Result, error) {
+		res.Status = st
+		res.Stats.Runtime = time.Since(start)
+		res.Stats.IterationTime = res.Stats.Runtime
+		if !st.HasSolution() {
+			res.X, res.Y = nanVec(n), nanVec(m)
+			res.Objective = math.NaN()
+			return res, nil
+		}
+		res.X = append([]float64(nil), w.x...)
+		res.Y = append([]float64(nil), w.y...)
+		res.Objective = w.objective()
+		return res, nil
+	}
+	for it := 0; it <= ipmMaxIterations; it++ {
+		if err := ctx.Err(); err != nil {
+			r, _ := finish(Canceled)
+			return r, fmt.Errorf("qp: interior point: %w", err)
+		}
+		prim, dual, mu := w.residuals()
+		res.Stats.Iterations = it
+		res.Stats.PrimalResidual, res.Stats.DualResidual = prim, dual
+		if w.converged(prim, dual, mu, set.EpsAbs, set.EpsRel) {
+			return finish(Solved)
+		}
+		if it == ipmMaxIterations || !w.finite() {
+			break
+		}
+		w.setRho()
+		ok := kkt.setRho(w.rho)
+		for !ok && kkt.sigma < ipmMaxReg {
+			// Late iterations spread ρ over 20 orders of magnitude; a
+			// larger x-block regularisation restores the quasi-definite
+			// pivots, and the refinement removes its effect.
+			setXReg(kkt, 100*kkt.sigma)
+			ok = kkt.factor()
+		}
+		if !ok {
+			return finish(NonConvex)
+		}
+		res.Stats.Refactorizations++
+		// Predictor (affine scaling), then Mehrotra's corrector with
+		// centring σ = (μ_aff/μ)³.
+		w.rhsComplementarity(0, mu, nil)
+		w.solve(kkt)
+		alpha := w.stepLength()
+		muAff := w.trialMu(alpha)
+		sigma := 0.0
+		if mu > 0 {
+			sigma = math.Pow(muAff/mu, 3)
+		}
+		w.saveAffine()
+		w.rhsComplementarity(sigma, mu, w.aff)
+		w.solve(kkt)
+		w.step(w.stepLength())
+	}
+	return finish(IterationLimit)
+}
+
+func nanVec(k int) []float64 {
+	v := make([]float64, k)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+// ipm is the interior-point iterate and workspace. Row i has a lower
+// slack/multiplier pair (sl, zl) if it has a finite lower bound and is not
+// an equality, and an upper pair (su, zu) likewise; y = zu − zl on
+// inequality rows (OSQP's sign convention), y free on equality rows, and
+// y = 0 on rows without finite bounds.
+type ipm struct {
+	d              *data
+	eq, hasL, hasU []bool
+	nb             int // number of bound pairs
+	x, y           []float64
+	sl, zl, su, zu []float64
+	rho            []float64
+	// residuals at the iterate
+	ax, rd, rl, ru, re []float64
+	// complementarity right-hand sides and the direction
+	cl, cu, g                  []float64
+	dx, dy, dsl, dzl, dsu, dzu []float64
+	aff                        *ipmAffine
+	// solve workspace
+	bx, by, vx, vy, tx, ty []float64
+}
+
+// ipmAffine keeps the predictor's slack and multiplier steps for the
+// corrector's second-order term.
+type ipmAffine struct{ dsl, dzl, dsu, dzu []float64 }
+
+func newIPM(d *data) *ipm {
+	n, m := d.n, d.m
+	f := func(k int) []float64 { return make([]float64, k) }
+	w := &ipm{d: d, eq: make([]bool, m), hasL: make([]bool, m), hasU: make([]bool, m),
+		x: f(n), y: f(m), sl: f(m), zl: f(m), su: f(m), zu: f(m), rho: f(m),
+		ax: f(m), rd: f(n), rl: f(m), ru: f(m), re: f(m), cl: f(m), cu: f(m), g: f(m),
+		dx: f(n), dy: f(m), dsl: f(m), dzl: f(m), dsu: f(m), dzu: f(m),
+		bx: f(n), by: f(m), vx: f(n), vy: f(m), tx: f(n), ty: f(m),
+		aff: &ipmAffine{dsl: f(m), dzl: f(m), dsu: f(m), dzu: f(m)}}
+	for i := range m {
+		l, u := d.l[i], d.u[i]
+		switch {
+		case l == u:
+			w.eq[i] = true
+		default:
+			w.hasL[i] = !math.IsInf(l, -1)
+			w.hasU[i] = !math.IsInf(u, 1)
+		}
+		// Start: x = 0, unit slacks and multipliers (infeasible start).
+		if w.hasL[i] {
+			w.sl[i], w.zl[i] = 1, 1
+			w.nb++
+		}
+		if w.hasU[i] {
+			w.su[i], w.zu[i] = 1, 1
+			w.nb++
+		}
+		w.y[i] = w.zu[i] - w.zl[i]
+	}
+	return w
+}
+
+// residuals computes Ax, the dual residual Px + q + Aᵀy, the primal
+// residuals of every row, and returns the unscaled OSQP-style residuals
+// ‖Ax − Π(Ax)‖∞ and ‖Px + q + Aᵀy‖∞ and the mean complementarity μ.
+func (w *ipm) residuals() (prim, dual, mu float64) {
+	d := w.d
+	clear(w.ax)
+	d.A.mulAdd(w.ax, w.x)
+	copy(w.rd, d.q)
+	d.P.symMulAdd(w.rd, w.x)
+	d.A.mulTAdd(w.rd, w.y)
+	for _, v := range w.rd {
+		dual = math.Max(dual, math.Abs(v))
+	}
+	var comp float64
+	for i, a := range w.ax {
+		l, u := d.l[i], d.u[i]
+		prim = math.Max(prim, math.Max(l-a, a-u))
+		w.re[i], w.rl[i], w.ru[i] = 0, 0, 0
+		if w.eq[i] {
+			w.re[i] = a - l
+		}
+		if w.hasL[i] {
+			w.rl[i] = a - l - w.sl[i]
+			comp += w.sl[i] * w.zl[i]
+		}
+		if w.hasU[i] {
+			w.ru[i] = u - a - w.su[i]
+			comp += w.su[i] * w.zu[i]
+		}
+	}
+	if w.nb > 0 {
+		mu = comp / float64(w.nb)
+	}
+	return math.Max(prim, 0), dual, mu
+}
+
+// converged applies OSQP's test (eq. (24)) to the residuals and asks the
+// total complementarity Σ s∘z, which bounds the duality gap, to be below
+// epsAbs·max(1, |objective|): the mean alone leaves a gap of nb·μ.
+func (w *ipm) converged(prim, dual, mu, epsAbs, epsRel float64) bool {
+	d := w.d
+	var axn, pxn, atyn, qn float64
+	for _, v := range w.ax {
+		axn = math.Max(axn, math.Abs(v))
+	}
+	px := w.tx
+	clear(px)
+	d.P.symMulAdd(px, w.x)
+	for _, v := range px {
+		pxn = math.Max(pxn, math.Abs(v))
+	}
+	aty := w.vx
+	clear(aty)
+	d.A.mulTAdd(aty, w.y)
+	for _, v := range aty {
+		atyn = math.Max(atyn, math.Abs(v))
+	}
+	for _, v := range d.q {
+		qn = math.Max(qn, math.Abs(v))
+	}
+	gap := mu * float64(w.nb)
+	return prim <= epsAbs+epsRel*axn && dual <= epsAbs+epsRel*math.Max(pxn, math.Max(atyn, qn)) &&
+		gap <= epsAbs*math.Max(1, math.Abs(w.objective()))
+}
+
+func (w *ipm) finite() bool {
+	for _, v := range w.x {
+		if !isFinite(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// setRho sets the KKT's per-row ρ_i = 1/D_i: zl/sl + zu/su on inequality
+// rows, 1/ipmEqReg on equality rows.
+func (w *ipm) setRho() {
+	for i := range w.rho {
+		switch {
+		case w.eq[i]:
+			w.rho[i] = 1 / ipmEqReg
+		case w.hasL[i] || w.hasU[i]:
+			var r float64
+			if w.hasL[i] {
+				r += w.zl[i] / w.sl[i]
+			}
+			if w.hasU[i] {
+				r += w.zu[i] / w.su[i]
+			}
+			w.rho[i] = r
+		default:
+			w.rho[i] = ipmFreeRho
+		}
+	}
+}
+
+// rhsComplementarity sets the complementarity targets
+// c = σμ − s∘z (− ds_aff∘dz_aff with the predictor's step aff).
+func (w *ipm) rhsComplementarity(sigma, mu float64, aff *ipmAffine) {
+	for i := range w.cl {
+		w.cl[i], w.cu[i] = 0, 0
+		if w.hasL[i] {
+			w.cl[i] = sigma*mu - w.sl[i]*w.zl[i]
+			if aff != nil {
+				w.cl[i] -= aff.dsl[i] * aff.dzl[i]
+			}
+		}
+		if w.hasU[i] {
+			w.cu[i] = sigma*mu - w.su[i]*w.zu[i]
+			if aff != nil {
+				w.cu[i] -= aff.dsu[i] * aff.dzu[i]
+			}
+		}
+	}
+}
+
+// solve computes the Newton direction for the current complementarity
+// targets. Eliminating ds and dz from the linearised conditions leaves
+//
+//	[P, Aᵀ; A, −D] [dx; dy] = [−r_d; −D g]   (equality rows: −r_e, D = 0),
+//
+// g_i = c_u/s_u − (z_u/s_u) r_u − c_l/s_l + (z_l/s_l) r_l, solved with the
+// regularised factorisation and refined against the exact matrix.
+func (w *ipm) solve(kkt *sparseKKT) {
+	for j, v := range w.rd {
+		w.bx[j] = -v
+	}
+	for i := range w.by {
+		switch {
+		case w.eq[i]:
+			w.by[i] = -w.re[i]
+		case w.hasL[i] || w.hasU[i]:
+			var g float64
+			if w.hasU[i] {
+				g += w.cu[i]/w.su[i] - w.zu[i]/w.su[i]*w.ru[i]
+			}
+			if w.hasL[i] {
+				g += -w.cl[i]/w.sl[i] + w.zl[i]/w.sl[i]*w.rl[i]
+			}
+			w.g[i] = g
+			w.by[i] = -g / w.rho[i]
+		default:
+			w.by[i] = 0
+		}
+	}
+	w.kktSolve(kkt, w.bx, w.by, w.dx, w.dy)
+	for range ipmRefine {
+		// t = b − K dx (exact K: no ε, D = 0 on equality rows).
+		copy(w.tx, w.bx)
+		copy(w.ty, w.by)
+		neg := w.vx
+		for j, v := range w.dx {
+			neg[j] = -v
+		}
+		w.d.P.symMulAdd(w.tx, neg)
+		for i, v := range w.dy {
+			w.vy[i] = -v
+		}
+		w.d.A.mulTAdd(w.tx, w.vy)
+		w.d.A.mulAdd(w.ty, neg)
+		for i, v := range w.dy {
+			if !w.eq[i] {
+				w.ty[i] += v / w.rho[i]
+			}
+		}
+		w.kktSolve(kkt, w.tx, w.ty, w.vx, w.vy)
+		for j, v := range w.vx {
+			w.dx[j] += v
+		}
+		for i, v := range w.vy {
+			w.dy[i] += v
+		}
+	}
+	// Recover the slack and multiplier steps.
+	adx := w.ty
+	clear(adx)
+	w.d.A.mulAdd(adx, w.dx)
+	for i := range w.dsl {
+		if w.hasL[i] {
+			w.dsl[i] = adx[i] + w.rl[i]
+			w.dzl[i] = (w.cl[i] - w.zl[i]*w.dsl[i]) / w.sl[i]
+		}
+		if w.hasU[i] {
+			w.dsu[i] = w.ru[i] - adx[i]
+			w.dzu[i] = (w.cu[i] - w.zu[i]*w.dsu[i]) / w.su[i]
+		}
+	}
+}
+
+// setXReg changes the x-block regularisation of kkt to reg.
+func setXReg(kkt *sparseKKT, reg float64) {
+	for _, p := range kkt.pdpos {
+		kkt.K.X[p] += reg - kkt.sigma
+	}
+	kkt.sigma = reg
+}
+
+// kktSolve solves the factorised system for (bx, by) into (ox, oy).
+func (w *ipm) kktSolve(kkt *sparseKKT, bx, by, ox, oy []float64) {
+	b := kkt.b
+	n := len(bx)
+	for j, v := range bx {
+		b[kkt.pinv[j]] = v
+	}
+	for i, v := range by {
+		b[kkt.pinv[n+i]] = v
+	}
+	kkt.f.solve(b)
+	for j := range ox {
+		ox[j] = b[kkt.pinv[j]]
+	}
+	for i := range oy {
+		oy[i] = b[kkt.pinv[n+i]]
+	}
+}
+
+// stepLength returns the largest α ≤ 1 keeping s + α ds and z + α dz
+// positive, times the fraction to the boundary.
+func (w *ipm) stepLength() float64 {
+	a := 1.0
+	lim := func(v, dv float64) {
+		if dv < 0 {
+			a = math.Min(a, -v/dv)
+		}
+	}
+	for i := range w.sl {
+		if w.hasL[i] {
+			lim(w.sl[i], w.dsl[i])
+			lim(w.zl[i], w.dzl[i])
+		}
+		if w.hasU[i] {
+			lim(w.su[i], w.dsu[i])
+			lim(w.zu[i], w.dzu[i])
+		}
+	}
+	return math.Min(1, ipmStepFraction*a)
+}
+
+// trialMu returns the mean complementarity after a step of α.
+func (w *ipm) trialMu(alpha float64) float64 {
+	if w.nb == 0 {
+		return 0
+	}
+	var c float64
+	for i := range w.sl {
+		if w.hasL[i] {
+			c += (w.sl[i] + alpha*w.dsl[i]) * (w.zl[i] + alpha*w.dzl[i])
+		}
+		if w.hasU[i] {
+			c += (w.su[i] + alpha*w.dsu[i]) * (w.zu[i] + alpha*w.dzu[i])
+		}
+	}
+	return c / float64(w.nb)
+}
+
+func (w *ipm) saveAffine() {
+	copy(w.aff.dsl, w.dsl)
+	copy(w.aff.dzl, w.dzl)
+	copy(w.aff.dsu, w.dsu)
+	copy(w.aff.dzu, w.dzu)
+}
+
+// step moves the iterate by α along the direction.
+func (w *ipm) step(alpha float64) {
+	for j, v := range w.dx {
+		w.x[j] += alpha * v
+	}
+	for i := range w.y {
+		switch {
+		case w.eq[i]:
+			w.y[i] += alpha * w.dy[i]
+		default:
+			if w.hasL[i] {
+				w.sl[i] += alpha * w.dsl[i]
+				w.zl[i] += alpha * w.dzl[i]
+			}
+			if w.hasU[i] {
+				w.su[i] += alpha * w.dsu[i]
+				w.zu[i] += alpha * w.dzu[i]
+			}
+			w.y[i] = w.zu[i] - w.zl[i]
+		}
+	}
+}
+
+func (w *ipm) objective() float64 {
+	px := make([]float64, w.d.n)
+	w.d.P.symMulAdd(px, w.x)
+	var o float64
+	for j, v := range w.x {
+		o += v * (0.5*px[j] + w.d.q[j])
+	}
+	return o
+}

@@ -1,0 +1,133 @@
+package qp
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize/convex/lp"
+)
+
+// TestInteriorPointLPs: random LPs against gonum's simplex, as the ADMM
+// path is tested.
+func TestInteriorPointLPs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2024, 9))
+	for k := range 40 {
+		prob, c, Astd, bstd := randomLP(rng)
+		fs, _, err := lp.Simplex(c, Astd, bstd, 1e-10, nil)
+		if err != nil {
+			t.Fatalf("LP %d: simplex: %v", k, err)
+		}
+		res, err := InteriorPoint(context.Background(), prob, nil)
+		if err != nil || res.Status != Solved {
+			t.Fatalf("LP %d: %v %v after %d iterations (residuals %.2e %.2e)", k, err, res.Status, res.Stats.Iterations, res.Stats.PrimalResidual, res.Stats.DualResidual)
+		}
+		// 1e-6 relative: the tolerance of the ADMM path's comparison.
+		if d := math.Abs(res.Objective - fs); d > 1e-6*math.Max(1, math.Abs(fs)) {
+			t.Errorf("LP %d: objective %v, simplex %v (%d iterations)", k, res.Objective, fs, res.Stats.Iterations)
+		}
+		prim, stat, _ := kktErrors(prob, res.X, res.Y)
+		if prim > 1e-6 || stat > 1e-6 {
+			t.Errorf("LP %d: KKT errors %g %g", k, prim, stat)
+		}
+	}
+}
+
+// TestInteriorPointQPs: random strictly convex QPs with equality,
+// one-sided and two-sided rows against the active-set oracle.
+func TestInteriorPointQPs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(78, 1))
+	for k := range 40 {
+		n, m := 2+rng.IntN(4), 1+rng.IntN(6)
+		M := mat.NewDense(n, n, nil)
+		for i := range n {
+			for j := range n {
+				M.Set(i, j, rng.NormFloat64())
+			}
+		}
+		P := mat.NewDense(n, n, nil)
+		P.Mul(M.T(), M)
+		for j := range n {
+			P.Set(j, j, P.At(j, j)+0.5)
+		}
+		q := make([]float64, n)
+		for j := range q {
+			q[j] = 3 * rng.NormFloat64()
+		}
+		A := mat.NewDense(m, n, nil)
+		l, u := make([]float64, m), make([]float64, m)
+		for i := range m {
+			for j := range n {
+				A.Set(i, j, rng.NormFloat64())
+			}
+			switch rng.IntN(5) {
+			case 0:
+				l[i], u[i] = math.Inf(-1), rng.Float64()
+			case 1:
+				l[i], u[i] = -rng.Float64(), math.Inf(1)
+			case 2:
+				l[i], u[i] = 0, 0
+			case 3:
+				l[i], u[i] = math.Inf(-1), math.Inf(1)
+			default:
+				l[i], u[i] = -rng.Float64(), rng.Float64()
+			}
+		}
+		xo, _, ok := activeSetOracle(t, P, q, A, l, u)
+		if !ok {
+			t.Fatalf("QP %d: oracle found no KKT point", k)
+		}
+		prob := &Problem{P: P, Q: q, A: A, L: l, U: u}
+		res, err := InteriorPoint(context.Background(), prob, nil)
+		if err != nil || res.Status != Solved {
+			t.Fatalf("QP %d: %v %v", k, err, res.Status)
+		}
+		// λmin(P) ≥ 0.5 and residuals ≤ 1e-7 bound ‖x − x*‖ by ~1e-6.
+		if d := maxDiff(res.X, xo); d > 1e-5 {
+			t.Errorf("QP %d: x differs from the oracle by %g", k, d)
+		}
+	}
+}
+
+// TestInteriorPointDRFL: the LP-like DRFL-shaped QPs on which ADMM needs
+// hundreds of iterations: the same optimum as the ADMM path, in few
+// interior-point iterations.
+func TestInteriorPointDRFL(t *testing.T) {
+	for seed := range uint64(3) {
+		prob, shared := drflQP(seed+1, 20, 5)
+		ord, err := ArrowOrdering(prob, shared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := DefaultSettings()
+		set.Ordering = ord
+		ref, err := Solve(context.Background(), prob, set, nil)
+		if err != nil || ref.Status != Solved {
+			t.Fatalf("ADMM: %v %v", err, ref.Status)
+		}
+		res, err := InteriorPoint(context.Background(), prob, set)
+		if err != nil || res.Status != Solved {
+			t.Fatalf("seed %d: %v %v after %d iterations", seed, err, res.Status, res.Stats.Iterations)
+		}
+		t.Logf("seed %d: interior point %d iterations, ADMM %d; objectives %.10g %.10g", seed, res.Stats.Iterations, ref.Stats.Iterations, res.Objective, ref.Objective)
+		if d := math.Abs(res.Objective - ref.Objective); d > 1e-6*math.Max(1, math.Abs(ref.Objective)) {
+			t.Errorf("seed %d: objective %v, ADMM %v", seed, res.Objective, ref.Objective)
+		}
+	}
+}
+
+// TestInteriorPointInput: bad input is an *InputError, a canceled
+// context a Canceled result.
+func TestInteriorPointInput(t *testing.T) {
+	if _, err := InteriorPoint(context.Background(), &Problem{Q: []float64{1}, A: mat.NewDense(1, 1, []float64{1}), L: []float64{1}, U: []float64{0}}, nil); err == nil {
+		t.Error("l > u: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := InteriorPoint(ctx, &Problem{Q: []float64{1}, A: mat.NewDense(1, 1, []float64{1}), L: []float64{0}, U: []float64{1}}, nil)
+	if err == nil || res.Status != Canceled {
+		t.Errorf("canceled: %v %v", err, res)
+	}
+}
