@@ -14,7 +14,7 @@ const (
 	ipmReg           = 1e-9  // x-block regularisation of the factorised KKT
 	ipmMaxReg        = 1e-3  // its largest value, raised ×100 while a factorisation fails
 	ipmEqReg         = 1e-10 // dual regularisation of equality rows
-	ipmRefine        = 3     // iterative refinement steps per solve
+	ipmRefine        = 3     // iterative refinement steps per solve, at most
 	ipmFreeRho       = 1e-12 // "ρ" of rows without finite bounds (y = 0)
 	ipmStepFraction  = 0.99  // fraction to the boundary
 )
@@ -344,11 +344,17 @@ func (w *ipm) solve(kkt *sparseKKT) {
 			}
 		}
 		w.kktSolve(kkt, w.tx, w.ty, w.vx, w.vy)
+		var corr, size float64
 		for j, v := range w.vx {
 			w.dx[j] += v
+			corr, size = math.Max(corr, math.Abs(v)), math.Max(size, math.Abs(w.dx[j]))
 		}
 		for i, v := range w.vy {
 			w.dy[i] += v
+			corr, size = math.Max(corr, math.Abs(v)), math.Max(size, math.Abs(w.dy[i]))
+		}
+		if corr <= 1e-12*size {
+			break // converged to rounding: more steps cannot help
 		}
 	}
 	// Recover the slack and multiplier steps.
