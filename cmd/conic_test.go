@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -105,5 +106,32 @@ func TestConicTable1EndToEnd(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "conic-table1", "conic-table1."+ext)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestCheckConicCommand: `fedcon check` gates a conic-table1 result: exit 0
+// on a real run of the paper's (100, 1, 1) cell, 1 once a run's status is
+// doctored.
+func TestCheckConicCommand(t *testing.T) {
+	dir := t.TempDir()
+	f, _, errOut := testFactory()
+	cfg := writeConfig(t, dir, "cells: [[100, 1, 1]]\ntrials: 2\n")
+	if code := run(context.Background(), f, []string{"reproduce", "conic-table1", "--config", cfg, "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("reproduce: exit %d (%s)", code, errOut)
+	}
+	if code := run(context.Background(), f, []string{"check", dir}); code != 0 {
+		t.Fatalf("check: exit %d (%s)", code, errOut)
+	}
+	path := filepath.Join(dir, "conic-table1", "conic-table1.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"status": "Converged"`), []byte(`"status": "InnerIterationLimit"`), 1)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(context.Background(), f, []string{"check", dir}); code != 1 {
+		t.Fatalf("doctored: exit %d, want 1", code)
 	}
 }
