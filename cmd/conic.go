@@ -101,20 +101,22 @@ var conicClassFlagKeys = func() map[string]string {
 	return m
 }()
 
-func conicClassCommand(f *Factory, use, short, example, preset, w0 string, run func(*Factory, *ConicClassOptions) error, runF func(*ConicClassOptions) error) *cobra.Command {
-	c := dataCommand(f, use, short, example, preset, &ConicClassOptions{}, run, runF)
+// conicClassCommand is a command over a conic classification preset: the
+// proximal AL flags plus --w0 (default w0, the paper's).
+func conicClassCommand[T dataOptions](f *Factory, use, short, example, preset, w0 string, o T, run func(*Factory, T) error, runF func(T) error) *cobra.Command {
+	c := dataCommand(f, use, short, example, preset, o, run, runF)
 	c.Flags().String("w0", w0, "starting point: ones, zeros or sphere")
 	return c
 }
 
 func newCmdReproduceConicTable2(f *Factory, runF func(*ConicClassOptions) error) *cobra.Command {
 	return conicClassCommand(f, "conic-table2", "Conic paper, Table 2: Neyman-Pearson (eq. (26)), w0 = ones, β = 300, ρ_i = 0.01",
-		"  fedcon reproduce conic-table2\n  fedcon reproduce conic-table2 --rho-adapt", "conic-table2", "ones", conicNPRun, runF)
+		"  fedcon reproduce conic-table2\n  fedcon reproduce conic-table2 --rho-adapt", "conic-table2", "ones", &ConicClassOptions{}, conicNPRun, runF)
 }
 
 func newCmdReproduceConicTable3(f *Factory, runF func(*ConicClassOptions) error) *cobra.Command {
 	return conicClassCommand(f, "conic-table3", "Conic paper, Table 3: fairness (eq. (28)) on adult-b, w0 = 0, r = 0.01, ρ_i = 1e8",
-		"  fedcon reproduce conic-table3", "conic-table3", "zeros", conicFairRun, runF)
+		"  fedcon reproduce conic-table3", "conic-table3", "zeros", &ConicClassOptions{}, conicFairRun, runF)
 }
 
 func conicNPRun(f *Factory, o *ConicClassOptions) error {
