@@ -36,7 +36,9 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 	if len(row) == 0 {
 		return nil, fmt.Errorf("figure %q has no panels", fig.Title)
 	}
-	w, h := vg.Length(len(row))*4.2*vg.Inch, 3.6*vg.Inch
+	title := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(13)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
+	// Wide enough for the title: a one-panel figure would clip it.
+	w, h := max(vg.Length(len(row))*4.2*vg.Inch, title.Width(fig.Title)+vg.Millimeter*8), 3.6*vg.Inch
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return nil, err
 	}
@@ -53,7 +55,6 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 		for j, p := range row {
 			p.Draw(canvases[0][j])
 		}
-		title := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(13)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
 		dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Millimeter*6}, fig.Title)
 		path := base + "." + target.ext
 		f, err := os.Create(path)
