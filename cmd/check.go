@@ -29,6 +29,9 @@ var checkers = map[string]func([]byte) ([]experiments.CheckRow, error){
 	"table1":         func(b []byte) ([]experiments.CheckRow, error) { return experiments.CheckTable1("table1", b) },
 	"table2":         func(b []byte) ([]experiments.CheckRow, error) { return experiments.CheckTable2("table2", b) },
 	"table2-authors": func(b []byte) ([]experiments.CheckRow, error) { return experiments.CheckTable2("table2-authors", b) },
+	"conic-table1":   experiments.CheckConicTable1,
+	"conic-table2":   experiments.CheckConicTable2,
+	"conic-table3":   experiments.CheckConicTable3,
 }
 
 func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
@@ -57,7 +60,7 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 		},
 	}
 	c.Flags().BoolVar(&o.Quick, "quick", false, "check the smoke run of 'reproduce all --quick' (default dir results/quick)")
-	c.Flags().StringVar(&o.Baseline, "print-baseline", "", "print the per-trial objectives of the table1/table2* results as a baseline entry for configs/reference/ (DESCRIPTION), then exit")
+	c.Flags().StringVar(&o.Baseline, "print-baseline", "", "print the per-trial objectives of the table1/table2*/conic-table* results as a baseline entry for configs/reference/ (DESCRIPTION), then exit")
 	return c
 }
 

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"maps"
-
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
@@ -14,12 +12,9 @@ type ConicQPOptions struct {
 }
 
 // conicQPFlagKeys maps flags to the keys of configs/conic-table1.yaml.
-var conicQPFlagKeys = map[string]string{
-	"trials": "trials", "seed": "seed", "beta": "beta", "sbar": "sbar", "rho": "rho", "q": "q",
-	"eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer", "max-inner": "max_inner",
-	"inner-test": "inner_test", "eps-floor": "eps_floor", "w0": "w0", "ball-rows": "ball_rows",
-	"ball-parties": "ball_parties", "ball-ratio": "ball_ratio", "subsolver": "subsolver",
-}
+var conicQPFlagKeys = withFlagKeys(qpMethodFlagKeys, map[string]string{
+	"w0": "w0", "ball-rows": "ball_rows", "ball-parties": "ball_parties", "ball-ratio": "ball_ratio", "subsolver": "subsolver",
+})
 
 func newCmdReproduceConicTable1(f *Factory, runF func(*ConicQPOptions) error) *cobra.Command {
 	o := &ConicQPOptions{}
@@ -43,19 +38,10 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 		},
 	}
 	addCommonFlags(c, &o.commonOptions, "conic-table1")
+	// Section 5.1: β = 1, s̄ = 0.01 (Table 4: 10, 0.1).
+	addQPMethodFlags(c, qpFlagDefaults{Beta: 1, SBar: 0.01, TrialsHelp: "instances per cell",
+		SeedHelp: "seed of the instance stream", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (19)) or measured"})
 	fl := c.Flags()
-	fl.Int("trials", 10, "instances per cell")
-	fl.Uint64("seed", 1, "seed of the instance stream")
-	fl.Float64("beta", 1, "AL penalty β")
-	fl.Float64("sbar", 0.01, "s̄ in τ_k = s̄/(k+1)²")
-	fl.Float64("rho", 1, "ADMM penalty ρ_i")
-	fl.Float64("q", 0.9, "q in ε_{t+1} = q^t")
-	fl.Float64("eps1", 1e-3, "stationarity tolerance ε1")
-	fl.Float64("eps2", 1e-3, "feasibility tolerance ε2")
-	fl.Float64("eps-floor", 0, "lower bound on ε_{t+1} (paper: none)")
-	fl.Int("max-outer", 10000, "outer iteration cap")
-	fl.Int("max-inner", 10000, "inner (ADMM) iteration cap per outer iteration")
-	fl.String("inner-test", "paper", "Algorithm 2 stopping test: paper (eq. (19)) or measured")
 	fl.String("w0", "ones", "starting point: ones (the paper), zeros or sphere")
 	fl.Int("ball-rows", 0, "rows of G_i of a norm-ball (second-order-cone) constraint; 0: eq. (25) as published")
 	fl.String("ball-parties", "all", "parties with a ball: server, clients or all")
@@ -95,26 +81,24 @@ func (o *ConicClassOptions) setDirs(d []string) { o.Dirs = d }
 func (o *ConicClassOptions) check() error       { return nil }
 
 // conicClassFlagKeys are alFlagKeys plus w0.
-var conicClassFlagKeys = func() map[string]string {
-	m := maps.Clone(alFlagKeys)
-	m["w0"] = "w0"
-	return m
-}()
+var conicClassFlagKeys = withFlagKeys(alFlagKeys, map[string]string{"w0": "w0"})
 
-func conicClassCommand(f *Factory, use, short, example, preset, w0 string, run func(*Factory, *ConicClassOptions) error, runF func(*ConicClassOptions) error) *cobra.Command {
-	c := dataCommand(f, use, short, example, preset, &ConicClassOptions{}, run, runF)
+// conicClassCommand is a command over a conic classification preset: the
+// proximal AL flags plus --w0 (default w0, the paper's).
+func conicClassCommand[T dataOptions](f *Factory, use, short, example, preset, w0 string, o T, run func(*Factory, T) error, runF func(T) error) *cobra.Command {
+	c := dataCommand(f, use, short, example, preset, o, run, runF)
 	c.Flags().String("w0", w0, "starting point: ones, zeros or sphere")
 	return c
 }
 
 func newCmdReproduceConicTable2(f *Factory, runF func(*ConicClassOptions) error) *cobra.Command {
 	return conicClassCommand(f, "conic-table2", "Conic paper, Table 2: Neyman-Pearson (eq. (26)), w0 = ones, β = 300, ρ_i = 0.01",
-		"  fedcon reproduce conic-table2\n  fedcon reproduce conic-table2 --rho-adapt", "conic-table2", "ones", conicNPRun, runF)
+		"  fedcon reproduce conic-table2\n  fedcon reproduce conic-table2 --rho-adapt", "conic-table2", "ones", &ConicClassOptions{}, conicNPRun, runF)
 }
 
 func newCmdReproduceConicTable3(f *Factory, runF func(*ConicClassOptions) error) *cobra.Command {
 	return conicClassCommand(f, "conic-table3", "Conic paper, Table 3: fairness (eq. (28)) on adult-b, w0 = 0, r = 0.01, ρ_i = 1e8",
-		"  fedcon reproduce conic-table3", "conic-table3", "zeros", conicFairRun, runF)
+		"  fedcon reproduce conic-table3", "conic-table3", "zeros", &ConicClassOptions{}, conicFairRun, runF)
 }
 
 func conicNPRun(f *Factory, o *ConicClassOptions) error {

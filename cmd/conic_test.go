@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,5 +107,86 @@ func TestConicTable1EndToEnd(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "conic-table1", "conic-table1."+ext)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestCheckConicCommand: `fedcon check` gates a conic-table1 result: exit 0
+// on a real run of the paper's (100, 1, 1) cell, 1 once a run's status is
+// doctored.
+func TestCheckConicCommand(t *testing.T) {
+	dir := t.TempDir()
+	f, _, errOut := testFactory()
+	cfg := writeConfig(t, dir, "cells: [[100, 1, 1]]\ntrials: 2\n")
+	if code := run(context.Background(), f, []string{"reproduce", "conic-table1", "--config", cfg, "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("reproduce: exit %d (%s)", code, errOut)
+	}
+	if code := run(context.Background(), f, []string{"check", dir}); code != 0 {
+		t.Fatalf("check: exit %d (%s)", code, errOut)
+	}
+	path := filepath.Join(dir, "conic-table1", "conic-table1.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"status": "Converged"`), []byte(`"status": "InnerIterationLimit"`), 1)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(context.Background(), f, []string{"check", dir}); code != 1 {
+		t.Fatalf("doctored: exit %d, want 1", code)
+	}
+}
+
+// TestConicFigurePresets: the conic figures load the conic paper's settings
+// (Sections 5.2-5.3) and their default client counts; --clients overrides
+// them, and so does a --config file unless --clients is given.
+func TestConicFigurePresets(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := writeConfig(t, dir, "clients: [7]\n")
+	for _, tc := range []struct {
+		name    string
+		fair    bool
+		args    []string
+		clients []int
+	}{
+		{"figure1 default", false, nil, []int{5}},
+		{"figure1 clients", false, []string{"--clients", "10"}, []int{10}},
+		{"figure1 config", false, []string{"--config", cfgFile}, []int{7}},
+		{"figure2 default", true, nil, []int{5, 10, 20}},
+		{"figure2 clients", true, []string{"--clients", "5,20"}, []int{5, 20}},
+		{"figure2 config and flag", true, []string{"--config", cfgFile, "--clients", "10"}, []int{10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _, _ := testFactory()
+			var np experiments.NPConfig
+			var fair experiments.FairConfig
+			c := newCmdReproduceConicFigure1(f, func(o *ConicFigureOptions) error {
+				err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, &np)
+				o.figureClients(&np.Clients)
+				return err
+			})
+			if tc.fair {
+				c = newCmdReproduceConicFigure2(f, func(o *ConicFigureOptions) error {
+					err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, &fair)
+					o.figureClients(&fair.Clients)
+					return err
+				})
+			}
+			c.SetArgs(tc.args)
+			if err := c.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			if tc.fair {
+				// Section 5.3: w0 = 0, r = 0.01, s̄ = 0.001, β = 10, ρ_i = 1e8.
+				if fair.W0 != "zeros" || fair.R != 0.01 || fair.SBar != 0.001 || fair.Beta != 10 || fair.Rho != 1e8 || !slices.Equal(fair.Clients, tc.clients) {
+					t.Fatalf("conic-figure2 config %+v", fair)
+				}
+				return
+			}
+			// Section 5.2: w0 = ones, s̄ = 0.001, β = 300, ρ_i = 0.01, r = 0.2.
+			if np.W0 != "ones" || np.SBar != 0.001 || np.Beta != 300 || np.Rho != 0.01 || np.R != 0.2 || !slices.Equal(np.Clients, tc.clients) {
+				t.Fatalf("conic-figure1 config %+v", np)
+			}
+		})
 	}
 }

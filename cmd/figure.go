@@ -47,7 +47,9 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 	for len(grid[len(grid)-1]) < cols {
 		grid[len(grid)-1] = append(grid[len(grid)-1], nil) // empty tile
 	}
-	w, h := vg.Length(cols)*4.2*vg.Inch, vg.Length(len(grid))*3.6*vg.Inch
+	title := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(13)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
+	// Wide enough for the title: a one-panel figure would clip it.
+	w, h := max(vg.Length(cols)*4.2*vg.Inch, title.Width(fig.Title)+vg.Millimeter*8), vg.Length(len(grid))*3.6*vg.Inch
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return nil, err
 	}
@@ -68,7 +70,6 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 				}
 			}
 		}
-		title := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(13)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
 		dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Millimeter*6}, fig.Title)
 		path := base + "." + target.ext
 		f, err := os.Create(path)

@@ -22,15 +22,30 @@ func figure1Run(f *Factory, o *NPOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	return figureRun(f, &o.commonOptions, "figure1", cfg, cfg.Seed, cfg.TrialHash(),
+		func(opt experiments.RunOptions, info *experiments.RunInfo) (any, *experiments.Figure, error) {
+			res, err := experiments.RunFigure1(o.ctx, cfg, o.Dirs, opt)
+			if err != nil {
+				return nil, nil, err
+			}
+			res.Info = info
+			return res, &res.Figure, nil
+		})
+}
+
+// figureRun runs a figure experiment of a validated cfg into <out>/<name>/
+// (trial store, manifest) and renders it: run gets the run options and the
+// run record to put in its result, and returns the result and its figure.
+func figureRun(f *Factory, o *commonOptions, name string, cfg any, seed uint64, hash string,
+	run func(experiments.RunOptions, *experiments.RunInfo) (any, *experiments.Figure, error)) error {
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
 		return err
 	}
-	out := newRunOutput(f, &o.commonOptions, "figure1", cfg, cfg.Seed, cfg.TrialHash(), workers)
-	res, err := experiments.RunFigure1(o.ctx, cfg, o.Dirs, out.options())
+	out := newRunOutput(f, o, name, cfg, seed, hash, workers)
+	doc, fig, err := run(out.options(), out.info)
 	if err != nil {
 		return out.failed(err, nil, nil)
 	}
-	res.Info = out.info
-	return out.figure(res, &res.Figure, nil)
+	return out.figure(doc, fig, nil)
 }

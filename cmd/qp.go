@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/spf13/cobra"
 
@@ -16,21 +17,39 @@ type QPOptions struct {
 	Clients, Dim, Constrs int
 }
 
-// qpFlagKeys maps flags to config keys.
-var qpFlagKeys = map[string]string{
-	"trials": "trials", "seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
+// qpMethodFlagKeys maps the flags of addQPMethodFlags to config keys.
+var qpMethodFlagKeys = map[string]string{
+	"trials": "trials", "seed": "seed", "beta": "beta", "sbar": "sbar",
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
-	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor", "cells": "cells",
+	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
 }
 
-func addQPFlags(c *cobra.Command, o *QPOptions) {
-	addCommonFlags(c, &o.commonOptions, "table4")
+// qpFlagKeys maps flags to config keys.
+var qpFlagKeys = withFlagKeys(qpMethodFlagKeys, map[string]string{"rng": "rng", "cells": "cells"})
+
+// withFlagKeys returns base plus extra.
+func withFlagKeys(base, extra map[string]string) map[string]string {
+	m := maps.Clone(base)
+	maps.Copy(m, extra)
+	return m
+}
+
+// qpFlagDefaults are what differs between the QP commands' shared flags:
+// their presets' β and s̄ and the help texts naming their equations.
+type qpFlagDefaults struct {
+	Beta, SBar                          float64
+	TrialsHelp, SeedHelp, InnerTestHelp string
+}
+
+// addQPMethodFlags adds the flags shared by the QP experiments (Table 4 of
+// the core paper, Table 1 of the conic paper) with the defaults d; their
+// values override config keys through qpMethodFlagKeys.
+func addQPMethodFlags(c *cobra.Command, d qpFlagDefaults) {
 	fl := c.Flags()
-	fl.Int("trials", 10, "trials per cell (they differ in w0 only)")
-	fl.Uint64("seed", 1, "seed of the instance and w0 streams")
-	fl.String("rng", "fedcon", "random stream: fedcon, or numpy (the authors' exact instances)")
-	fl.Float64("beta", 10, "AL penalty β")
-	fl.Float64("sbar", 0.1, "s̄ in τ_k = s̄/(k+1)²")
+	fl.Int("trials", 10, d.TrialsHelp)
+	fl.Uint64("seed", 1, d.SeedHelp)
+	fl.Float64("beta", d.Beta, "AL penalty β")
+	fl.Float64("sbar", d.SBar, "s̄ in τ_k = s̄/(k+1)²")
 	fl.Float64("rho", 1, "ADMM penalty ρ_i")
 	fl.Float64("q", 0.9, "q in ε_{t+1} = q^t")
 	fl.Float64("eps1", 1e-3, "stationarity tolerance ε1")
@@ -38,7 +57,14 @@ func addQPFlags(c *cobra.Command, o *QPOptions) {
 	fl.Float64("eps-floor", 0, "lower bound on ε_{t+1} (paper: none)")
 	fl.Int("max-outer", 10000, "outer iteration cap")
 	fl.Int("max-inner", 10000, "inner (ADMM) iteration cap per outer iteration")
-	fl.String("inner-test", "paper", "Algorithm 2 stopping test: paper (eq. (23)) or measured (authors' QP practice)")
+	fl.String("inner-test", "paper", d.InnerTestHelp)
+}
+
+func addQPFlags(c *cobra.Command, o *QPOptions) {
+	addCommonFlags(c, &o.commonOptions, "table4")
+	addQPMethodFlags(c, qpFlagDefaults{Beta: 10, SBar: 0.1, TrialsHelp: "trials per cell (they differ in w0 only)",
+		SeedHelp: "seed of the instance and w0 streams", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (23)) or measured (authors' QP practice)"})
+	c.Flags().String("rng", "fedcon", "random stream: fedcon, or numpy (the authors' exact instances)")
 }
 
 // qpCommand builds a command over the Table 4 preset.

@@ -16,7 +16,8 @@ func newCmdReproduce(f *Factory) *cobra.Command {
 	for _, fig := range []string{"figure2", "figure3", "figure4", "all"} {
 		c.AddCommand(newCmdReproduceSSCA(f, fig, nil))
 	}
-	c.AddCommand(newCmdReproduceConicTable1(f, nil), newCmdReproduceConicTable2(f, nil), newCmdReproduceConicTable3(f, nil))
+	c.AddCommand(newCmdReproduceConicTable1(f, nil), newCmdReproduceConicTable2(f, nil), newCmdReproduceConicTable3(f, nil),
+		newCmdReproduceConicFigure1(f, nil), newCmdReproduceConicFigure2(f, nil))
 	c.AddCommand(newCmdReproduceDRFLFigure1(f, nil), newCmdReproduceDRFLNoise(f, "drfl-figure2", nil),
 		newCmdReproduceDRFLNoise(f, "drfl-figure3", nil),
 		newCmdReproduceDRFLNoise(f, "drfl-figure4", nil), newCmdReproduceDRFLNoise(f, "drfl-figure5", nil))

@@ -93,6 +93,20 @@ var allJobs = []allJob{
 	{"conic-table3", false, func(f *Factory, o commonOptions, dirs []string) error {
 		return conicFairRun(f, &ConicClassOptions{commonOptions: o, Dirs: dirs})
 	}},
+	// The conic paper's Figures 1-2 at its settings. Figure 1 (ρ_i = 0.01)
+	// runs into Algorithm 1's inner caps on adult-a and monks-1 for tens of
+	// minutes: not in --quick. Figure 2 (ρ_i = 1e8: Algorithm 1 stops at its
+	// caps without moving) took 11 s at n = 5, the quick run's one panel.
+	{"conic-figure1", false, func(f *Factory, o commonOptions, dirs []string) error {
+		return conicFigure1Run(f, &ConicFigureOptions{ConicClassOptions: ConicClassOptions{commonOptions: o, Dirs: dirs}, Clients: []int{5}})
+	}},
+	{"conic-figure2", true, func(f *Factory, o commonOptions, dirs []string) error {
+		clients := []int{5, 10, 20}
+		if o.quick {
+			clients = []int{5}
+		}
+		return conicFigure2Run(f, &ConicFigureOptions{ConicClassOptions: ConicClassOptions{commonOptions: o, Dirs: dirs}, Clients: clients})
+	}},
 }
 
 // drflNoiseJob runs a DRFL noise figure (2-5) in batch mode: 10
@@ -131,7 +145,8 @@ recomputes). A failed experiment does not stop the others; the exit code reports
 --quick is a smoke run of a few minutes into results/quick/: 2 trials, n in {1, 5}, Table 1
 and Figure 1 with residual balancing of rho (fixed rho = 0.01 needs hours there), and the
 paper's Table 2 preset left out (its rho = 1e8 runs into the caps for hours). Of the conic
-paper's tables only conic-table1 (2 instances, n in {1, 5}) is in the smoke run.`,
+paper's experiments only conic-table1 (2 instances, n in {1, 5}) and conic-figure2 (n = 5)
+are in the smoke run.`,
 		Example: `  fedcon reproduce all --quick
   fedcon reproduce all --only table4,figure2-authors --trials 3
   fedcon reproduce all --workers 8`,

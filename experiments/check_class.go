@@ -65,11 +65,13 @@ func npCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 // CheckTable2 checks a Table 2 result file (either preset) with
 // configs/reference/table2.yaml.
 func CheckTable2(experiment string, resultJSON []byte) ([]CheckRow, error) {
-	return checkClass(experiment, "table2", resultJSON, func(raw []byte) (string, float64, *MethodConfig, error) {
-		var cfg FairConfig
-		err := json.Unmarshal(raw, &cfg)
-		return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
-	})
+	return checkClass(experiment, "table2", resultJSON, fairCheckConfig)
+}
+
+func fairCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
+	var cfg FairConfig
+	err := json.Unmarshal(raw, &cfg)
+	return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
 }
 
 type classConfigFunc func([]byte) (string, float64, *MethodConfig, error)
@@ -200,21 +202,23 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 }
 
 // BaselineYAML renders a result file's per-trial objectives as a baseline
-// entry for configs/reference/<table>.yaml (`fedcon check --baseline`).
+// entry for configs/reference/<table>.yaml (`fedcon check --print-baseline`).
 func BaselineYAML(experiment string, resultJSON []byte, description string) (string, error) {
+	if experiment == "conic-table1" {
+		return conicQPBaselineYAML(resultJSON, description)
+	}
 	var res classResult
 	if err := json.Unmarshal(resultJSON, &res); err != nil || res.Info == nil {
 		return "", fmt.Errorf("experiments: %s.json: not a classification result", experiment)
 	}
-	var hash string
-	if strings.HasPrefix(experiment, "table1") {
-		var cfg NPConfig
-		_ = json.Unmarshal(res.Info.Config, &cfg)
-		hash = cfg.TrialHash()
-	} else {
-		var cfg FairConfig
-		_ = json.Unmarshal(res.Info.Config, &cfg)
-		hash = cfg.TrialHash()
+	// Neyman-Pearson (table1*, conic-table2) or fairness (table2*, conic-table3).
+	config := fairCheckConfig
+	if strings.HasPrefix(experiment, "table1") || experiment == "conic-table2" {
+		config = npCheckConfig
+	}
+	hash, _, _, err := config(res.Info.Config)
+	if err != nil {
+		return "", fmt.Errorf("experiments: %s.json: config: %w", experiment, err)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %q:\n    description: %q\n    trials:\n", hash, description)

@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -95,43 +94,21 @@ type ConicQPTrial struct {
 	Exact bool `json:"exact_reference"` // FStar and DistOpt are known
 	// FStar is f(w*) of an independent solve: the KKT system of eq. (25)
 	// without balls, ExactSingleBall with one; 0 when Exact is false.
-	FStar   float64 `json:"f_star"`
-	Alg1    QPAlg   `json:"alg1"`
-	CProx   QPAlg   `json:"cprox"`
-	RelDiff float64 `json:"reldiff"`
+	FStar float64 `json:"f_star"`
+	QPRuns
 }
 
-// ConicQPRow aggregates one cell over its instances.
+// ConicQPRow aggregates one cell over its instances: Table 4's columns
+// (QPStats) with f* per instance, hence its mean and std.
 type ConicQPRow struct {
-	D, N, M   int
-	Exact     bool       `json:"exact_reference"`
-	FStar     MeanStd    `json:"f_star"`
-	Obj1      MeanStd    `json:"objective_alg1"`
-	ObjC      MeanStd    `json:"objective_cprox"`
-	RelDiff   MeanStd    `json:"reldiff"`
-	Viol1     MeanStd    `json:"feasviol_alg1"`
-	ViolC     MeanStd    `json:"feasviol_cprox"`
-	Outer1    MeanStd    `json:"outer_alg1"`
-	OuterC    MeanStd    `json:"outer_cprox"`
-	Inner1    MeanStd    `json:"inner_alg1"`
-	Rounds1   MeanStd    `json:"rounds_alg1"`
-	MBytes1   MeanStd    `json:"mbytes_alg1"`
-	Wall1     MeanStd    `json:"wall_alg1"`
-	WallC     MeanStd    `json:"wall_cprox"`
-	Dist1     MeanStd    `json:"dist_opt_alg1"`
-	DistC     MeanStd    `json:"dist_opt_cprox"`
-	KKT1      [2]float64 `json:"kkt_max_alg1"`
-	KKTC      [2]float64 `json:"kkt_max_cprox"`
-	Flags     string     `json:"flags"`
-	Published []float64  `json:"published,omitempty"`
+	D, N, M int
+	Exact   bool    `json:"exact_reference"`
+	FStar   MeanStd `json:"f_star"`
+	QPStats
 }
 
 // ConicQPResult is the whole experiment.
-type ConicQPResult struct {
-	Info   *RunInfo       `json:"run"`
-	Rows   []ConicQPRow   `json:"rows"`
-	Trials []ConicQPTrial `json:"trials"`
-}
+type ConicQPResult qpResult[ConicQPRow, ConicQPTrial]
 
 // conicInstance draws instance t of cell (d, n, m) from its own stream.
 func conicInstance(cfg *ConicQPConfig, d, n, m, t int) (*problems.ConicQP, error) {
@@ -220,52 +197,14 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 }
 
 func conicQPRow(d, n, m int, trials []ConicQPTrial) ConicQPRow {
-	col := func(f func(*ConicQPTrial) float64) MeanStd {
-		x := make([]float64, len(trials))
-		for i := range trials {
-			x[i] = f(&trials[i])
-		}
-		return meanStd(x)
+	runs := make([]*QPRuns, len(trials))
+	fstar := make([]float64, len(trials))
+	row := ConicQPRow{D: d, N: n, M: m, Exact: true}
+	for i := range trials {
+		runs[i], fstar[i] = &trials[i].QPRuns, trials[i].FStar
+		row.Exact = row.Exact && trials[i].Exact
 	}
-	row := ConicQPRow{D: d, N: n, M: m, Exact: true,
-		FStar:   col(func(t *ConicQPTrial) float64 { return t.FStar }),
-		Obj1:    col(func(t *ConicQPTrial) float64 { return t.Alg1.Objective }),
-		ObjC:    col(func(t *ConicQPTrial) float64 { return t.CProx.Objective }),
-		RelDiff: col(func(t *ConicQPTrial) float64 { return t.RelDiff }),
-		Viol1:   col(func(t *ConicQPTrial) float64 { return t.Alg1.Violation }),
-		ViolC:   col(func(t *ConicQPTrial) float64 { return t.CProx.Violation }),
-		Outer1:  col(func(t *ConicQPTrial) float64 { return float64(t.Alg1.Stats.OuterIterations) }),
-		OuterC:  col(func(t *ConicQPTrial) float64 { return float64(t.CProx.Stats.OuterIterations) }),
-		Inner1:  col(func(t *ConicQPTrial) float64 { return float64(t.Alg1.Stats.InnerIterations) }),
-		Rounds1: col(func(t *ConicQPTrial) float64 { return float64(t.Alg1.Stats.Rounds) }),
-		MBytes1: col(func(t *ConicQPTrial) float64 {
-			return float64(t.Alg1.Stats.BytesDown()+t.Alg1.Stats.BytesUp()) / 1e6
-		}),
-		Wall1: col(func(t *ConicQPTrial) float64 { return t.Alg1.Wall }),
-		WallC: col(func(t *ConicQPTrial) float64 { return t.CProx.Wall }),
-		Dist1: col(func(t *ConicQPTrial) float64 { return t.Alg1.DistOpt }),
-		DistC: col(func(t *ConicQPTrial) float64 { return t.CProx.DistOpt }),
-	}
-	flags := map[string]int{}
-	for _, t := range trials {
-		row.Exact = row.Exact && t.Exact
-		row.KKT1[0] = math.Max(row.KKT1[0], t.Alg1.Residuals.Stationarity)
-		row.KKT1[1] = math.Max(row.KKT1[1], t.Alg1.Residuals.Feasibility)
-		row.KKTC[0] = math.Max(row.KKTC[0], t.CProx.Residuals.Stationarity)
-		row.KKTC[1] = math.Max(row.KKTC[1], t.CProx.Residuals.Feasibility)
-		for _, a := range []struct {
-			name string
-			alg  *QPAlg
-		}{{"A1", &t.Alg1}, {"cP", &t.CProx}} {
-			if a.alg.Status != solver.Converged {
-				flags[a.name+" "+a.alg.Status.String()]++
-			}
-			if a.alg.Stats.InnerCapHits > 0 {
-				flags[a.name+" inner cap"]++
-			}
-		}
-	}
-	row.Flags = flagString(flags)
+	row.FStar, row.QPStats = meanStd(fstar), qpStats(runs)
 	row.Published = publishedIn("conic-published", "table1", fmt.Sprintf("%d,%d,%d", d, n, m))
 	return row
 }

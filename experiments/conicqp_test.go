@@ -160,3 +160,44 @@ func TestConicPublished(t *testing.T) {
 		t.Fatalf("table3 20 = %v", p)
 	}
 }
+
+// TestQPJSONLayout: the shared QPRuns and QPStats are flattened into the
+// trial and row objects of both QP result files, so their JSON keys are the
+// ones stored trial files and `fedcon check` read.
+func TestQPJSONLayout(t *testing.T) {
+	keys := func(v any) map[string]bool {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for k := range m {
+			out[k] = true
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		v    any
+		want []string
+	}{
+		{"QPTrial", QPTrial{}, []string{"n", "d", "m", "trial", "f_star", "nu_star_l1", "alg1", "cprox", "reldiff"}},
+		{"ConicQPTrial", ConicQPTrial{}, []string{"d", "n", "m", "trial", "balls", "exact_reference", "f_star", "alg1", "cprox", "reldiff"}},
+		{"QPRow", QPRow{}, []string{"N", "D", "M", "f_star", "objective_alg1", "reldiff", "outer_cprox", "kkt_max_alg1", "flags", "nu_star_l1", "objective_kkt_band_alg1"}},
+		{"ConicQPRow", ConicQPRow{}, []string{"D", "N", "M", "exact_reference", "f_star", "objective_cprox", "feasviol_alg1", "dist_opt_cprox", "kkt_max_cprox", "flags"}},
+	} {
+		got := keys(c.v)
+		for _, k := range c.want {
+			if !got[k] {
+				t.Errorf("%s JSON lacks %q (has %v)", c.name, k, got)
+			}
+		}
+		if got["QPRuns"] || got["QPStats"] {
+			t.Errorf("%s JSON nests the shared struct: %v", c.name, got)
+		}
+	}
+}

@@ -70,23 +70,30 @@ type QPAlg struct {
 // QPTraceEntry is kept for figures; not serialised per trial.
 type QPTraceEntry = solver.OuterRecord
 
-// QPTrial is one (cell, trial): both algorithms from the same w0.
-type QPTrial struct {
-	N       int     `json:"n"`
-	D       int     `json:"d"`
-	M       int     `json:"m"`
-	Trial   int     `json:"trial"`
-	FStar   float64 `json:"f_star"`     // the cell's exact optimum
-	Nu1     float64 `json:"nu_star_l1"` // ||ν*||₁ of the cell's exact multipliers
+// QPRuns are both algorithms' runs of one QP trial, from the same w0: the
+// part of a trial shared by Table 4 (QPTrial) and the conic paper's Table 1
+// (ConicQPTrial).
+type QPRuns struct {
 	Alg1    QPAlg   `json:"alg1"`
 	CProx   QPAlg   `json:"cprox"`
-	RelDiff float64 `json:"reldiff"`
+	RelDiff float64 `json:"reldiff"` // |f_A1 - f_cP| / |f_cP|
 }
 
-// QPRow aggregates one cell over its trials.
-type QPRow struct {
-	N, D, M   int
-	FStar     float64    `json:"f_star"`
+// QPTrial is one (cell, trial): both algorithms from the same w0.
+type QPTrial struct {
+	N     int     `json:"n"`
+	D     int     `json:"d"`
+	M     int     `json:"m"`
+	Trial int     `json:"trial"`
+	FStar float64 `json:"f_star"`     // the cell's exact optimum
+	Nu1   float64 `json:"nu_star_l1"` // ||ν*||₁ of the cell's exact multipliers
+	QPRuns
+}
+
+// QPStats aggregates the QPRuns of one cell over its trials (mean and
+// population std, maxima of the KKT residuals, status flags): the columns
+// shared by Table 4 (QPRow) and the conic paper's Table 1 (ConicQPRow).
+type QPStats struct {
 	Obj1      MeanStd    `json:"objective_alg1"`
 	ObjC      MeanStd    `json:"objective_cprox"`
 	RelDiff   MeanStd    `json:"reldiff"`
@@ -100,22 +107,33 @@ type QPRow struct {
 	Wall1     MeanStd    `json:"wall_alg1"`
 	WallC     MeanStd    `json:"wall_cprox"`
 	Dist1     MeanStd    `json:"dist_opt_alg1"`
-	Nu1       float64    `json:"nu_star_l1"`
-	Band1     float64    `json:"objective_kkt_band_alg1"`
-	BandC     float64    `json:"objective_kkt_band_cprox"`
 	DistC     MeanStd    `json:"dist_opt_cprox"`
-	KKT1      [2]float64 `json:"kkt_max_alg1"`
+	KKT1      [2]float64 `json:"kkt_max_alg1"` // max stationarity, feasibility
 	KKTC      [2]float64 `json:"kkt_max_cprox"`
 	Flags     string     `json:"flags"`
 	Published []float64  `json:"published,omitempty"`
 }
 
-// QPResult is the whole experiment: what the result files hold.
-type QPResult struct {
-	Info   *RunInfo  `json:"run"`
-	Rows   []QPRow   `json:"rows"`
-	Trials []QPTrial `json:"trials"`
+// QPRow aggregates one cell over its trials.
+type QPRow struct {
+	N, D, M int
+	FStar   float64 `json:"f_star"`
+	QPStats
+	Nu1   float64 `json:"nu_star_l1"`
+	Band1 float64 `json:"objective_kkt_band_alg1"`
+	BandC float64 `json:"objective_kkt_band_cprox"`
 }
+
+// qpResult is the layout of a QP experiment's result file: the run
+// record, one row per cell, every trial.
+type qpResult[R, T any] struct {
+	Info   *RunInfo `json:"run"`
+	Rows   []R      `json:"rows"`
+	Trials []T      `json:"trials"`
+}
+
+// QPResult is the whole experiment: what the result files hold.
+type QPResult qpResult[QPRow, QPTrial]
 
 // qpInstance builds cell (n, d, m): our stream or the authors' numpy one.
 func qpInstance(cfg *QPConfig, n, d, m int) (*problems.LCQP, error) {
@@ -293,52 +311,66 @@ func distInf(a, b []float64) float64 {
 }
 
 func qpRow(n, d, m int, fstar float64, trials []QPTrial) QPRow {
-	col := func(f func(*QPTrial) float64) MeanStd {
-		x := make([]float64, len(trials))
-		for i := range trials {
-			x[i] = f(&trials[i])
-		}
-		return meanStd(x)
+	runs := make([]*QPRuns, len(trials))
+	for i := range trials {
+		runs[i] = &trials[i].QPRuns
 	}
-	row := QPRow{N: n, D: d, M: m, FStar: fstar,
-		Obj1:    col(func(t *QPTrial) float64 { return t.Alg1.Objective }),
-		ObjC:    col(func(t *QPTrial) float64 { return t.CProx.Objective }),
-		RelDiff: col(func(t *QPTrial) float64 { return t.RelDiff }),
-		Viol1:   col(func(t *QPTrial) float64 { return t.Alg1.Violation }),
-		ViolC:   col(func(t *QPTrial) float64 { return t.CProx.Violation }),
-		Outer1:  col(func(t *QPTrial) float64 { return float64(t.Alg1.Stats.OuterIterations) }),
-		OuterC:  col(func(t *QPTrial) float64 { return float64(t.CProx.Stats.OuterIterations) }),
-		Inner1:  col(func(t *QPTrial) float64 { return float64(t.Alg1.Stats.InnerIterations) }),
-		Rounds1: col(func(t *QPTrial) float64 { return float64(t.Alg1.Stats.Rounds) }),
-		MBytes1: col(func(t *QPTrial) float64 {
-			return float64(t.Alg1.Stats.BytesDown()+t.Alg1.Stats.BytesUp()) / 1e6
-		}),
-		Wall1: col(func(t *QPTrial) float64 { return t.Alg1.Wall }),
-		WallC: col(func(t *QPTrial) float64 { return t.CProx.Wall }),
-		Dist1: col(func(t *QPTrial) float64 { return t.Alg1.DistOpt }),
-		DistC: col(func(t *QPTrial) float64 { return t.CProx.DistOpt }),
-	}
-	flags := map[string]int{}
+	row := QPRow{N: n, D: d, M: m, FStar: fstar, QPStats: qpStats(runs)}
 	for _, t := range trials {
 		row.Band1 = math.Max(row.Band1, t.Alg1.ObjBand)
 		row.BandC = math.Max(row.BandC, t.CProx.ObjBand)
-		row.KKT1[0] = math.Max(row.KKT1[0], t.Alg1.Residuals.Stationarity)
-		row.KKT1[1] = math.Max(row.KKT1[1], t.Alg1.Residuals.Feasibility)
-		row.KKTC[0] = math.Max(row.KKTC[0], t.CProx.Residuals.Stationarity)
-		row.KKTC[1] = math.Max(row.KKTC[1], t.CProx.Residuals.Feasibility)
-		if t.Alg1.Status != solver.Converged {
-			flags["A1 "+t.Alg1.Status.String()]++
-		}
-		if t.CProx.Status != solver.Converged {
-			flags["cP "+t.CProx.Status.String()]++
-		}
-		if t.Alg1.Stats.InnerCapHits > 0 {
-			flags["A1 inner cap"]++
-		}
 	}
-	row.Flags = flagString(flags)
 	row.Published = publishedTable4(n, d, m)
 	return row
+}
+
+// qpStats aggregates one cell's runs; Published is left to the caller.
+func qpStats(runs []*QPRuns) QPStats {
+	col := func(f func(*QPRuns) float64) MeanStd {
+		x := make([]float64, len(runs))
+		for i, r := range runs {
+			x[i] = f(r)
+		}
+		return meanStd(x)
+	}
+	s := QPStats{
+		Obj1:    col(func(r *QPRuns) float64 { return r.Alg1.Objective }),
+		ObjC:    col(func(r *QPRuns) float64 { return r.CProx.Objective }),
+		RelDiff: col(func(r *QPRuns) float64 { return r.RelDiff }),
+		Viol1:   col(func(r *QPRuns) float64 { return r.Alg1.Violation }),
+		ViolC:   col(func(r *QPRuns) float64 { return r.CProx.Violation }),
+		Outer1:  col(func(r *QPRuns) float64 { return float64(r.Alg1.Stats.OuterIterations) }),
+		OuterC:  col(func(r *QPRuns) float64 { return float64(r.CProx.Stats.OuterIterations) }),
+		Inner1:  col(func(r *QPRuns) float64 { return float64(r.Alg1.Stats.InnerIterations) }),
+		Rounds1: col(func(r *QPRuns) float64 { return float64(r.Alg1.Stats.Rounds) }),
+		MBytes1: col(func(r *QPRuns) float64 {
+			return float64(r.Alg1.Stats.BytesDown()+r.Alg1.Stats.BytesUp()) / 1e6
+		}),
+		Wall1: col(func(r *QPRuns) float64 { return r.Alg1.Wall }),
+		WallC: col(func(r *QPRuns) float64 { return r.CProx.Wall }),
+		Dist1: col(func(r *QPRuns) float64 { return r.Alg1.DistOpt }),
+		DistC: col(func(r *QPRuns) float64 { return r.CProx.DistOpt }),
+	}
+	flags := map[string]int{}
+	for _, r := range runs {
+		s.KKT1[0] = math.Max(s.KKT1[0], r.Alg1.Residuals.Stationarity)
+		s.KKT1[1] = math.Max(s.KKT1[1], r.Alg1.Residuals.Feasibility)
+		s.KKTC[0] = math.Max(s.KKTC[0], r.CProx.Residuals.Stationarity)
+		s.KKTC[1] = math.Max(s.KKTC[1], r.CProx.Residuals.Feasibility)
+		for _, a := range []struct {
+			name string
+			alg  *QPAlg
+		}{{"A1", &r.Alg1}, {"cP", &r.CProx}} {
+			if a.alg.Status != solver.Converged {
+				flags[a.name+" "+a.alg.Status.String()]++
+			}
+			if a.alg.Stats.InnerCapHits > 0 {
+				flags[a.name+" inner cap"]++
+			}
+		}
+	}
+	s.Flags = flagString(flags)
+	return s
 }
 
 // flagString renders "status xN" flags in a stable order; "ok" when none.
