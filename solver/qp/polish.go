@@ -224,8 +224,8 @@ func (s *Solver) kktTimes(dst, v []float64, rows []int) {
 func (s *Solver) polishFactor(rows []int) (polishSys, bool) {
 	delta := s.set.PolishDelta
 	if s.kind == LinearSolverDense {
-		s.polDense = newDensePolish(s.P, s.A, delta, s.polDense)
-		if !s.polDense.factor(append([]int(nil), rows...)) {
+		s.polDense = newDensePolish(s.lin.(*denseKKT), delta, s.polDense)
+		if !s.polDense.factor(rows) {
 			return nil, false
 		}
 		return s.polDense, true

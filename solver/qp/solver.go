@@ -145,12 +145,11 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	}
 	switch s.kind {
 	case LinearSolverDense:
-		pchol := make([]float64, n*n)
-		fillP(pchol, s.P, s.set.Sigma)
-		if !cholesky(pchol, n) {
+		dk := newDenseKKT(s.P, s.Ap, s.set.Sigma)
+		if !dk.convex() {
 			return nil, notPSD()
 		}
-		s.lin = newDenseKKT(s.P, s.A, s.set.Sigma)
+		s.lin = dk
 	default:
 		if s.set.Ordering != nil {
 			if err := checkPermutation(s.set.Ordering, n+m); err != nil {
