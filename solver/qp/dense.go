@@ -153,12 +153,8 @@ type denseKKT struct {
 }
 
 func newDenseKKT(P *CSC, Ap *pair, sigma float64) *denseKKT {
-	return newDenseKKTGram(P, Ap, sigma, newGram(Ap.at))
-}
-
-func newDenseKKTGram(P *CSC, Ap *pair, sigma float64, g *gram) *denseKKT {
 	return &denseKKT{
-		n: P.N, sigma: sigma, P: P, A: Ap.a, At: Ap.at, Ap: Ap, g: g,
+		n: P.N, sigma: sigma, P: P, A: Ap.a, At: Ap.at, Ap: Ap, g: newGram(Ap.at),
 		k: make([]float64, P.N*P.N),
 		w: make([]float64, Ap.a.M),
 	}
@@ -194,58 +190,191 @@ func (d *denseKKT) step(xt, zt, x, z, y, q, rho []float64) {
 func (d *denseKKT) factorNnz() int { return d.n * (d.n + 1) / 2 }
 
 // densePolish solves the regularised polishing system
-// [P+δI, A_Rᵀ; A_R, −δI] [x; ν] = [r₁; r₂] by eliminating ν:
-// (P + δI + A_RᵀA_R/δ) x = r₁ + A_Rᵀr₂/δ, ν = (A_R x − r₂)/δ. The reduced
-// matrix is the ADMM matrix with σ = δ, ρ = 1/δ on the active rows and 0
-// elsewhere, so it is formed and factored by a denseKKT. Its condition
-// number grows like 1/δ; the iterative refinement of polishing absorbs the
-// resulting error.
+// [P+δI, A_Rᵀ; A_R, −δI] [x; ν] = [r₁; r₂] in reduced form, with one change:
+// an active row with a single entry aⱼ (a bound on xⱼ, as box constraints
+// are) pins its variable exactly, aⱼxⱼ = r, instead of through the
+// regularised equation aⱼxⱼ − δν = r. The pinned variables B then drop out,
+// and only the free ones F are factored:
+//
+//	(P_FF + δI + A_OFᵀA_OF/δ) x_F = r_F − P_FB x_B + A_OFᵀ r′_O/δ,
+//	r′_O = r_O − A_OB x_B,  ν_O = (A_OF x_F − r′_O)/δ,
+//
+// O being the other active rows; the pinned rows' multipliers follow from
+// their variables' equations. The approximation is at least as close to
+// the exact polishing matrix as OSQP's (it is exact on the pinned rows), so
+// the iterative refinement converges as before, and when most variables sit
+// at their bounds the factorisation is far smaller than n×n. Its condition
+// number still grows like 1/δ; refinement absorbs the resulting error.
 type densePolish struct {
-	kk    *denseKKT
-	rows  []int
+	n     int
+	P, At *CSC
 	delta float64
-	rho   []float64
+	pdiag []int // position of Pⱼⱼ in P.X (always stored)
+
+	rows   []int     // active rows, in the caller's order
+	pinT   []int     // per variable: index in rows of its pinning row, or −1
+	pinA   []float64 // per variable: the pinning coefficient
+	other  []int     // indices in rows of the other active rows
+	free   []int     // free variables, increasing
+	loc    []int     // per variable: index in free, or −1
+	k      []float64 // factor of the free block, nF×nF row-major
+	work   []float64 // gathered dense rows for Syrk
+	xf, px []float64 // length n
+	rf     []float64
 }
 
-// newDensePolish returns a polishing workspace sharing the ADMM system's
-// data (reusing old's storage when non-nil).
+// pinMin: a single-entry row pins its variable only if its term aⱼ²/δ
+// outweighs the variable's own diagonal by this factor, i.e. when the
+// regularised system pins it anyway.
+const pinMin = 1e3
+
+// newDensePolish returns a polishing workspace for the dense ADMM system
+// (reusing old's storage when non-nil).
 func newDensePolish(lin *denseKKT, delta float64, old *densePolish) *densePolish {
 	if old != nil {
 		return old
 	}
-	return &densePolish{kk: newDenseKKTGram(lin.P, lin.Ap, delta, lin.g), delta: delta, rho: make([]float64, lin.At.N)}
+	n := lin.n
+	dp := &densePolish{n: n, P: lin.P, At: lin.At, delta: delta,
+		pdiag: make([]int, n), pinT: make([]int, n), pinA: make([]float64, n),
+		loc: make([]int, n), k: make([]float64, n*n),
+		xf: make([]float64, n), px: make([]float64, n), rf: make([]float64, n)}
+	for j := 0; j < n; j++ {
+		dp.pdiag[j] = lin.P.P[j+1] - 1 // diagonal last in its upper column
+	}
+	return dp
 }
 
 // factor factors the reduced matrix for the active rows; it reports false if
 // it is not numerically positive definite.
 func (dp *densePolish) factor(rows []int) bool {
-	clear(dp.rho)
-	for _, i := range rows {
-		dp.rho[i] = 1 / dp.delta
-	}
+	n, At, P, delta := dp.n, dp.At, dp.P, dp.delta
 	dp.rows = append(dp.rows[:0], rows...)
-	return dp.kk.setRho(dp.rho)
+	for j := range dp.pinT {
+		dp.pinT[j] = -1
+	}
+	dp.other = dp.other[:0]
+	for t, i := range rows {
+		lo := At.P[i]
+		if At.P[i+1]-lo == 1 {
+			j, a := At.I[lo], At.X[lo]
+			if dp.pinT[j] < 0 && a*a >= pinMin*delta*(abs(P.X[dp.pdiag[j]])+delta) {
+				dp.pinT[j], dp.pinA[j] = t, a
+				continue
+			}
+		}
+		dp.other = append(dp.other, t)
+	}
+	dp.free = dp.free[:0]
+	for j := 0; j < n; j++ {
+		dp.loc[j] = -1
+		if dp.pinT[j] < 0 {
+			dp.loc[j] = len(dp.free)
+			dp.free = append(dp.free, j)
+		}
+	}
+	nf := len(dp.free)
+	k := dp.k[:nf*nf]
+	clear(k)
+	for b, j := range dp.free {
+		for p := P.P[j]; p < P.P[j+1]; p++ {
+			if a := dp.loc[P.I[p]]; a >= 0 {
+				k[a*nf+b] += P.X[p] // upper: P.I[p] ≤ j, so a ≤ b
+			}
+		}
+		k[b*nf+b] += delta
+	}
+	// Other rows: A_OFᵀA_OF/δ, dense ones by Syrk, sparse ones by scatter.
+	scale := 1 / math.Sqrt(delta)
+	nd := 0
+	for _, t := range dp.other {
+		i := dp.rows[t]
+		lo, hi := At.P[i], At.P[i+1]
+		if (hi-lo)*denseRowMin < nf {
+			continue
+		}
+		if cap(dp.work) < (nd+1)*nf {
+			dp.work = append(dp.work[:cap(dp.work)], make([]float64, (nd+1)*nf-cap(dp.work))...)
+		}
+		w := dp.work[nd*nf : (nd+1)*nf]
+		clear(w)
+		for p := lo; p < hi; p++ {
+			if a := dp.loc[At.I[p]]; a >= 0 {
+				w[a] += scale * At.X[p]
+			}
+		}
+		nd++
+	}
+	if nd > 0 && nf > 0 {
+		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: nd, Cols: nf, Stride: nf, Data: dp.work[:nd*nf]},
+			1, blas64.Symmetric{Uplo: blas.Upper, N: nf, Stride: nf, Data: k})
+	}
+	for _, t := range dp.other {
+		i := dp.rows[t]
+		lo, hi := At.P[i], At.P[i+1]
+		if (hi-lo)*denseRowMin >= nf {
+			continue
+		}
+		idx, val := At.I[lo:hi], At.X[lo:hi]
+		for a, ja := range idx {
+			la := dp.loc[ja]
+			if la < 0 {
+				continue
+			}
+			va := val[a] / delta
+			for b := a; b < len(idx); b++ {
+				if lb := dp.loc[idx[b]]; lb >= 0 {
+					k[la*nf+lb] += va * val[b]
+				}
+			}
+		}
+	}
+	return potrf(k, nf)
 }
 
 // solve overwrites v = [r₁; r₂] (length n+len(rows)) with the solution.
 func (dp *densePolish) solve(v []float64) {
-	kk := dp.kk
-	n := kk.n
-	At := kk.At
-	x := v[:n]
-	inv := 1 / dp.delta
-	for t, i := range dp.rows {
-		c := v[n+t] * inv
-		for p := At.P[i]; p < At.P[i+1]; p++ {
-			x[At.I[p]] += At.X[p] * c
+	n, At, delta := dp.n, dp.At, dp.delta
+	nf := len(dp.free)
+	x, px := dp.xf, dp.px
+	// x_B from the pinning rows, then P x_B.
+	for j := range x {
+		x[j] = 0
+		if t := dp.pinT[j]; t >= 0 {
+			x[j] = v[n+t] / dp.pinA[j]
 		}
 	}
-	cholSolve(kk.k, n, x)
-	for t, i := range dp.rows {
-		var a float64
-		for p := At.P[i]; p < At.P[i+1]; p++ {
-			a += At.X[p] * x[At.I[p]]
-		}
-		v[n+t] = (a - v[n+t]) * inv
+	clear(px)
+	dp.P.symMulAdd(px, x)
+	// r′_O = r_O − A_O x_B (x is zero on F); px −= A_Oᵀr′_O/δ, so that
+	// the right-hand side is r_F − (px)_F.
+	for _, t := range dp.other {
+		i := dp.rows[t]
+		r := v[n+t] - At.colDot(i, x)
+		At.colAxpy(i, -r/delta, px)
 	}
+	rf := dp.rf[:nf]
+	for b, j := range dp.free {
+		rf[b] = v[j] - px[j]
+	}
+	cholSolve(dp.k, nf, rf)
+	for b, j := range dp.free {
+		x[j] = rf[b]
+	}
+	// ν_O = (A_O x − r_O)/δ (x is complete now); px = P x + A_Oᵀν_O.
+	clear(px)
+	dp.P.symMulAdd(px, x)
+	for _, t := range dp.other {
+		i := dp.rows[t]
+		nu := (At.colDot(i, x) - v[n+t]) / delta
+		v[n+t] = nu
+		At.colAxpy(i, nu, px)
+	}
+	// Pinned rows: aⱼν = r_j − (P x)_j − δxⱼ − (A_Oᵀν_O)_j.
+	for j := 0; j < n; j++ {
+		if t := dp.pinT[j]; t >= 0 {
+			v[n+t] = (v[j] - px[j] - delta*x[j]) / dp.pinA[j]
+		}
+	}
+	copy(v[:n], x)
 }
