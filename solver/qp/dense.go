@@ -237,8 +237,8 @@ func newDensePolish(lin *denseKKT, delta float64, old *densePolish) *densePolish
 	n := lin.n
 	dp := &densePolish{n: n, P: lin.P, At: lin.At, delta: delta,
 		pdiag: make([]int, n), pinT: make([]int, n), pinA: make([]float64, n),
-		loc: make([]int, n), k: make([]float64, n*n),
-		xf: make([]float64, n), px: make([]float64, n), rf: make([]float64, n)}
+		loc: make([]int, n),
+		xf:  make([]float64, n), px: make([]float64, n), rf: make([]float64, n)}
 	for j := 0; j < n; j++ {
 		dp.pdiag[j] = lin.P.P[j+1] - 1 // diagonal last in its upper column
 	}
@@ -274,6 +274,9 @@ func (dp *densePolish) factor(rows []int) bool {
 		}
 	}
 	nf := len(dp.free)
+	if cap(dp.k) < nf*nf {
+		dp.k = make([]float64, nf*nf) // often far below n², so sized on demand
+	}
 	k := dp.k[:nf*nf]
 	clear(k)
 	for b, j := range dp.free {

@@ -85,7 +85,7 @@ type Solver struct {
 	polCy     []float64
 
 	x, z, y, xt, zt, xPrev, yPrev []float64
-	ax, px, aty, wn, wm           []float64
+	ax, px, aty, wn, wm, pd       []float64
 	xp, zp, yp, sol, rhs, res     []float64
 
 	pendingRefactor int
@@ -177,6 +177,7 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	s.px = make([]float64, n)
 	s.aty = make([]float64, n)
 	s.wn = make([]float64, n)
+	s.pd = make([]float64, n)
 	s.xp = make([]float64, n)
 	s.z = make([]float64, m)
 	s.y = make([]float64, m)
@@ -743,7 +744,8 @@ func (s *Solver) dualInfeasible() []float64 {
 	if !(sc.cinv*qd < -eps) {
 		return nil
 	}
-	pd := make([]float64, s.n)
+	pd := s.pd
+	clear(pd)
 	s.P.symMulAdd(pd, dx)
 	for j, v := range pd {
 		if math.Abs(sc.cinv*sc.dinv[j]*v) > eps {
