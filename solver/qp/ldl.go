@@ -12,9 +12,9 @@ import "math"
 type ldl struct {
 	n     int
 	etree []int
-	lnz   []int // entries below the diagonal in each column of L
-	lp    []int // column pointers of L, length n+1
-	li    []int
+	lnz   []int   // entries below the diagonal in each column of L
+	lp    []int   // column pointers of L, length n+1
+	li    []int32 // row indices of L (int32: less memory traffic in solve)
 	lx    []float64
 	d     []float64
 	dinv  []float64
@@ -32,6 +32,9 @@ type ldl struct {
 // newLDL performs the symbolic analysis of the upper-triangular CSC K.
 func newLDL(K *CSC) *ldl {
 	n := K.N
+	if n > math.MaxInt32 {
+		panic("qp: internal error: KKT matrix too large for int32 indices")
+	}
 	f := &ldl{n: n, etree: make([]int, n), lnz: make([]int, n), lp: make([]int, n+1)}
 	f.allocNumeric()
 	work := f.flag
@@ -60,7 +63,7 @@ func newLDL(K *CSC) *ldl {
 		f.lp[i+1] = f.lp[i] + f.lnz[i]
 	}
 	nz := f.lp[n]
-	f.li = make([]int, nz)
+	f.li = make([]int32, nz)
 	f.lx = make([]float64, nz)
 	return f
 }
@@ -69,7 +72,7 @@ func newLDL(K *CSC) *ldl {
 // analysis and its own numeric storage and workspace.
 func (f *ldl) cloneSymbolic() *ldl {
 	c := &ldl{n: f.n, etree: f.etree, lnz: f.lnz, lp: f.lp,
-		li: make([]int, len(f.li)), lx: make([]float64, len(f.lx))}
+		li: make([]int32, len(f.li)), lx: make([]float64, len(f.lx))}
 	c.allocNumeric()
 	return c
 }
@@ -131,7 +134,7 @@ func (f *ldl) factor(K *CSC) bool {
 				f.yval[r] -= lxc[q] * yc
 			}
 			lkc := yc * f.dinv[c]
-			f.li[end] = k
+			f.li[end] = int32(k)
 			f.lx[end] = lkc
 			dk -= yc * lkc
 			f.next[c] = end + 1
@@ -155,34 +158,27 @@ func (f *ldl) factor(K *CSC) bool {
 	return true
 }
 
-// solve overwrites x with K⁻¹x using the last factorisation.
+// solve overwrites x with K⁻¹x using the last factorisation. Most columns
+// of L hold only a few entries (on the KKT systems of block problems, one
+// to four), so the loops avoid per-column slicing; the diagonal scaling is
+// fused into the forward pass (x[i] is final once column i is reached).
 func (f *ldl) solve(x []float64) {
 	n := f.n
-	lp, li, lx := f.lp, f.li, f.lx
+	lp, li, lx, dinv := f.lp[:n+1], f.li, f.lx[:len(f.li)], f.dinv[:n]
 	x = x[:n]
-	for i := 0; i < n; i++ {
-		xi := x[i]
-		if xi == 0 {
-			continue
-		}
-		lo, hi := lp[i], lp[i+1]
-		idx, val := li[lo:hi], lx[lo:hi]
-		val = val[:len(idx)]
-		for p, r := range idx {
-			x[r] -= val[p] * xi
-		}
-	}
-	dinv := f.dinv[:n]
 	for i := range x {
-		x[i] *= dinv[i]
+		xi := x[i]
+		if xi != 0 {
+			for p := lp[i]; p < lp[i+1]; p++ {
+				x[li[p]] -= lx[p] * xi
+			}
+			x[i] = xi * dinv[i]
+		}
 	}
 	for i := n - 1; i >= 0; i-- {
-		lo, hi := lp[i], lp[i+1]
-		idx, val := li[lo:hi], lx[lo:hi]
-		val = val[:len(idx)]
 		s := x[i]
-		for p, r := range idx {
-			s -= val[p] * x[r]
+		for p := lp[i]; p < lp[i+1]; p++ {
+			s -= lx[p] * x[li[p]]
 		}
 		x[i] = s
 	}

@@ -1,7 +1,5 @@
 package qp
 
-import "math"
-
 // rowState classifies row i from a primal value v ≈ (Ax)ᵢ and multiplier
 // y: equality if l = u, lower-active if v + y/ρ < l, upper-active if
 // v + y/ρ > u. For an ADMM iterate (v = z) this is exactly the set of rows
@@ -102,15 +100,15 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 			s.yp[i] = cy[i]
 			switch a {
 			case actLower:
-				s.yp[i] = math.Min(cy[i], 0)
+				s.yp[i] = min(cy[i], 0)
 				s.zp[i] = s.l[i]
 			case actUpper:
-				s.yp[i] = math.Max(cy[i], 0)
+				s.yp[i] = max(cy[i], 0)
 				s.zp[i] = s.u[i]
 			case actEq:
 				s.zp[i] = s.l[i]
 			default:
-				s.zp[i] = math.Min(math.Max(ax[i], s.l[i]), s.u[i])
+				s.zp[i] = min(max(ax[i], s.l[i]), s.u[i])
 			}
 			s.polNext[i] = na
 		}
@@ -179,8 +177,8 @@ func (s *Solver) polishSolve(rows []int, cx, cy []float64) ([]float64, bool) {
 		var dmax, smax float64
 		for t := range sol {
 			sol[t] += rr[t]
-			dmax = math.Max(dmax, math.Abs(rr[t]))
-			smax = math.Max(smax, math.Abs(sol[t]))
+			dmax = max(dmax, abs(rr[t]))
+			smax = max(smax, abs(sol[t]))
 		}
 		if dmax <= 1e-15*smax {
 			break
