@@ -255,6 +255,11 @@ func upperFrom(p mat.Matrix, n int) (*CSC, error) {
 			}
 		}
 	default:
+		if sd, ok := p.(*mat.SymDense); ok {
+			if out := upperFromSymDense(sd); out != nil {
+				return out, nil
+			}
+		}
 		_, isSym := p.(mat.Symmetric)
 		nz := n * (n + 1) / 2
 		// Columns are scanned in order with increasing rows and every
@@ -308,6 +313,48 @@ func upperFrom(p mat.Matrix, n int) (*CSC, error) {
 		vals = append(vals, 0)
 	}
 	return fromTriplets(n, n, rows, cols, vals), nil
+}
+
+// upperFromSymDense copies the upper triangle of an upper-stored SymDense
+// into a CSC with every diagonal entry stored, scanning the rows (contiguous
+// in memory) rather than the columns. It returns nil for lower storage or a
+// non-finite entry; the general loop then reports the first one in column
+// order, as for any other matrix.
+func upperFromSymDense(sd *mat.SymDense) *CSC {
+	raw := sd.RawSymmetric()
+	if raw.Uplo != blas.Upper {
+		return nil
+	}
+	n := raw.N
+	cnt := make([]int, n+1)
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride+i : i*raw.Stride+n]
+		for k, v := range row {
+			if !isFinite(v) {
+				return nil
+			}
+			if v != 0 || k == 0 {
+				cnt[i+k+1]++
+			}
+		}
+	}
+	for j := 0; j < n; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	out := &CSC{M: n, N: n, P: cnt, I: make([]int, cnt[n]), X: make([]float64, cnt[n])}
+	next := append([]int(nil), cnt[:n]...)
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride+i : i*raw.Stride+n]
+		for k, v := range row {
+			if v != 0 || k == 0 {
+				j := i + k
+				out.I[next[j]] = i
+				out.X[next[j]] = v
+				next[j]++
+			}
+		}
+	}
+	return out
 }
 
 func symClose(a, b float64) bool {
