@@ -22,9 +22,14 @@ type ldl struct {
 	rp    []int   // row k of L visits columns rpat[rp[k]:rp[k+1]], in order
 	rpat  []int32
 	lx    []float64
-	d     []float64
-	dinv  []float64
-	npos  int // positive pivots of the last factorisation
+	// L by rows, columns increasing: row k holds columns rc[rp[k]:rp[k+1]]
+	// with values rx; rpos maps a position in lx to one in rx.
+	rc   []int32
+	rpos []int32
+	rx   []float64
+	d    []float64
+	dinv []float64
+	npos int // positive pivots of the last factorisation
 
 	// Workspace of factor.
 	next []int
@@ -67,6 +72,7 @@ func newLDL(K *CSC) *ldl {
 	nz := f.lp[n]
 	f.li = make([]int32, nz)
 	f.lx = make([]float64, nz)
+	f.rx = make([]float64, nz)
 
 	// Row patterns: for row k, walk up the elimination tree from each entry
 	// to the first marked node, recording the path; the paths appended in
@@ -109,6 +115,18 @@ func newLDL(K *CSC) *ldl {
 		}
 		f.rp[k+1] = q
 	}
+	// Row-wise copy of the pattern, by scanning the columns in order.
+	f.rc = make([]int32, nz)
+	f.rpos = make([]int32, nz)
+	copy(next, f.rp[:n])
+	for c := 0; c < n; c++ {
+		for q := f.lp[c]; q < f.lp[c+1]; q++ {
+			r := f.li[q]
+			f.rc[next[r]] = int32(c)
+			f.rpos[q] = int32(next[r])
+			next[r]++
+		}
+	}
 	return f
 }
 
@@ -116,7 +134,7 @@ func newLDL(K *CSC) *ldl {
 // analysis and its own numeric storage and workspace.
 func (f *ldl) cloneSymbolic() *ldl {
 	c := &ldl{n: f.n, etree: f.etree, lnz: f.lnz, lp: f.lp, li: f.li, rp: f.rp, rpat: f.rpat,
-		lx: make([]float64, len(f.lx))}
+		rc: f.rc, rpos: f.rpos, lx: make([]float64, len(f.lx)), rx: make([]float64, len(f.lx))}
 	c.allocNumeric()
 	return c
 }
@@ -171,28 +189,32 @@ func (f *ldl) factor(K *CSC) bool {
 		f.d[k] = dk
 		dinv[k] = 1 / dk
 	}
+	for q, t := range f.rpos {
+		f.rx[t] = lx[q]
+	}
 	return true
 }
 
-// solve overwrites x with K⁻¹x using the last factorisation. Most columns
-// of L hold only a few entries (on the KKT systems of block problems, one
-// to four), so the loops avoid per-column slicing; the diagonal scaling is
-// fused into the forward pass (x[i] is final once column i is reached).
+// solve overwrites x with K⁻¹x using the last factorisation. Both
+// triangular solves gather (a dot product per row of L, then per column):
+// on the chain-like elimination trees of block problems a scatter forward
+// solve waits on the store of each entry before the next column can start.
+// The row-wise forward solve subtracts in increasing column order, as the
+// column-wise one did, so results are unchanged.
 func (f *ldl) solve(x []float64) {
 	n := f.n
-	lp, li, lx, dinv := f.lp[:n+1], f.li, f.lx[:len(f.li)], f.dinv[:n]
+	rp, rc, rx := f.rp[:n+1], f.rc, f.rx[:len(f.rc)]
 	x = x[:n]
-	for i := range x {
-		xi := x[i]
-		if xi != 0 {
-			for p := lp[i]; p < lp[i+1]; p++ {
-				x[li[p]] -= lx[p] * xi
-			}
-			x[i] = xi * dinv[i]
+	for k := range x {
+		s := x[k]
+		for t := rp[k]; t < rp[k+1]; t++ {
+			s -= rx[t] * x[rc[t]]
 		}
+		x[k] = s
 	}
+	lp, li, lx, dinv := f.lp[:n+1], f.li, f.lx[:len(f.li)], f.dinv[:n]
 	for i := n - 1; i >= 0; i-- {
-		s := x[i]
+		s := x[i] * dinv[i]
 		for p := lp[i]; p < lp[i+1]; p++ {
 			s -= lx[p] * x[li[p]]
 		}
