@@ -66,12 +66,13 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 	var r resid
 	for step := 0; step < s.set.PolishMaxSteps; step++ {
 		st.PolishSteps++
-		var rows []int
+		rows := s.polActive[:0] // the factorisations keep copies
 		for i, a := range s.polState {
 			if a != actNone {
 				rows = append(rows, i)
 			}
 		}
+		s.polActive = rows
 		sol, ok := s.polishSolve(rows, cx, cy)
 		if !ok {
 			return r, false

@@ -74,6 +74,7 @@ type Solver struct {
 	lin    linsys
 
 	polRows   []int // rows of the cached polishing factorisation
+	polActive []int // buffer for the active rows of a polishing step
 	polSys    polishSys
 	polDense  *densePolish // polishing workspaces
 	polSparse *sparsePolish
