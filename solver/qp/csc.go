@@ -261,6 +261,35 @@ func (c *CSC) symMulAdd(y, x []float64) {
 	}
 }
 
+// colDot returns the dot product of column j with x.
+func (c *CSC) colDot(j int, x []float64) float64 {
+	contig, _ := c.contiguity()
+	lo, hi := c.P[j], c.P[j+1]
+	if contig[j] {
+		r := c.I[lo]
+		return floats.Dot(c.X[lo:hi], x[r:r+hi-lo])
+	}
+	var s float64
+	for p := lo; p < hi; p++ {
+		s += c.X[p] * x[c.I[p]]
+	}
+	return s
+}
+
+// colAxpy computes y += alpha·(column j).
+func (c *CSC) colAxpy(j int, alpha float64, y []float64) {
+	contig, _ := c.contiguity()
+	lo, hi := c.P[j], c.P[j+1]
+	if contig[j] {
+		r := c.I[lo]
+		floats.AddScaled(y[r:r+hi-lo], alpha, c.X[lo:hi])
+		return
+	}
+	for p := lo; p < hi; p++ {
+		y[c.I[p]] += alpha * c.X[p]
+	}
+}
+
 // pair holds a matrix and its transpose and computes products with
 // whichever of the two has more entries in dense stretches (vectorised
 // kernels); the results are the same up to summation order.

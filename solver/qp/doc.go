@@ -44,7 +44,9 @@
 // active-set, i.e. semismooth Newton, step; PolishMaxSteps). A successful
 // polish ends the solve with residuals at rounding level, long before ADMM
 // alone would reach 1e-7; with a warm start it is tried before the first
-// iteration, so a nearby problem often needs no ADMM iteration at all.
+// iteration, so a nearby problem often needs no ADMM iteration at all. The
+// dense path lets active single-entry rows (bounds) fix their variables
+// exactly and factors only the block of the free ones.
 //
 // ADMM converges linearly and slowly on degenerate, LP-like problems; there
 // the early polishing is what reaches 1e-7, and the number of iterations

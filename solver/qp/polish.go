@@ -1,7 +1,5 @@
 package qp
 
-import "math"
-
 // rowState classifies row i from a primal value v ≈ (Ax)ᵢ and multiplier
 // y: equality if l = u, lower-active if v + y/ρ < l, upper-active if
 // v + y/ρ > u. For an ADMM iterate (v = z) this is exactly the set of rows
@@ -68,12 +66,13 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 	var r resid
 	for step := 0; step < s.set.PolishMaxSteps; step++ {
 		st.PolishSteps++
-		var rows []int
+		rows := s.polActive[:0] // the factorisations keep copies
 		for i, a := range s.polState {
 			if a != actNone {
 				rows = append(rows, i)
 			}
 		}
+		s.polActive = rows
 		sol, ok := s.polishSolve(rows, cx, cy)
 		if !ok {
 			return r, false
@@ -102,15 +101,15 @@ func (s *Solver) polish(st *Stats) (resid, bool) {
 			s.yp[i] = cy[i]
 			switch a {
 			case actLower:
-				s.yp[i] = math.Min(cy[i], 0)
+				s.yp[i] = min(cy[i], 0)
 				s.zp[i] = s.l[i]
 			case actUpper:
-				s.yp[i] = math.Max(cy[i], 0)
+				s.yp[i] = max(cy[i], 0)
 				s.zp[i] = s.u[i]
 			case actEq:
 				s.zp[i] = s.l[i]
 			default:
-				s.zp[i] = math.Min(math.Max(ax[i], s.l[i]), s.u[i])
+				s.zp[i] = min(max(ax[i], s.l[i]), s.u[i])
 			}
 			s.polNext[i] = na
 		}
@@ -179,8 +178,8 @@ func (s *Solver) polishSolve(rows []int, cx, cy []float64) ([]float64, bool) {
 		var dmax, smax float64
 		for t := range sol {
 			sol[t] += rr[t]
-			dmax = math.Max(dmax, math.Abs(rr[t]))
-			smax = math.Max(smax, math.Abs(sol[t]))
+			dmax = max(dmax, abs(rr[t]))
+			smax = max(smax, abs(sol[t]))
 		}
 		if dmax <= 1e-15*smax {
 			break
@@ -224,8 +223,8 @@ func (s *Solver) kktTimes(dst, v []float64, rows []int) {
 func (s *Solver) polishFactor(rows []int) (polishSys, bool) {
 	delta := s.set.PolishDelta
 	if s.kind == LinearSolverDense {
-		s.polDense = newDensePolish(s.P, s.A, delta, s.polDense)
-		if !s.polDense.factor(append([]int(nil), rows...)) {
+		s.polDense = newDensePolish(s.lin.(*denseKKT), delta, s.polDense)
+		if !s.polDense.factor(rows) {
 			return nil, false
 		}
 		return s.polDense, true

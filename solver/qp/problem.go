@@ -142,27 +142,19 @@ func cscFrom(field string, a mat.Matrix) (*CSC, error) {
 		if msg := s.check(); msg != "" {
 			return nil, inputErrorf(field, "invalid CSC: %s", msg)
 		}
+		if s.canonical() {
+			for j := 0; j < s.N; j++ {
+				for p := s.P[j]; p < s.P[j+1]; p++ {
+					if !isFinite(s.X[p]) {
+						return nil, inputErrorf(field, "entry (%d, %d) = %v is not finite", s.I[p], j, s.X[p])
+					}
+				}
+			}
+			return s.clone(), nil
+		}
 		rows, cols, vals = s.triplets(nil, nil, nil)
 	} else if dm, ok := a.(*mat.Dense); ok {
-		raw := dm.RawMatrix()
-		nz := 0
-		for i := 0; i < r; i++ {
-			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
-				if v != 0 {
-					nz++
-				}
-			}
-		}
-		rows, cols, vals = make([]int, 0, nz), make([]int, 0, nz), make([]float64, 0, nz)
-		for i := 0; i < r; i++ {
-			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
-				if v != 0 { // NaN and ±Inf are kept, and rejected below
-					rows = append(rows, i)
-					cols = append(cols, j)
-					vals = append(vals, v)
-				}
-			}
-		}
+		return denseToCSC(field, dm)
 	} else {
 		for i := 0; i < r; i++ {
 			for j := 0; j < c; j++ {
@@ -180,6 +172,54 @@ func cscFrom(field string, a mat.Matrix) (*CSC, error) {
 		}
 	}
 	return fromTriplets(r, c, rows, cols, vals), nil
+}
+
+// denseToCSC copies the non-zeros of a dense matrix into a CSC directly:
+// scanning by rows gives sorted row indices in each column, so neither
+// triplets nor sorting are needed.
+func denseToCSC(field string, dm *mat.Dense) (*CSC, error) {
+	raw := dm.RawMatrix()
+	r, c := raw.Rows, raw.Cols
+	cnt := make([]int, c+1)
+	for i := 0; i < r; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			if v != 0 {
+				if !isFinite(v) {
+					return nil, inputErrorf(field, "entry (%d, %d) = %v is not finite", i, j, v)
+				}
+				cnt[j+1]++
+			}
+		}
+	}
+	for j := 0; j < c; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	out := &CSC{M: r, N: c, P: cnt, I: make([]int, cnt[c]), X: make([]float64, cnt[c])}
+	next := append([]int(nil), cnt[:c]...)
+	for i := 0; i < r; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			if v != 0 {
+				p := next[j]
+				next[j]++
+				out.I[p] = i
+				out.X[p] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+// canonical reports whether the row indices of every column are strictly
+// increasing (sorted, no duplicates).
+func (c *CSC) canonical() bool {
+	for j := 0; j < c.N; j++ {
+		for p := c.P[j] + 1; p < c.P[j+1]; p++ {
+			if c.I[p] <= c.I[p-1] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // upperFrom returns the upper triangle of the symmetric matrix p (nil: zero)
@@ -215,9 +255,16 @@ func upperFrom(p mat.Matrix, n int) (*CSC, error) {
 			}
 		}
 	default:
+		if sd, ok := p.(*mat.SymDense); ok {
+			if out := upperFromSymDense(sd); out != nil {
+				return out, nil
+			}
+		}
 		_, isSym := p.(mat.Symmetric)
-		nz := n * (n + 3) / 2
-		rows, cols, vals = make([]int, 0, nz), make([]int, 0, nz), make([]float64, 0, nz)
+		nz := n * (n + 1) / 2
+		// Columns are scanned in order with increasing rows and every
+		// diagonal entry is stored, so the CSC is built directly.
+		out := &CSC{M: n, N: n, P: make([]int, n+1), I: make([]int, 0, nz), X: make([]float64, 0, nz)}
 		at := p.At
 		switch pm := p.(type) {
 		case *mat.Dense:
@@ -249,13 +296,14 @@ func upperFrom(p mat.Matrix, n int) (*CSC, error) {
 						return nil, inputErrorf("P", "not symmetric: P[%d][%d] = %v but P[%d][%d] = %v", i, j, v, j, i, w)
 					}
 				}
-				if v != 0 {
-					rows = append(rows, i)
-					cols = append(cols, j)
-					vals = append(vals, v)
+				if v != 0 || i == j {
+					out.I = append(out.I, i)
+					out.X = append(out.X, v)
 				}
 			}
+			out.P[j+1] = len(out.I)
 		}
+		return out, nil
 	}
 	// Store every diagonal entry so that scaling and the KKT pattern can
 	// rely on it.
@@ -265,6 +313,48 @@ func upperFrom(p mat.Matrix, n int) (*CSC, error) {
 		vals = append(vals, 0)
 	}
 	return fromTriplets(n, n, rows, cols, vals), nil
+}
+
+// upperFromSymDense copies the upper triangle of an upper-stored SymDense
+// into a CSC with every diagonal entry stored, scanning the rows (contiguous
+// in memory) rather than the columns. It returns nil for lower storage or a
+// non-finite entry; the general loop then reports the first one in column
+// order, as for any other matrix.
+func upperFromSymDense(sd *mat.SymDense) *CSC {
+	raw := sd.RawSymmetric()
+	if raw.Uplo != blas.Upper {
+		return nil
+	}
+	n := raw.N
+	cnt := make([]int, n+1)
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride+i : i*raw.Stride+n]
+		for k, v := range row {
+			if !isFinite(v) {
+				return nil
+			}
+			if v != 0 || k == 0 {
+				cnt[i+k+1]++
+			}
+		}
+	}
+	for j := 0; j < n; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	out := &CSC{M: n, N: n, P: cnt, I: make([]int, cnt[n]), X: make([]float64, cnt[n])}
+	next := append([]int(nil), cnt[:n]...)
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride+i : i*raw.Stride+n]
+		for k, v := range row {
+			if v != 0 || k == 0 {
+				j := i + k
+				out.I[next[j]] = i
+				out.X[next[j]] = v
+				next[j]++
+			}
+		}
+	}
+	return out
 }
 
 func symClose(a, b float64) bool {

@@ -29,34 +29,41 @@ func limitScaling(v float64) float64 {
 
 // ruiz scales P (upper CSC), A and q in place over iters passes and returns
 // the accumulated scaling.
+//
+// The passes do not rescale the data: the norms of the scaled matrices are
+// computed from the original entries and the accumulated factors
+// (|P̄ᵢⱼ| = c·dᵢdⱼ|Pᵢⱼ|, |Āᵢⱼ| = eᵢdⱼ|Aᵢⱼ|), so each pass only reads P and A
+// once, and the data are scaled once at the end.
 func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 	n, m := P.N, A.M
 	s := &scaling{d: ones(n), e: ones(m), c: 1}
+	d, e := s.d, s.e
 	dt := make([]float64, n)
 	et := make([]float64, m)
-	colMax := make([]float64, n)
+	// pmax[j]: ∞-norm of column j of D P D (full symmetric column), for the
+	// current d; the P part of the KKT column norm is c·pmax[j].
+	pmax := make([]float64, n)
+	pColMax(pmax, P, d)
 	for it := 0; it < iters; it++ {
-		// Column ∞-norms of the KKT matrix [P Aᵀ; A 0].
+		// Column ∞-norms of the KKT matrix [P̄ Āᵀ; Ā 0].
 		for j := range dt {
-			dt[j] = 0
+			dt[j] = s.c * pmax[j]
 		}
-		for i := range et {
-			et[i] = 0
-		}
+		clear(et)
 		for j := 0; j < n; j++ {
-			dj := dt[j]
-			for p := P.P[j]; p < P.P[j+1]; p++ {
-				v := abs(P.X[p])
-				i := P.I[p]
-				dj = max(dj, v)
-				dt[i] = max(dt[i], v)
-			}
+			dj := d[j]
+			cm := dt[j]
 			for p := A.P[j]; p < A.P[j+1]; p++ {
-				v := abs(A.X[p])
-				dj = max(dj, v)
-				et[A.I[p]] = max(et[A.I[p]], v)
+				i := A.I[p]
+				v := e[i] * abs(A.X[p]) * dj
+				if v > cm {
+					cm = v
+				}
+				if v > et[i] {
+					et[i] = v
+				}
 			}
-			dt[j] = max(dt[j], dj)
+			dt[j] = cm
 		}
 		var change float64
 		for j := range dt {
@@ -70,50 +77,62 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 		if change < ruizTol {
 			break
 		}
-		// Scale P (noting its new column norms for the cost scaling), A, q.
-		for j := range colMax {
-			colMax[j] = 0
+		for j := range d {
+			d[j] *= dt[j]
 		}
-		for j := 0; j < n; j++ {
-			for p := P.P[j]; p < P.P[j+1]; p++ {
-				i := P.I[p]
-				P.X[p] *= dt[i] * dt[j]
-				v := abs(P.X[p])
-				colMax[j] = max(colMax[j], v)
-				colMax[i] = max(colMax[i], v)
-			}
+		for i := range e {
+			e[i] *= et[i]
 		}
-		scaleRC(A, et, dt)
-		for j := range q {
-			q[j] *= dt[j]
-			s.d[j] *= dt[j]
-		}
-		for i := range et {
-			s.e[i] *= et[i]
-		}
-		// Cost scaling: 1/max(mean column norm of P, ‖q‖∞).
+		// Cost scaling: 1/max(mean column norm of P̄, ‖q̄‖∞), both taken
+		// after the new D and before the new cost factor.
+		pColMax(pmax, P, d)
 		var mean float64
-		for _, v := range colMax {
+		for _, v := range pmax {
 			mean += v
 		}
-		mean /= float64(n)
+		mean = s.c * mean / float64(n)
 		var qn float64
-		for _, v := range q {
-			qn = max(qn, abs(v))
+		for j, v := range q {
+			qn = max(qn, s.c*d[j]*abs(v))
 		}
-		ct := 1 / limitScaling(max(limitScaling(mean), qn))
-		for p := range P.X {
-			P.X[p] *= ct
-		}
-		for j := range q {
-			q[j] *= ct
-		}
-		s.c *= ct
+		s.c *= 1 / limitScaling(max(limitScaling(mean), qn))
 	}
+	c := s.c
+	for j := 0; j < n; j++ {
+		cdj := c * d[j]
+		for p := P.P[j]; p < P.P[j+1]; p++ {
+			P.X[p] *= cdj * d[P.I[p]]
+		}
+		q[j] *= cdj
+	}
+	scaleRC(A, e, d)
 	s.dinv = inv(s.d)
 	s.einv = inv(s.e)
 	s.cinv = 1 / s.c
 	return s
+}
+
+// pColMax sets cm[j] to the ∞-norm of column j of the symmetric matrix
+// D P D, P given by its upper triangle.
+func pColMax(cm []float64, P *CSC, d []float64) {
+	clear(cm)
+	for j := 0; j < P.N; j++ {
+		dj := d[j]
+		mj := cm[j]
+		lo, hi := P.P[j], P.P[j+1]
+		idx, val := P.I[lo:hi], P.X[lo:hi]
+		val = val[:len(idx)]
+		// A running maximum rarely changes (a predictable branch); the
+		// scattered ones do at random, so they use the branch-free builtin.
+		for k, i := range idx {
+			v := d[i] * abs(val[k]) * dj
+			if v > mj {
+				mj = v
+			}
+			cm[i] = max(cm[i], v)
+		}
+		cm[j] = max(cm[j], mj)
+	}
 }
 
 // scaleRC replaces A by diag(r) A diag(c).

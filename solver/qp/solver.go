@@ -74,6 +74,7 @@ type Solver struct {
 	lin    linsys
 
 	polRows   []int // rows of the cached polishing factorisation
+	polActive []int // buffer for the active rows of a polishing step
 	polSys    polishSys
 	polDense  *densePolish // polishing workspaces
 	polSparse *sparsePolish
@@ -85,7 +86,7 @@ type Solver struct {
 	polCy     []float64
 
 	x, z, y, xt, zt, xPrev, yPrev []float64
-	ax, px, aty, wn, wm           []float64
+	ax, px, aty, wn, wm, pd       []float64
 	xp, zp, yp, sol, rhs, res     []float64
 
 	pendingRefactor int
@@ -145,12 +146,11 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	}
 	switch s.kind {
 	case LinearSolverDense:
-		pchol := make([]float64, n*n)
-		fillP(pchol, s.P, s.set.Sigma)
-		if !cholesky(pchol, n) {
+		dk := newDenseKKT(s.P, s.Ap, s.set.Sigma)
+		if !dk.convex() {
 			return nil, notPSD()
 		}
-		s.lin = newDenseKKT(s.P, s.A, s.set.Sigma)
+		s.lin = dk
 	default:
 		if s.set.Ordering != nil {
 			if err := checkPermutation(s.set.Ordering, n+m); err != nil {
@@ -178,6 +178,7 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	s.px = make([]float64, n)
 	s.aty = make([]float64, n)
 	s.wn = make([]float64, n)
+	s.pd = make([]float64, n)
 	s.xp = make([]float64, n)
 	s.z = make([]float64, m)
 	s.y = make([]float64, m)
@@ -391,7 +392,8 @@ func (s *Solver) residuals(x, z, y []float64) resid {
 	}
 }
 
-// abs is math.Abs; max (builtin) is used on values known not to be NaN.
+// abs is math.Abs. Loops use the builtin min and max (inlined, unlike
+// math.Min and math.Max, with the same NaN and signed-zero results).
 func abs(v float64) float64 { return math.Abs(v) }
 
 // Solve runs ADMM on the current problem from start (nil: cold start from
@@ -688,7 +690,7 @@ func (s *Solver) primalInfeasible() []float64 {
 			v = 0
 		}
 		dy[i] = v
-		norm = math.Max(norm, math.Abs(sc.cinv*sc.e[i]*v))
+		norm = max(norm, abs(sc.cinv*sc.e[i]*v))
 	}
 	if norm < divTol {
 		return nil
@@ -731,7 +733,7 @@ func (s *Solver) dualInfeasible() []float64 {
 	var norm float64
 	for j := range dx {
 		dx[j] = s.x[j] - s.xPrev[j]
-		norm = math.Max(norm, math.Abs(sc.d[j]*dx[j]))
+		norm = max(norm, abs(sc.d[j]*dx[j]))
 	}
 	if norm < divTol {
 		return nil
@@ -744,7 +746,8 @@ func (s *Solver) dualInfeasible() []float64 {
 	if !(sc.cinv*qd < -eps) {
 		return nil
 	}
-	pd := make([]float64, s.n)
+	pd := s.pd
+	clear(pd)
 	s.P.symMulAdd(pd, dx)
 	for j, v := range pd {
 		if math.Abs(sc.cinv*sc.dinv[j]*v) > eps {
