@@ -14,6 +14,7 @@ func BenchmarkInteriorPointDRFL(b *testing.B) {
 	ctx := context.Background()
 	it := 0
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		for k, prob := range probs {
 			res, err := InteriorPoint(ctx, prob, sets[k])
@@ -23,5 +24,5 @@ func BenchmarkInteriorPointDRFL(b *testing.B) {
 			it += res.Stats.Iterations
 		}
 	}
-	reportPerSolve(b, it, 0)
+	reportPerSolve(b, it, 0, cpu0)
 }
