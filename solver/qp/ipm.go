@@ -403,7 +403,7 @@ func (w *ipm) kktSolve(kkt *sparseKKT, bx, by, ox, oy []float64) {
 // stepLength returns the largest α ≤ 1 keeping s + α ds and z + α dz
 // positive, times the fraction to the boundary.
 func (w *ipm) stepLength() float64 {
-	a := 1.0
+	a := math.Inf(1)
 	lim := func(v, dv float64) {
 		if dv < 0 {
 			a = math.Min(a, -v/dv)

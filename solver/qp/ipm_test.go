@@ -131,3 +131,27 @@ func TestInteriorPointInput(t *testing.T) {
 		t.Errorf("canceled: %v %v", err, res)
 	}
 }
+
+// TestInteriorPointEqualityQP: an equality-constrained QP against its KKT
+// system solved by LU, and the same without constraints (m = 0).
+func TestInteriorPointEqualityQP(t *testing.T) {
+	P := mat.NewDense(3, 3, []float64{4, 1, 0, 1, 3, 1, 0, 1, 2})
+	q := []float64{1, -2, 0.5}
+	A := mat.NewDense(1, 3, []float64{1, 1, 1})
+	x, _, err := eqKKTerr(P, q, A, []float64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := InteriorPoint(context.Background(), &Problem{P: P, Q: q, A: A, L: []float64{1}, U: []float64{1}}, nil)
+	if err != nil || res.Status != Solved || maxDiff(res.X, x) > 1e-7 {
+		t.Fatalf("equality QP: %v %v x %v, KKT %v", err, res.Status, res.X, x)
+	}
+	var want mat.VecDense
+	if err := want.SolveVec(P, mat.NewVecDense(3, scaled(-1, q))); err != nil {
+		t.Fatal(err)
+	}
+	res, err = InteriorPoint(context.Background(), &Problem{P: P, Q: q}, nil)
+	if err != nil || res.Status != Solved || maxDiff(res.X, want.RawVector().Data) > 1e-9 || res.Stats.Iterations > 3 {
+		t.Fatalf("unconstrained: %v %v x %v want %v after %d iterations", err, res.Status, res.X, want.RawVector().Data, res.Stats.Iterations)
+	}
+}
