@@ -262,8 +262,12 @@ func (m DRFLMetric) Eval(x [][]float64, y, v []float64) float64 {
 	return pd.Accuracy(x, y, v)
 }
 
-// Better reports whether score a is strictly better than b.
+// Better reports whether score a is strictly better than b; NaN (a
+// diverged fit, a client without test rows) is worse than any number.
 func (m DRFLMetric) Better(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return !math.IsNaN(a) && math.IsNaN(b)
+	}
 	if m.LowerIsBetter {
 		return a < b
 	}

@@ -254,7 +254,7 @@ func (h *HuberLocal) lambda(v []float64) float64 {
 // prox writes into h.u the minimiser of τF(u) + ½‖u − a‖², warm-started
 // from h.u, by accelerated proximal gradient for a 1-strongly convex
 // objective (constant momentum (√L − 1)/(√L + 1)), stopping when the
-// gradient mapping is ≤ acc/10 in ∞-norm.
+// gradient mapping is ≤ acc/10·max(1, ‖a‖∞) in ∞-norm.
 func (h *HuberLocal) prox(tau float64) {
 	L := 1 + tau*h.lip
 	step := 1 / L
@@ -264,7 +264,13 @@ func (h *HuberLocal) prox(tau float64) {
 	n := len(h.a) - 1
 	copy(h.y, h.u)
 	copy(h.prev, h.u)
-	tol := h.acc / 10
+	// Relative to a: with a tiny c, a = v + ψ/c is large and an absolute
+	// tolerance would fall below one ulp of it.
+	var an float64
+	for _, v := range h.a {
+		an = math.Max(an, math.Abs(v))
+	}
+	tol := h.acc / 10 * math.Max(1, an)
 	for range 100000 {
 		h.iters++
 		// g = ∇(smooth part) at y: τ/N Σ H'(t_i) x̃_i + (y − a).

@@ -200,7 +200,7 @@ func TestClientQPBadWarmStart(t *testing.T) {
 }
 
 // TestClientQPStallFallback: under settings that make the QP's ADMM stall
-// (a fixed ρ = 1e-6 and a low cap) the warm-started solve of the second
+// (a fixed ρ = 1e-6, no polishing, a cap of 5 iterations) the warm-started solve of the second
 // round falls back to the interior-point method, with the reference
 // solution.
 func TestClientQPStallFallback(t *testing.T) {
@@ -213,7 +213,7 @@ func TestClientQPStallFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := DefaultQPSettings()
-	set.Rho, set.AdaptiveRhoInterval, set.MaxIterations = 1e-6, 0, 200
+	set.Rho, set.AdaptiveRhoInterval, set.MaxIterations, set.Polish = 1e-6, 0, 5, false
 	cq, err := NewClientQP(cl, m, 1, set)
 	if err != nil {
 		t.Fatal(err)

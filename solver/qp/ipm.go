@@ -16,7 +16,9 @@ const (
 	ipmEqReg         = 1e-10 // dual regularisation of equality rows
 	ipmRefine        = 3     // iterative refinement steps per solve, at most
 	ipmFreeRho       = 1e-12 // "ρ" of rows without finite bounds (y = 0)
-	ipmStepFraction  = 0.99  // fraction to the boundary
+	ipmMinRho        = 1e-20 // clamp of z/s on bounded rows
+	ipmMaxRho        = 1e20
+	ipmStepFraction  = 0.99 // fraction to the boundary
 )
 
 // InteriorPoint solves prob by a primal-dual interior-point method
@@ -91,7 +93,10 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 			ok = kkt.factor()
 		}
 		if !ok {
-			return finish(NonConvex)
+			if it == 0 {
+				return finish(NonConvex) // P + εI + AᵀDA fails at the start
+			}
+			break // lost to rounding far from a solution: not solved
 		}
 		res.Stats.Refactorizations++
 		// Predictor (affine scaling), then Mehrotra's corrector with
@@ -107,7 +112,25 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		w.saveAffine()
 		w.rhsComplementarity(sigma, mu, w.aff)
 		w.solve(kkt)
-		w.step(w.stepLength())
+		if a := w.stepLength(); w.trialMu(a) > mu && a < alpha {
+			// The second-order term made things worse (it can cycle):
+			// take the plain centred step instead.
+			w.rhsComplementarity(sigma, mu, nil)
+			w.solve(kkt)
+		}
+		// On a QP, μ(α) has the term α²·dxᵀP·dx/nb: once the iterate is
+		// feasible a long step can raise μ and make the iterates cycle
+		// (seen with period 3). There, halve α until μ falls by at least
+		// half of what the centring σ asks; before, μ may have to rise
+		// while the infeasibility falls.
+		a := w.stepLength()
+		for k := 0; k < 30 && w.slackRes+prim+dual < 1e-6; k++ {
+			if w.trialMu(a) <= mu*(1-0.5*a*(1-math.Min(sigma, 0.9))) {
+				break
+			}
+			a /= 2
+		}
+		w.step(a)
 	}
 	return finish(IterationLimit)
 }
@@ -138,6 +161,9 @@ type ipm struct {
 	cl, cu, g                  []float64
 	dx, dy, dsl, dzl, dsu, dzu []float64
 	aff                        *ipmAffine
+	// slackRes is max |r_l|, |r_u|: Σ s∘z bounds the duality gap only
+	// when the slacks agree with Ax.
+	slackRes float64
 	// solve workspace
 	bx, by, vx, vy, tx, ty []float64
 }
@@ -164,13 +190,17 @@ func newIPM(d *data) *ipm {
 			w.hasL[i] = !math.IsInf(l, -1)
 			w.hasU[i] = !math.IsInf(u, 1)
 		}
-		// Start: x = 0, unit slacks and multipliers (infeasible start).
+		// Start: x = 0, slacks at least 1 and consistent with Ax = 0 (unit
+		// slacks far from the bounds leave steps of 1e-8 and μ growing),
+		// multipliers z = 1/s, so that the start is centred (s∘z = 1).
 		if w.hasL[i] {
-			w.sl[i], w.zl[i] = 1, 1
+			w.sl[i] = math.Max(-l, 1)
+			w.zl[i] = 1 / w.sl[i]
 			w.nb++
 		}
 		if w.hasU[i] {
-			w.su[i], w.zu[i] = 1, 1
+			w.su[i] = math.Max(u, 1)
+			w.zu[i] = 1 / w.su[i]
 			w.nb++
 		}
 		w.y[i] = w.zu[i] - w.zl[i]
@@ -192,6 +222,7 @@ func (w *ipm) residuals() (prim, dual, mu float64) {
 		dual = math.Max(dual, math.Abs(v))
 	}
 	var comp float64
+	w.slackRes = 0
 	for i, a := range w.ax {
 		l, u := d.l[i], d.u[i]
 		prim = math.Max(prim, math.Max(l-a, a-u))
@@ -202,10 +233,12 @@ func (w *ipm) residuals() (prim, dual, mu float64) {
 		if w.hasL[i] {
 			w.rl[i] = a - l - w.sl[i]
 			comp += w.sl[i] * w.zl[i]
+			w.slackRes = math.Max(w.slackRes, math.Abs(w.rl[i]))
 		}
 		if w.hasU[i] {
 			w.ru[i] = u - a - w.su[i]
 			comp += w.su[i] * w.zu[i]
+			w.slackRes = math.Max(w.slackRes, math.Abs(w.ru[i]))
 		}
 	}
 	if w.nb > 0 {
@@ -239,7 +272,7 @@ func (w *ipm) converged(prim, dual, mu, epsAbs, epsRel float64) bool {
 		qn = math.Max(qn, math.Abs(v))
 	}
 	gap := mu * float64(w.nb)
-	return prim <= epsAbs+epsRel*axn && dual <= epsAbs+epsRel*math.Max(pxn, math.Max(atyn, qn)) &&
+	return prim <= epsAbs+epsRel*axn && w.slackRes <= epsAbs+epsRel*axn && dual <= epsAbs+epsRel*math.Max(pxn, math.Max(atyn, qn)) &&
 		gap <= epsAbs*math.Max(1, math.Abs(w.objective()))
 }
 
@@ -267,7 +300,9 @@ func (w *ipm) setRho() {
 			if w.hasU[i] {
 				r += w.zu[i] / w.su[i]
 			}
-			w.rho[i] = r
+			// Clamped: an unbounded problem drives z/s to 1e-310, whose
+			// inverse is not a matrix entry.
+			w.rho[i] = math.Min(math.Max(r, ipmMinRho), ipmMaxRho)
 		default:
 			w.rho[i] = ipmFreeRho
 		}

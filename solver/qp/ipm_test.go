@@ -155,3 +155,84 @@ func TestInteriorPointEqualityQP(t *testing.T) {
 		t.Fatalf("unconstrained: %v %v x %v want %v after %d iterations", err, res.Status, res.X, want.RawVector().Data, res.Stats.Iterations)
 	}
 }
+
+// TestInteriorPointScales: random feasible, bounded QPs and LPs whose
+// feasible points and bounds lie at scales 1e-2 to 1e4 (far from the start
+// x = 0), with equality, one- and two-sided rows: every one is Solved and
+// its objective agrees with the ADMM path's.
+func TestInteriorPointScales(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for k := range 500 {
+		n, m := 1+rng.IntN(4), 1+rng.IntN(6)
+		scale := math.Pow(10, float64(rng.IntN(7)-2))
+		var P mat.Matrix
+		if rng.IntN(2) == 0 {
+			M := mat.NewDense(n, n, nil)
+			for i := range n {
+				for j := range n {
+					M.Set(i, j, rng.NormFloat64())
+				}
+			}
+			var PP mat.Dense
+			PP.Mul(M.T(), M)
+			P = &PP
+		}
+		q := make([]float64, n)
+		for j := range q {
+			q[j] = rng.NormFloat64()
+		}
+		A := mat.NewDense(m+n, n, nil)
+		l, u := make([]float64, m+n), make([]float64, m+n)
+		x0 := make([]float64, n)
+		for j := range x0 {
+			x0[j] = scale * rng.NormFloat64()
+		}
+		for i := range m {
+			var v float64
+			for j := range n {
+				a := rng.NormFloat64()
+				A.Set(i, j, a)
+				v += a * x0[j]
+			}
+			switch rng.IntN(4) {
+			case 0:
+				l[i], u[i] = math.Inf(-1), v+scale*rng.Float64()
+			case 1:
+				l[i], u[i] = v-scale*rng.Float64(), math.Inf(1)
+			case 2:
+				l[i], u[i] = v, v
+			default:
+				l[i], u[i] = v-scale*rng.Float64(), v+scale*rng.Float64()
+			}
+		}
+		for j := range n { // a box keeps LPs bounded; QPs may drop its lower side
+			A.Set(m+j, j, 1)
+			l[m+j], u[m+j] = x0[j]-10*scale, x0[j]+10*scale
+			if P != nil && rng.IntN(3) == 0 {
+				l[m+j] = math.Inf(-1)
+			}
+		}
+		prob := &Problem{P: P, Q: q, A: A, L: l, U: u}
+		res, err := InteriorPoint(context.Background(), prob, nil)
+		if err != nil || res.Status != Solved {
+			t.Fatalf("case %d (scale %g): %v %v after %d iterations", k, scale, err, res.Status, res.Stats.Iterations)
+		}
+		ref, err := Solve(context.Background(), prob, nil, nil)
+		if err != nil || ref.Status != Solved {
+			continue // the ADMM path's own tests cover its failures
+		}
+		// Both at 1e-7 absolute and relative on data of size ~scale.
+		if d := math.Abs(res.Objective - ref.Objective); d > 1e-5*math.Max(1, math.Abs(ref.Objective)) {
+			t.Errorf("case %d (scale %g): objective %v, ADMM %v", k, scale, res.Objective, ref.Objective)
+		}
+	}
+}
+
+// TestInteriorPointUnbounded: an unbounded LP ends as IterationLimit with
+// NaN vectors, not as NonConvex or a panic.
+func TestInteriorPointUnbounded(t *testing.T) {
+	res, err := InteriorPoint(context.Background(), &Problem{Q: []float64{-1}, A: mat.NewDense(1, 1, []float64{1}), L: []float64{0}, U: []float64{math.Inf(1)}}, nil)
+	if err != nil || res.Status != IterationLimit || !math.IsNaN(res.X[0]) {
+		t.Fatalf("%v %v %v", err, res.Status, res.X)
+	}
+}
