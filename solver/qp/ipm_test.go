@@ -40,41 +40,7 @@ func TestInteriorPointLPs(t *testing.T) {
 func TestInteriorPointQPs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(78, 1))
 	for k := range 40 {
-		n, m := 2+rng.IntN(4), 1+rng.IntN(6)
-		M := mat.NewDense(n, n, nil)
-		for i := range n {
-			for j := range n {
-				M.Set(i, j, rng.NormFloat64())
-			}
-		}
-		P := mat.NewDense(n, n, nil)
-		P.Mul(M.T(), M)
-		for j := range n {
-			P.Set(j, j, P.At(j, j)+0.5)
-		}
-		q := make([]float64, n)
-		for j := range q {
-			q[j] = 3 * rng.NormFloat64()
-		}
-		A := mat.NewDense(m, n, nil)
-		l, u := make([]float64, m), make([]float64, m)
-		for i := range m {
-			for j := range n {
-				A.Set(i, j, rng.NormFloat64())
-			}
-			switch rng.IntN(5) {
-			case 0:
-				l[i], u[i] = math.Inf(-1), rng.Float64()
-			case 1:
-				l[i], u[i] = -rng.Float64(), math.Inf(1)
-			case 2:
-				l[i], u[i] = 0, 0
-			case 3:
-				l[i], u[i] = math.Inf(-1), math.Inf(1)
-			default:
-				l[i], u[i] = -rng.Float64(), rng.Float64()
-			}
-		}
+		P, q, A, l, u := randomStrictQP(rng, true)
 		xo, _, ok := activeSetOracle(t, P, q, A, l, u)
 		if !ok {
 			t.Fatalf("QP %d: oracle found no KKT point", k)

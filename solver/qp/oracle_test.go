@@ -229,6 +229,53 @@ func eqKKTerr(P *mat.Dense, q []float64, A *mat.Dense, b []float64) (x, y []floa
 // TestRandomQPAgainstActiveSet compares random strictly convex QPs with the
 // exhaustive active-set oracle, whose answer is certified by the KKT
 // conditions, on both paths.
+// randomStrictQP returns a random QP with 2-5 variables, λmin(P) ≥ 0.5
+// and 1-6 rows feasible at x = 0 (bounds straddle 0): one-sided,
+// equalities through 0, two-sided, and with free also rows without finite
+// bounds.
+func randomStrictQP(rng *rand.Rand, free bool) (P *mat.Dense, q []float64, A *mat.Dense, l, u []float64) {
+	n, m := 2+rng.IntN(4), 1+rng.IntN(6)
+	M := mat.NewDense(n, n, nil)
+	for i := range n {
+		for j := range n {
+			M.Set(i, j, rng.NormFloat64())
+		}
+	}
+	P = mat.NewDense(n, n, nil)
+	P.Mul(M.T(), M)
+	for j := range n {
+		P.Set(j, j, P.At(j, j)+0.5)
+	}
+	q = make([]float64, n)
+	for j := range q {
+		q[j] = 3 * rng.NormFloat64()
+	}
+	A = mat.NewDense(m, n, nil)
+	l, u = make([]float64, m), make([]float64, m)
+	kinds := 4
+	if free {
+		kinds = 5
+	}
+	for i := range m {
+		for j := range n {
+			A.Set(i, j, rng.NormFloat64())
+		}
+		switch rng.IntN(kinds) {
+		case 0:
+			l[i], u[i] = math.Inf(-1), rng.Float64()
+		case 1:
+			l[i], u[i] = -rng.Float64(), math.Inf(1)
+		case 2:
+			l[i], u[i] = 0, 0
+		case 4:
+			l[i], u[i] = math.Inf(-1), math.Inf(1)
+		default:
+			l[i], u[i] = -rng.Float64(), rng.Float64()
+		}
+	}
+	return P, q, A, l, u
+}
+
 func TestRandomQPAgainstActiveSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(77, 1))
 	cases := 60
@@ -236,43 +283,7 @@ func TestRandomQPAgainstActiveSet(t *testing.T) {
 		cases = 20
 	}
 	for k := 0; k < cases; k++ {
-		n := 2 + rng.IntN(4)
-		m := 1 + rng.IntN(6)
-		M := mat.NewDense(n, n, nil)
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				M.Set(i, j, rng.NormFloat64())
-			}
-		}
-		P := mat.NewDense(n, n, nil)
-		P.Mul(M.T(), M)
-		for j := 0; j < n; j++ {
-			P.Set(j, j, P.At(j, j)+0.5) // λmin(P) ≥ 0.5
-		}
-		q := make([]float64, n)
-		for j := range q {
-			q[j] = 3 * rng.NormFloat64()
-		}
-		A := mat.NewDense(m, n, nil)
-		l := make([]float64, m)
-		u := make([]float64, m)
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				A.Set(i, j, rng.NormFloat64())
-			}
-			// Feasible at x = 0: bounds straddle 0; some one-sided, some
-			// equalities through 0.
-			switch rng.IntN(4) {
-			case 0:
-				l[i], u[i] = math.Inf(-1), rng.Float64()
-			case 1:
-				l[i], u[i] = -rng.Float64(), math.Inf(1)
-			case 2:
-				l[i], u[i] = 0, 0
-			default:
-				l[i], u[i] = -rng.Float64(), rng.Float64()
-			}
-		}
+		P, q, A, l, u := randomStrictQP(rng, false)
 		xo, _, ok := activeSetOracle(t, P, q, A, l, u)
 		if !ok {
 			t.Fatalf("QP %d: oracle found no KKT point", k)
