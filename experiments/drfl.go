@@ -316,14 +316,23 @@ func (p DRFLParams) Validate() error {
 	return nil
 }
 
-// DRFLProblem returns the solver problem of model p on the clients.
-func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
+// drflSpec is model p on the clients in problems/drfl terms: the clients
+// (with their radii; WAFL's pooled into one), the model, θ, the norm p and
+// q̂ (nil: N_s/N).
+type drflSpec struct {
+	clients     []pd.Client
+	model       pd.Model
+	theta, norm float64
+	qhat        []float64
+}
+
+func newDRFLSpec(clients []pd.Client, p DRFLParams) drflSpec {
 	cl := make([]pd.Client, len(clients))
 	copy(cl, clients)
 	loss, eps := p.loss(), p.Epsilon
-	model := pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa}
+	sp := drflSpec{clients: cl, model: pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
+		theta: p.Theta, norm: p.P, qhat: p.QHat}
 	epigraph := pd.Model{Loss: loss, Epsilon: eps, Epigraph: true}
-	theta, norm, qhat := p.Theta, p.P, p.QHat
 	switch p.Model {
 	case DRFLModel:
 		for s := range cl {
@@ -333,16 +342,16 @@ func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
 			}
 		}
 	case DRFLAFL:
-		model = epigraph
+		sp.model = epigraph
 	case DRFLDRFA:
-		model = epigraph
-		theta, norm, qhat = 2, 1, nil
+		sp.model = epigraph
+		sp.theta, sp.norm, sp.qhat = 2, 1, nil
 	case DRFLStandard:
-		model = epigraph
-		theta = 0
-		qhat = make([]float64, len(cl))
+		sp.model = epigraph
+		sp.theta = 0
+		sp.qhat = make([]float64, len(cl))
 		for s := range cl {
-			qhat[s] = 1 / float64(len(cl))
+			sp.qhat[s] = 1 / float64(len(cl))
 		}
 	case DRFLWAFL:
 		var pooled pd.Client
@@ -351,14 +360,26 @@ func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
 			pooled.Y = append(pooled.Y, c.Y...)
 		}
 		pooled.Rho = p.Rho
-		cl = []pd.Client{pooled}
-		theta, qhat = 0, nil
+		sp.clients = []pd.Client{pooled}
+		sp.theta, sp.qhat = 0, nil
 	}
-	fed, n, err := pd.Federate(cl, model, nil)
+	return sp
+}
+
+// central reports whether (4) is an LP for this spec (hinge loss, p ∈
+// {1, ∞}), so that pd.Central can solve it.
+func (sp drflSpec) central() bool {
+	return sp.model.Loss == pd.LossHinge && (sp.norm == 1 || math.IsInf(sp.norm, 1))
+}
+
+// DRFLProblem returns the solver problem of model p on the clients.
+func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
+	sp := newDRFLSpec(clients, p)
+	fed, n, err := pd.Federate(sp.clients, sp.model, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &sd.Problem{Clients: fed, Features: n, P: norm, Theta: theta, QHat: qhat}, nil
+	return &sd.Problem{Clients: fed, Features: n, P: sp.norm, Theta: sp.theta, QHat: sp.qhat}, nil
 }
 
 // DRFLRun is the outcome of one model on one split.

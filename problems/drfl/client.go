@@ -90,95 +90,10 @@ func NewClientQP(cl Client, m Model, c float64, settings *qp.Settings) (*ClientQ
 	if !(c > 0) || math.IsInf(c, 1) {
 		return nil, inputErr("c = %v, want > 0", c)
 	}
-	n, N := len(cl.X[0]), len(cl.X)
+	om := buildOmega(cl, m)
+	n, N, nv, row := om.n, om.N, om.nv, om.rows
+	ar, ac, av, lo, hi, box := om.ar, om.ac, om.av, om.lo, om.hi, om.box
 	cq := &ClientQP{n: n, N: N, c: c}
-	box := m.Support == Box && !m.Epigraph
-	nv := n + 3 + N
-	if box {
-		nv += 2 * n * N
-	}
-	var ar, ac []int
-	var av, lo, hi []float64
-	row := 0
-	add := func(col int, v float64) { ar, ac, av = append(ar, row), append(ac, col), append(av, v) }
-	end := func(l, u float64) { lo, hi = append(lo, l), append(hi, u); row++ }
-	inf := math.Inf(1)
-	// r − ρλ − eᵀα/N = 0.
-	add(cq.iR(), 1)
-	if !m.Epigraph && cl.Rho != 0 {
-		add(cq.iLam(), -cl.Rho)
-	}
-	for i := range N {
-		add(cq.iAlpha()+i, -1/float64(N))
-	}
-	end(0, 0)
-	// λ ≥ 0 (λ = 0 for the epigraph).
-	add(cq.iLam(), 1)
-	if m.Epigraph {
-		end(0, 0)
-	} else {
-		end(0, inf)
-	}
-	for i := range N {
-		add(cq.iAlpha()+i, 1)
-		end(0, inf)
-	}
-	if !m.Epigraph && m.Support == Free {
-		// ‖ŵ‖∞ ≤ λ.
-		for j := range n {
-			for _, pm := range []float64{1, -1} {
-				add(j, pm)
-				add(cq.iLam(), -1)
-				end(-inf, 0)
-			}
-		}
-	}
-	for i, x := range cl.X {
-		y := cl.Y[i]
-		ia := cq.iAlpha() + i
-		base := n + 3 + N + 2*n*i
-		labels := []float64{y, -y}
-		if m.Epigraph {
-			labels = labels[:1] // no flipped label without transport
-		}
-		for branch, ys := range labels {
-			// 1 − ys(⟨ŵ,x̂⟩ + b) [+ Σ u] [− κλ if flipped] ≤ α
-			for j := range n {
-				add(j, -ys*x[j])
-			}
-			add(cq.iB(), -ys)
-			add(ia, -1)
-			if box {
-				for j := range n {
-					add(base+n*branch+j, 1)
-				}
-			}
-			if branch == 1 {
-				add(cq.iLam(), -m.Kappa)
-			}
-			end(-inf, -1)
-			if !box {
-				continue
-			}
-			for j := range n {
-				uj := base + n*branch + j
-				pts := []float64{-1, 1}
-				if c := math.Max(-1, math.Min(1, x[j])); c != -1 && c != 1 {
-					pts = append(pts, c)
-				}
-				for _, xc := range pts {
-					// −ys(xc − x̂_j)ŵ_j − |xc − x̂_j|λ − u_j ≤ 0
-					d := xc - x[j]
-					if d != 0 {
-						add(j, -ys*d)
-						add(cq.iLam(), -math.Abs(d))
-					}
-					add(uj, -1)
-					end(-inf, 0)
-				}
-			}
-		}
-	}
 	A, err := qp.NewCSC(row, nv, ar, ac, av)
 	if err != nil {
 		return nil, fmt.Errorf("drfl: client matrix: %w", err)
@@ -241,6 +156,109 @@ func (cq *ClientQP) interiorPoint(ctx context.Context) (*qp.Result, error) {
 		return pol, nil
 	}
 	return res, nil
+}
+
+// omega is client cl's set Ω_s for the hinge loss as rows lo ≤ Ax ≤ hi
+// (triplets) in the variable layout (ŵ, b, λ, r, α, u): ŵ ∈ ℝⁿ, b, λ,
+// r = ρλ + eᵀα/N (one equality row), α ∈ ℝᴺ, and for Box support the
+// bounds u ∈ ℝ²ⁿᴺ of the coordinate suprema (see ClientQP).
+type omega struct {
+	n, N, nv, rows int
+	ar, ac         []int
+	av, lo, hi     []float64
+	box            bool
+}
+
+func buildOmega(cl Client, m Model) *omega {
+	n, N := len(cl.X[0]), len(cl.X)
+	box := m.Support == Box && !m.Epigraph
+	nv := n + 3 + N
+	if box {
+		nv += 2 * n * N
+	}
+	var ar, ac []int
+	var av, lo, hi []float64
+	row := 0
+	add := func(col int, v float64) { ar, ac, av = append(ar, row), append(ac, col), append(av, v) }
+	end := func(l, u float64) { lo, hi = append(lo, l), append(hi, u); row++ }
+	inf := math.Inf(1)
+	// r − ρλ − eᵀα/N = 0.
+	add(n+2, 1)
+	if !m.Epigraph && cl.Rho != 0 {
+		add(n+1, -cl.Rho)
+	}
+	for i := range N {
+		add((n+3)+i, -1/float64(N))
+	}
+	end(0, 0)
+	// λ ≥ 0 (λ = 0 for the epigraph).
+	add(n+1, 1)
+	if m.Epigraph {
+		end(0, 0)
+	} else {
+		end(0, inf)
+	}
+	for i := range N {
+		add((n+3)+i, 1)
+		end(0, inf)
+	}
+	if !m.Epigraph && m.Support == Free {
+		// ‖ŵ‖∞ ≤ λ.
+		for j := range n {
+			for _, pm := range []float64{1, -1} {
+				add(j, pm)
+				add(n+1, -1)
+				end(-inf, 0)
+			}
+		}
+	}
+	for i, x := range cl.X {
+		y := cl.Y[i]
+		ia := (n + 3) + i
+		base := n + 3 + N + 2*n*i
+		labels := []float64{y, -y}
+		if m.Epigraph {
+			labels = labels[:1] // no flipped label without transport
+		}
+		for branch, ys := range labels {
+			// 1 − ys(⟨ŵ,x̂⟩ + b) [+ Σ u] [− κλ if flipped] ≤ α
+			for j := range n {
+				add(j, -ys*x[j])
+			}
+			add(n, -ys)
+			add(ia, -1)
+			if box {
+				for j := range n {
+					add(base+n*branch+j, 1)
+				}
+			}
+			if branch == 1 {
+				add(n+1, -m.Kappa)
+			}
+			end(-inf, -1)
+			if !box {
+				continue
+			}
+			for j := range n {
+				uj := base + n*branch + j
+				pts := []float64{-1, 1}
+				if c := math.Max(-1, math.Min(1, x[j])); c != -1 && c != 1 {
+					pts = append(pts, c)
+				}
+				for _, xc := range pts {
+					// −ys(xc − x̂_j)ŵ_j − |xc − x̂_j|λ − u_j ≤ 0
+					d := xc - x[j]
+					if d != 0 {
+						add(j, -ys*d)
+						add(n+1, -math.Abs(d))
+					}
+					add(uj, -1)
+					end(-inf, 0)
+				}
+			}
+		}
+	}
+	return &omega{n: n, N: N, nv: nv, rows: row, ar: ar, ac: ac, av: av, lo: lo, hi: hi, box: box}
 }
 
 // Size returns the number of variables and rows of the QP.

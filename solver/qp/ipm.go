@@ -14,11 +14,12 @@ const (
 	ipmReg           = 1e-9  // x-block regularisation of the factorised KKT
 	ipmMaxReg        = 1e-3  // its largest value, raised ×100 while a factorisation fails
 	ipmEqReg         = 1e-10 // dual regularisation of equality rows
-	ipmRefine        = 3     // iterative refinement steps per solve, at most
+	ipmRefine        = 10    // iterative refinement steps per solve, at most (they stop at rounding)
 	ipmFreeRho       = 1e-12 // "ρ" of rows without finite bounds (y = 0)
 	ipmMinRho        = 1e-20 // clamp of z/s on bounded rows
 	ipmMaxRho        = 1e20
 	ipmStepFraction  = 0.99 // fraction to the boundary
+	ipmStall         = 15   // iterations without 10% progress of the merit before giving up
 )
 
 // InteriorPoint solves prob by a primal-dual interior-point method
@@ -69,6 +70,11 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		res.Objective = w.objective()
 		return res, nil
 	}
+	// merit is the largest residual relative to its tolerance; stalled
+	// counts iterations since it last fell by 10%, which ends the solve
+	// only near convergence (far from it, long phases without progress in
+	// the largest residual are normal).
+	bestMerit, stalled := math.Inf(1), 0
 	for it := 0; it <= ipmMaxIterations; it++ {
 		if err := ctx.Err(); err != nil {
 			r, _ := finish(Canceled)
@@ -80,10 +86,25 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		if w.converged(prim, dual, mu, set.EpsAbs, set.EpsRel) {
 			return finish(Solved)
 		}
-		if it == ipmMaxIterations || !w.finite() {
+		if !w.finite() {
+			break
+		}
+		if merit := w.merit(prim, dual, mu, set.EpsAbs, set.EpsRel); merit < 0.9*bestMerit {
+			bestMerit, stalled = merit, 0
+		} else if stalled++; stalled >= ipmStall && bestMerit < 100 {
+			// Rounding in the KKT solves (D spans 40 orders of magnitude
+			// at the end) can stop the last digits from coming.
+			break
+		}
+		if it == ipmMaxIterations {
 			break
 		}
 		w.setRho()
+		// Each iteration starts from the smallest regularisation: a raised
+		// one slows the refinement and can stall the last iterations.
+		if kkt.sigma != ipmReg {
+			setXReg(kkt, ipmReg)
+		}
 		ok := kkt.setRho(w.rho)
 		for !ok && kkt.sigma < ipmMaxReg {
 			// Late iterations spread ρ over 20 orders of magnitude; a
@@ -124,13 +145,25 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		// half of what the centring σ asks; before, μ may have to rise
 		// while the infeasibility falls.
 		a := w.stepLength()
-		for k := 0; k < 30 && w.slackRes+prim+dual < 1e-6; k++ {
-			if w.trialMu(a) <= mu*(1-0.5*a*(1-math.Min(sigma, 0.9))) {
-				break
+		if w.slackRes+prim+dual < 1e-6 {
+			full := a
+			for k := 0; ; k++ {
+				if w.trialMu(a) <= mu*(1-0.5*a*(1-math.Min(sigma, 0.9))) {
+					break
+				}
+				if k == 30 {
+					a = full // no decrease on this ray: keep the step
+					break
+				}
+				a /= 2
 			}
-			a /= 2
 		}
 		w.step(a)
+	}
+	// SolvedInaccurate, as for ADMM: ten times the tolerances met.
+	if prim, dual, mu := w.residuals(); w.finite() && w.converged(prim, dual, mu, 10*set.EpsAbs, 10*set.EpsRel) {
+		res.Stats.PrimalResidual, res.Stats.DualResidual = prim, dual
+		return finish(SolvedInaccurate)
 	}
 	return finish(IterationLimit)
 }
@@ -274,6 +307,23 @@ func (w *ipm) converged(prim, dual, mu, epsAbs, epsRel float64) bool {
 	gap := mu * float64(w.nb)
 	return prim <= epsAbs+epsRel*axn && w.slackRes <= epsAbs+epsRel*axn && dual <= epsAbs+epsRel*math.Max(pxn, math.Max(atyn, qn)) &&
 		gap <= epsAbs*math.Max(1, math.Abs(w.objective()))
+}
+
+// merit returns the largest of the primal, slack, dual and gap measures of
+// converged, each divided by its tolerance (≤ 1 means converged).
+func (w *ipm) merit(prim, dual, mu, epsAbs, epsRel float64) float64 {
+	d := w.d
+	var axn, qn float64
+	for _, v := range w.ax {
+		axn = math.Max(axn, math.Abs(v))
+	}
+	for _, v := range d.q {
+		qn = math.Max(qn, math.Abs(v))
+	}
+	pt := epsAbs + epsRel*axn
+	dt := epsAbs + epsRel*qn
+	gt := epsAbs * math.Max(1, math.Abs(w.objective()))
+	return math.Max(math.Max(prim/pt, w.slackRes/pt), math.Max(dual/dt, mu*float64(w.nb)/gt))
 }
 
 func (w *ipm) finite() bool {
