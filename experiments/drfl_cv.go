@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"golang.org/x/sync/errgroup"
+
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
@@ -100,6 +102,36 @@ func DRFLFolds(train []pd.Client, k int, seed uint64, regression bool) ([][]int,
 	return folds, nil
 }
 
+// cvFit trains model p on one fold's clients: as one central LP when (4)
+// is one (hinge loss, p ∈ {1, ∞}: a few dozen interior-point
+// factorisations instead of hundreds of rounds), else, or if the LP
+// fails, by Algorithm 1 warm-started from start. It returns (w, b), whether the fit was
+// central, and Algorithm 1's final state (nil for central fits).
+func cvFit(ctx context.Context, fit []pd.Client, p DRFLParams, start *sd.State, set *sd.Settings) ([]float64, bool, *sd.State, error) {
+	if spec := newDRFLSpec(fit, p); spec.central() {
+		v, _, err := pd.Central(ctx, spec.clients, spec.model, spec.theta, spec.norm, spec.qhat)
+		if err == nil || ctx.Err() != nil {
+			return v, true, start, err
+		}
+		// The interior point can stall in its last digits on some LPs
+		// (rounding in the KKT solves); Algorithm 1 then does the fit.
+	}
+	fs := sd.Settings{}
+	if set != nil {
+		fs = *set
+	}
+	fs.Start = start
+	prob, err := DRFLProblem(fit, p)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	res, err := sd.Solve(ctx, prob, &fs)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return res.V, false, res.State, nil
+}
+
 // DRFLCV is the outcome of cross-validating one model.
 type DRFLCV struct {
 	Best DRFLParams `json:"best"`
@@ -130,56 +162,59 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		return nil, err
 	}
 	metric := base.Metric()
+	// The folds' training clients and validation rows, once.
+	fits := make([][]pd.Client, k)
+	vxs, vys := make([][][]float64, k), make([][]float64, k)
+	for f := range k {
+		fits[f] = make([]pd.Client, len(train))
+		for s, c := range train {
+			for i := range c.Y {
+				if folds[s][i] == f {
+					vxs[f], vys[f] = append(vxs[f], c.X[i]), append(vys[f], c.Y[i])
+				} else {
+					fits[f][s].X, fits[f][s].Y = append(fits[f][s].X, c.X[i]), append(fits[f][s].Y, c.Y[i])
+				}
+			}
+		}
+	}
+	workers := 1
+	if set != nil && set.Workers > 1 {
+		workers = set.Workers
+	}
 	var best float64
 	// Each fold's fit starts from the previous candidate's state on the
-	// same fold (neighbouring grid points: fewer rounds).
+	// same fold (neighbouring grid points: fewer rounds). The folds of a
+	// candidate run concurrently, each into its own slot; the score is
+	// summed in fold order, so it does not depend on the workers.
 	prev := make([]*sd.State, k)
+	scores, central := make([]float64, k), make([]bool, k)
 	for _, p := range cands {
 		if err := p.Validate(); err != nil {
 			return nil, err
 		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(workers)
+		for f := range k {
+			g.Go(func() error {
+				v, isCentral, st, err := cvFit(gctx, fits[f], p, prev[f], set)
+				if err != nil {
+					return fmt.Errorf("cross-validation %s fold %d: %w", p.Model, f+1, err)
+				}
+				prev[f], central[f] = st, isCentral
+				scores[f] = metric.Eval(vxs[f], vys[f], v)
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
 		var score float64
 		for f := range k {
-			fit := make([]pd.Client, len(train))
-			var vx [][]float64
-			var vy []float64
-			for s, c := range train {
-				for i := range c.Y {
-					if folds[s][i] == f {
-						vx, vy = append(vx, c.X[i]), append(vy, c.Y[i])
-					} else {
-						fit[s].X, fit[s].Y = append(fit[s].X, c.X[i]), append(fit[s].Y, c.Y[i])
-					}
-				}
-			}
-			var v []float64
-			if spec := newDRFLSpec(fit, p); spec.central() {
-				// One LP by the interior point: a few dozen
-				// factorisations instead of hundreds of rounds.
-				v, _, err = pd.Central(ctx, spec.clients, spec.model, spec.theta, spec.norm, spec.qhat)
-				if err != nil {
-					return nil, fmt.Errorf("cross-validation %s fold %d: %w", p.Model, f+1, err)
-				}
-				out.Central++
-			} else {
-				fs := sd.Settings{}
-				if set != nil {
-					fs = *set
-				}
-				fs.Start = prev[f]
-				prob, err := DRFLProblem(fit, p)
-				if err != nil {
-					return nil, fmt.Errorf("cross-validation %s fold %d: %w", p.Model, f+1, err)
-				}
-				res, err := sd.Solve(ctx, prob, &fs)
-				if err != nil {
-					return nil, fmt.Errorf("cross-validation %s fold %d: %w", p.Model, f+1, err)
-				}
-				prev[f] = res.State
-				v = res.V
-			}
+			score += scores[f] / float64(k)
 			out.Fits++
-			score += metric.Eval(vx, vy, v) / float64(k)
+			if central[f] {
+				out.Central++
+			}
 		}
 		out.Scores = append(out.Scores, score)
 		if len(out.Scores) == 1 || metric.Better(score, best) {

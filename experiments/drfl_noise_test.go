@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/datasets"
+	sd "github.com/fedcon/fedcon/solver/drfl"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -105,6 +106,55 @@ func TestDRFLGrid(t *testing.T) {
 		base.Model = m
 		if got := len(q.candidates(base)); got != want {
 			t.Errorf("%s: %d candidates, want %d", m, got, want)
+		}
+	}
+}
+
+// TestCrossValidate: scores do not depend on the workers (folds run
+// concurrently), p = 1 fits are central LPs (with Algorithm 1 as the
+// fallback) and p = 2 fits Algorithm 1, and Best is the candidate with the
+// best score.
+func TestCrossValidate(t *testing.T) {
+	sp, err := NewDRFLSplit(synthDataset(90, 2), DRFLDataConfig{TrainShare: 0.6}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := DRFLGrid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 0.5}}
+	norms := []float64{1, 2}
+	if testing.Short() {
+		norms = norms[:1] // p = 2 runs Algorithm 1 24 times
+	}
+	for _, p := range norms {
+		base := DRFLParams{Model: DRFLModel, Kappa: 0.5, P: p}
+		var first *DRFLCV
+		for _, w := range []int{1, 3} {
+			cv, err := CrossValidate(context.Background(), sp.Train, base, grid, 3, 7, &sd.Settings{Workers: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = cv
+				continue
+			}
+			for i := range cv.Scores {
+				if cv.Scores[i] != first.Scores[i] {
+					t.Fatalf("p %v: scores %v with 3 workers, %v with 1", p, cv.Scores, first.Scores)
+				}
+			}
+		}
+		// p = 1: central LPs, but for a fit on which the interior point
+		// stalls (Algorithm 1 then); p = 2: Algorithm 1 only.
+		if first.Fits != 4*3 || (p == 1) != (first.Central > first.Fits/2) || p == 2 && first.Central != 0 {
+			t.Errorf("p %v: %d fits, %d central", p, first.Fits, first.Central)
+		}
+		bi := 0
+		for i, s := range first.Scores {
+			if s > first.Scores[bi] {
+				bi = i
+			}
+		}
+		if b := first.Candidates[bi]; b.Rho != first.Best.Rho || b.Theta != first.Best.Theta {
+			t.Errorf("p %v: best %+v, scores %v", p, first.Best, first.Scores)
 		}
 	}
 }
