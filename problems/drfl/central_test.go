@@ -9,6 +9,21 @@ import (
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
+// algorithm1 runs Algorithm 1 at tolerance 1e-6 on the clients and fails
+// the test unless it converges.
+func algorithm1(t *testing.T, clients []Client, m Model, theta, p float64) *sd.Result {
+	t.Helper()
+	fed, n, err := Federate(clients, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sd.Solve(context.Background(), &sd.Problem{Clients: fed, Features: n, Theta: theta, P: p}, &sd.Settings{Tol: 1e-6})
+	if err != nil || res.Status != sd.Converged {
+		t.Fatalf("Algorithm 1: %v %v", err, res)
+	}
+	return res
+}
+
 // TestCentralMatchesAlgorithm1: the central LP of (4) and Algorithm 1 (tol
 // 1e-6) reach the same objective, for box and free support, the epigraph
 // models (AFL, DRFA with θ = 2, standard FL with θ = 0) and p ∈ {1, ∞};
@@ -39,14 +54,7 @@ func TestCentralMatchesAlgorithm1(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fed, n, err := Federate(clients, tc.m, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sd.Solve(context.Background(), &sd.Problem{Clients: fed, Features: n, Theta: tc.theta, P: tc.p}, &sd.Settings{Tol: 1e-6})
-			if err != nil || res.Status != sd.Converged {
-				t.Fatalf("Algorithm 1: %v %v", err, res.Status)
-			}
+			res := algorithm1(t, clients, tc.m, tc.theta, tc.p)
 			// The certified worst case at the central v: max over Q of Σ q_s f_s(v).
 			var N float64
 			for _, c := range clients {

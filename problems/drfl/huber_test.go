@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	sd "github.com/fedcon/fedcon/solver/drfl"
 	"github.com/fedcon/fedcon/solver/qp"
 )
 
@@ -243,14 +242,7 @@ func TestHuberAlgorithm1MatchesCentral(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(40+k), 41))
 			clients := []Client{regClient(rng, 9, 2, tc.rho), regClient(rng, 13, 2, 2*tc.rho)}
-			fed, n, err := Federate(clients, tc.m, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sd.Solve(context.Background(), &sd.Problem{Clients: fed, Features: n, Theta: tc.theta, P: tc.p}, &sd.Settings{Tol: 1e-6})
-			if err != nil || res.Status != sd.Converged {
-				t.Fatalf("%v %v", err, res.Status)
-			}
+			res := algorithm1(t, clients, tc.m, tc.theta, tc.p)
 			qh := 9.0 / 22
 			half := tc.theta // ‖(d, −d)‖_p = 2^{1/p}|d|
 			if tc.p == 1 {
