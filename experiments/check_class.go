@@ -172,21 +172,18 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 					if base == nil {
 						continue
 					}
-					var worst float64
-					compared := 0
-					for i := range trials {
+					worst, compared := baselineDrift(len(trials), 1e-12, func(i int) (float64, float64, bool) {
 						t := &trials[i]
 						b, ok := base[trialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
 						if !ok {
-							continue
+							return 0, 0, false
 						}
 						want := b[0]
 						if a.key == "cprox" {
 							want = b[1]
 						}
-						worst = math.Max(worst, math.Abs(a.get(t).Objective-want)/math.Max(math.Abs(want), 1e-12))
-						compared++
-					}
+						return a.get(t).Objective, want, true
+					})
 					if compared > 0 {
 						add("objective vs baseline "+a.name, worst, rule.Rel,
 							fmt.Sprintf("max relative change over %d of %d trials", compared, len(trials)))
@@ -199,6 +196,21 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 		return nil, fmt.Errorf("experiments: %s.json: no rows to check", experiment)
 	}
 	return out, nil
+}
+
+// baselineDrift returns the largest |f − f_base| / max(|f_base|, floor)
+// over the n trials that have a recorded baseline (at reports a trial's
+// objective, its baseline, and whether it has one), and how many had one.
+func baselineDrift(n int, floor float64, at func(j int) (f, base float64, ok bool)) (worst float64, compared int) {
+	for j := range n {
+		f, want, ok := at(j)
+		if !ok {
+			continue
+		}
+		worst = math.Max(worst, math.Abs(f-want)/math.Max(math.Abs(want), floor))
+		compared++
+	}
+	return worst, compared
 }
 
 // BaselineYAML renders a result file's per-trial objectives as a baseline

@@ -137,18 +137,13 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]CheckRow, error) {
 					if base == nil {
 						continue
 					}
-					var worst float64
-					compared := 0
-					for j := range trials {
-						t := &trials[j]
-						b, ok := base[trialKey(key, t.Trial)]
+					worst, compared := baselineDrift(len(trials), 1, func(j int) (float64, float64, bool) {
+						b, ok := base[trialKey(key, trials[j].Trial)]
 						if !ok {
-							continue
+							return 0, 0, false
 						}
-						want := b[i]
-						worst = math.Max(worst, math.Abs(a.get(t).Objective-want)/math.Max(math.Abs(want), 1))
-						compared++
-					}
+						return a.get(&trials[j]).Objective, b[i], true
+					})
 					if compared > 0 {
 						add("objective vs baseline "+a.name, worst, rule.Rel,
 							fmt.Sprintf("max change / max(1, |f|) over %d of %d instances", compared, len(trials)))
