@@ -32,3 +32,31 @@ func BenchmarkDRFLHeart(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDRFLCrossValidate: the quick grid's cross-validation (every
+// third value, 5 folds) of one model on Figure 3's first repetition
+// (breast-cancer, three clients of ~137 rows, 9 features): DRFL is 40
+// candidates × 5 folds of central LPs.
+func BenchmarkDRFLCrossValidate(b *testing.B) {
+	d := drflDataOrSkip(b, "breast-cancer-wisc")
+	sp, err := NewDRFLSplit(d, DefaultDRFLData("breast-cancer-wisc"), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := PaperDRFLGrid().Thin(3)
+	for _, m := range []string{DRFLModel, DRFLWAFL, DRFLAFL} {
+		b.Run(m, func(b *testing.B) {
+			p := DRFLParams{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+			var fits, central int
+			for b.Loop() {
+				cv, err := CrossValidate(context.Background(), sp.Train, p, g, 5, 1, &sd.Settings{Workers: 2})
+				if err != nil {
+					b.Fatal(err)
+				}
+				fits, central = cv.Fits, cv.Central
+			}
+			b.ReportMetric(float64(fits), "fits")
+			b.ReportMetric(float64(central), "central")
+		})
+	}
+}

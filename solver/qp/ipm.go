@@ -14,7 +14,9 @@ const (
 	ipmReg           = 1e-9  // x-block regularisation of the factorised KKT
 	ipmMaxReg        = 1e-3  // its largest value, raised ×100 while a factorisation fails
 	ipmEqReg         = 1e-10 // dual regularisation of equality rows
-	ipmRefine        = 10    // iterative refinement steps per solve, at most (they stop at rounding)
+	ipmRefine        = 10    // iterative refinement steps per solve near convergence, at most (they stop at rounding)
+	ipmRefineFar     = 1     // the same far from it: rough directions cost no iterations there
+	ipmNear          = 1e4   // merit below which an iterate counts as near convergence
 	ipmFreeRho       = 1e-12 // "ρ" of rows without finite bounds (y = 0)
 	ipmMinRho        = 1e-20 // clamp of z/s on bounded rows
 	ipmMaxRho        = 1e20
@@ -89,7 +91,15 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		if !w.finite() {
 			break
 		}
-		if merit := w.merit(prim, dual, mu, set.EpsAbs, set.EpsRel); merit < 0.9*bestMerit {
+		merit := w.merit(prim, dual, mu, set.EpsAbs, set.EpsRel)
+		// Far from a solution an inexact direction does as well as a
+		// refined one (same iteration count, half the solve time on the
+		// DRFL LPs); the last digits need the refined ones.
+		w.refine = ipmRefineFar
+		if merit < ipmNear {
+			w.refine = ipmRefine
+		}
+		if merit < 0.9*bestMerit {
 			bestMerit, stalled = merit, 0
 		} else if stalled++; stalled >= ipmStall && bestMerit < 100 {
 			// Rounding in the KKT solves (D spans 40 orders of magnitude
@@ -148,7 +158,7 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		if w.slackRes+prim+dual < 1e-6 {
 			full := a
 			for k := 0; ; k++ {
-				if w.trialMu(a) <= mu*(1-0.5*a*(1-math.Min(sigma, 0.9))) {
+				if w.trialMu(a) <= mu*(1-0.5*a*(1-min(sigma, 0.9))) {
 					break
 				}
 				if k == 30 {
@@ -185,6 +195,7 @@ type ipm struct {
 	d              *data
 	eq, hasL, hasU []bool
 	nb             int // number of bound pairs
+	refine         int // refinement steps per solve in this iteration
 	x, y           []float64
 	sl, zl, su, zu []float64
 	rho            []float64
@@ -227,12 +238,12 @@ func newIPM(d *data) *ipm {
 		// slacks far from the bounds leave steps of 1e-8 and μ growing),
 		// multipliers z = 1/s, so that the start is centred (s∘z = 1).
 		if w.hasL[i] {
-			w.sl[i] = math.Max(-l, 1)
+			w.sl[i] = max(-l, 1)
 			w.zl[i] = 1 / w.sl[i]
 			w.nb++
 		}
 		if w.hasU[i] {
-			w.su[i] = math.Max(u, 1)
+			w.su[i] = max(u, 1)
 			w.zu[i] = 1 / w.su[i]
 			w.nb++
 		}
@@ -252,13 +263,13 @@ func (w *ipm) residuals() (prim, dual, mu float64) {
 	d.P.symMulAdd(w.rd, w.x)
 	d.A.mulTAdd(w.rd, w.y)
 	for _, v := range w.rd {
-		dual = math.Max(dual, math.Abs(v))
+		dual = max(dual, math.Abs(v))
 	}
 	var comp float64
 	w.slackRes = 0
 	for i, a := range w.ax {
 		l, u := d.l[i], d.u[i]
-		prim = math.Max(prim, math.Max(l-a, a-u))
+		prim = max(prim, max(l-a, a-u))
 		w.re[i], w.rl[i], w.ru[i] = 0, 0, 0
 		if w.eq[i] {
 			w.re[i] = a - l
@@ -266,18 +277,18 @@ func (w *ipm) residuals() (prim, dual, mu float64) {
 		if w.hasL[i] {
 			w.rl[i] = a - l - w.sl[i]
 			comp += w.sl[i] * w.zl[i]
-			w.slackRes = math.Max(w.slackRes, math.Abs(w.rl[i]))
+			w.slackRes = max(w.slackRes, math.Abs(w.rl[i]))
 		}
 		if w.hasU[i] {
 			w.ru[i] = u - a - w.su[i]
 			comp += w.su[i] * w.zu[i]
-			w.slackRes = math.Max(w.slackRes, math.Abs(w.ru[i]))
+			w.slackRes = max(w.slackRes, math.Abs(w.ru[i]))
 		}
 	}
 	if w.nb > 0 {
 		mu = comp / float64(w.nb)
 	}
-	return math.Max(prim, 0), dual, mu
+	return max(prim, 0), dual, mu
 }
 
 // converged applies OSQP's test (eq. (24)) to the residuals and asks the
@@ -287,26 +298,26 @@ func (w *ipm) converged(prim, dual, mu, epsAbs, epsRel float64) bool {
 	d := w.d
 	var axn, pxn, atyn, qn float64
 	for _, v := range w.ax {
-		axn = math.Max(axn, math.Abs(v))
+		axn = max(axn, math.Abs(v))
 	}
 	px := w.tx
 	clear(px)
 	d.P.symMulAdd(px, w.x)
 	for _, v := range px {
-		pxn = math.Max(pxn, math.Abs(v))
+		pxn = max(pxn, math.Abs(v))
 	}
 	aty := w.vx
 	clear(aty)
 	d.A.mulTAdd(aty, w.y)
 	for _, v := range aty {
-		atyn = math.Max(atyn, math.Abs(v))
+		atyn = max(atyn, math.Abs(v))
 	}
 	for _, v := range d.q {
-		qn = math.Max(qn, math.Abs(v))
+		qn = max(qn, math.Abs(v))
 	}
 	gap := mu * float64(w.nb)
-	return prim <= epsAbs+epsRel*axn && w.slackRes <= epsAbs+epsRel*axn && dual <= epsAbs+epsRel*math.Max(pxn, math.Max(atyn, qn)) &&
-		gap <= epsAbs*math.Max(1, math.Abs(w.objective()))
+	return prim <= epsAbs+epsRel*axn && w.slackRes <= epsAbs+epsRel*axn && dual <= epsAbs+epsRel*max(pxn, max(atyn, qn)) &&
+		gap <= epsAbs*max(1, math.Abs(w.objective()))
 }
 
 // merit returns the largest of the primal, slack, dual and gap measures of
@@ -315,15 +326,15 @@ func (w *ipm) merit(prim, dual, mu, epsAbs, epsRel float64) float64 {
 	d := w.d
 	var axn, qn float64
 	for _, v := range w.ax {
-		axn = math.Max(axn, math.Abs(v))
+		axn = max(axn, math.Abs(v))
 	}
 	for _, v := range d.q {
-		qn = math.Max(qn, math.Abs(v))
+		qn = max(qn, math.Abs(v))
 	}
 	pt := epsAbs + epsRel*axn
 	dt := epsAbs + epsRel*qn
-	gt := epsAbs * math.Max(1, math.Abs(w.objective()))
-	return math.Max(math.Max(prim/pt, w.slackRes/pt), math.Max(dual/dt, mu*float64(w.nb)/gt))
+	gt := epsAbs * max(1, math.Abs(w.objective()))
+	return max(max(prim/pt, w.slackRes/pt), max(dual/dt, mu*float64(w.nb)/gt))
 }
 
 func (w *ipm) finite() bool {
@@ -352,7 +363,7 @@ func (w *ipm) setRho() {
 			}
 			// Clamped: an unbounded problem drives z/s to 1e-310, whose
 			// inverse is not a matrix entry.
-			w.rho[i] = math.Min(math.Max(r, ipmMinRho), ipmMaxRho)
+			w.rho[i] = min(max(r, ipmMinRho), ipmMaxRho)
 		default:
 			w.rho[i] = ipmFreeRho
 		}
@@ -409,7 +420,7 @@ func (w *ipm) solve(kkt *sparseKKT) {
 		}
 	}
 	w.kktSolve(kkt, w.bx, w.by, w.dx, w.dy)
-	for range ipmRefine {
+	for range w.refine {
 		// t = b − K dx (exact K: no ε, D = 0 on equality rows).
 		copy(w.tx, w.bx)
 		copy(w.ty, w.by)
@@ -432,11 +443,11 @@ func (w *ipm) solve(kkt *sparseKKT) {
 		var corr, size float64
 		for j, v := range w.vx {
 			w.dx[j] += v
-			corr, size = math.Max(corr, math.Abs(v)), math.Max(size, math.Abs(w.dx[j]))
+			corr, size = max(corr, math.Abs(v)), max(size, math.Abs(w.dx[j]))
 		}
 		for i, v := range w.vy {
 			w.dy[i] += v
-			corr, size = math.Max(corr, math.Abs(v)), math.Max(size, math.Abs(w.dy[i]))
+			corr, size = max(corr, math.Abs(v)), max(size, math.Abs(w.dy[i]))
 		}
 		if corr <= 1e-12*size {
 			break // converged to rounding: more steps cannot help
@@ -491,7 +502,7 @@ func (w *ipm) stepLength() float64 {
 	a := math.Inf(1)
 	lim := func(v, dv float64) {
 		if dv < 0 {
-			a = math.Min(a, -v/dv)
+			a = min(a, -v/dv)
 		}
 	}
 	for i := range w.sl {
@@ -504,7 +515,7 @@ func (w *ipm) stepLength() float64 {
 			lim(w.zu[i], w.dzu[i])
 		}
 	}
-	return math.Min(1, ipmStepFraction*a)
+	return min(1, ipmStepFraction*a)
 }
 
 // trialMu returns the mean complementarity after a step of α.
