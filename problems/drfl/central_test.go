@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	sd "github.com/fedcon/fedcon/solver/drfl"
@@ -79,5 +80,38 @@ func TestCentralMatchesAlgorithm1(t *testing.T) {
 	}
 	if _, _, err := Central(context.Background(), []Client{randClient(rand.New(rand.NewPCG(1, 2)), 5, 2, 0.1)}, Model{Kappa: 1}, 0.1, 2, nil); err == nil {
 		t.Error("p = 2: no error")
+	}
+}
+
+// TestCentralLPReusesOrdering: one CentralLP over a grid whose sparsity
+// pattern changes (θ = 0 drops a variable, ρ = 0 a coefficient) returns
+// bit-for-bit what a fresh Central returns at every point, whether the
+// cached ordering was reused or recomputed.
+func TestCentralLPReusesOrdering(t *testing.T) {
+	rng := rand.New(rand.NewPCG(70, 71))
+	var clients []Client
+	for s := range 3 {
+		clients = append(clients, randClient(rng, 10+s, 3, 0))
+	}
+	var lp CentralLP
+	for _, pt := range []struct{ rho, kappa, theta float64 }{
+		{0.05, 0.5, 0.1}, {0.02, 0.3, 0.1}, {0.02, 0.3, 0}, {0, 0.3, 0}, {0.05, 0.5, 0.1},
+	} {
+		cl := slices.Clone(clients)
+		for s := range cl {
+			cl[s].Rho = pt.rho
+		}
+		m := Model{Support: Box, Kappa: pt.kappa}
+		want, wobj, err := Central(context.Background(), cl, m, pt.theta, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gobj, err := lp.Solve(context.Background(), cl, m, pt.theta, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) || gobj != wobj {
+			t.Errorf("%+v: cached ordering gave %v (%v), fresh %v (%v)", pt, got, gobj, want, wobj)
+		}
 	}
 }

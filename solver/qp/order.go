@@ -228,3 +228,14 @@ func checkPermutation(p []int, N int) error {
 	}
 	return nil
 }
+
+// MinDegreeOrdering returns the ordering Solve and InteriorPoint compute
+// when Settings.Ordering is nil. Many problems with one sparsity pattern
+// (a parameter grid) can compute it once and pass it in Settings.Ordering.
+func MinDegreeOrdering(prob *Problem) ([]int, error) {
+	d, err := newData(prob)
+	if err != nil {
+		return nil, err
+	}
+	return autoOrdering(d.P, d.A), nil
+}
