@@ -179,7 +179,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 			fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s\n", fig.Dataset, rep, cfg.Repetitions, model, r.Status, r.Rounds, r.Seconds)
 		}
 	}
-	store := &experiments.Store{Dir: trials, Hash: experiments.TrialHash(cfg, "repetitions"), Force: o.Force, Version: f.Version}
+	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version}
 	res, err := experiments.RunDRFLNoise(ctx, d, cfg, store, progress)
 	if err != nil {
 		return cfg, nil, err

@@ -219,11 +219,18 @@ type DRFLParams struct {
 	P       float64    `json:"-"`              // see PName
 	PName   string     `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by RunDRFL
 	QHat    []float64  `json:"qhat,omitempty"` // nil: N_s/N
-	Support pd.Support `json:"-"`
+	Support pd.Support `json:"-"`              // see SupportName
+	// SupportName is "box" or "free", set by RunDRFL.
+	SupportName string `json:"support,omitempty"`
 	// Loss is "hinge" (the SVM; "" means hinge) or "huber" (regression,
 	// threshold Epsilon, 0 meaning 1.35).
 	Loss    string  `json:"loss,omitempty"`
 	Epsilon float64 `json:"epsilon,omitempty"`
+}
+
+// spell sets PName and SupportName, the JSON forms of P and Support.
+func (p *DRFLParams) spell() {
+	p.PName, p.SupportName = normName(p.P), p.Support.String()
 }
 
 // loss returns the problems/drfl loss of p (Validate has checked it).
@@ -426,7 +433,7 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 	if err := sp.checkLoss(p); err != nil {
 		return nil, err
 	}
-	p.PName = normName(p.P)
+	p.spell()
 	prob, err := DRFLProblem(sp.Train, p)
 	if err != nil {
 		return nil, err

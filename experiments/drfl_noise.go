@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/fedcon/fedcon/datasets"
@@ -54,6 +55,17 @@ type DRFLNoiseConfig struct {
 	CV      *DRFLGrid `json:"cv,omitempty"`
 	Folds   int       `json:"folds,omitempty"`
 	Workers int       `json:"-"`
+}
+
+// TrialHash is the hash stored with each repetition: the configuration
+// but the number of repetitions (a rerun with more reuses the stored
+// ones), with P and Support spelled out (their fields are not JSON).
+func (c DRFLNoiseConfig) TrialHash() string {
+	c.Params = slices.Clone(c.Params)
+	for k := range c.Params {
+		c.Params[k].spell()
+	}
+	return TrialHash(c, "repetitions")
 }
 
 // DefaultDRFLNoise returns the full run of fig: 10 repetitions, 11 levels,
@@ -132,7 +144,7 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 		if err := p.Validate(); err != nil {
 			return nil, err
 		}
-		cfg.Params[k].PName = normName(p.P)
+		cfg.Params[k].spell()
 	}
 	dcfg := DefaultDRFLData(cfg.Figure.Dataset)
 	if cfg.Figure.Imbalanced {

@@ -2,11 +2,13 @@ package experiments
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/fedcon/fedcon/datasets"
+	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 	"gonum.org/v1/gonum/mat"
 )
@@ -156,5 +158,36 @@ func TestCrossValidate(t *testing.T) {
 		if b := first.Candidates[bi]; b.Rho != first.Best.Rho || b.Theta != first.Best.Theta {
 			t.Errorf("p %v: best %+v, scores %v", p, first.Best, first.Scores)
 		}
+	}
+}
+
+// TestDRFLNoiseTrialHash: every setting that changes a repetition's
+// numbers changes the hash its trial files are stored under (the number
+// of repetitions and the workers do not).
+func TestDRFLNoiseTrialHash(t *testing.T) {
+	fig := DRFLNoiseFigures["drfl-figure5"]
+	h0 := DefaultDRFLNoise(fig, false).TrialHash()
+	changed := []struct {
+		name string
+		edit func(n *DRFLNoiseConfig)
+	}{
+		{"p", func(n *DRFLNoiseConfig) { n.Params[0].P = math.Inf(1) }},
+		{"support", func(n *DRFLNoiseConfig) { n.Params[0].Support = pd.Free }},
+		{"rho", func(n *DRFLNoiseConfig) { n.Params[0].Rho = 0.1 }},
+		{"protocol", func(n *DRFLNoiseConfig) { n.Figure.Ratio = 1 }},
+		{"levels", func(n *DRFLNoiseConfig) { n.Levels = n.Levels[:3] }},
+		{"seed", func(n *DRFLNoiseConfig) { n.Seed = 2 }},
+	}
+	for _, tc := range changed {
+		n := DefaultDRFLNoise(fig, false)
+		tc.edit(&n)
+		if n.TrialHash() == h0 {
+			t.Errorf("%s: same hash", tc.name)
+		}
+	}
+	n := DefaultDRFLNoise(fig, false)
+	n.Repetitions, n.Workers = 3, 7
+	if n.TrialHash() != h0 {
+		t.Error("repetitions or workers changed the hash")
 	}
 }
