@@ -32,6 +32,7 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		return fmt.Errorf("preset %s: %w", preset, err)
 	}
 	valid := v.AllKeys()
+	slices.Sort(valid) // AllKeys' order is random
 	if file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {

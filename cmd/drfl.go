@@ -19,54 +19,81 @@ import (
 
 // DRFLOptions are the flags of `fedcon run drfl`.
 type DRFLOptions struct {
-	Dataset, Model, P, QHat, Support string
-	Rho, Imbalance, Loss             string
-	Kappa, Theta, C, Tol, Epsilon    float64
-	TestMean, TestSD                 float64
-	Seed                             uint64
-	MaxRounds, Workers               int
-	JSON, Quiet                      bool
-	Dirs                             []string
-	ctx                              context.Context
+	commonOptions
+	Dataset, Model, Loss, Imbalance string
+	TestMean, TestSD                float64
+	Dirs                            []string
+	// Cfg is configs/drfl/drfl.yaml under --config, FEDCON_* and the
+	// flags set on the command line (load).
+	Cfg *experiments.DRFLConfig
+}
+
+// drflRunFlagKeys maps the flags of `run drfl` to keys of the preset.
+var drflRunFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta", "p": "p", "qhat": "qhat",
+	"support": "support", "c": "c", "tol": "tol", "max-rounds": "max_rounds", "epsilon": "epsilon", "seed": "seed"}
+
+// loadDRFLConfig reads the DRFL preset under o's --config, FEDCON_* and
+// the flags in keys that were set.
+func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*experiments.DRFLConfig, error) {
+	cfg := &experiments.DRFLConfig{}
+	if err := loadConfig(f, o, experiments.DRFLPreset, keys, cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// addDRFLConfigFlag adds --config to a DRFL command.
+func addDRFLConfigFlag(c *cobra.Command, o *commonOptions) {
+	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding keys of the preset configs/"+experiments.DRFLPreset+".yaml")
 }
 
 func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 	o := &DRFLOptions{}
+	def := experiments.DefaultDRFLConfig()
 	c := &cobra.Command{
 		Use:   "drfl",
 		Short: "Train one DRFL-family model (issue 10) on one repetition's split and print its test accuracy (SVM) or MSE (Huber)",
+		Long: `Train one DRFL-family model (issue 10) on one repetition's split and print its test accuracy (SVM) or MSE (Huber).
+
+Defaults come from the preset configs/drfl/drfl.yaml; --config FILE overrides its keys,
+FEDCON_<KEY> (e.g. FEDCON_TOL) the top-level ones, and flags set on the command line win.`,
 		Example: `  fedcon run drfl --dataset heart --model drfl --rho 0.01 --kappa 0.5 --theta 0.01
   fedcon run drfl --dataset abalone --model drfl --rho 0.001 --kappa 0.5   # Huber regression
   fedcon run drfl --model wafl --rho 0.001 --test-sd 0.5
-  fedcon run drfl --model afl --theta 0.1 --p inf --json`,
+  fedcon run drfl --model afl --theta 0.1 --p inf --json
+  fedcon run drfl --config my-drfl.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o.ctx = c.Context()
+			o.bind(c)
 			o.Dirs = dataDirs(f, c)
-			o.JSON, _ = c.Flags().GetBool("json")
-			o.Quiet, _ = c.Flags().GetBool("quiet")
+			cfg, err := loadDRFLConfig(f, &o.commonOptions, drflRunFlagKeys)
+			if err != nil {
+				return err
+			}
+			o.Cfg = cfg
 			if runF != nil {
 				return runF(o)
 			}
 			return drflRun(f, o)
 		},
 	}
+	addDRFLConfigFlag(c, &o.commonOptions)
 	fl := c.Flags()
 	fl.StringVar(&o.Dataset, "dataset", "heart", "dataset: heart or breast-cancer-wisc (SVM), abalone (Huber regression)")
 	fl.StringVar(&o.Loss, "loss", "", "loss: hinge (SVM) or huber (regression); default by dataset")
-	fl.Float64Var(&o.Epsilon, "epsilon", pd.DefaultHuberEpsilon, "Huber threshold ε > 0")
+	fl.Float64("epsilon", def.Epsilon, "Huber threshold ε > 0")
 	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(experiments.DRFLModels(), ", "))
-	fl.StringVar(&o.Rho, "rho", "0.01", "Wasserstein radius ρ for every client, or S comma-separated ρ_s (wafl: the pooled ball)")
-	fl.StringVar(&o.Imbalance, "imbalance", "", "share of each client's minority class kept, S comma-separated ratios in (0, 1] (Figures 4-5: 0.5,0.5,1)")
-	fl.Float64Var(&o.Kappa, "kappa", 0.5, "label-flip cost κ > 0")
-	fl.Float64Var(&o.Theta, "theta", 0.01, "radius θ ≥ 0 of the weight set Q (drfl, afl)")
-	fl.StringVar(&o.P, "p", "1", "norm of Q: 1, 2 or inf")
-	fl.StringVar(&o.QHat, "qhat", "size", "centre q̂: size (N_s/N), uniform, or S comma-separated weights")
-	fl.StringVar(&o.Support, "support", "box", "feature support in Ω_s of the SVM: box ([−1,1]ⁿ, Prop. 6.3) or free (Huber: Ξ = ℝⁿ⁺¹ always)")
-	fl.Float64Var(&o.C, "c", sd.DefaultC, "AD-LPMM step size c > 0")
-	fl.Float64Var(&o.Tol, "tol", sd.DefaultTol, "stopping tolerance on residuals and c·steps")
-	fl.IntVar(&o.MaxRounds, "max-rounds", sd.DefaultMaxRounds, "round cap (status RoundLimit)")
-	fl.Uint64Var(&o.Seed, "seed", 1, "repetition seed: split, clients, noise")
+	fl.String("rho", def.Rho, "Wasserstein radius ρ for every client, or S comma-separated ρ_s (wafl: the pooled ball)")
+	fl.StringVar(&o.Imbalance, "imbalance", "", "share of each client's minority class kept, S comma-separated ratios in (0, 1] (Figures 4-5: "+joinFloats(def.Imbalance)+")")
+	fl.Float64("kappa", def.Kappa, "label-flip cost κ > 0")
+	fl.Float64("theta", def.Theta, "radius θ ≥ 0 of the weight set Q (drfl, afl)")
+	fl.String("p", def.P, "norm of Q: 1, 2 or inf")
+	fl.String("qhat", def.QHat, "centre q̂: size (N_s/N), uniform, or S comma-separated weights")
+	fl.String("support", def.Support, "feature support in Ω_s of the SVM: box ([−1,1]ⁿ, Prop. 6.3) or free (Huber: Ξ = ℝⁿ⁺¹ always)")
+	fl.Float64("c", def.C, "AD-LPMM step size c > 0")
+	fl.Float64("tol", def.Tol, "stopping tolerance on residuals and c·steps")
+	fl.Int("max-rounds", def.MaxRounds, "round cap (status RoundLimit)")
+	fl.Uint64("seed", def.Seed, "repetition seed: split, clients, noise")
 	fl.Float64Var(&o.TestMean, "test-mean", 0, "mean of the Gaussian noise added to the test features")
 	fl.Float64Var(&o.TestSD, "test-sd", 0, "SD of the Gaussian noise added to the test features")
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")
@@ -86,28 +113,39 @@ func floatList(field, s string) ([]float64, error) {
 	return out, nil
 }
 
-// drflParams turns the options into validated model parameters.
-func (o *DRFLOptions) params(S int) (experiments.DRFLParams, error) {
-	p := experiments.DRFLParams{Model: o.Model, Kappa: o.Kappa, Theta: o.Theta, Loss: o.Loss}
-	if o.Loss == "huber" {
-		p.Epsilon = o.Epsilon
+// joinFloats writes xs as a flag takes them: "0.5,0.5,1".
+func joinFloats(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatFloat(x, 'g', -1, 64)
 	}
-	if !(o.Epsilon > 0) {
-		return p, &experiments.ConfigError{Field: "epsilon", Value: o.Epsilon, Reason: "want > 0"}
+	return strings.Join(parts, ",")
+}
+
+// drflParams turns cfg's model and solver keys into validated parameters
+// of model; loss "" is settled by the dataset later.
+func drflParams(cfg *experiments.DRFLConfig, model, loss string) (experiments.DRFLParams, error) {
+	S := cfg.Clients
+	p := experiments.DRFLParams{Model: model, Kappa: cfg.Kappa, Theta: cfg.Theta, Loss: loss}
+	if loss == "huber" {
+		p.Epsilon = cfg.Epsilon
 	}
-	rhos, err := floatList("rho", o.Rho)
+	if !(cfg.Epsilon > 0) {
+		return p, &experiments.ConfigError{Field: "epsilon", Value: cfg.Epsilon, Reason: "want > 0"}
+	}
+	rhos, err := floatList("rho", cfg.Rho)
 	if err != nil {
 		return p, err
 	}
 	switch {
 	case len(rhos) == 1:
 		p.Rho = rhos[0]
-	case len(rhos) == S && o.Model == experiments.DRFLModel:
+	case len(rhos) == S && model == experiments.DRFLModel:
 		p.Rhos = rhos
 	default:
-		return p, &experiments.ConfigError{Field: "rho", Value: o.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
+		return p, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
 	}
-	switch o.P {
+	switch cfg.P {
 	case "1":
 		p.P = 1
 	case "2":
@@ -115,14 +153,14 @@ func (o *DRFLOptions) params(S int) (experiments.DRFLParams, error) {
 	case "inf", "Inf", "+inf":
 		p.P = math.Inf(1)
 	default:
-		return p, &experiments.ConfigError{Field: "p", Value: o.P, Reason: "want 1, 2 or inf"}
+		return p, &experiments.ConfigError{Field: "p", Value: cfg.P, Reason: "want 1, 2 or inf"}
 	}
-	sup, err := pd.ParseSupport(o.Support)
+	sup, err := pd.ParseSupport(cfg.Support)
 	if err != nil {
-		return p, &experiments.ConfigError{Field: "support", Value: o.Support, Reason: "want box or free"}
+		return p, &experiments.ConfigError{Field: "support", Value: cfg.Support, Reason: "want box or free"}
 	}
 	p.Support = sup
-	switch o.QHat {
+	switch cfg.QHat {
 	case "size":
 	case "uniform":
 		p.QHat = make([]float64, S)
@@ -130,51 +168,55 @@ func (o *DRFLOptions) params(S int) (experiments.DRFLParams, error) {
 			p.QHat[s] = 1 / float64(S)
 		}
 	default:
-		parts := strings.Split(o.QHat, ",")
+		parts := strings.Split(cfg.QHat, ",")
 		if len(parts) != S {
-			return p, &experiments.ConfigError{Field: "qhat", Value: o.QHat, Reason: fmt.Sprintf("want %d weights, got %d", S, len(parts))}
+			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: fmt.Sprintf("want %d weights, got %d", S, len(parts))}
 		}
 		var sum float64
 		for _, s := range parts {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil || v < 0 {
-				return p, &experiments.ConfigError{Field: "qhat", Value: o.QHat, Reason: "weights must be numbers ≥ 0"}
+				return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must be numbers ≥ 0"}
 			}
 			p.QHat = append(p.QHat, v)
 			sum += v
 		}
 		if math.Abs(sum-1) > 1e-9 {
-			return p, &experiments.ConfigError{Field: "qhat", Value: o.QHat, Reason: "weights must sum to 1 (q̂ ∈ Δ_S)"}
+			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must sum to 1 (q̂ ∈ Δ_S)"}
 		}
 	}
-	if !(o.C > 0) {
-		return p, &experiments.ConfigError{Field: "c", Value: o.C, Reason: "want > 0"}
+	if !(cfg.C > 0) {
+		return p, &experiments.ConfigError{Field: "c", Value: cfg.C, Reason: "want > 0"}
 	}
-	if !(o.Tol > 0) || o.MaxRounds < 1 {
-		return p, &experiments.ConfigError{Field: "tol/max_rounds", Value: fmt.Sprint(o.Tol, "/", o.MaxRounds), Reason: "want tol > 0 and max rounds ≥ 1"}
-	}
-	if !(o.TestSD >= 0) {
-		return p, &experiments.ConfigError{Field: "test_sd", Value: o.TestSD, Reason: "want ≥ 0"}
+	if !(cfg.Tol > 0) || cfg.MaxRounds < 1 {
+		return p, &experiments.ConfigError{Field: "tol/max_rounds", Value: fmt.Sprint(cfg.Tol, "/", cfg.MaxRounds), Reason: "want tol > 0 and max rounds ≥ 1"}
 	}
 	return p, p.Validate()
 }
 
 func drflRun(f *Factory, o *DRFLOptions) error {
-	p, err := o.params(3)
+	cfg := o.Cfg
+	if err := cfg.ValidateData(); err != nil {
+		return err
+	}
+	p, err := drflParams(cfg, o.Model, o.Loss)
 	if err != nil {
 		return err
+	}
+	if !(o.TestSD >= 0) {
+		return &experiments.ConfigError{Field: "test_sd", Value: o.TestSD, Reason: "want ≥ 0"}
 	}
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
 		return err
 	}
-	dcfg := experiments.DefaultDRFLData(o.Dataset)
+	dcfg := cfg.Data(o.Dataset, false)
 	if o.Imbalance != "" {
 		if dcfg.Imbalance, err = floatList("imbalance", o.Imbalance); err != nil {
 			return err
 		}
-		if len(dcfg.Imbalance) != 3 {
-			return &experiments.ConfigError{Field: "imbalance", Value: o.Imbalance, Reason: "want 3 ratios, one per client"}
+		if len(dcfg.Imbalance) != cfg.Clients {
+			return &experiments.ConfigError{Field: "imbalance", Value: o.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", cfg.Clients)}
 		}
 		for s, r := range dcfg.Imbalance {
 			if !(r > 0 && r <= 1) {
@@ -187,14 +229,14 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 		return err
 	}
 	if o.Loss == "" && d.Regression {
-		p.Loss, p.Epsilon = "huber", o.Epsilon
+		p.Loss, p.Epsilon = "huber", cfg.Epsilon
 	}
-	sp, err := experiments.NewDRFLSplit(d, dcfg, o.Seed)
+	sp, err := experiments.NewDRFLSplit(d, dcfg, cfg.Seed)
 	if err != nil {
 		return err
 	}
-	testX := sp.NoisyTest(o.TestMean, o.TestSD, rand.New(rand.NewPCG(o.Seed, 0x7e57)))
-	set := &sd.Settings{C: o.C, Tol: o.Tol, MaxRounds: o.MaxRounds, Workers: workers}
+	testX := sp.NoisyTest(o.TestMean, o.TestSD, rand.New(rand.NewPCG(cfg.Seed, 0x7e57)))
+	set := &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: workers}
 	if !o.Quiet && f.IO.ErrTTY {
 		set.Record = func(round int, prim, step float64) {
 			if round%50 == 0 {

@@ -12,26 +12,47 @@ import (
 
 // DRFLFigure1Options are the flags of `fedcon reproduce drfl-figure1`.
 type DRFLFigure1Options struct {
-	OutDir string
-	Quick  bool
+	commonOptions
+	Quick bool
+	// Config is the run: the preset's figure1 keys under --config,
+	// FEDCON_* and the flags set on the command line (load).
 	Config experiments.DRFLFigure1Config
-	JSON   bool
-	Quiet  bool
+}
+
+// drflFigure1FlagKeys maps the flags of drfl-figure1 to preset keys.
+var drflFigure1FlagKeys = map[string]string{"seed": "figure1.seed", "runs": "figure1.runs", "samples": "figure1.samples", "draws": "figure1.draws"}
+
+// load reads Figure 1's sizes from the preset under --config, FEDCON_*
+// and the flags; --quick takes the quick_ keys.
+func (o *DRFLFigure1Options) load(f *Factory) error {
+	cfg, err := loadDRFLConfig(f, &o.commonOptions, drflFigure1FlagKeys)
+	if err != nil {
+		return err
+	}
+	o.Config = cfg.Figure1Config(o.Quick)
+	if o.Quick && o.flags != nil && o.flags.Changed("draws") {
+		o.Config.Draws = cfg.Figure1.Draws // an explicit --draws wins over --quick's
+	}
+	return o.Config.Validate()
 }
 
 func newCmdReproduceDRFLFigure1(f *Factory, runF func(*DRFLFigure1Options) error) *cobra.Command {
-	o := &DRFLFigure1Options{Config: experiments.DefaultDRFLFigure1()}
+	o := &DRFLFigure1Options{}
+	def := experiments.DefaultDRFLConfig().Figure1
 	c := &cobra.Command{
 		Use:   "drfl-figure1",
 		Short: "DRFL Figure 1 (Example 4.1, Appendix D): coverage and volume of the DRFL and WAFL balls",
+		Long: `DRFL Figure 1 (Example 4.1, Appendix D): coverage and volume of the DRFL and WAFL balls.
+
+Sizes come from the figure1 keys of the preset configs/drfl/drfl.yaml; --config FILE overrides
+them and flags set on the command line win.`,
 		Example: `  fedcon reproduce drfl-figure1
   fedcon reproduce drfl-figure1 --quick --out /tmp/res`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o.JSON, _ = c.Flags().GetBool("json")
-			o.Quiet, _ = c.Flags().GetBool("quiet")
-			if o.Quick {
-				o.Config.Draws, o.Config.RhoStep = 2000, 1e-4
+			o.bind(c)
+			if err := o.load(f); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(o)
@@ -39,13 +60,14 @@ func newCmdReproduceDRFLFigure1(f *Factory, runF func(*DRFLFigure1Options) error
 			return drflFigure1Run(f, o)
 		},
 	}
+	addDRFLConfigFlag(c, &o.commonOptions)
 	fl := c.Flags()
 	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/figure1.{png,svg,csv,json}")
-	fl.BoolVar(&o.Quick, "quick", false, "2,000 random distributions per level and a ρ grid step of 1e-4")
-	fl.Uint64Var(&o.Config.Seed, "seed", o.Config.Seed, "random seed")
-	fl.IntVar(&o.Config.Runs, "runs", o.Config.Runs, "runs of the coverage stage")
-	fl.IntVar(&o.Config.Samples, "samples", o.Config.Samples, "samples per run")
-	fl.IntVar(&o.Config.Draws, "draws", o.Config.Draws, "random distributions per guarantee level")
+	fl.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("%d random distributions per level and a ρ grid step of %g", def.QuickDraws, def.QuickRhoStep))
+	fl.Uint64("seed", def.Seed, "random seed")
+	fl.Int("runs", def.Runs, "runs of the coverage stage")
+	fl.Int("samples", def.Samples, "samples per run")
+	fl.Int("draws", def.Draws, "random distributions per guarantee level")
 	return c
 }
 

@@ -4,105 +4,118 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
-	pd "github.com/fedcon/fedcon/problems/drfl"
 )
 
 // DRFLNoiseOptions are the flags of `fedcon reproduce drfl-figure2|3|4|5`.
 type DRFLNoiseOptions struct {
-	Name               string
-	OutDir             string
-	Quick, JSON, Quiet bool
-	CV, Force          bool
-	Folds              int
-	Repetitions        int
-	Seed               uint64
-	Rho, Kappa, Theta  float64
-	P                  string
-	Workers            int
-	Dirs               []string
-	ctx                context.Context
-	// batch: print nothing but errors; report receives the trial counts
-	// (`reproduce all`).
-	batch  bool
-	report *runReport
+	commonOptions
+	Name      string
+	Quick, CV bool
+	Dirs      []string
+	// Cfg is configs/drfl/drfl.yaml under --config, FEDCON_* and the
+	// flags set on the command line (load).
+	Cfg *experiments.DRFLConfig
 }
 
-// newDRFLNoiseOptions returns the defaults of the noise figures: the
-// paper's models at fixed ρ = 0.01, κ = 0.5, θ = 0.01, p = 1 (no CV).
-func newDRFLNoiseOptions(name string) *DRFLNoiseOptions {
-	return &DRFLNoiseOptions{Name: name, OutDir: "results", Seed: 1, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: "1", Folds: 5}
+// drflNoiseFlagKeys maps the flags of the noise figures to preset keys.
+var drflNoiseFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta", "p": "p",
+	"seed": "seed", "repetitions": "repetitions", "folds": "folds"}
+
+// load reads the preset under --config, FEDCON_* and the flags.
+func (o *DRFLNoiseOptions) load(f *Factory) error {
+	cfg, err := loadDRFLConfig(f, &o.commonOptions, drflNoiseFlagKeys)
+	o.Cfg = cfg
+	return err
 }
 
 func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptions) error) *cobra.Command {
-	o := newDRFLNoiseOptions(name)
+	o := &DRFLNoiseOptions{Name: name}
+	def := experiments.DefaultDRFLConfig()
 	short := "DRFL figure 2: heart (SVM, test accuracy) and abalone (Huber regression, test MSE), the five models under three test-noise protocols"
-	if fig, ok := experiments.DRFLNoiseFigures[name]; ok {
+	if rows := def.FigureRows(name); name != "drfl-figure2" && len(rows) == 1 {
 		short = fmt.Sprintf("DRFL %s: %s%s, test accuracy of the five models under three test-noise protocols",
-			strings.TrimPrefix(name, "drfl-"), fig.Dataset, map[bool]string{true: " imbalanced", false: ""}[fig.Imbalanced])
+			strings.TrimPrefix(name, "drfl-"), rows[0].Dataset, map[bool]string{true: " imbalanced", false: ""}[rows[0].Imbalanced])
 	}
 	c := &cobra.Command{
-		Use:     name,
-		Short:   short,
-		Example: fmt.Sprintf("  fedcon reproduce %s --quick\n  fedcon reproduce %s --rho 0.001 --kappa 0.3", name, name),
+		Use:   name,
+		Short: short,
+		Long: short + `.
+
+Defaults come from the preset configs/drfl/drfl.yaml (key ` + strings.TrimPrefix(name, "drfl-") + `: the rows and their noise
+protocols); --config FILE overrides its keys, FEDCON_<KEY> the top-level ones, and flags set
+on the command line win.`,
+		Example: fmt.Sprintf("  fedcon reproduce %s --quick\n  fedcon reproduce %s --rho 0.001 --kappa 0.3\n  fedcon reproduce %s --config my-drfl.yaml", name, name, name),
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o.ctx = c.Context()
+			o.bind(c)
 			o.Dirs = dataDirs(f, c)
-			o.JSON, _ = c.Flags().GetBool("json")
-			o.Quiet, _ = c.Flags().GetBool("quiet")
+			if err := o.load(f); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(o)
 			}
 			return drflNoiseRun(f, o)
 		},
 	}
+	addDRFLConfigFlag(c, &o.commonOptions)
 	fl := c.Flags()
-	fl.StringVar(&o.OutDir, "out", o.OutDir, "results directory: writes <out>/drfl/"+strings.TrimPrefix(name, "drfl-")+".{png,svg,csv,json}")
-	fl.BoolVar(&o.Quick, "quick", false, "2 repetitions and 6 noise levels")
-	fl.IntVar(&o.Repetitions, "repetitions", 0, "repetitions (default 10, quick 2)")
-	fl.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the first repetition")
-	fl.Float64Var(&o.Rho, "rho", o.Rho, "ρ of drfl and wafl")
-	fl.Float64Var(&o.Kappa, "kappa", o.Kappa, "κ of drfl and wafl")
-	fl.Float64Var(&o.Theta, "theta", o.Theta, "θ of drfl and afl")
-	fl.StringVar(&o.P, "p", o.P, "norm of Q: 1, 2 or inf")
+	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/"+strings.TrimPrefix(name, "drfl-")+".{png,svg,csv,json}")
+	fl.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("%d repetitions and noise levels %g apart", def.QuickRepetitions, def.QuickNoiseStep))
+	fl.Int("repetitions", def.Repetitions, fmt.Sprintf("repetitions (--quick: %d, unless set)", def.QuickRepetitions))
+	fl.Uint64("seed", def.Seed, "seed of the first repetition")
+	rho, _ := strconv.ParseFloat(def.Rho, 64)
+	fl.Float64("rho", rho, "ρ of drfl and wafl")
+	fl.Float64("kappa", def.Kappa, "κ of drfl and wafl")
+	fl.Float64("theta", def.Theta, "θ of drfl and afl")
+	fl.String("p", def.P, "norm of Q: 1, 2 or inf")
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")
-	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the paper's grid (every third value with --quick); slow: ~10 s per DRFL fit on heart")
-	fl.IntVar(&o.Folds, "folds", o.Folds, "cross-validation folds")
+	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the preset's cv_grid (the paper's; every third value with --quick); slow: ~10 s per DRFL fit on heart")
+	fl.Int("folds", def.Folds, "cross-validation folds")
 	fl.BoolVar(&o.Force, "force", false, "recompute the repetitions already stored under <out>/drfl/<figure>-trials/")
 	return c
 }
 
 func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	path := filepath.Join(o.OutDir, "drfl", strings.TrimPrefix(o.Name, "drfl-"))
+	rows := o.Cfg.FigureRows(o.Name)
+	if len(rows) == 0 {
+		return &experiments.ConfigError{Field: strings.TrimPrefix(o.Name, "drfl-"), Value: nil, Reason: "want at least one row (dataset)"}
+	}
+	// Bad values exit before any fit; they are the same for every row.
+	if _, err := drflNoiseConfig(o, rows[0], false); err != nil {
+		return err
+	}
 	var (
 		figure *experiments.Figure
 		result any
 		csv    string
 		cfgs   []experiments.DRFLNoiseConfig
+		res    []*experiments.DRFLNoiseResult
 	)
-	if o.Name == "drfl-figure2" {
-		var rows []*experiments.DRFLNoiseResult
-		for _, fig := range experiments.DRFLFigure2 {
-			cfg, res, err := drflNoiseFigure(f, o, fig, path+"-"+fig.Dataset+"-trials")
-			if err != nil {
-				return err
-			}
-			rows, cfgs = append(rows, res), append(cfgs, cfg)
+	for _, fig := range rows {
+		trials := path + "-trials"
+		if len(rows) > 1 {
+			trials = path + "-" + fig.Dataset + "-trials"
 		}
-		r2 := experiments.NewDRFLFigure2(rows)
-		figure, result, csv = &r2.Figure, r2, r2.CSV()
-	} else {
-		cfg, res, err := drflNoiseFigure(f, o, experiments.DRFLNoiseFigures[o.Name], path+"-trials")
+		cfg, r, err := drflNoiseFigure(f, o, fig, trials)
 		if err != nil {
 			return err
 		}
-		figure, result, csv, cfgs = &res.Figure, res, res.CSV(), append(cfgs, cfg)
+		cfgs, res = append(cfgs, cfg), append(res, r)
+	}
+	if len(res) > 1 {
+		r2 := experiments.NewDRFLFigure2(res)
+		figure, result, csv = &r2.Figure, r2, r2.CSV()
+	} else {
+		figure, result, csv = &res[0].Figure, res[0], res[0].CSV()
 	}
 	var record any = cfgs // the run record: one config per row
 	if len(cfgs) == 1 {
@@ -128,48 +141,50 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	return err
 }
 
-// drflNoiseFigure runs one noise figure (one dataset) with the options'
-// parameters, keeping one file per finished repetition in trials: Ctrl-C
-// keeps them, a rerun with the same configuration (any number of
-// repetitions) reuses them.
-func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseFigure, trials string) (experiments.DRFLNoiseConfig, *experiments.DRFLNoiseResult, error) {
-	cfg := experiments.DefaultDRFLNoise(fig, o.Quick)
-	if o.Repetitions != 0 {
-		cfg.Repetitions = o.Repetitions
+// drflNoiseConfig is the run of one row of the figure under the loaded
+// configuration; regression datasets fit the Huber model.
+func drflNoiseConfig(o *DRFLNoiseOptions, fig experiments.DRFLNoiseFigure, regression bool) (experiments.DRFLNoiseConfig, error) {
+	cfg := o.Cfg
+	if err := cfg.ValidateData(); err != nil {
+		return experiments.DRFLNoiseConfig{}, err
 	}
-	cfg.Seed = o.Seed
-	ro := &DRFLOptions{Model: "drfl", Rho: fmt.Sprint(o.Rho), Kappa: o.Kappa, Theta: o.Theta, P: o.P, QHat: "size", Support: "box", C: 1, Tol: 1e-4, MaxRounds: 10000, Epsilon: pd.DefaultHuberEpsilon}
-	base, err := ro.params(3)
+	if err := cfg.ValidateNoise(o.CV); err != nil {
+		return experiments.DRFLNoiseConfig{}, err
+	}
+	base, err := drflParams(cfg, experiments.DRFLModel, "")
 	if err != nil {
-		return cfg, nil, err
+		return experiments.DRFLNoiseConfig{}, err
 	}
+	if base.Rhos != nil {
+		return experiments.DRFLNoiseConfig{}, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: "the figures take one radius for every client"}
+	}
+	if regression {
+		base.Loss, base.Epsilon = "huber", cfg.Epsilon
+	}
+	n := cfg.Noise(fig, base, o.Quick, o.CV)
+	if o.Quick && o.flags != nil && o.flags.Changed("repetitions") {
+		n.Repetitions = cfg.Repetitions // an explicit --repetitions wins over --quick's
+	}
+	return n, nil
+}
+
+// drflNoiseFigure runs one row of a noise figure (one dataset), keeping
+// one file per finished repetition in trials: Ctrl-C keeps them, a rerun
+// with the same configuration (any number of repetitions) reuses them.
+func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseFigure, trials string) (experiments.DRFLNoiseConfig, *experiments.DRFLNoiseResult, error) {
 	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return experiments.DRFLNoiseConfig{}, nil, err
+	}
+	d, err := datasets.Load(fig.Dataset, o.Dirs)
+	if err != nil {
+		return experiments.DRFLNoiseConfig{}, nil, err
+	}
+	cfg, err := drflNoiseConfig(o, fig, d.Regression)
 	if err != nil {
 		return cfg, nil, err
 	}
 	cfg.Workers = workers
-	if o.CV {
-		if o.Folds < 2 {
-			return cfg, nil, &experiments.ConfigError{Field: "folds", Value: o.Folds, Reason: "want ≥ 2"}
-		}
-		g := experiments.PaperDRFLGrid()
-		if o.Quick {
-			g = g.Thin(3)
-		}
-		cfg.CV, cfg.Folds = &g, o.Folds
-	}
-	d, err := datasets.Load(fig.Dataset, o.Dirs)
-	if err != nil {
-		return cfg, nil, err
-	}
-	if d.Regression {
-		base.Loss = "huber"
-	}
-	for k := range cfg.Params {
-		m := cfg.Params[k].Model
-		cfg.Params[k] = base
-		cfg.Params[k].Model = m
-	}
 	ctx := o.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -179,7 +194,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 			fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s\n", fig.Dataset, rep, cfg.Repetitions, model, r.Status, r.Rounds, r.Seconds)
 		}
 	}
-	store := &experiments.Store{Dir: trials, Hash: experiments.TrialHash(cfg, "repetitions"), Force: o.Force, Version: f.Version}
+	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version}
 	res, err := experiments.RunDRFLNoise(ctx, d, cfg, store, progress)
 	if err != nil {
 		return cfg, nil, err

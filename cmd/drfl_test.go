@@ -18,9 +18,10 @@ func TestRunDRFLOptions(t *testing.T) {
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Model != "wafl" || got.Rho != "0.2" || got.Imbalance != "0.5,0.5,1" || got.Kappa != 0.3 || got.Theta != 0.5 || got.P != "inf" ||
-		got.QHat != "uniform" || got.C != 10 || got.Seed != 4 || got.TestMean != 0.5 || got.TestSD != 1 || got.Support != "free" {
-		t.Fatalf("options %+v", got)
+	cfg := got.Cfg
+	if got.Model != "wafl" || cfg.Rho != "0.2" || got.Imbalance != "0.5,0.5,1" || cfg.Kappa != 0.3 || cfg.Theta != 0.5 || cfg.P != "inf" ||
+		cfg.QHat != "uniform" || cfg.C != 10 || cfg.Seed != 4 || got.TestMean != 0.5 || got.TestSD != 1 || cfg.Support != "free" {
+		t.Fatalf("options %+v, config %+v", got, cfg)
 	}
 }
 
@@ -158,8 +159,14 @@ func TestReproduceDRFLNoiseOptions(t *testing.T) {
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Name != "drfl-figure4" || !got.Quick || !got.CV || got.Folds != 4 || got.Repetitions != 3 || got.Rho != 0.1 || got.Kappa != 0.2 || got.Theta != 0.3 || got.P != "2" || got.Seed != 5 {
-		t.Fatalf("options %+v", got)
+	cfg := got.Cfg
+	if got.Name != "drfl-figure4" || !got.Quick || !got.CV || cfg.Folds != 4 || cfg.Repetitions != 3 || cfg.Rho != "0.1" || cfg.Kappa != 0.2 || cfg.Theta != 0.3 || cfg.P != "2" || cfg.Seed != 5 {
+		t.Fatalf("options %+v, config %+v", got, cfg)
+	}
+	// --quick takes 2 repetitions, but not over an explicit --repetitions.
+	n, err := drflNoiseConfig(got, cfg.FigureRows(got.Name)[0], false)
+	if err != nil || n.Repetitions != 3 || n.Folds != 4 || len(n.Levels) != 6 || n.Params[0].P != 2 || n.Seed != 5 {
+		t.Fatalf("run %+v: %v", n, err)
 	}
 	for _, fig := range []string{"drfl-figure2", "drfl-figure5"} {
 		for _, args := range [][]string{{"--p", "3"}, {"--kappa", "0"}, {"--theta", "-1"}, {"--cv", "--folds", "1"}} {

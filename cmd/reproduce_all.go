@@ -72,12 +72,13 @@ var allJobs = []allJob{
 	// runs Algorithm 1 into its inner caps) took 46 s and 30 s: not in --quick.
 	// DRFL Figure 1 (synthetic, under a second).
 	{"drfl-figure1", true, func(f *Factory, o commonOptions, _ []string) error {
-		do := &DRFLFigure1Options{OutDir: o.OutDir, Config: experiments.DefaultDRFLFigure1(), Quiet: true}
+		do := &DRFLFigure1Options{commonOptions: o, Quick: o.quick}
+		do.Quiet = true
 		if o.report != nil {
 			o.report.dir = filepath.Join(o.OutDir, "drfl")
 		}
-		if o.quick {
-			do.Config.Draws, do.Config.RhoStep = 2000, 1e-4
+		if err := do.load(f); err != nil {
+			return err
 		}
 		return drflFigure1Run(f, do)
 	}},
@@ -113,11 +114,13 @@ var allJobs = []allJob{
 // repetitions, about 5 min per dataset on 2 cores; not in --quick.
 func drflNoiseJob(name string) allJob {
 	return allJob{name, false, func(f *Factory, o commonOptions, dirs []string) error {
-		do := newDRFLNoiseOptions(name)
-		do.OutDir, do.Workers, do.Force, do.Dirs, do.ctx = o.OutDir, o.Workers, o.Force, dirs, o.ctx
-		do.Quiet, do.batch, do.report = true, true, o.report
+		do := &DRFLNoiseOptions{commonOptions: o, Name: name, Dirs: dirs}
+		do.Quiet = true
 		if o.report != nil {
 			o.report.dir = filepath.Join(o.OutDir, "drfl")
+		}
+		if err := do.load(f); err != nil {
+			return err
 		}
 		return drflNoiseRun(f, do)
 	}}

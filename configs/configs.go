@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-//go:embed *.yaml reference/*.yaml ssca/*.yaml
+//go:embed *.yaml reference/*.yaml ssca/*.yaml drfl/*.yaml
 var files embed.FS
 
 // Preset returns the YAML preset name (e.g. "table4").

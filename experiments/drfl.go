@@ -15,12 +15,11 @@ import (
 
 // DRFL models (issue 10): the paper's model and its four comparisons.
 const (
-	DRFLModel     = "drfl"     // Wasserstein ball per client, Q of radius θ
-	DRFLAFL       = "afl"      // ρ_s = 0: loss epigraph, Q of radius θ, eqs. (17)-(19)
-	DRFLDRFA      = "drfa"     // AFL with θ = 2 (Q = Δ_S), eqs. (20)-(22)
-	DRFLWAFL      = "wafl"     // one ball of radius ρ around the pooled P̂, solved centrally
-	DRFLStandard  = "standard" // ρ_s = 0, θ = 0, q̂ = 1/S: Cor. 6.2
-	drflNumClient = 3
+	DRFLModel    = "drfl"     // Wasserstein ball per client, Q of radius θ
+	DRFLAFL      = "afl"      // ρ_s = 0: loss epigraph, Q of radius θ, eqs. (17)-(19)
+	DRFLDRFA     = "drfa"     // AFL with θ = 2 (Q = Δ_S), eqs. (20)-(22)
+	DRFLWAFL     = "wafl"     // one ball of radius ρ around the pooled P̂, solved centrally
+	DRFLStandard = "standard" // ρ_s = 0, θ = 0, q̂ = 1/S: Cor. 6.2
 )
 
 // DRFLModels lists the model names in the figures' order.
@@ -45,22 +44,21 @@ type DRFLSplit struct {
 // DRFLDataConfig describes how a repetition's split is drawn.
 type DRFLDataConfig struct {
 	// TrainShare is the training share (0.6), stratified by class.
-	TrainShare float64
+	TrainShare float64 `json:"train_share"`
+	// Clients is the number of clients S (3).
+	Clients int `json:"clients"`
 	// NoiseMean, NoiseSD: N(mean, sd²) added to client 1's training
 	// features (heart, abalone: 0, 0.5; breast-cancer: 0.5, 0.5).
-	NoiseMean, NoiseSD float64
+	NoiseMean float64 `json:"noise_mean"`
+	NoiseSD   float64 `json:"noise_sd"`
 	// Imbalance keeps a random Imbalance[s] share of client s's minority
 	// class (nil: all); Figures 4-5 use 0.5, 0.5, 1.
-	Imbalance []float64
+	Imbalance []float64 `json:"imbalance,omitempty"`
 }
 
-// DefaultDRFLData returns the paper's split settings for a dataset.
+// DefaultDRFLData returns the preset's split of a dataset, balanced.
 func DefaultDRFLData(dataset string) DRFLDataConfig {
-	c := DRFLDataConfig{TrainShare: 0.6, NoiseSD: 0.5}
-	if dataset == "breast-cancer-wisc" {
-		c.NoiseMean = 0.5
-	}
-	return c
+	return DefaultDRFLConfig().Data(dataset, false)
 }
 
 // NewDRFLSplit draws repetition seed's split of d (0/1 labels, or a real
@@ -73,6 +71,13 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 	}
 	if !(cfg.TrainShare > 0 && cfg.TrainShare < 1) {
 		return nil, &ConfigError{Field: "train_share", Value: cfg.TrainShare, Reason: "want in (0, 1)"}
+	}
+	S := cfg.Clients
+	if S < 1 {
+		return nil, &ConfigError{Field: "clients", Value: S, Reason: "want ≥ 1"}
+	}
+	if cfg.Imbalance != nil && len(cfg.Imbalance) != S {
+		return nil, &ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", S)}
 	}
 	for s, r := range cfg.Imbalance {
 		if !(r > 0 && r <= 1) {
@@ -91,7 +96,7 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 			y[i] = d.Y[i]
 		}
 	}
-	// 60/40 split (stratified for classification), then each part into 3
+	// 60/40 split (stratified for classification), then each part into S
 	// clients.
 	var train, test []int
 	strata := [][]float64{{-1}, {1}}
@@ -128,20 +133,20 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 		}
 		return o
 	}
-	sp := &DRFLSplit{Train: make([]pd.Client, drflNumClient), Features: d.FeatureNames[:n], Regression: d.Regression}
+	sp := &DRFLSplit{Train: make([]pd.Client, S), Features: d.FeatureNames[:n], Regression: d.Regression}
 	for k, i := range train {
-		s := k * drflNumClient / len(train)
+		s := k * S / len(train)
 		sp.Train[s].X = append(sp.Train[s].X, scale(x[i]))
 		sp.Train[s].Y = append(sp.Train[s].Y, y[i])
 	}
 	for k, i := range test {
 		sp.TestX = append(sp.TestX, scale(x[i]))
 		sp.TestY = append(sp.TestY, y[i])
-		sp.TestClient = append(sp.TestClient, k*drflNumClient/len(test))
+		sp.TestClient = append(sp.TestClient, k*S/len(test))
 	}
 	// Class imbalance: clients keep a share of their minority class.
 	for s, ratio := range cfg.Imbalance {
-		if s >= drflNumClient || ratio == 1 {
+		if ratio == 1 {
 			continue
 		}
 		c := &sp.Train[s]
@@ -219,11 +224,18 @@ type DRFLParams struct {
 	P       float64    `json:"-"`              // see PName
 	PName   string     `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by RunDRFL
 	QHat    []float64  `json:"qhat,omitempty"` // nil: N_s/N
-	Support pd.Support `json:"-"`
+	Support pd.Support `json:"-"`              // see SupportName
+	// SupportName is "box" or "free", set by RunDRFL.
+	SupportName string `json:"support,omitempty"`
 	// Loss is "hinge" (the SVM; "" means hinge) or "huber" (regression,
 	// threshold Epsilon, 0 meaning 1.35).
 	Loss    string  `json:"loss,omitempty"`
 	Epsilon float64 `json:"epsilon,omitempty"`
+}
+
+// spell sets PName and SupportName, the JSON forms of P and Support.
+func (p *DRFLParams) spell() {
+	p.PName, p.SupportName = normName(p.P), p.Support.String()
 }
 
 // loss returns the problems/drfl loss of p (Validate has checked it).
@@ -309,9 +321,6 @@ func (p DRFLParams) Validate() error {
 		if !(r >= 0) {
 			return &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("ρ of client %d is %v, want ≥ 0", s+1, r)}
 		}
-	}
-	if p.Rhos != nil && len(p.Rhos) != drflNumClient {
-		return &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), drflNumClient)}
 	}
 	return nil
 }
@@ -426,7 +435,10 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 	if err := sp.checkLoss(p); err != nil {
 		return nil, err
 	}
-	p.PName = normName(p.P)
+	if p.Rhos != nil && len(p.Rhos) != len(sp.Train) {
+		return nil, &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), len(sp.Train))}
+	}
+	p.spell()
 	prob, err := DRFLProblem(sp.Train, p)
 	if err != nil {
 		return nil, err
@@ -453,7 +465,7 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 // client's.
 func (sp *DRFLSplit) score(m DRFLMetric, testX [][]float64, v []float64) (pooled float64, clients []float64, worst float64) {
 	pooled = m.Eval(testX, sp.TestY, v)
-	for s := range drflNumClient {
+	for s := range sp.Train {
 		var cx [][]float64
 		var cy []float64
 		for i, k := range sp.TestClient {

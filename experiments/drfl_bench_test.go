@@ -28,7 +28,7 @@ func BenchmarkDRFLHeart(b *testing.B) {
 				rounds, qpIt = r.Rounds, r.QPIterations
 			}
 			b.ReportMetric(float64(rounds), "rounds")
-			b.ReportMetric(float64(qpIt)/float64(rounds*drflNumClient), "qp-iters/solve")
+			b.ReportMetric(float64(qpIt)/float64(rounds*len(sp.Train)), "qp-iters/solve")
 		})
 	}
 }

@@ -19,13 +19,10 @@ type DRFLGrid struct {
 	Theta []float64 `json:"theta"`
 }
 
-// PaperDRFLGrid returns the paper's values: 15 radii, 10 κ, 6 θ.
+// PaperDRFLGrid returns the paper's values (15 radii, 10 κ, 6 θ), the
+// preset's cv_grid.
 func PaperDRFLGrid() DRFLGrid {
-	return DRFLGrid{
-		Rho:   []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 2e-6, 2e-5, 2e-4, 2e-3, 2e-2, 5e-6, 5e-4, 5e-2, 5e-1, 1},
-		Kappa: []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1},
-		Theta: []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1},
-	}
+	return DefaultDRFLConfig().Grid
 }
 
 // Thin keeps every k-th value of each list (k ≥ 1), starting with the first.

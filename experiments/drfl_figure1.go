@@ -19,21 +19,21 @@ var (
 
 // DRFLFigure1Config sets the sizes of Appendix D.
 type DRFLFigure1Config struct {
-	Seed uint64 `json:"seed"`
+	Seed uint64 `mapstructure:"seed" json:"seed"`
 	// Runs of Samples samples each for the coverage curve (100 of 1000).
-	Runs    int `json:"runs"`
-	Samples int `json:"samples"`
+	Runs    int `mapstructure:"runs" json:"runs"`
+	Samples int `mapstructure:"samples" json:"samples"`
 	// RhoStep and RhoMax: the grid ρ = RhoStep, 2·RhoStep, …, RhoMax
 	// (1e-5 … 0.5).
-	RhoStep float64 `json:"rho_step"`
-	RhoMax  float64 `json:"rho_max"`
+	RhoStep float64 `mapstructure:"rho_step" json:"rho_step"`
+	RhoMax  float64 `mapstructure:"rho_max" json:"rho_max"`
 	// Draws random distributions P' per level for the volume (10,000).
-	Draws int `json:"draws"`
+	Draws int `mapstructure:"draws" json:"draws"`
 }
 
-// DefaultDRFLFigure1 returns Appendix D's sizes.
+// DefaultDRFLFigure1 returns Appendix D's sizes, from the preset.
 func DefaultDRFLFigure1() DRFLFigure1Config {
-	return DRFLFigure1Config{Seed: 1, Runs: 100, Samples: 1000, RhoStep: 1e-5, RhoMax: 0.5, Draws: 10000}
+	return DefaultDRFLConfig().Figure1Config(false)
 }
 
 // Validate checks the sizes.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/fedcon/fedcon/datasets"
@@ -12,30 +13,18 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// DRFLNoiseFigure describes one of the paper's Figures 3-5: a dataset, its
-// split (imbalanced or not), and the fixed noise parameter of each of the
-// three test-noise protocols.
+// DRFLNoiseFigure describes one row (dataset) of the paper's Figures 2-5:
+// its split (imbalanced or not), and the fixed noise parameter of each of
+// the three test-noise protocols (the preset's figure2..figure5 keys).
 type DRFLNoiseFigure struct {
-	Name, Dataset string
-	Imbalanced    bool
+	Name       string `mapstructure:"-"`
+	Dataset    string `mapstructure:"dataset"`
+	Imbalanced bool   `mapstructure:"imbalanced"`
 	// FixedSD (protocol A: mean varies), FixedMean (B: SD varies), Ratio
 	// (C: mean = Ratio·SD, SD varies).
-	FixedSD, FixedMean, Ratio float64
-}
-
-// DRFLNoiseFigures are Figures 3-5 as the paper's captions give them.
-var DRFLNoiseFigures = map[string]DRFLNoiseFigure{
-	"drfl-figure3": {Name: "drfl-figure3", Dataset: "breast-cancer-wisc", FixedSD: 2, FixedMean: 0, Ratio: 2},
-	"drfl-figure4": {Name: "drfl-figure4", Dataset: "breast-cancer-wisc", Imbalanced: true, FixedSD: 0.4, FixedMean: 0.1, Ratio: 2},
-	"drfl-figure5": {Name: "drfl-figure5", Dataset: "heart", Imbalanced: true, FixedSD: 0.1, FixedMean: 0.5, Ratio: 0.5},
-}
-
-// DRFLFigure2 is the paper's Figure 2, one row per dataset: the heart SVM
-// and the abalone Huber regression. Its caption gives no fixed noise
-// values; 0.5 / 0 / 1 (SD, mean, ratio) are ours (README).
-var DRFLFigure2 = []DRFLNoiseFigure{
-	{Name: "drfl-figure2", Dataset: "heart", FixedSD: 0.5, FixedMean: 0, Ratio: 1},
-	{Name: "drfl-figure2", Dataset: "abalone", FixedSD: 0.5, FixedMean: 0, Ratio: 1},
+	FixedSD   float64 `mapstructure:"fixed_sd"`
+	FixedMean float64 `mapstructure:"fixed_mean"`
+	Ratio     float64 `mapstructure:"ratio"`
 }
 
 // DRFLNoiseConfig is the run of one noise figure.
@@ -51,27 +40,26 @@ type DRFLNoiseConfig struct {
 	Params []DRFLParams `json:"params"`
 	// CV, if set, selects each model's parameters per repetition by
 	// Folds-fold cross-validation over this grid (CrossValidate).
-	CV      *DRFLGrid `json:"cv,omitempty"`
-	Folds   int       `json:"folds,omitempty"`
-	Workers int       `json:"-"`
+	CV    *DRFLGrid `json:"cv,omitempty"`
+	Folds int       `json:"folds,omitempty"`
+	// Data is the split of every repetition.
+	Data DRFLDataConfig `json:"data"`
+	// C, Tol, MaxRounds: Algorithm 1's settings (0: solver/drfl's default).
+	C         float64 `json:"c"`
+	Tol       float64 `json:"tol"`
+	MaxRounds int     `json:"max_rounds"`
+	Workers   int     `json:"-"`
 }
 
-// DefaultDRFLNoise returns the full run of fig: 10 repetitions, 11 levels,
-// the five models at ρ = 0.01, κ = 0.5, θ = 0.01, p = 1. quick: 2
-// repetitions, 6 levels.
-func DefaultDRFLNoise(fig DRFLNoiseFigure, quick bool) DRFLNoiseConfig {
-	c := DRFLNoiseConfig{Figure: fig, Repetitions: 10, Seed: 1}
-	step := 0.2
-	if quick {
-		c.Repetitions, step = 2, 0.4
+// TrialHash is the hash stored with each repetition: the configuration
+// but the number of repetitions (a rerun with more reuses the stored
+// ones), with P and Support spelled out (their fields are not JSON).
+func (c DRFLNoiseConfig) TrialHash() string {
+	c.Params = slices.Clone(c.Params)
+	for k := range c.Params {
+		c.Params[k].spell()
 	}
-	for k := 0; float64(k)*step <= 2+1e-9; k++ {
-		c.Levels = append(c.Levels, math.Round(float64(k)*step*10)/10)
-	}
-	for _, m := range DRFLModels() {
-		c.Params = append(c.Params, DRFLParams{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1})
-	}
-	return c
+	return TrialHash(c, "repetitions")
 }
 
 // DRFLNoiseResult holds the pooled test metric (accuracy for the SVM, MSE
@@ -132,11 +120,7 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 		if err := p.Validate(); err != nil {
 			return nil, err
 		}
-		cfg.Params[k].PName = normName(p.P)
-	}
-	dcfg := DefaultDRFLData(cfg.Figure.Dataset)
-	if cfg.Figure.Imbalanced {
-		dcfg.Imbalance = []float64{0.5, 0.5, 1}
+		cfg.Params[k].spell()
 	}
 	M, L := len(cfg.Params), len(cfg.Levels)
 	res := &DRFLNoiseResult{Config: cfg, Runs: make([][]*DRFLRun, M)}
@@ -163,7 +147,7 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 	for r := range cfg.Repetitions {
 		seed := cfg.Seed + uint64(r)
 		rep, err := cached(store, fmt.Sprintf("rep-%03d", seed), seed, func() (*drflRep, error) {
-			return runDRFLRep(ctx, d, dcfg, cfg, seed, r, progress)
+			return runDRFLRep(ctx, d, cfg, seed, r, progress)
 		})
 		if err != nil {
 			return nil, err
@@ -189,9 +173,9 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 }
 
 // runDRFLRep computes repetition r (seed) of a noise figure.
-func runDRFLRep(ctx context.Context, d *datasets.Dataset, dcfg DRFLDataConfig, cfg DRFLNoiseConfig, seed uint64, r int,
+func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, seed uint64, r int,
 	progress func(rep int, model string, run *DRFLRun)) (*drflRep, error) {
-	sp, err := NewDRFLSplit(d, dcfg, seed)
+	sp, err := NewDRFLSplit(d, cfg.Data, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +191,7 @@ func runDRFLRep(ctx context.Context, d *datasets.Dataset, dcfg DRFLDataConfig, c
 	}
 	rep := &drflRep{}
 	for _, p := range cfg.Params {
-		set := &sd.Settings{Workers: cfg.Workers}
+		set := &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: cfg.Workers}
 		if cfg.CV != nil {
 			cv, err := CrossValidate(ctx, sp.Train, p, *cfg.CV, cfg.Folds, seed, set)
 			if err != nil {
@@ -298,8 +282,9 @@ func (r *DRFLNoiseResult) csvRows(b *strings.Builder) {
 	}
 }
 
-// DRFLFigure2Result is the paper's Figure 2: one noise run per dataset
-// (DRFLFigure2), drawn as one row of three panels each.
+// DRFLFigure2Result is a noise figure of several rows, as the paper's
+// Figure 2: one noise run per dataset, drawn as one row of three panels
+// each.
 type DRFLFigure2Result struct {
 	Rows   []*DRFLNoiseResult `json:"rows"`
 	Figure Figure             `json:"figure"`
@@ -318,7 +303,7 @@ func NewDRFLFigure2(rows []*DRFLNoiseResult) *DRFLFigure2Result {
 	}
 	out.Figure.Cols = 3
 	if len(rows) > 0 {
-		out.Figure.Title = fmt.Sprintf("drfl-figure2: %s; mean ± std over %d repetitions", strings.Join(names, " and "), rows[0].Config.Repetitions)
+		out.Figure.Title = fmt.Sprintf("%s: %s; mean ± std over %d repetitions", rows[0].Config.Figure.Name, strings.Join(names, " and "), rows[0].Config.Repetitions)
 	}
 	return out
 }

@@ -2,11 +2,13 @@ package experiments
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/fedcon/fedcon/datasets"
+	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 	"gonum.org/v1/gonum/mat"
 )
@@ -39,10 +41,10 @@ func synthDataset(rows, n int) *datasets.Dataset {
 
 func TestRunDRFLNoise(t *testing.T) {
 	fig := DRFLNoiseFigure{Name: "test", Dataset: "synth", Imbalanced: true, FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
-	cfg := DefaultDRFLNoise(fig, true)
+	cfg := DefaultDRFLConfig().Noise(fig, DRFLParams{P: 1}, true, false)
 	cfg.Params = []DRFLParams{{Model: DRFLStandard, P: 1}, {Model: DRFLAFL, Theta: 0.1, P: 1}}
 	calls := 0
-	store := &Store{Dir: t.TempDir(), Hash: TrialHash(cfg, "repetitions")}
+	store := &Store{Dir: t.TempDir(), Hash: cfg.TrialHash()}
 	res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(int, string, *DRFLRun) { calls++ })
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +73,7 @@ func TestRunDRFLNoise(t *testing.T) {
 	}
 	// With cross-validation over a 2-value θ grid for AFL.
 	cfg.CV, cfg.Folds = &DRFLGrid{Theta: []float64{0.01, 0.3}}, 3
-	cfg.Repetitions, cfg.Figure.Imbalanced = 1, false
+	cfg.Repetitions, cfg.Figure.Imbalanced, cfg.Data.Imbalance = 1, false, nil
 	res, err = RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +117,7 @@ func TestDRFLGrid(t *testing.T) {
 // fallback) and p = 2 fits Algorithm 1, and Best is the candidate with the
 // best score.
 func TestCrossValidate(t *testing.T) {
-	sp, err := NewDRFLSplit(synthDataset(90, 2), DRFLDataConfig{TrainShare: 0.6}, 3)
+	sp, err := NewDRFLSplit(synthDataset(90, 2), DRFLDataConfig{TrainShare: 0.6, Clients: 3}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,5 +158,49 @@ func TestCrossValidate(t *testing.T) {
 		if b := first.Candidates[bi]; b.Rho != first.Best.Rho || b.Theta != first.Best.Theta {
 			t.Errorf("p %v: best %+v, scores %v", p, first.Best, first.Scores)
 		}
+	}
+}
+
+// TestDRFLNoiseTrialHash: every setting that changes a repetition's
+// numbers changes the hash its trial files are stored under (the number
+// of repetitions and the workers do not).
+func TestDRFLNoiseTrialHash(t *testing.T) {
+	c := DefaultDRFLConfig()
+	base := DRFLParams{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+	mk := func() DRFLNoiseConfig { return c.Noise(c.FigureRows("drfl-figure5")[0], base, false, true) }
+	h0 := mk().TrialHash()
+	changed := []struct {
+		name string
+		edit func(n *DRFLNoiseConfig)
+	}{
+		{"p", func(n *DRFLNoiseConfig) { n.Params[0].P = math.Inf(1) }},
+		{"support", func(n *DRFLNoiseConfig) { n.Params[0].Support = pd.Free }},
+		{"rho", func(n *DRFLNoiseConfig) { n.Params[0].Rho = 0.1 }},
+		{"qhat", func(n *DRFLNoiseConfig) { n.Params[0].QHat = []float64{0.2, 0.3, 0.5} }},
+		{"epsilon", func(n *DRFLNoiseConfig) { n.Params[0].Epsilon = 2 }},
+		{"c", func(n *DRFLNoiseConfig) { n.C = 2 }},
+		{"tol", func(n *DRFLNoiseConfig) { n.Tol = 1e-5 }},
+		{"max_rounds", func(n *DRFLNoiseConfig) { n.MaxRounds = 10 }},
+		{"train_share", func(n *DRFLNoiseConfig) { n.Data.TrainShare = 0.7 }},
+		{"clients", func(n *DRFLNoiseConfig) { n.Data.Clients = 4 }},
+		{"train noise", func(n *DRFLNoiseConfig) { n.Data.NoiseSD = 1 }},
+		{"imbalance", func(n *DRFLNoiseConfig) { n.Data.Imbalance[0] = 0.4 }},
+		{"protocol", func(n *DRFLNoiseConfig) { n.Figure.Ratio = 1 }},
+		{"levels", func(n *DRFLNoiseConfig) { n.Levels = n.Levels[:3] }},
+		{"seed", func(n *DRFLNoiseConfig) { n.Seed = 2 }},
+		{"grid", func(n *DRFLNoiseConfig) { n.CV = &DRFLGrid{Rho: []float64{1}} }},
+		{"folds", func(n *DRFLNoiseConfig) { n.Folds = 3 }},
+	}
+	for _, tc := range changed {
+		n := mk()
+		tc.edit(&n)
+		if n.TrialHash() == h0 {
+			t.Errorf("%s: same hash", tc.name)
+		}
+	}
+	n := mk()
+	n.Repetitions, n.Workers = 3, 7
+	if n.TrialHash() != h0 {
+		t.Error("repetitions or workers changed the hash")
 	}
 }
