@@ -31,6 +31,9 @@ func Central(ctx context.Context, clients []Client, m Model, theta, p float64, q
 // minimum-degree ordering was 7% of the time. It is safe for concurrent
 // use; the solution does not depend on whether the ordering was reused.
 type CentralLP struct {
+	// Eps, if > 0, replaces the interior point's EpsAbs and EpsRel
+	// (default 1e-7); SolvedInaccurate, at ten times it, is accepted.
+	Eps   float64
 	mu    sync.Mutex
 	colP  []int // pattern of the cached ordering: A's column pointers
 	rowI  []int // and row indices
@@ -128,6 +131,9 @@ func (c *CentralLP) Solve(ctx context.Context, clients []Client, m Model, theta,
 	}
 	prob := &qp.Problem{Q: cost, A: A, L: lo, U: hi}
 	set := qp.DefaultSettings()
+	if c.Eps > 0 {
+		set.EpsAbs, set.EpsRel = c.Eps, c.Eps
+	}
 	if set.Ordering, err = c.ordering(prob, A); err != nil {
 		return nil, 0, fmt.Errorf("drfl: central LP: %w", err)
 	}
