@@ -238,3 +238,27 @@ func TestClientQPStallFallback(t *testing.T) {
 		t.Fatalf("retries %d, want 1 (round 1 is cold: interior point)", cq.Retries)
 	}
 }
+
+// TestAccuracyTies: margins within MarginTol·(1 + ‖x‖₁) of zero are no
+// decision (+1), so the near-zero models of a degenerate optimal face (w =
+// 0, b free) score as the constant classifier whichever solver found them.
+func TestAccuracyTies(t *testing.T) {
+	X := [][]float64{{1, -1}, {-1, 1}, {0.5, -0.5}, {-0.5, 0.5}}
+	Y := []float64{1, -1, 1, -1}
+	cases := []struct {
+		name string
+		v    []float64
+		want float64
+	}{
+		{"separating", []float64{1, -1, 0}, 1},
+		{"interior-point zero (w ~ 1e-9)", []float64{1e-9, -1e-9, 1e-10}, 0.5},
+		{"Algorithm 1 zero (w ~ 1e-19)", []float64{-1e-19, 1e-19, -1e-16}, 0.5},
+		{"just beyond the tolerance", []float64{3e-6, -3e-6, 0}, 1},
+		{"constant −1", []float64{0, 0, -1}, 0.5},
+	}
+	for _, tc := range cases {
+		if got := Accuracy(X, Y, tc.v); got != tc.want {
+			t.Errorf("%s: accuracy %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
