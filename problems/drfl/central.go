@@ -147,8 +147,8 @@ func (c *CentralLP) Solve(ctx context.Context, clients []Client, m Model, theta,
 	return res.X[:n+1], res.Objective, nil
 }
 
-// ordering returns the cached ordering if prob's pattern is the cached
-// one, else computes and caches it.
+// ordering returns the cached ordering if A's pattern is the cached one,
+// else computes and caches prob's (A is prob.A, typed as CSC).
 func (c *CentralLP) ordering(prob *qp.Problem, A *qp.CSC) ([]int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

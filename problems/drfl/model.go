@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
@@ -215,7 +217,7 @@ func Accuracy(X [][]float64, Y []float64, v []float64) float64 {
 	ok := 0
 	for i, x := range X {
 		p := 1.0
-		if m := Margin(v, x); m < 0 && -m > MarginTol*(1+norm1(x)) {
+		if m := Margin(v, x); m < 0 && -m > MarginTol*(1+floats.Norm(x, 1)) {
 			p = -1
 		}
 		if p == Y[i] {
@@ -228,14 +230,6 @@ func Accuracy(X [][]float64, Y []float64, v []float64) float64 {
 // MarginTol is the margin below which Accuracy sees no decision: the
 // interior point's tolerance in cross-validation.
 const MarginTol = 1e-6
-
-func norm1(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += math.Abs(v)
-	}
-	return s
-}
 
 // supTerm returns sup_{x ∈ X} a·(x − x̂) − λ|x − x̂| for one coordinate:
 // 0 if |a| ≤ λ and x̂ ∈ X, and otherwise the larger of the values at the
