@@ -14,8 +14,10 @@ const (
 	ipmReg           = 1e-9  // x-block regularisation of the factorised KKT
 	ipmMaxReg        = 1e-3  // its largest value, raised ×100 while a factorisation fails
 	ipmEqReg         = 1e-10 // dual regularisation of equality rows
-	ipmRefine        = 10    // iterative refinement steps per solve near convergence, at most (they stop at rounding)
-	ipmRefineFar     = 1     // the same far from it: rough directions cost no iterations there
+	ipmRefineFar     = 1     // iterative refinement steps per solve far from convergence: rough directions cost no iterations there
+	ipmRefineNear    = 2     // the same, at most, once near convergence (they stop at rounding)
+	ipmRefine        = 10    // the same after an inexact direction has set the merit back
+	ipmRaise         = 2     // merit above ipmRaise times the best so far counts as set back
 	ipmNear          = 1e4   // merit below which an iterate counts as near convergence
 	ipmFreeRho       = 1e-12 // "ρ" of rows without finite bounds (y = 0)
 	ipmMinRho        = 1e-20 // clamp of z/s on bounded rows
@@ -77,6 +79,7 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 	// only near convergence (far from it, long phases without progress in
 	// the largest residual are normal).
 	bestMerit, stalled := math.Inf(1), 0
+	refineNear := ipmRefineNear
 	for it := 0; it <= ipmMaxIterations; it++ {
 		if err := ctx.Err(); err != nil {
 			r, _ := finish(Canceled)
@@ -94,14 +97,22 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		merit := w.merit(prim, dual, mu, set.EpsAbs, set.EpsRel)
 		// Far from a solution an inexact direction does as well as a
 		// refined one (same iteration count, half the solve time on the
-		// DRFL LPs); the last digits need the refined ones.
-		w.refine = ipmRefineFar
-		if merit < ipmNear {
-			w.refine = ipmRefine
-		}
+		// DRFL LPs). The last digits need refined ones, but two steps
+		// nearly always suffice (36 iterations on 24 DRFL LPs with 2 or
+		// 10, 4.7 instead of 7.7 KKT solves per iteration); once a
+		// direction has visibly set the iterate back, all later ones get
+		// up to ipmRefine steps. Near convergence is sticky: a set-back
+		// iterate must not lose its refinement.
 		if merit < 0.9*bestMerit {
 			bestMerit, stalled = merit, 0
-		} else if stalled++; stalled >= ipmStall && bestMerit < 100 {
+		} else if stalled++; bestMerit < ipmNear && merit > ipmRaise*bestMerit {
+			refineNear = ipmRefine
+		}
+		w.refine = ipmRefineFar
+		if bestMerit < ipmNear {
+			w.refine = refineNear
+		}
+		if stalled >= ipmStall && bestMerit < 100 {
 			// Rounding in the KKT solves (D spans 40 orders of magnitude
 			// at the end) can stop the last digits from coming.
 			break
