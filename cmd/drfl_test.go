@@ -123,6 +123,39 @@ func TestReproduceDRFLFigure1(t *testing.T) {
 	}
 }
 
+// TestReproduceAllQuickDRFL: `reproduce all --quick --only drfl-figure5`
+// runs the figure's quick version (it ran the full 10 repetitions). The
+// repetitions and the quick noise step come from FEDCON_* to keep it
+// short; the full figure would have 11 noise levels.
+func TestReproduceAllQuickDRFL(t *testing.T) {
+	if _, err := os.Stat("../../shared/datasets/statlog-heart/heart.dat"); err != nil {
+		t.Skip("needs ../shared/datasets")
+	}
+	dir := t.TempDir()
+	f, _, errOut := testFactory()
+	env := map[string]string{"FEDCON_QUICK_REPETITIONS": "1", "FEDCON_QUICK_NOISE_STEP": "2", "FEDCON_REPETITIONS": "1"}
+	f.Getenv = func(k string) string { return env[k] }
+	if got := run(context.Background(), f, []string{"reproduce", "all", "--quick", "--only", "drfl-figure5", "--data-dir", "../../shared/datasets", "--out", dir}); got != 0 {
+		t.Fatalf("exit %d: %s", got, errOut)
+	}
+	b, err := os.ReadFile(dir + "/quick/drfl/figure5.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Config struct {
+			Repetitions int       `json:"repetitions"`
+			Levels      []float64 `json:"levels"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Config.Repetitions != 1 || len(r.Config.Levels) != 2 {
+		t.Fatalf("want the quick figure (1 repetition, levels 0 and 2), got %+v", r.Config)
+	}
+}
+
 // TestRunDRFLWorkersIdentical: the same seed with 1 and 2 workers prints
 // the same JSON, apart from the wall time.
 func TestRunDRFLWorkersIdentical(t *testing.T) {

@@ -111,10 +111,11 @@ var allJobs = []allJob{
 }
 
 // drflNoiseJob runs a DRFL noise figure (2-5) in batch mode: 10
-// repetitions, about 5 min per dataset on 2 cores; not in --quick.
+// repetitions, about 5 min per dataset on 2 cores; not in --quick, but
+// --quick --only drfl-figureK runs the figure's quick version.
 func drflNoiseJob(name string) allJob {
 	return allJob{name, false, func(f *Factory, o commonOptions, dirs []string) error {
-		do := &DRFLNoiseOptions{commonOptions: o, Name: name, Dirs: dirs}
+		do := &DRFLNoiseOptions{commonOptions: o, Name: name, Dirs: dirs, Quick: o.quick}
 		do.Quiet = true
 		if o.report != nil {
 			o.report.dir = filepath.Join(o.OutDir, "drfl")

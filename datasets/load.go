@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -170,11 +171,13 @@ func RawLabels(name string, dirs []string, opts ...Option) ([]float64, error) {
 
 // SearchPath returns the directories searched for raw files, in order:
 // flagDir (--data-dir), envDir ($FEDCON_DATA_DIR), then the per-user cache
-// directory CacheDir. Empty entries are skipped.
+// directory CacheDir. Empty entries and repeats are skipped.
 func SearchPath(flagDir, envDir string) []string {
 	var dirs []string
 	for _, d := range []string{flagDir, envDir, CacheDir()} {
-		if d != "" {
+		// A directory named twice (--data-dir and FEDCON_DATA_DIR agree)
+		// is searched, and listed in errors, once.
+		if d != "" && !slices.ContainsFunc(dirs, func(o string) bool { return filepath.Clean(o) == filepath.Clean(d) }) {
 			dirs = append(dirs, d)
 		}
 	}

@@ -321,6 +321,8 @@ func TestSearchPath(t *testing.T) {
 		{"", "/b", []string{"/b", cache}},
 		{"/a", "", []string{"/a", cache}},
 		{"", "", []string{cache}},
+		{"/a", "/a", []string{"/a", cache}},   // --data-dir and FEDCON_DATA_DIR agree
+		{"/a/", "/a", []string{"/a/", cache}}, // up to cleaning
 	}
 	for _, tt := range tests {
 		want := slices.DeleteFunc(slices.Clone(tt.want), func(s string) bool { return s == "" })
