@@ -226,7 +226,13 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		g.SetLimit(workers)
 		for c := range cands {
 			for f := range k {
-				g.Go(func() error { _, err := fitOne(gctx, c, f, nil); return err })
+				g.Go(func() error {
+					if err := gctx.Err(); err != nil {
+						return err // canceled: do not build the remaining LPs
+					}
+					_, err := fitOne(gctx, c, f, nil)
+					return err
+				})
 			}
 		}
 		if err := g.Wait(); err != nil {

@@ -138,6 +138,9 @@ func runTrials[T any](ctx context.Context, n int, opt RunOptions, pc *progressCo
 	g.SetLimit(opt.workers())
 	for t := 0; t < n; t++ {
 		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
 			tr, err := cached(opt.Store, trialKey(key, t), seed, func() (T, error) { return trial(gctx, t) })
 			if err != nil {
 				return fmt.Errorf("%s trial %d: %w", label, t, err)

@@ -216,6 +216,9 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 		cs := cells[ci]
 		for t := 0; t < cfg.Trials; t++ {
 			g.Go(func() error {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
 				key := trialKey(fmt.Sprintf("n%d-d%d-m%d", n, d, m), t)
 				tr, err := cached(opt.Store, key, cfg.Seed, func() (QPTrial, error) {
 					cs.once.Do(func() {

@@ -534,6 +534,9 @@ func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []
 		out[k] = SSCACurve{Spec: s, Trials: make([]SSCATrial, runs)}
 		for r := 0; r < runs; r++ {
 			g.Go(func() error {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
 				tr, err := cached(opt.Store, trialKey(s.Key(), r), cfg.Seed+uint64(r), func() (SSCATrial, error) {
 					return RunSSCATrial(gctx, cfg, data, s, r)
 				})

@@ -90,6 +90,9 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 		run.Rate = p.rate
 		for r := 0; r < grid.Seeds; r++ {
 			g.Go(func() error {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
 				key := fmt.Sprintf("tune-%s-t%02d", run.Key(), r)
 				tr, err := cached(opt.Store, key, c.Seed+uint64(r), func() (SSCATrial, error) { return RunSSCATrial(gctx, &c, data, run, r) })
 				if err != nil {
