@@ -11,7 +11,7 @@ export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
 endif
 endif
 
-.PHONY: help build test test-short vet fmt bench reproduce reproduce-quick check clean
+.PHONY: help build test test-short vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -44,6 +44,9 @@ reproduce: build ## every table and figure into results/<name>/ (hours: see READ
 reproduce-quick: build ## smoke run of every experiment into results/quick/ (~5 min on 2 cores, SSCA included), then the check gate
 	$(BIN) reproduce all --quick
 	$(BIN) check --quick
+
+reproduce-drfl-cv: build ## DRFL Figures 5, 3, 4, 2 with the paper's 5-fold cross-validation into results/drfl/ (hours each: see README); resumes after Ctrl-C
+	for k in 5 3 4 2; do $(BIN) reproduce drfl-figure$$k --cv || exit $$?; done
 
 check: build ## compare results/ with configs/reference/ (exit 1 on any failure)
 	$(BIN) check
