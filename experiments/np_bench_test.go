@@ -5,18 +5,26 @@ import (
 	"os"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/fedcon/fedcon/datasets"
 )
 
 // benchNP runs one trial of one (dataset, n) cell with the Table 1 preset
 // parameters; the data come from FEDCON_DATA_DIR (skipped when absent).
 func benchNP(b *testing.B, name string, n int, sub string) {
+	benchNPConfig(b, name, n, sub, false)
+}
+
+// benchNPConfig is benchNP, with residual balancing if rhoAdapt.
+func benchNPConfig(b *testing.B, name string, n int, sub string, rhoAdapt bool) {
 	dir := os.Getenv("FEDCON_DATA_DIR")
 	if dir == "" {
 		b.Skip("FEDCON_DATA_DIR not set")
 	}
 	cfg := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{name}, Clients: []int{n}, R: 0.2, AdmmStart: "wk",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: sub}}
+	cfg.RhoAdapt = rhoAdapt
 	ds, err := datasets.Load(name, []string{dir})
 	if err != nil {
 		b.Fatal(err)
@@ -49,4 +57,46 @@ func BenchmarkNPTrial(b *testing.B) {
 			b.Run(c.name+"/"+sub, func(b *testing.B) { benchNP(b, c.name, c.n, sub) })
 		}
 	}
+}
+
+// BenchmarkNPTrialRhoAdapt: one Table 1 trial with residual balancing
+// (--rho-adapt), the configuration in which adult-a runs in seconds.
+func BenchmarkNPTrialRhoAdapt(b *testing.B) {
+	for _, name := range []string{"breast-cancer-wisc", "monks-1", "adult-a"} {
+		b.Run(name, func(b *testing.B) { benchNPConfig(b, name, 5, "newton", true) })
+	}
+}
+
+// BenchmarkNPClientPasses: one value+gradient pass and one Hessian of an
+// adult-a client holding every row (n = 1), the two data passes of the
+// Newton subproblem solver.
+func BenchmarkNPClientPasses(b *testing.B) {
+	dir := os.Getenv("FEDCON_DATA_DIR")
+	if dir == "" {
+		b.Skip("FEDCON_DATA_DIR not set")
+	}
+	ds, err := datasets.Load("adult-a", []string{dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2}
+	cell, err := buildNPCell(ds, "adult-a", 1, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := cell.clients[0]
+	d := ds.X.RawMatrix().Cols
+	w := trialStart("fedcon", 1, 0, d)
+	grad, jac, con := make([]float64, d), make([]float64, d), make([]float64, 1)
+	b.Run("eval", func(b *testing.B) {
+		for b.Loop() {
+			c.Eval(w, grad, con, jac)
+		}
+	})
+	b.Run("hessian", func(b *testing.B) {
+		h := mat.NewSymDense(d, nil)
+		for b.Loop() {
+			c.Hessian(h, w, []float64{1})
+		}
+	})
 }

@@ -240,3 +240,61 @@ func TestNPRhoAdapt(t *testing.T) {
 		t.Errorf("residual balancing did not reduce ADMM iterations: %d vs %d", inner[1], inner[0])
 	}
 }
+
+// TestRowsCompressed: rows with mostly zero entries (one-hot-like) are
+// compressed, and the compressed passes give the dense passes' loss,
+// gradient and Hessian to rounding, including all-zero rows; rows that
+// are mostly nonzero stay dense.
+func TestRowsCompressed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	const m, d = 300, 40
+	x := mat.NewDense(m, d, nil)
+	for i := range m {
+		if i%17 == 0 {
+			continue // an all-zero row
+		}
+		x.Set(i, d-1, 1)
+		for range 5 {
+			x.Set(i, rng.IntN(d-1), rng.NormFloat64())
+		}
+	}
+	sparse := NewRows(x, nil)
+	if sparse.ptr == nil {
+		t.Fatal("mostly-zero rows not compressed")
+	}
+	dense := sparse
+	dense.ptr, dense.col, dense.val = nil, nil, nil
+	if r := NewRows(mat.NewDense(2, 2, []float64{1, 2, 3, 0}), nil); r.ptr != nil {
+		t.Error("dense rows compressed")
+	}
+	w := make([]float64, d)
+	for j := range w {
+		w[j] = rng.NormFloat64()
+	}
+	for _, y := range []float64{0, 1} {
+		gs, gd := make([]float64, d), make([]float64, d)
+		fs, fd := sparse.meanLogistic(w, y, 0.7, gs), dense.meanLogistic(w, y, 0.7, gd)
+		if math.Abs(fs-fd) > 1e-13*math.Abs(fd) {
+			t.Errorf("y = %v: loss %v compressed, %v dense", y, fs, fd)
+		}
+		for j := range gs {
+			if math.Abs(gs[j]-gd[j]) > 1e-13*(1+math.Abs(gd[j])) {
+				t.Errorf("y = %v: grad[%d] %v compressed, %v dense", y, j, gs[j], gd[j])
+			}
+		}
+	}
+	hs, hd := mat.NewSymDense(d, nil), mat.NewSymDense(d, nil)
+	sparse.addLogisticHessian(hs, w, 0.7)
+	dense.addLogisticHessian(hd, w, 0.7)
+	for i := range d {
+		for j := i; j < d; j++ {
+			if math.Abs(hs.At(i, j)-hd.At(i, j)) > 1e-13*(1+math.Abs(hd.At(i, j))) {
+				t.Errorf("H[%d,%d] %v compressed, %v dense", i, j, hs.At(i, j), hd.At(i, j))
+			}
+		}
+	}
+	sub := sparse.subset([]int{0, 5, 17, 299})
+	if sub.ptr == nil || sub.N != 4 || sub.dot(1, w) != sparse.dot(5, w) {
+		t.Errorf("subset lost rows or compression")
+	}
+}
