@@ -100,3 +100,35 @@ func TestBaselineRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestClassRowDiverged: a diverged run is flagged, counted and kept out of
+// the solution statistics (not of the cost ones); where every run of an
+// algorithm diverged its solution cells print "-".
+func TestClassRowDiverged(t *testing.T) {
+	r := classFixture()
+	trials := r.Trials
+	trials[1].Alg1.Status = solver.Diverged
+	trials[1].Alg1.Loss0 = []float64{5e19, 6e19}
+	trials[1].Alg1.Loss1 = []float64{2e18, 3e18}
+	trials[1].Alg1.Residuals.Stationarity = 3e21
+	trials[1].Alg1.Stats.OuterIterations = 7
+	trials[1].RelDiff = 5e19
+	row := classRow("monks-1", 2, trials, 0.2, 1e-3)
+	if row.Diverged1 != 1 || row.DivergedC != 0 || row.Obj1.Mean != 1.1 || row.FeasMax1.Mean != 0.2 || row.KKT1[0] != 5e-4 ||
+		row.RelDiff.Mean != trials[0].RelDiff || row.WorstMax1 != 0.2 {
+		t.Errorf("diverged run in the solution statistics: %+v", row)
+	}
+	if row.Outer1.Mean != 3.5 {
+		t.Errorf("outer iterations %v, want the mean over both runs, 3.5", row.Outer1.Mean)
+	}
+	if !strings.Contains(row.Flags, "A1 Diverged x1") {
+		t.Errorf("flags %q", row.Flags)
+	}
+	trials[0].Alg1.Status = solver.Diverged
+	row = classRow("monks-1", 2, trials, 0.2, 1e-3)
+	tabs := classTables("t", "class-1 loss", []ClassRow{row}, true, 0.2, func(ClassRow) []float64 { return nil })
+	cells := tabs[0].Rows[0]
+	if cells[2] != "-" || cells[4] != "-" || cells[5] != "-" || cells[6] != "-" || cells[3] == "-" || cells[7] == "-" {
+		t.Errorf("every Alg. 1 run diverged: row %q", cells)
+	}
+}

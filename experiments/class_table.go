@@ -12,88 +12,111 @@ import (
 // (concatenated per-client values), the feasibility mean and max per trial
 // and then over trials, the relative difference per trial then over trials.
 type ClassRow struct {
-	Dataset    string     `json:"dataset"`
-	N          int        `json:"n"`
-	Obj1       MeanStd    `json:"objective_alg1"`
-	ObjC       MeanStd    `json:"objective_cprox"`
-	RelDiff    MeanStd    `json:"reldiff"`
-	FeasMean1  MeanStd    `json:"feas_mean_alg1"`
-	FeasMax1   MeanStd    `json:"feas_max_alg1"`
-	FeasMeanC  MeanStd    `json:"feas_mean_cprox"`
-	FeasMaxC   MeanStd    `json:"feas_max_cprox"`
-	WorstMax1  float64    `json:"feas_worst_alg1"`
-	WorstMaxC  float64    `json:"feas_worst_cprox"`
-	Outer1     MeanStd    `json:"outer_alg1"`
-	OuterC     MeanStd    `json:"outer_cprox"`
-	Inner1     MeanStd    `json:"inner_alg1"`
-	InnerC     MeanStd    `json:"inner_cprox"`
-	Passes1    MeanStd    `json:"passes_alg1"`
-	PassesC    MeanStd    `json:"passes_cprox"`
-	Rounds1    MeanStd    `json:"rounds_alg1"`
-	MBytes1    MeanStd    `json:"mbytes_alg1"`
-	Wall1      MeanStd    `json:"wall_alg1"`
-	WallC      MeanStd    `json:"wall_cprox"`
-	KKT1       [2]float64 `json:"kkt_max_alg1"`
-	KKTC       [2]float64 `json:"kkt_max_cprox"`
-	Flags      string     `json:"flags"`
-	Dropped    int        `json:"rows_dropped_by_partition"`
-	Uncons1    MeanStd    `json:"unconstrained_feas"`
-	Uncons1Max float64    `json:"unconstrained_feas_max"`
-	Published  []float64  `json:"published,omitempty"`
+	Dataset   string     `json:"dataset"`
+	N         int        `json:"n"`
+	Obj1      MeanStd    `json:"objective_alg1"`
+	ObjC      MeanStd    `json:"objective_cprox"`
+	RelDiff   MeanStd    `json:"reldiff"`
+	FeasMean1 MeanStd    `json:"feas_mean_alg1"`
+	FeasMax1  MeanStd    `json:"feas_max_alg1"`
+	FeasMeanC MeanStd    `json:"feas_mean_cprox"`
+	FeasMaxC  MeanStd    `json:"feas_max_cprox"`
+	WorstMax1 float64    `json:"feas_worst_alg1"`
+	WorstMaxC float64    `json:"feas_worst_cprox"`
+	Outer1    MeanStd    `json:"outer_alg1"`
+	OuterC    MeanStd    `json:"outer_cprox"`
+	Inner1    MeanStd    `json:"inner_alg1"`
+	InnerC    MeanStd    `json:"inner_cprox"`
+	Passes1   MeanStd    `json:"passes_alg1"`
+	PassesC   MeanStd    `json:"passes_cprox"`
+	Rounds1   MeanStd    `json:"rounds_alg1"`
+	MBytes1   MeanStd    `json:"mbytes_alg1"`
+	Wall1     MeanStd    `json:"wall_alg1"`
+	WallC     MeanStd    `json:"wall_cprox"`
+	KKT1      [2]float64 `json:"kkt_max_alg1"`
+	KKTC      [2]float64 `json:"kkt_max_cprox"`
+	Flags     string     `json:"flags"`
+	// Diverged1 and DivergedC count the runs that ended Diverged; they are
+	// left out of the solution columns (objective, feasibility, relative
+	// difference, worst max, KKT), not of the cost columns.
+	Diverged1  int       `json:"diverged_alg1"`
+	DivergedC  int       `json:"diverged_cprox"`
+	Trials     int       `json:"trials"`
+	Dropped    int       `json:"rows_dropped_by_partition"`
+	Uncons1    MeanStd   `json:"unconstrained_feas"`
+	Uncons1Max float64   `json:"unconstrained_feas_max"`
+	Published  []float64 `json:"published,omitempty"`
 }
 
 func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) ClassRow {
-	row := ClassRow{Dataset: dataset, N: n}
+	row := ClassRow{Dataset: dataset, N: n, Trials: len(trials)}
 	var o1, oc []float64
-	per := func(f func(*ClassTrial) float64) MeanStd {
-		x := make([]float64, len(trials))
+	// per is a statistic over the trials for which keep holds.
+	per := func(keep func(*ClassTrial) bool, f func(*ClassTrial) float64) MeanStd {
+		var x []float64
 		for i := range trials {
-			x[i] = f(&trials[i])
+			if keep(&trials[i]) {
+				x = append(x, f(&trials[i]))
+			}
 		}
 		return meanStd(x)
 	}
+	all := func(*ClassTrial) bool { return true }
+	// A diverged run's iterate is meaningless (‖w‖ beyond Settings.MaxNorm):
+	// it is flagged and counted, and kept out of the solution statistics.
+	ok1 := func(t *ClassTrial) bool { return t.Alg1.Status != solver.Diverged }
+	okC := func(t *ClassTrial) bool { return t.CProx.Status != solver.Diverged }
+	both := func(t *ClassTrial) bool { return ok1(t) && okC(t) }
 	flags := map[string]int{}
-	for _, t := range trials {
-		o1 = append(o1, t.Alg1.Loss0...)
-		oc = append(oc, t.CProx.Loss0...)
-		row.WorstMax1 = math.Max(row.WorstMax1, maxOf(t.Alg1.Loss1))
-		row.WorstMaxC = math.Max(row.WorstMaxC, maxOf(t.CProx.Loss1))
+	for i := range trials {
+		t := &trials[i]
 		for _, a := range []struct {
-			name string
-			alg  *ClassAlg
-			kkt  *[2]float64
-		}{{"A1", &t.Alg1, &row.KKT1}, {"cP", &t.CProx, &row.KKTC}} {
-			a.kkt[0] = math.Max(a.kkt[0], a.alg.Residuals.Stationarity)
-			a.kkt[1] = math.Max(a.kkt[1], a.alg.Residuals.Feasibility)
+			name     string
+			alg      *ClassAlg
+			ok       bool
+			obj      *[]float64
+			worst    *float64
+			kkt      *[2]float64
+			diverged *int
+		}{{"A1", &t.Alg1, ok1(t), &o1, &row.WorstMax1, &row.KKT1, &row.Diverged1},
+			{"cP", &t.CProx, okC(t), &oc, &row.WorstMaxC, &row.KKTC, &row.DivergedC}} {
 			if a.alg.Status != solver.Converged {
 				flags[a.name+" "+a.alg.Status.String()]++
 			}
 			if a.alg.Stats.InnerCapHits > 0 {
 				flags[a.name+" inner cap"]++
 			}
+			if !a.ok {
+				*a.diverged++
+				continue
+			}
+			*a.obj = append(*a.obj, a.alg.Loss0...)
+			*a.worst = math.Max(*a.worst, maxOf(a.alg.Loss1))
+			a.kkt[0] = math.Max(a.kkt[0], a.alg.Residuals.Stationarity)
+			a.kkt[1] = math.Max(a.kkt[1], a.alg.Residuals.Feasibility)
 			if a.alg.Status == solver.Converged && maxOf(a.alg.Loss1) > r+eps2 {
 				flags[a.name+" infeasible"]++
 			}
 		}
 	}
 	row.Obj1, row.ObjC = meanStd(o1), meanStd(oc)
-	row.RelDiff = per(func(t *ClassTrial) float64 { return t.RelDiff })
-	row.FeasMean1 = per(func(t *ClassTrial) float64 { return meanStd(t.Alg1.Loss1).Mean })
-	row.FeasMax1 = per(func(t *ClassTrial) float64 { return maxOf(t.Alg1.Loss1) })
-	row.FeasMeanC = per(func(t *ClassTrial) float64 { return meanStd(t.CProx.Loss1).Mean })
-	row.FeasMaxC = per(func(t *ClassTrial) float64 { return maxOf(t.CProx.Loss1) })
-	row.Outer1 = per(func(t *ClassTrial) float64 { return float64(t.Alg1.Stats.OuterIterations) })
-	row.OuterC = per(func(t *ClassTrial) float64 { return float64(t.CProx.Stats.OuterIterations) })
-	row.Inner1 = per(func(t *ClassTrial) float64 { return float64(t.Alg1.Stats.InnerIterations) })
-	row.InnerC = per(func(t *ClassTrial) float64 { return float64(t.CProx.Stats.InnerIterations) })
-	row.Passes1 = per(func(t *ClassTrial) float64 { return float64(t.Alg1.Stats.Evaluations) })
-	row.PassesC = per(func(t *ClassTrial) float64 { return float64(t.CProx.Stats.Evaluations) })
-	row.Rounds1 = per(func(t *ClassTrial) float64 { return float64(t.Alg1.Stats.Rounds) })
-	row.MBytes1 = per(func(t *ClassTrial) float64 {
+	row.RelDiff = per(both, func(t *ClassTrial) float64 { return t.RelDiff })
+	row.FeasMean1 = per(ok1, func(t *ClassTrial) float64 { return meanStd(t.Alg1.Loss1).Mean })
+	row.FeasMax1 = per(ok1, func(t *ClassTrial) float64 { return maxOf(t.Alg1.Loss1) })
+	row.FeasMeanC = per(okC, func(t *ClassTrial) float64 { return meanStd(t.CProx.Loss1).Mean })
+	row.FeasMaxC = per(okC, func(t *ClassTrial) float64 { return maxOf(t.CProx.Loss1) })
+	row.Outer1 = per(all, func(t *ClassTrial) float64 { return float64(t.Alg1.Stats.OuterIterations) })
+	row.OuterC = per(all, func(t *ClassTrial) float64 { return float64(t.CProx.Stats.OuterIterations) })
+	row.Inner1 = per(all, func(t *ClassTrial) float64 { return float64(t.Alg1.Stats.InnerIterations) })
+	row.InnerC = per(all, func(t *ClassTrial) float64 { return float64(t.CProx.Stats.InnerIterations) })
+	row.Passes1 = per(all, func(t *ClassTrial) float64 { return float64(t.Alg1.Stats.Evaluations) })
+	row.PassesC = per(all, func(t *ClassTrial) float64 { return float64(t.CProx.Stats.Evaluations) })
+	row.Rounds1 = per(all, func(t *ClassTrial) float64 { return float64(t.Alg1.Stats.Rounds) })
+	row.MBytes1 = per(all, func(t *ClassTrial) float64 {
 		return float64(t.Alg1.Stats.BytesDown()+t.Alg1.Stats.BytesUp()) / 1e6
 	})
-	row.Wall1 = per(func(t *ClassTrial) float64 { return t.Alg1.Wall })
-	row.WallC = per(func(t *ClassTrial) float64 { return t.CProx.Wall })
+	row.Wall1 = per(all, func(t *ClassTrial) float64 { return t.Alg1.Wall })
+	row.WallC = per(all, func(t *ClassTrial) float64 { return t.CProx.Wall })
 	row.Flags = flagString(flags)
 	return row
 }
@@ -123,9 +146,17 @@ func classTables(title, feasName string, rows []ClassRow, withDataset bool, r fl
 			paperObj = fmt.Sprintf("%.2f / %.2f", p[0], p[2])
 			paperMax = fmt.Sprintf("%.2f / %.2f", p[8], p[12])
 		}
+		// Solution columns of an algorithm whose every run diverged: "-".
+		sol := func(diverged int, v string) string {
+			if row.Trials > 0 && diverged == row.Trials {
+				return "-"
+			}
+			return v
+		}
 		main.Rows = append(main.Rows, append(append([]string{}, lead...), fmt.Sprint(row.N),
-			ms(row.Obj1, 4), ms(row.ObjC, 4), msSci(row.RelDiff),
-			ms(row.FeasMean1, 4), ms(row.FeasMax1, 4), ms(row.FeasMeanC, 4), ms(row.FeasMaxC, 4),
+			sol(row.Diverged1, ms(row.Obj1, 4)), sol(row.DivergedC, ms(row.ObjC, 4)), sol(max(row.Diverged1, row.DivergedC), msSci(row.RelDiff)),
+			sol(row.Diverged1, ms(row.FeasMean1, 4)), sol(row.Diverged1, ms(row.FeasMax1, 4)),
+			sol(row.DivergedC, ms(row.FeasMeanC, 4)), sol(row.DivergedC, ms(row.FeasMaxC, 4)),
 			paperObj, paperMax))
 		extra.Rows = append(extra.Rows, append(append([]string{}, lead...), fmt.Sprint(row.N),
 			fmt.Sprintf("%.1f / %.1f", row.Outer1.Mean, row.OuterC.Mean),
@@ -141,7 +172,8 @@ func classTables(title, feasName string, rows []ClassRow, withDataset bool, r fl
 	}
 	main.Notes = append(main.Notes,
 		"Objective: mean (std) of the per-client losses over clients × trials; "+feasName+" mean/max: per trial over the parties, then mean (std) over trials; relative difference |f_A1 - f_cP|/|f_cP| per trial, then mean (std) — as the authors' code computed them (population std).",
-		fmt.Sprintf("Threshold r = %g. Flags count trials that did not end Converged, hit an inner cap, or ended above r + ε2.", r))
+		fmt.Sprintf("Threshold r = %g. Flags count trials that did not end Converged, hit an inner cap, or ended above r + ε2.", r),
+		"A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility, relative difference, worst max, KKT); \"-\" where every run diverged.")
 	extra.Notes = append(extra.Notes, "passes = evaluations of a party (one pass over its rows each, Hessians included); KKT residuals are Definition 1's at the returned (w, μ).")
 	return []*Table{main, extra}
 }

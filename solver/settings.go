@@ -19,6 +19,12 @@ const (
 	// and test (11), as in all the paper's experiments.
 	DefaultEps1 = 1e-3
 	DefaultEps2 = 1e-3
+	// DefaultMaxNorm bounds ||w||_∞ of the outer iterates: far beyond any
+	// solution of the paper's problems (features in [-1, 1] or standardised,
+	// optima of norm O(1)-O(100)), so only a run that is blowing up reaches
+	// it (the authors' fairness preset, capped at 50 inner iterations, grew
+	// ||w||_∞ about 4× per outer iteration on one adult-b trial).
+	DefaultMaxNorm = 1e10
 )
 
 // Settings says when to stop and how to run; what to solve is the Problem
@@ -39,6 +45,10 @@ type Settings struct {
 	// Workers bounds the goroutines running client steps concurrently;
 	// zero means GOMAXPROCS. Results do not depend on it.
 	Workers int
+	// MaxNorm ends the run with status Diverged when an outer iterate has
+	// ||w^{k+1}||_∞ > MaxNorm; the result keeps w^k. Default DefaultMaxNorm;
+	// +Inf disables the test; negative or NaN is invalid.
+	MaxNorm float64
 	// Recorder, if non-nil, receives one record per outer iteration.
 	Recorder Recorder
 }
@@ -47,7 +57,7 @@ type Settings struct {
 func DefaultSettings() *Settings {
 	return &Settings{
 		MaxOuter: DefaultMaxOuter, MaxInner: DefaultMaxInner,
-		Eps1: DefaultEps1, Eps2: DefaultEps2,
+		Eps1: DefaultEps1, Eps2: DefaultEps2, MaxNorm: DefaultMaxNorm,
 		Workers: runtime.GOMAXPROCS(0),
 	}
 }
@@ -71,6 +81,9 @@ func (s *Settings) withDefaults() *Settings {
 	if c.Eps2 == 0 {
 		c.Eps2 = d.Eps2
 	}
+	if c.MaxNorm == 0 {
+		c.MaxNorm = d.MaxNorm
+	}
 	if c.Workers == 0 {
 		c.Workers = d.Workers
 	}
@@ -92,6 +105,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("solver: Settings.Runtime = %v: must be >= 0", s.Runtime)
 	case s.Workers < 0:
 		return fmt.Errorf("solver: Settings.Workers = %d: must be >= 0", s.Workers)
+	case !(s.MaxNorm >= 0):
+		return fmt.Errorf("solver: Settings.MaxNorm = %v: must be > 0", s.MaxNorm)
 	}
 	return nil
 }

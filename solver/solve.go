@@ -92,7 +92,7 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 			}
 			return res, err
 		}
-		if !finite(os.wNext) || math.IsNaN(os.stepMu) || math.IsInf(os.stepMu, 0) {
+		if !finite(os.wNext) || math.IsNaN(os.stepMu) || math.IsInf(os.stepMu, 0) || normInf(os.wNext) > o.s.MaxNorm {
 			res.Status = Diverged
 			return res, nil
 		}

@@ -264,8 +264,12 @@ func TestCapsAndStatuses(t *testing.T) {
 		caps bool
 	}{
 		{"outer-cap", &solver.Settings{MaxOuter: 2}, solver.OuterIterationLimit, false},
+		// Capped at 3 inner iterations the method blows up (Diverged at
+		// k = 18 by the default MaxNorm).
 		{"inner-cap", &solver.Settings{MaxInner: 3, MaxOuter: 50}, 0, true},
 		{"default", nil, solver.Converged, false},
+		// Every iterate of this QP is far outside ||w||_∞ <= 1e-6.
+		{"max-norm", &solver.Settings{MaxNorm: 1e-6}, solver.Diverged, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -281,6 +285,9 @@ func TestCapsAndStatuses(t *testing.T) {
 			}
 			if c.caps && res.Status == solver.Converged {
 				t.Errorf("status Converged although the inner solves were capped")
+			}
+			if c.name == "max-norm" && (res.Stats.OuterIterations != 0 || !floats.Equal(res.W, w0)) {
+				t.Errorf("diverged at the first iterate: want w0 back after 0 outer iterations, got %d", res.Stats.OuterIterations)
 			}
 			if len(res.W) != 20 || !floats.Equal(res.W, res.W) {
 				t.Errorf("bad W")
@@ -323,6 +330,8 @@ func TestBadInput(t *testing.T) {
 		{"no clients", &solver.Problem{Dim: 10}, w0, nil, nil},
 		{"eps1 >= 1", q.Problem(), w0, &solver.Settings{Eps1: 2}, nil},
 		{"negative workers", q.Problem(), w0, &solver.Settings{Workers: -1}, nil},
+		{"negative max norm", q.Problem(), w0, &solver.Settings{MaxNorm: -1}, nil},
+		{"NaN max norm", q.Problem(), w0, &solver.Settings{MaxNorm: math.NaN()}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,7 +22,8 @@ const (
 	InnerIterationLimit
 	// RuntimeLimit: Settings.Runtime elapsed.
 	RuntimeLimit
-	// Diverged: an iterate or a value became NaN or ±Inf.
+	// Diverged: an iterate or a value became NaN or ±Inf, or an outer
+	// iterate left the box ||w||_∞ <= Settings.MaxNorm.
 	Diverged
 	// Canceled: the context was canceled.
 	Canceled
