@@ -155,7 +155,7 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 					}
 					add("max constraint value "+a.name, v, r+rule.Factor*mc.Eps2, fmt.Sprintf("over parties and all %d runs; bound r + ε2", len(trials)))
 				case "reldiff":
-					if a.key == "alg1" {
+					if a.key == "alg1" && (row.Trials == 0 || row.RelDiffTrials > 0) {
 						add("relative difference", row.RelDiff.Mean, rule.Bound, "mean over trials of |f_A1 - f_cP|/|f_cP|")
 					}
 				case "paper":
@@ -182,7 +182,11 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 						if a.key == "cprox" {
 							want = b[1]
 						}
-						return a.get(t).Objective, want, true
+						f := a.get(t).Objective
+						if a.get(t).Status == solver.Diverged {
+							f = math.Inf(1) // a diverged run's objective is recorded as .inf
+						}
+						return f, want, true
 					})
 					if compared > 0 {
 						add("objective vs baseline "+a.name, worst, rule.Rel,
@@ -207,8 +211,17 @@ func baselineDrift(n int, floor float64, at func(j int) (f, base float64, ok boo
 		if !ok {
 			continue
 		}
-		worst = math.Max(worst, math.Abs(f-want)/math.Max(math.Abs(want), floor))
 		compared++
+		// +Inf stands for a diverged run, whose objective depends on where
+		// it crossed the norm bound: both diverged agree, one diverged is
+		// a change of 1 (100 %).
+		if math.IsInf(f, 1) || math.IsInf(want, 1) {
+			if !(math.IsInf(f, 1) && math.IsInf(want, 1)) {
+				worst = math.Max(worst, 1)
+			}
+			continue
+		}
+		worst = math.Max(worst, math.Abs(f-want)/math.Max(math.Abs(want), floor))
 	}
 	return worst, compared
 }
@@ -234,8 +247,14 @@ func BaselineYAML(experiment string, resultJSON []byte, description string) (str
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %q:\n    description: %q\n    trials:\n", hash, description)
+	obj := func(a ClassAlg) string {
+		if a.Status == solver.Diverged {
+			return ".inf"
+		}
+		return fmt.Sprintf("%.10g", a.Objective)
+	}
 	for _, t := range res.Trials {
-		fmt.Fprintf(&b, "      %s: [%.10g, %.10g]\n", trialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial), t.Alg1.Objective, t.CProx.Objective)
+		fmt.Fprintf(&b, "      %s: [%s, %s]\n", trialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial), obj(t.Alg1), obj(t.CProx))
 	}
 	return b.String(), nil
 }

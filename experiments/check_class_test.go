@@ -132,3 +132,57 @@ func TestClassRowDiverged(t *testing.T) {
 		t.Errorf("every Alg. 1 run diverged: row %q", cells)
 	}
 }
+
+// TestBaselineDiverged: a diverged run is recorded as .inf; the baseline
+// rule passes when it diverges again (wherever it crossed the bound) and
+// fails when a recorded run now diverges or a diverged one now converges.
+func TestBaselineDiverged(t *testing.T) {
+	r := classFixture()
+	r.Trials[1].Alg1.Status, r.Trials[1].Alg1.Objective = solver.Diverged, 1.3e9
+	b, _ := json.Marshal(r)
+	y, err := BaselineYAML("table1", b, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(y, "monks-1-n2-t01: [.inf, 1.1001]") {
+		t.Fatalf("baseline:\n%s", y)
+	}
+	rules, err := configs.Reference("table1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(rules), "\nbaselines:")
+	ref := []byte(head + "\nbaselines:\n" + y)
+	for _, tc := range []struct {
+		name   string
+		trial  int
+		status solver.Status
+		obj    float64
+		pass   bool
+	}{
+		{"diverged again elsewhere", 1, solver.Diverged, 2.7e10, true},
+		{"now converges", 1, solver.Converged, 1.1, false},
+		{"newly diverged", 0, solver.Diverged, 1.1, false},
+	} {
+		r := classFixture()
+		r.Trials[1].Alg1.Status, r.Trials[1].Alg1.Objective = solver.Diverged, 1.3e9
+		r.Trials[tc.trial].Alg1.Status, r.Trials[tc.trial].Alg1.Objective = tc.status, tc.obj
+		b, _ := json.Marshal(r)
+		rows, err := checkClassWith("table1", "table1", ref, b, npCheckConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, row := range rows {
+			if row.Rule == "objective vs baseline Alg. 1" {
+				found = true
+				if row.Pass != tc.pass {
+					t.Errorf("%s: pass = %v (%+v)", tc.name, row.Pass, row)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no baseline rule applied", tc.name)
+		}
+	}
+}

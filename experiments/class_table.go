@@ -39,13 +39,15 @@ type ClassRow struct {
 	// Diverged1 and DivergedC count the runs that ended Diverged; they are
 	// left out of the solution columns (objective, feasibility, relative
 	// difference, worst max, KKT), not of the cost columns.
-	Diverged1  int       `json:"diverged_alg1"`
-	DivergedC  int       `json:"diverged_cprox"`
-	Trials     int       `json:"trials"`
-	Dropped    int       `json:"rows_dropped_by_partition"`
-	Uncons1    MeanStd   `json:"unconstrained_feas"`
-	Uncons1Max float64   `json:"unconstrained_feas_max"`
-	Published  []float64 `json:"published,omitempty"`
+	Diverged1 int `json:"diverged_alg1"`
+	DivergedC int `json:"diverged_cprox"`
+	Trials    int `json:"trials"`
+	// RelDiffTrials counts the trials in RelDiff: neither run diverged.
+	RelDiffTrials int       `json:"reldiff_trials"`
+	Dropped       int       `json:"rows_dropped_by_partition"`
+	Uncons1       MeanStd   `json:"unconstrained_feas"`
+	Uncons1Max    float64   `json:"unconstrained_feas_max"`
+	Published     []float64 `json:"published,omitempty"`
 }
 
 func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) ClassRow {
@@ -101,6 +103,11 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) Class
 	}
 	row.Obj1, row.ObjC = meanStd(o1), meanStd(oc)
 	row.RelDiff = per(both, func(t *ClassTrial) float64 { return t.RelDiff })
+	for i := range trials {
+		if both(&trials[i]) {
+			row.RelDiffTrials++
+		}
+	}
 	row.FeasMean1 = per(ok1, func(t *ClassTrial) float64 { return meanStd(t.Alg1.Loss1).Mean })
 	row.FeasMax1 = per(ok1, func(t *ClassTrial) float64 { return maxOf(t.Alg1.Loss1) })
 	row.FeasMeanC = per(okC, func(t *ClassTrial) float64 { return meanStd(t.CProx.Loss1).Mean })
@@ -119,6 +126,31 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) Class
 	row.WallC = per(all, func(t *ClassTrial) float64 { return t.CProx.Wall })
 	row.Flags = flagString(flags)
 	return row
+}
+
+// divergedNote explains the solution columns' treatment of diverged runs.
+const divergedNote = "A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility, relative difference, worst max, KKT); \"-\" where no run is left."
+
+// Which runs a solution cell summarises (ClassRow.solCell).
+const (
+	cellA1 = iota
+	cellCP
+	cellBoth
+)
+
+// solCell returns v, or "-" when no run behind it is left: every run of
+// the algorithm (cellA1, cellCP) diverged, or (cellBoth) no trial has
+// both runs undiverged. Rows from before the divergence counts
+// (Trials = 0) keep v.
+func (r ClassRow) solCell(which int, v string) string {
+	if r.Trials == 0 {
+		return v
+	}
+	n := map[int]int{cellA1: r.Trials - r.Diverged1, cellCP: r.Trials - r.DivergedC, cellBoth: r.RelDiffTrials}[which]
+	if n == 0 {
+		return "-"
+	}
+	return v
 }
 
 // classTables renders a classification table in the paper's layout (Tables
@@ -146,26 +178,19 @@ func classTables(title, feasName string, rows []ClassRow, withDataset bool, r fl
 			paperObj = fmt.Sprintf("%.2f / %.2f", p[0], p[2])
 			paperMax = fmt.Sprintf("%.2f / %.2f", p[8], p[12])
 		}
-		// Solution columns of an algorithm whose every run diverged: "-".
-		sol := func(diverged int, v string) string {
-			if row.Trials > 0 && diverged == row.Trials {
-				return "-"
-			}
-			return v
-		}
 		main.Rows = append(main.Rows, append(append([]string{}, lead...), fmt.Sprint(row.N),
-			sol(row.Diverged1, ms(row.Obj1, 4)), sol(row.DivergedC, ms(row.ObjC, 4)), sol(max(row.Diverged1, row.DivergedC), msSci(row.RelDiff)),
-			sol(row.Diverged1, ms(row.FeasMean1, 4)), sol(row.Diverged1, ms(row.FeasMax1, 4)),
-			sol(row.DivergedC, ms(row.FeasMeanC, 4)), sol(row.DivergedC, ms(row.FeasMaxC, 4)),
+			row.solCell(cellA1, ms(row.Obj1, 4)), row.solCell(cellCP, ms(row.ObjC, 4)), row.solCell(cellBoth, msSci(row.RelDiff)),
+			row.solCell(cellA1, ms(row.FeasMean1, 4)), row.solCell(cellA1, ms(row.FeasMax1, 4)),
+			row.solCell(cellCP, ms(row.FeasMeanC, 4)), row.solCell(cellCP, ms(row.FeasMaxC, 4)),
 			paperObj, paperMax))
 		extra.Rows = append(extra.Rows, append(append([]string{}, lead...), fmt.Sprint(row.N),
 			fmt.Sprintf("%.1f / %.1f", row.Outer1.Mean, row.OuterC.Mean),
 			fmt.Sprintf("%.0f / %.0f", row.Inner1.Mean, row.InnerC.Mean),
 			fmt.Sprintf("%.0f / %.0f", row.Passes1.Mean, row.PassesC.Mean),
 			fmt.Sprintf("%.0f", row.Rounds1.Mean), fmt.Sprintf("%.2f", row.MBytes1.Mean),
-			fmt.Sprintf("%s / %s", sci(row.KKT1[0]), sci(row.KKT1[1])),
-			fmt.Sprintf("%s / %s", sci(row.KKTC[0]), sci(row.KKTC[1])),
-			fmt.Sprintf("%.4f / %.4f", row.WorstMax1, row.WorstMaxC),
+			row.solCell(cellA1, fmt.Sprintf("%s / %s", sci(row.KKT1[0]), sci(row.KKT1[1]))),
+			row.solCell(cellCP, fmt.Sprintf("%s / %s", sci(row.KKTC[0]), sci(row.KKTC[1]))),
+			row.solCell(cellA1, fmt.Sprintf("%.4f", row.WorstMax1))+" / "+row.solCell(cellCP, fmt.Sprintf("%.4f", row.WorstMaxC)),
 			fmt.Sprintf("%.4f / %.4f", row.Uncons1.Mean, row.Uncons1Max),
 			fmt.Sprintf("%.2f / %.2f", row.Wall1.Mean, row.WallC.Mean),
 			row.Flags))
@@ -173,7 +198,7 @@ func classTables(title, feasName string, rows []ClassRow, withDataset bool, r fl
 	main.Notes = append(main.Notes,
 		"Objective: mean (std) of the per-client losses over clients × trials; "+feasName+" mean/max: per trial over the parties, then mean (std) over trials; relative difference |f_A1 - f_cP|/|f_cP| per trial, then mean (std) — as the authors' code computed them (population std).",
 		fmt.Sprintf("Threshold r = %g. Flags count trials that did not end Converged, hit an inner cap, or ended above r + ε2.", r),
-		"A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility, relative difference, worst max, KKT); \"-\" where every run diverged.")
+		divergedNote)
 	extra.Notes = append(extra.Notes, "passes = evaluations of a party (one pass over its rows each, Hessians included); KKT residuals are Definition 1's at the returned (w, μ).")
 	return []*Table{main, extra}
 }

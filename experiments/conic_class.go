@@ -86,12 +86,13 @@ func (r *ConicClassResult) Tables() []*Table {
 			pC = fmt.Sprintf("%.4f / %.4f", p[4], p[5])
 		}
 		main.Rows = append(main.Rows, append(lead, fmt.Sprint(row.N),
-			fmt.Sprintf("%.4f", row.Obj1.Mean), fmt.Sprintf("%.4f", row.ObjC.Mean), pObj,
-			fmt.Sprintf("%.4f / %.4f", row.FeasMean1.Mean, row.FeasMax1.Mean),
-			fmt.Sprintf("%.4f / %.4f", row.FeasMeanC.Mean, row.FeasMaxC.Mean), p1, pC, row.Flags))
+			row.solCell(cellA1, fmt.Sprintf("%.4f", row.Obj1.Mean)), row.solCell(cellCP, fmt.Sprintf("%.4f", row.ObjC.Mean)), pObj,
+			row.solCell(cellA1, fmt.Sprintf("%.4f / %.4f", row.FeasMean1.Mean, row.FeasMax1.Mean)),
+			row.solCell(cellCP, fmt.Sprintf("%.4f / %.4f", row.FeasMeanC.Mean, row.FeasMaxC.Mean)), p1, pC, row.Flags))
 	}
 	main.Notes = append(main.Notes,
-		fmt.Sprintf("Ours: means over clients (objective) and over parties (%s mean, max), then over trials; threshold r = %g. Flags count trials that did not end Converged, hit an inner cap, or ended above r + ε2.", feasName, rr))
+		fmt.Sprintf("Ours: means over clients (objective) and over parties (%s mean, max), then over trials; threshold r = %g. Flags count trials that did not end Converged, hit an inner cap, or ended above r + ε2.", feasName, rr),
+		divergedNote)
 	if np {
 		main.Notes = append(main.Notes, "The paper's cProx-AL objectives on adult-a and monks-1 lie far above its Algorithm 1's at n = 1 (0.9186 vs 0.7331, 1.7783 vs 1.5758): a convex problem has one optimal value, so those cProx-AL runs had not converged (NOTES.md); we do not try to reproduce that gap.")
 	}

@@ -106,7 +106,7 @@ func (s *Settings) Validate() error {
 	case s.Workers < 0:
 		return fmt.Errorf("solver: Settings.Workers = %d: must be >= 0", s.Workers)
 	case !(s.MaxNorm >= 0):
-		return fmt.Errorf("solver: Settings.MaxNorm = %v: must be > 0", s.MaxNorm)
+		return fmt.Errorf("solver: Settings.MaxNorm = %v: must be >= 0 (0: the default)", s.MaxNorm)
 	}
 	return nil
 }
