@@ -135,6 +135,23 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 						}
 					}
 					add("status "+a.name, float64(bad), 0, fmt.Sprintf("runs not Converged of %d", len(trials)))
+				case "diverged":
+					// A diverged run fails unless the baseline recorded it as
+					// diverged (.inf): capped runs can blow up by design.
+					bad, expected := 0, 0
+					for i := range trials {
+						t := &trials[i]
+						if a.get(t).Status != solver.Diverged {
+							continue
+						}
+						b, ok := base[trialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
+						if col := map[string]int{"alg1": 0, "cprox": 1}[a.key]; ok && math.IsInf(b[col], 1) {
+							expected++
+							continue
+						}
+						bad++
+					}
+					add("diverged runs "+a.name, float64(bad), 0, fmt.Sprintf("of %d runs (%d more diverged as the baseline recorded)", len(trials), expected))
 				case "kkt":
 					var st, fe float64
 					n := 0

@@ -38,6 +38,7 @@ func TestCheckTable1Rules(t *testing.T) {
 		{"infeasible", "max constraint value Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Loss1[1] = 0.25 }},
 		{"kkt", "kkt stationarity Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Residuals.Stationarity = 2e-3 }},
 		{"reldiff", "relative difference", func(r *NPResult) { r.Rows[0].RelDiff.Mean = 0.1 }},
+		{"diverged", "diverged runs Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Status = solver.Diverged }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := classFixture()
@@ -158,11 +159,14 @@ func TestBaselineDiverged(t *testing.T) {
 		trial  int
 		status solver.Status
 		obj    float64
-		pass   bool
+		pass   bool // the baseline rule
+		// divPass: the diverged-runs rule, which accepts the run the
+		// baseline recorded as diverged
+		divPass bool
 	}{
-		{"diverged again elsewhere", 1, solver.Diverged, 2.7e10, true},
-		{"now converges", 1, solver.Converged, 1.1, false},
-		{"newly diverged", 0, solver.Diverged, 1.1, false},
+		{"diverged again elsewhere", 1, solver.Diverged, 2.7e10, true, true},
+		{"now converges", 1, solver.Converged, 1.1, false, true},
+		{"newly diverged", 0, solver.Diverged, 1.1, false, false},
 	} {
 		r := classFixture()
 		r.Trials[1].Alg1.Status, r.Trials[1].Alg1.Objective = solver.Diverged, 1.3e9
@@ -179,6 +183,9 @@ func TestBaselineDiverged(t *testing.T) {
 				if row.Pass != tc.pass {
 					t.Errorf("%s: pass = %v (%+v)", tc.name, row.Pass, row)
 				}
+			}
+			if row.Rule == "diverged runs Alg. 1" && row.Pass != tc.divPass {
+				t.Errorf("%s: diverged rule pass = %v (%+v)", tc.name, row.Pass, row)
 			}
 		}
 		if !found {
