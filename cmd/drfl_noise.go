@@ -189,10 +189,22 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	progress := func(rep int, model string, r *experiments.DRFLRun) {
-		if !o.Quiet {
-			fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s\n", fig.Dataset, rep, cfg.Repetitions, model, r.Status, r.Rounds, r.Seconds)
+	progress := func(p experiments.DRFLProgress) {
+		if o.Quiet {
+			return
 		}
+		r := p.Run
+		cv := ""
+		if p.CV != nil && len(p.CV.Candidates) > 1 {
+			b := p.CV.Best
+			chose := map[string]string{ // the parameters each model is tuned over
+				experiments.DRFLModel: fmt.Sprintf("ρ = %g, κ = %g, θ = %g", b.Rho, b.Kappa, b.Theta),
+				experiments.DRFLAFL:   fmt.Sprintf("θ = %g", b.Theta),
+				experiments.DRFLWAFL:  fmt.Sprintf("ρ = %g, κ = %g", b.Rho, b.Kappa),
+			}[p.Model]
+			cv = fmt.Sprintf("; CV: %d fits in %.1f s chose %s", p.CV.Fits, p.CVSeconds, chose)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s%s\n", fig.Dataset, p.Rep, cfg.Repetitions, p.Model, r.Status, r.Rounds, r.Seconds, cv)
 	}
 	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version}
 	res, err := experiments.RunDRFLNoise(ctx, d, cfg, store, progress)

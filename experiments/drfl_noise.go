@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fedcon/fedcon/datasets"
 	sd "github.com/fedcon/fedcon/solver/drfl"
@@ -107,7 +108,7 @@ type drflRep struct {
 // repetition is kept in store (nil: none) and reused by a rerun with the
 // same configuration. progress, if non-nil, is called after each model fit
 // that was computed.
-func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, store *Store, progress func(rep int, model string, run *DRFLRun)) (*DRFLNoiseResult, error) {
+func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, store *Store, progress func(DRFLProgress)) (*DRFLNoiseResult, error) {
 	if cfg.Repetitions < 1 {
 		return nil, &ConfigError{Field: "repetitions", Value: cfg.Repetitions, Reason: "want ≥ 1"}
 	}
@@ -174,7 +175,7 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 
 // runDRFLRep computes repetition r (seed) of a noise figure.
 func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, seed uint64, r int,
-	progress func(rep int, model string, run *DRFLRun)) (*drflRep, error) {
+	progress func(DRFLProgress)) (*drflRep, error) {
 	sp, err := NewDRFLSplit(d, cfg.Data, seed)
 	if err != nil {
 		return nil, err
@@ -192,11 +193,15 @@ func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, s
 	rep := &drflRep{}
 	for _, p := range cfg.Params {
 		set := &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: cfg.Workers}
+		var cv *DRFLCV
+		var cvSeconds float64
 		if cfg.CV != nil {
-			cv, err := CrossValidate(ctx, sp.Train, p, *cfg.CV, cfg.Folds, seed, set)
-			if err != nil {
+			start := time.Now()
+			var err error
+			if cv, err = CrossValidate(ctx, sp.Train, p, *cfg.CV, cfg.Folds, seed, set); err != nil {
 				return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
 			}
+			cvSeconds = time.Since(start).Seconds()
 			rep.CVs = append(rep.CVs, cv)
 			p = cv.Best
 		}
@@ -214,10 +219,21 @@ func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, s
 		}
 		rep.Acc, rep.Worst = append(rep.Acc, acc), append(rep.Worst, worst)
 		if progress != nil {
-			progress(r+1, p.Model, run)
+			progress(DRFLProgress{Rep: r + 1, Model: p.Model, Run: run, CV: cv, CVSeconds: cvSeconds})
 		}
 	}
 	return rep, nil
+}
+
+// DRFLProgress reports one model's finished fit of one repetition.
+type DRFLProgress struct {
+	Rep   int // 1-based
+	Model string
+	Run   *DRFLRun
+	// CV is the model's cross-validation (nil without --cv or when its
+	// grid has one point) and CVSeconds its wall time.
+	CV        *DRFLCV
+	CVSeconds float64
 }
 
 // sampleMeanStd returns the mean and the sample standard deviation.

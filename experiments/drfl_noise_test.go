@@ -45,7 +45,7 @@ func TestRunDRFLNoise(t *testing.T) {
 	cfg.Params = []DRFLParams{{Model: DRFLStandard, P: 1}, {Model: DRFLAFL, Theta: 0.1, P: 1}}
 	calls := 0
 	store := &Store{Dir: t.TempDir(), Hash: cfg.TrialHash()}
-	res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(int, string, *DRFLRun) { calls++ })
+	res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(DRFLProgress) { calls++ })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestRunDRFLNoise(t *testing.T) {
 		t.Errorf("CSV has %d lines", got)
 	}
 	// A rerun reuses both stored repetitions: no fit, the same numbers.
-	again, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(int, string, *DRFLRun) { calls++ })
+	again, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(DRFLProgress) { calls++ })
 	if err != nil || calls != 4 || again.Score[1][2][5][1] != res.Score[1][2][5][1] || store.Counts().Reused != 2 {
 		t.Fatalf("rerun: %v, %d fits, counts %+v", err, calls-4, store.Counts())
 	}
