@@ -61,43 +61,54 @@ func TestCheckTable1Rules(t *testing.T) {
 	}
 }
 
-// TestBaselineRoundTrip: a baseline printed from a result, read back as the
-// reference, passes the result and fails an objective changed by 2e-3.
-func TestBaselineRoundTrip(t *testing.T) {
-	r := classFixture()
+// baselineRef prints r's baseline, asserts that it contains want, and
+// returns table1's rules with that baseline as the reference.
+func baselineRef(t *testing.T, r *NPResult, want string) []byte {
+	t.Helper()
 	b, _ := json.Marshal(r)
 	y, err := BaselineYAML("table1", b, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(y, "monks-1-n2-t01: [1.1, 1.1001]") || !strings.Contains(y, r.Info.Config.(*NPConfig).TrialHash()) {
-		t.Fatalf("baseline:\n%s", y)
+	if !strings.Contains(y, want) || !strings.Contains(y, r.Info.Config.(*NPConfig).TrialHash()) {
+		t.Fatalf("baseline lacks %q:\n%s", want, y)
 	}
 	rules, err := configs.Reference("table1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	head, _, _ := strings.Cut(string(rules), "\nbaselines:")
-	ref := []byte(head + "\nbaselines:\n" + y)
+	return []byte(head + "\nbaselines:\n" + y)
+}
+
+// checkRules checks r against ref and returns its rows by rule name.
+func checkRules(t *testing.T, ref []byte, r *NPResult) map[string]CheckRow {
+	t.Helper()
+	b, _ := json.Marshal(r)
+	rows, err := checkClassWith("table1", "table1", ref, b, npCheckConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]CheckRow{}
+	for _, row := range rows {
+		out[row.Rule] = row
+	}
+	return out
+}
+
+// TestBaselineRoundTrip: a baseline printed from a result, read back as the
+// reference, passes the result and fails an objective changed by 2e-3.
+func TestBaselineRoundTrip(t *testing.T) {
+	ref := baselineRef(t, classFixture(), "monks-1-n2-t01: [1.1, 1.1001]")
 	for _, obj := range []float64{1.1, 1.1 * (1 + 2e-3)} {
 		r := classFixture()
 		r.Trials[1].Alg1.Objective = obj
-		b, _ := json.Marshal(r)
-		rows, err := checkClassWith("table1", "table1", ref, b, npCheckConfig)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, row := range rows {
-			if row.Rule == "objective vs baseline Alg. 1" {
-				found = true
-				if row.Pass != (obj == 1.1) {
-					t.Errorf("objective %v: pass = %v (%+v)", obj, row.Pass, row)
-				}
-			}
-		}
-		if !found {
+		row, ok := checkRules(t, ref, r)["objective vs baseline Alg. 1"]
+		if !ok {
 			t.Fatalf("no baseline rule applied")
+		}
+		if row.Pass != (obj == 1.1) {
+			t.Errorf("objective %v: pass = %v (%+v)", obj, row.Pass, row)
 		}
 	}
 }
@@ -138,22 +149,12 @@ func TestClassRowDiverged(t *testing.T) {
 // rule passes when it diverges again (wherever it crossed the bound) and
 // fails when a recorded run now diverges or a diverged one now converges.
 func TestBaselineDiverged(t *testing.T) {
-	r := classFixture()
-	r.Trials[1].Alg1.Status, r.Trials[1].Alg1.Objective = solver.Diverged, 1.3e9
-	b, _ := json.Marshal(r)
-	y, err := BaselineYAML("table1", b, "test")
-	if err != nil {
-		t.Fatal(err)
+	diverged := func() *NPResult {
+		r := classFixture()
+		r.Trials[1].Alg1.Status, r.Trials[1].Alg1.Objective = solver.Diverged, 1.3e9
+		return r
 	}
-	if !strings.Contains(y, "monks-1-n2-t01: [.inf, 1.1001]") {
-		t.Fatalf("baseline:\n%s", y)
-	}
-	rules, err := configs.Reference("table1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, _, _ := strings.Cut(string(rules), "\nbaselines:")
-	ref := []byte(head + "\nbaselines:\n" + y)
+	ref := baselineRef(t, diverged(), "monks-1-n2-t01: [.inf, 1.1001]")
 	for _, tc := range []struct {
 		name   string
 		trial  int
@@ -168,28 +169,15 @@ func TestBaselineDiverged(t *testing.T) {
 		{"now converges", 1, solver.Converged, 1.1, false, true},
 		{"newly diverged", 0, solver.Diverged, 1.1, false, false},
 	} {
-		r := classFixture()
-		r.Trials[1].Alg1.Status, r.Trials[1].Alg1.Objective = solver.Diverged, 1.3e9
+		r := diverged()
 		r.Trials[tc.trial].Alg1.Status, r.Trials[tc.trial].Alg1.Objective = tc.status, tc.obj
-		b, _ := json.Marshal(r)
-		rows, err := checkClassWith("table1", "table1", ref, b, npCheckConfig)
-		if err != nil {
-			t.Fatal(err)
+		rows := checkRules(t, ref, r)
+		base, ok := rows["objective vs baseline Alg. 1"]
+		if !ok || base.Pass != tc.pass {
+			t.Errorf("%s: baseline rule %+v (applied %v), want pass = %v", tc.name, base, ok, tc.pass)
 		}
-		found := false
-		for _, row := range rows {
-			if row.Rule == "objective vs baseline Alg. 1" {
-				found = true
-				if row.Pass != tc.pass {
-					t.Errorf("%s: pass = %v (%+v)", tc.name, row.Pass, row)
-				}
-			}
-			if row.Rule == "diverged runs Alg. 1" && row.Pass != tc.divPass {
-				t.Errorf("%s: diverged rule pass = %v (%+v)", tc.name, row.Pass, row)
-			}
-		}
-		if !found {
-			t.Errorf("%s: no baseline rule applied", tc.name)
+		if div := rows["diverged runs Alg. 1"]; div.Pass != tc.divPass {
+			t.Errorf("%s: diverged rule %+v, want pass = %v", tc.name, div, tc.divPass)
 		}
 	}
 }
