@@ -72,6 +72,9 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) Class
 	flags := map[string]int{}
 	for i := range trials {
 		t := &trials[i]
+		if both(t) {
+			row.RelDiffTrials++
+		}
 		for _, a := range []struct {
 			name     string
 			alg      *ClassAlg
@@ -103,11 +106,6 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) Class
 	}
 	row.Obj1, row.ObjC = meanStd(o1), meanStd(oc)
 	row.RelDiff = per(both, func(t *ClassTrial) float64 { return t.RelDiff })
-	for i := range trials {
-		if both(&trials[i]) {
-			row.RelDiffTrials++
-		}
-	}
 	row.FeasMean1 = per(ok1, func(t *ClassTrial) float64 { return meanStd(t.Alg1.Loss1).Mean })
 	row.FeasMax1 = per(ok1, func(t *ClassTrial) float64 { return maxOf(t.Alg1.Loss1) })
 	row.FeasMeanC = per(okC, func(t *ClassTrial) float64 { return meanStd(t.CProx.Loss1).Mean })
@@ -146,8 +144,14 @@ func (r ClassRow) solCell(which int, v string) string {
 	if r.Trials == 0 {
 		return v
 	}
-	n := map[int]int{cellA1: r.Trials - r.Diverged1, cellCP: r.Trials - r.DivergedC, cellBoth: r.RelDiffTrials}[which]
-	if n == 0 {
+	left := r.RelDiffTrials
+	switch which {
+	case cellA1:
+		left = r.Trials - r.Diverged1
+	case cellCP:
+		left = r.Trials - r.DivergedC
+	}
+	if left == 0 {
 		return "-"
 	}
 	return v
