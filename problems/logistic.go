@@ -49,19 +49,17 @@ func NewRows(x *mat.Dense, idx []int) Rows {
 			idx[i] = i
 		}
 	}
-	out := Rows{N: len(idx), D: d, X: make([]float64, len(idx)*d)}
-	for k, i := range idx {
-		copy(out.X[k*d:(k+1)*d], x.RawRowView(i))
-	}
-	out.compress()
-	return out
+	return gather(d, idx, x.RawRowView)
 }
 
 // subset returns the listed rows of r.
-func (r Rows) subset(idx []int) Rows {
-	out := Rows{N: len(idx), D: r.D, X: make([]float64, len(idx)*r.D)}
+func (r Rows) subset(idx []int) Rows { return gather(r.D, idx, r.row) }
+
+// gather copies rows src(i), i in idx, of length d, compressed if sparse.
+func gather(d int, idx []int, src func(int) []float64) Rows {
+	out := Rows{N: len(idx), D: d, X: make([]float64, len(idx)*d)}
 	for k, i := range idx {
-		copy(out.X[k*r.D:(k+1)*r.D], r.row(i))
+		copy(out.X[k*d:(k+1)*d], src(i))
 	}
 	out.compress()
 	return out
