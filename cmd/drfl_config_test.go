@@ -209,6 +209,7 @@ func TestDRFLConfigBadInput(t *testing.T) {
 		{"reproduce drfl-figure5", "figure5: [{dataset: heart, fixed_sd: -1}]\n", []string{"figure5"}},
 		{"reproduce drfl-figure5", "figure5: [{dataset: heart, fixed_sd: 1, sd: 2}]\n", []string{"'figure5[0]' has invalid keys: sd"}},
 		{"reproduce drfl-figure5", "repetitions: 0\n", []string{"repetitions = 0"}},
+		{"reproduce drfl-figure5", "folds: 0\n", []string{"folds = 0"}}, // also without --cv
 		{"reproduce drfl-figure2", "cv_grid: {kappa: [0]}\n", []string{"cv_grid.kappa"}},
 		{"reproduce drfl-figure1", "figure1: {runs: 0}\n", []string{"runs = 0"}},
 		{"reproduce drfl-figure1", "figure1: {draw: 5}\n", []string{"'figure1' has invalid keys: draw"}},

@@ -173,8 +173,8 @@ func (c *DRFLConfig) FigureRows(name string) []DRFLNoiseFigure {
 	return rows
 }
 
-// ValidateNoise checks the keys of Figures 2-5; the grid and the folds
-// only with cv.
+// ValidateNoise checks the keys of Figures 2-5; the grid only with cv.
+// folds is checked always: a bad --folds without --cv is a mistake too.
 func (c *DRFLConfig) ValidateNoise(cv bool) error {
 	if c.Repetitions < 1 {
 		return &ConfigError{Field: "repetitions", Value: c.Repetitions, Reason: "want ≥ 1"}
@@ -207,11 +207,11 @@ func (c *DRFLConfig) ValidateNoise(cv bool) error {
 			}
 		}
 	}
-	if !cv {
-		return nil
-	}
 	if c.Folds < 2 {
 		return &ConfigError{Field: "folds", Value: c.Folds, Reason: "want ≥ 2"}
+	}
+	if !cv {
+		return nil
 	}
 	if c.QuickGridThin < 1 {
 		return &ConfigError{Field: "quick_grid_thin", Value: c.QuickGridThin, Reason: "want ≥ 1"}

@@ -160,10 +160,15 @@ func TestDRFLConfigValidate(t *testing.T) {
 			}
 		})
 	}
-	// The grid and the folds matter only with --cv.
+	// The grid matters only with --cv; a bad folds value is an error
+	// either way.
 	c := DefaultDRFLConfig()
-	c.Folds, c.Grid.Rho = 1, nil
+	c.Grid.Rho = nil
 	if err := c.ValidateNoise(false); err != nil {
 		t.Errorf("without cv: %v", err)
+	}
+	c.Folds = 1
+	if err := c.ValidateNoise(false); err == nil || !strings.Contains(err.Error(), "folds = 1") {
+		t.Errorf("folds = 1 without cv: err %v", err)
 	}
 }
