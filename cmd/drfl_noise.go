@@ -202,7 +202,11 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 				experiments.DRFLAFL:   fmt.Sprintf("θ = %g", b.Theta),
 				experiments.DRFLWAFL:  fmt.Sprintf("ρ = %g, κ = %g", b.Rho, b.Kappa),
 			}[p.Model]
-			cv = fmt.Sprintf("; CV: %d fits in %.1f s chose %s", p.CV.Fits, p.CVSeconds, chose)
+			fits := fmt.Sprintf("%d fits", p.CV.Fits)
+			if p.CV.Shared > 0 {
+				fits = fmt.Sprintf("%d fits (%d shared, %d at ρ = 0)", p.CV.Fits, p.CV.Shared, p.CV.ZeroRadius)
+			}
+			cv = fmt.Sprintf("; CV: %s in %.1f s chose %s", fits, p.CVSeconds, chose)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s%s\n", fig.Dataset, p.Rep, cfg.Repetitions, p.Model, r.Status, r.Rounds, r.Seconds, cv)
 	}

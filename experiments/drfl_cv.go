@@ -1,10 +1,12 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -120,6 +122,9 @@ func cvFit(ctx context.Context, fit []pd.Client, lp *pd.CentralLP, p DRFLParams,
 		fs = *set
 	}
 	fs.Start = start
+	// The cross-validation runs fits concurrently; clients within a fit
+	// run in turn (the results do not depend on it).
+	fs.Workers = 1
 	// Validation scores only rank the candidates: a looser tolerance than
 	// the final fit's is enough and saves most rounds.
 	fs.Tol = math.Max(fs.Tol, drflCVTol)
@@ -157,12 +162,19 @@ type DRFLCV struct {
 	// Central counts the fits solved as one central LP (pd.Central); the
 	// others ran Algorithm 1.
 	Central int `json:"central_fits"`
+	// Shared counts the fits taken from another fit that is provably as
+	// good (huberShares), not solved; ZeroRadius the ρ = 0 fits solved
+	// for that, besides Fits.
+	Shared     int `json:"shared_fits,omitempty"`
+	ZeroRadius int `json:"zero_radius_fits,omitempty"`
 }
 
 // CrossValidate picks the candidate of grid with the best mean validation
 // accuracy over k folds (ties: the first). Folds train on the other folds
-// of every client, so clients keep their identity; each fit is warm-started
-// (Settings.Start) from the previous candidate's fit on the same fold.
+// of every client, so clients keep their identity. Fits that are not one
+// central LP run Algorithm 1, warm-started (Settings.Start) from the
+// previous fit on the same fold, and Huber fits share solutions where
+// huberShares proves them equally good.
 func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid DRFLGrid, k int, seed uint64, set *sd.Settings) (*DRFLCV, error) {
 	cands := grid.candidates(base)
 	out := &DRFLCV{Candidates: cands, Best: base}
@@ -211,13 +223,54 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 	for f := range lps {
 		lps[f].Eps = drflCVLPEps
 	}
-	fitOne := func(ctx context.Context, c, f int, start *sd.State) (*sd.State, error) {
+	fitOne := func(ctx context.Context, c, f int, start *sd.State) ([]float64, *sd.State, error) {
 		v, isCentral, st, err := cvFit(ctx, fits[f], &lps[f], cands[c], start, set)
 		if err != nil {
-			return nil, fmt.Errorf("cross-validation %s fold %d: %w", cands[c].Model, f+1, err)
+			return nil, nil, fmt.Errorf("cross-validation %s fold %d: %w", cands[c].Model, f+1, err)
 		}
 		central[c][f], scores[c][f] = isCentral, metric.Eval(vxs[f], vys[f], v)
-		return st, nil
+		return v, st, nil
+	}
+	// shared[c][f]: candidate c's fit on fold f is another fit
+	// (huberShares), not solved.
+	shared := make([][]bool, len(cands))
+	for c := range cands {
+		shared[c] = make([]bool, k)
+	}
+	chains := algorithm1Chains(cands)
+	// zero[f][ch], zeroSt[f][ch]: the ρ = 0 fit (and its state) on fold f
+	// that chain ch's Huber candidates share where huberShares allows.
+	zero, zeroSt := make([][][]float64, k), make([][]*sd.State, k)
+	zeroP := func(ch int) DRFLParams { p := cands[chains[ch][0]]; p.Rho = 0; return p }
+	// runChain fits chain ch's candidates on fold f one after another,
+	// each warm-started from the last fit solved.
+	runChain := func(ctx context.Context, f, ch int) error {
+		var prev *sd.State
+		var z []float64
+		if zero[f] != nil {
+			z, prev = zero[f][ch], zeroSt[f][ch]
+		}
+		var last []float64
+		var lastP DRFLParams
+		for _, c := range chains[ch] {
+			p := cands[c]
+			var v []float64
+			switch {
+			case z != nil && huberShares(zeroP(ch), z, p):
+				v = z
+			case last != nil && huberShares(lastP, last, p):
+				v = last
+			default:
+				var err error
+				if last, prev, err = fitOne(ctx, c, f, prev); err != nil {
+					return err
+				}
+				lastP = p
+				continue
+			}
+			shared[c][f], scores[c][f] = true, metric.Eval(vxs[f], vys[f], v)
+		}
+		return nil
 	}
 	if newDRFLSpec(fits[0], base).central() {
 		// Central LPs are cold-started: every (candidate, fold) fit is
@@ -230,7 +283,7 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 					if err := gctx.Err(); err != nil {
 						return err // canceled: do not build the remaining LPs
 					}
-					_, err := fitOne(gctx, c, f, nil)
+					_, _, err := fitOne(gctx, c, f, nil)
 					return err
 				})
 			}
@@ -239,19 +292,46 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 			return nil, err
 		}
 	} else {
-		// Algorithm 1 fits start from the previous candidate's state on the
-		// same fold (neighbouring grid points: fewer rounds), so candidates
-		// run one after another, their folds concurrently.
-		prev := make([]*sd.State, k)
-		for c := range cands {
+		// Algorithm 1 fits are warm-started along a chain per (fold, θ),
+		// radii ascending (neighbouring grid points: fewer rounds); the
+		// chains are independent, so one pool runs them. The Huber
+		// models' ρ = 0 fits come first, per fold warm-started along θ.
+		if huberKappaOnBall(zeroP(0)) {
 			g, gctx := errgroup.WithContext(ctx)
 			g.SetLimit(workers)
 			for f := range k {
-				g.Go(func() (err error) { prev[f], err = fitOne(gctx, c, f, prev[f]); return err })
+				g.Go(func() error {
+					zero[f], zeroSt[f] = make([][]float64, len(chains)), make([]*sd.State, len(chains))
+					var prev *sd.State
+					for ch := range chains {
+						v, _, st, err := cvFit(gctx, fits[f], &lps[f], zeroP(ch), prev, set)
+						if err != nil {
+							return fmt.Errorf("cross-validation %s (ρ = 0) fold %d: %w", base.Model, f+1, err)
+						}
+						zero[f][ch], zeroSt[f][ch], prev = v, st, st
+					}
+					return nil
+				})
 			}
 			if err := g.Wait(); err != nil {
 				return nil, err
 			}
+			out.ZeroRadius = k * len(chains)
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(workers)
+		for f := range k {
+			for ch := range chains {
+				g.Go(func() error {
+					if err := gctx.Err(); err != nil {
+						return err
+					}
+					return runChain(gctx, f, ch)
+				})
+			}
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
 		}
 	}
 	var best float64
@@ -263,6 +343,9 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 			if central[c][f] {
 				out.Central++
 			}
+			if shared[c][f] {
+				out.Shared++
+			}
 		}
 		out.Scores = append(out.Scores, score)
 		if len(out.Scores) == 1 || metric.Better(score, best) {
@@ -270,4 +353,72 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		}
 	}
 	return out, nil
+}
+
+// algorithm1Chains groups the candidates' indices into warm-start chains:
+// one per θ (in grid order), radii ascending and, per radius, κ
+// descending (the order huberShares' second rule needs); one chain in
+// grid order if only θ varies (AFL), which would leave chains of one.
+func algorithm1Chains(cands []DRFLParams) [][]int {
+	thetaOnly := true
+	for _, p := range cands {
+		thetaOnly = thetaOnly && p.Rho == cands[0].Rho && p.Kappa == cands[0].Kappa
+	}
+	var chains [][]int
+	var thetas []float64
+	for c, p := range cands {
+		i := slices.Index(thetas, p.Theta)
+		if thetaOnly {
+			i = 0
+		}
+		if i < 0 || i == len(chains) {
+			i = len(chains)
+			thetas, chains = append(thetas, p.Theta), append(chains, nil)
+		}
+		chains[i] = append(chains[i], c)
+	}
+	for _, ch := range chains {
+		slices.SortStableFunc(ch, func(a, b int) int {
+			if c := cmp.Compare(cands[a].Rho, cands[b].Rho); c != 0 {
+				return c
+			}
+			return cmp.Compare(cands[b].Kappa, cands[a].Kappa)
+		})
+	}
+	return chains
+}
+
+// huberKappaOnBall reports whether p is a Huber model whose worst-case
+// loss has the form huberShares needs: the DRFL or WAFL model with one
+// radius for all clients.
+func huberKappaOnBall(p DRFLParams) bool {
+	return p.loss() == pd.LossHuber && (p.Model == DRFLModel || p.Model == DRFLWAFL) && p.Rhos == nil
+}
+
+// huberShares reports whether v, a fit of from, is as good a fit of to
+// (the same gap to the optimum). With the Huber loss and one radius ρ,
+// each client's worst-case loss is ρε·max(‖w‖∞, 1/κ) plus its empirical
+// loss L_s (Cor. B.1), and since Σ q_s = 1, problem (4) reads
+//
+//	P_{ρ,κ}(w) = ρε·max(‖w‖∞, 1/κ) + G(w),  G(w) = max_{q∈Q} Σ q_s L_s(w),
+//
+// κ's only appearance. Hence (b is not in the norm):
+//   - v minimising G (ρ = 0) with ‖w‖∞ ≤ 1/κ minimises every P_{ρ,κ}:
+//     P_{ρ,κ}(w') ≥ ρε/κ + G(w') ≥ ρε/κ + G(v) = P_{ρ,κ}(v);
+//   - v minimising P_{ρ,κ} with ‖w‖∞ ≥ 1/κ' minimises P_{ρ,κ'} for κ' ≤ κ:
+//     P_{ρ,κ'} ≥ P_{ρ,κ} everywhere, with equality at v.
+func huberShares(from DRFLParams, v []float64, to DRFLParams) bool {
+	if !huberKappaOnBall(from) || !huberKappaOnBall(to) || from.Model != to.Model ||
+		from.Theta != to.Theta || from.P != to.P || from.Epsilon != to.Epsilon || !slices.Equal(from.QHat, to.QHat) {
+		return false
+	}
+	var wInf float64
+	for _, x := range v[:len(v)-1] {
+		wInf = math.Max(wInf, math.Abs(x))
+	}
+	bound := 1 / to.Kappa
+	if from.Rho == 0 {
+		return wInf <= bound
+	}
+	return from.Rho == to.Rho && from.Kappa >= to.Kappa && wInf >= bound
 }

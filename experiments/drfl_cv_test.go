@@ -1,0 +1,196 @@
+package experiments
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	pd "github.com/fedcon/fedcon/problems/drfl"
+	sd "github.com/fedcon/fedcon/solver/drfl"
+)
+
+// huberClients returns S regression clients of N rows: features in
+// [−1, 1], targets from one hyperplane with ‖w‖∞ = 1.6 plus noise and
+// outliers, so that the κ grid straddles the unpenalised fit's ‖w‖∞.
+func huberClients(S, N int) []pd.Client {
+	rng := rand.New(rand.NewPCG(41, 42))
+	w := []float64{1.6, -0.9, 0.4}
+	cl := make([]pd.Client, S)
+	for s := range cl {
+		for i := range N {
+			x := make([]float64, len(w))
+			y := 3 + 0.3*float64(s)
+			for j := range x {
+				x[j] = 2*rng.Float64() - 1
+				y += w[j] * x[j]
+			}
+			y += 0.3 * rng.NormFloat64()
+			if i%5 == 2 {
+				y += 3 * rng.NormFloat64()
+			}
+			cl[s].X, cl[s].Y = append(cl[s].X, x), append(cl[s].Y, y)
+		}
+	}
+	return cl
+}
+
+// drflObjective is (4) at v: the largest Σ q_s f_s(v) over q ∈ Q, f_s the
+// clients' worst-case losses in closed form.
+func drflObjective(clients []pd.Client, p DRFLParams, v []float64) float64 {
+	sp := newDRFLSpec(clients, p)
+	f, qhat := make([]float64, len(sp.clients)), sp.qhat
+	if qhat == nil {
+		var N float64
+		for _, c := range sp.clients {
+			N += float64(len(c.Y))
+		}
+		for _, c := range sp.clients {
+			qhat = append(qhat, float64(len(c.Y))/N)
+		}
+	}
+	for s, c := range sp.clients {
+		f[s], _ = pd.WorstCaseLoss(c, sp.model, v)
+	}
+	var obj float64
+	for s, q := range sd.WorstWeights(f, qhat, sp.theta, sp.norm) {
+		obj += q * f[s]
+	}
+	return obj
+}
+
+// TestHuberShares checks both rules of huberShares against direct solves:
+// wherever it shares a fit, that fit's objective equals the optimum of the
+// candidate solved on its own to 1e-7; and where the first rule declines
+// (1/κ below the unpenalised fit's ‖w‖∞, large ρ), the shared fit would
+// have been measurably worse, so the test can fail.
+func TestHuberShares(t *testing.T) {
+	clients := huberClients(3, 30)
+	set := &sd.Settings{Tol: 1e-7, MaxRounds: 20000}
+	solve := func(p DRFLParams) []float64 {
+		t.Helper()
+		prob, err := DRFLProblem(clients, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sd.Solve(context.Background(), prob, set)
+		if err != nil || res.Status != sd.Converged {
+			t.Fatalf("%+v: %v, %v", p, res.Status, err)
+		}
+		return res.V
+	}
+	for _, model := range []string{DRFLModel, DRFLWAFL} {
+		base := DRFLParams{Model: model, Theta: 0.1, P: 1, Loss: "huber"}
+		zp := base
+		zp.Kappa = 1
+		zero := solve(zp)
+		wInf := 0.0
+		for _, x := range zero[:len(zero)-1] {
+			wInf = math.Max(wInf, math.Abs(x))
+		}
+		if wInf < 1.1 || wInf > 1/0.3 {
+			t.Fatalf("%s: unpenalised ‖w‖∞ = %v, the test needs it inside the κ range", model, wInf)
+		}
+		var shared, declined int
+		for _, rho := range []float64{0.05, 0.5} {
+			var last []float64
+			var lastP DRFLParams
+			for _, kappa := range []float64{1, 0.9, 0.7, 0.5, 0.3} { // descending, as in a chain
+				p := base
+				p.Rho, p.Kappa = rho, kappa
+				direct := solve(p)
+				opt := drflObjective(clients, p, direct)
+				for _, src := range []struct {
+					from DRFLParams
+					v    []float64
+				}{{zp, zero}, {lastP, last}} {
+					if src.v == nil {
+						continue
+					}
+					got := drflObjective(clients, p, src.v)
+					if huberShares(src.from, src.v, p) {
+						shared++
+						if math.Abs(got-opt) > 1e-5*(1+opt) {
+							t.Errorf("%s ρ %v κ %v: shared from ρ %v κ %v: objective %.8f, optimum %.8f", model, rho, kappa, src.from.Rho, src.from.Kappa, got, opt)
+						}
+					} else if src.from.Rho == 0 && rho == 0.5 && 1/kappa < wInf {
+						declined++
+						if got < opt+1e-3 {
+							t.Errorf("%s ρ %v κ %v: the unpenalised fit is within 1e-3 (%.6f vs %.6f) where the rule declines it", model, rho, kappa, got, opt)
+						}
+					}
+				}
+				last, lastP = direct, p
+			}
+		}
+		if shared < 5 || declined == 0 {
+			t.Errorf("%s: %d shared, %d declined: the test does not exercise both rules", model, shared, declined)
+		}
+		// Other θ, ε, models or radii per client: never shared.
+		other := base
+		other.Rho, other.Kappa = 0.05, 0.3
+		for _, edit := range []func(p *DRFLParams){
+			func(p *DRFLParams) { p.Theta = 0.2 },
+			func(p *DRFLParams) { p.Epsilon = 2 },
+			func(p *DRFLParams) { p.Model = DRFLAFL },
+			func(p *DRFLParams) { p.Rhos = []float64{0.05, 0.05, 0.05} },
+			func(p *DRFLParams) { p.Loss = "hinge" },
+		} {
+			o := other
+			edit(&o)
+			if huberShares(zp, zero, o) {
+				t.Errorf("%s: shared with %+v", model, o)
+			}
+		}
+	}
+}
+
+// TestCrossValidateHuberShares: a Huber CV over a small ρ × κ grid shares
+// most fits, counts them, and its scores do not depend on the workers.
+func TestCrossValidateHuberShares(t *testing.T) {
+	clients := huberClients(3, 30)
+	grid := DRFLGrid{Rho: []float64{0.05, 1e-3}, Kappa: []float64{0.2, 0.4, 1}, Theta: []float64{0.01, 0.1}}
+	base := DRFLParams{Model: DRFLModel, P: 1, Loss: "huber"}
+	var first *DRFLCV
+	for _, w := range []int{1, 3} {
+		cv, err := CrossValidate(context.Background(), clients, base, grid, 3, 5, &sd.Settings{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cv.Fits != 12*3 || cv.ZeroRadius != 2*3 || cv.Shared < cv.Fits/3 || cv.Central != 0 {
+			t.Fatalf("%d workers: %d fits, %d shared, %d ρ = 0 fits, %d central", w, cv.Fits, cv.Shared, cv.ZeroRadius, cv.Central)
+		}
+		if first == nil {
+			first = cv
+			continue
+		}
+		for i := range cv.Scores {
+			if cv.Scores[i] != first.Scores[i] {
+				t.Fatalf("scores %v with 3 workers, %v with 1", cv.Scores, first.Scores)
+			}
+		}
+	}
+	t.Logf("%d fits, %d shared, %d ρ = 0 fits; best %+v", first.Fits, first.Shared, first.ZeroRadius, first.Best)
+}
+
+func TestAlgorithm1Chains(t *testing.T) {
+	g := DRFLGrid{Rho: []float64{0.1, 1e-3}, Kappa: []float64{0.2, 1}, Theta: []float64{0.01, 0.1}}
+	base := DRFLParams{Rho: 0.5, Kappa: 0.5, Theta: 0.3, P: 1}
+	for _, tc := range []struct {
+		model string
+		want  [][]int
+	}{
+		// ρ outermost, then κ, then θ: (0.1,0.2,0.01)=0, (0.1,0.2,0.1)=1,
+		// (0.1,1,0.01)=2, (0.1,1,0.1)=3, (1e-3,0.2,0.01)=4, ...
+		{DRFLModel, [][]int{{6, 4, 2, 0}, {7, 5, 3, 1}}},
+		{DRFLWAFL, [][]int{{3, 2, 1, 0}}},
+		{DRFLAFL, [][]int{{0, 1}}},
+	} {
+		base.Model = tc.model
+		got := algorithm1Chains(g.candidates(base))
+		if !slices.EqualFunc(got, tc.want, slices.Equal) {
+			t.Errorf("%s: chains %v, want %v", tc.model, got, tc.want)
+		}
+	}
+}
