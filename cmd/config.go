@@ -17,7 +17,7 @@ import (
 )
 
 // loadConfig fills cfg from, in increasing precedence: the embedded preset,
-// --config FILE, o.overrides (a sweep point), FEDCON_* environment variables (key upper-cased), and the
+// --config FILE, o.overrides (a sweep point), FEDCON_* environment variables (envName), and the
 // flags in flagKeys that were set on the command line (flag name -> key);
 // then o.adjust, if any. Unknown keys are errors that list the valid ones.
 func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string]string, cfg any) error {
@@ -46,7 +46,7 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		v.Set(k, val)
 	}
 	for _, k := range valid {
-		if val := f.Getenv("FEDCON_" + strings.ToUpper(k)); val != "" {
+		if val := f.Getenv(envName(k)); val != "" {
 			v.Set(k, val)
 		}
 	}
@@ -78,6 +78,13 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		o.adjust(cfg)
 	}
 	return nil
+}
+
+// envName is the environment variable of config key k: FEDCON_ and the
+// key upper-cased, a nested key's dots as underscores (figure1.seed:
+// FEDCON_FIGURE1_SEED); a list is comma-separated.
+func envName(k string) string {
+	return "FEDCON_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))
 }
 
 func unwrapAll(err error) error {

@@ -56,7 +56,8 @@ func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 		Long: `Train one DRFL-family model (issue 10) on one repetition's split and print its test accuracy (SVM) or MSE (Huber).
 
 Defaults come from the preset configs/drfl/drfl.yaml; --config FILE overrides its keys,
-FEDCON_<KEY> (e.g. FEDCON_TOL) the top-level ones, and flags set on the command line win.`,
+FEDCON_<KEY> (e.g. FEDCON_TOL, FEDCON_CV_GRID_KAPPA=0.3,0.6) any key but lists of maps, and flags
+set on the command line win.`,
 		Example: `  fedcon run drfl --dataset heart --model drfl --rho 0.01 --kappa 0.5 --theta 0.01
   fedcon run drfl --dataset abalone --model drfl --rho 0.001 --kappa 0.5   # Huber regression
   fedcon run drfl --model wafl --rho 0.001 --test-sd 0.5

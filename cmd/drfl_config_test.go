@@ -74,7 +74,7 @@ figure5:
   - {dataset: heart, imbalanced: true, fixed_sd: 0.2, fixed_mean: 0.5, ratio: 0.5}
 figure1: {draws: 500, runs: 20}
 `)
-	env := map[string]string{"FEDCON_TOL": "2e-5", "FEDCON_THETA": "0.2"}
+	env := map[string]string{"FEDCON_TOL": "2e-5", "FEDCON_THETA": "0.2", "FEDCON_CV_GRID_KAPPA": "0.3,0.6", "FEDCON_FIGURE1_SAMPLES": "300"}
 	cases := []struct {
 		name  string
 		build func(f *Factory, check func(any)) *cobra.Command
@@ -107,8 +107,9 @@ figure1: {draws: 500, runs: 20}
 			if err != nil || n.Params[0].Rho != 0.05 || n.Params[0].Kappa != 0.4 || n.Params[0].Theta != 0.2 || n.Seed != 7 || n.Tol != 2e-5 {
 				t.Errorf("run %+v: %v", n, err)
 			}
-			// A file's list replaces the preset's; unset lists stay.
-			if g := n.CV; g == nil || !reflect.DeepEqual(g.Rho, []float64{0.1, 0.2}) || !reflect.DeepEqual(g.Theta, []float64{0.5}) || len(g.Kappa) != 10 {
+			// A file's list replaces the preset's, and a nested key's
+			// variable (FEDCON_CV_GRID_KAPPA) the file's.
+			if g := n.CV; g == nil || !reflect.DeepEqual(g.Rho, []float64{0.1, 0.2}) || !reflect.DeepEqual(g.Theta, []float64{0.5}) || !reflect.DeepEqual(g.Kappa, []float64{0.3, 0.6}) {
 				t.Errorf("grid %+v", g)
 			}
 			if n.Figure.FixedSD != 0.2 || n.Figure.Name != "drfl-figure5" || n.Data.Imbalance == nil || len(n.Levels) != 11 || n.Repetitions != 10 {
@@ -119,7 +120,7 @@ figure1: {draws: 500, runs: 20}
 			return newCmdReproduceDRFLFigure1(f, func(o *DRFLFigure1Options) error { check(o); return nil })
 		}, []string{"--config", file, "--quick", "--runs", "30"}, func(t *testing.T, got any) {
 			c := got.(*DRFLFigure1Options).Config
-			if c.Draws != 2000 || c.RhoStep != 1e-4 || c.Runs != 30 || c.Samples != 1000 {
+			if c.Draws != 2000 || c.RhoStep != 1e-4 || c.Runs != 30 || c.Samples != 300 {
 				t.Errorf("figure 1 %+v", c)
 			}
 		}},

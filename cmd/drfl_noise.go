@@ -49,8 +49,8 @@ func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptio
 		Long: short + `.
 
 Defaults come from the preset configs/drfl/drfl.yaml (key ` + strings.TrimPrefix(name, "drfl-") + `: the rows and their noise
-protocols); --config FILE overrides its keys, FEDCON_<KEY> the top-level ones, and flags set
-on the command line win.`,
+protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of maps
+(FEDCON_CV_GRID_KAPPA=0.3,0.6), and flags set on the command line win.`,
 		Example: fmt.Sprintf("  fedcon reproduce %s --quick\n  fedcon reproduce %s --rho 0.001 --kappa 0.3\n  fedcon reproduce %s --config my-drfl.yaml", name, name, name),
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
