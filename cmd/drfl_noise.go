@@ -204,7 +204,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 			}[p.Model]
 			fits := fmt.Sprintf("%d fits", p.CV.Fits)
 			if p.CV.Shared > 0 {
-				fits = fmt.Sprintf("%d fits (%d shared, %d at ρ = 0)", p.CV.Fits, p.CV.Shared, p.CV.ZeroRadius)
+				fits = fmt.Sprintf("%d fits (%d shared; %d more at ρ = 0)", p.CV.Fits, p.CV.Shared, p.CV.ZeroRadius)
 			}
 			cv = fmt.Sprintf("; CV: %s in %.1f s chose %s", fits, p.CVSeconds, chose)
 		}

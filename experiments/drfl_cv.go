@@ -108,7 +108,7 @@ func DRFLFolds(train []pd.Client, k int, seed uint64, regression bool) ([][]int,
 // fails, by Algorithm 1 warm-started from start. lp keeps the fold's
 // KKT ordering. It returns (w, b), whether the fit was
 // central, and Algorithm 1's final state (nil for central fits).
-func cvFit(ctx context.Context, fit []pd.Client, lp *pd.CentralLP, p DRFLParams, start *sd.State, set *sd.Settings) ([]float64, bool, *sd.State, error) {
+func cvFit(ctx context.Context, fit []pd.Client, lp *pd.CentralLP, p DRFLParams, start *sd.State, set *sd.Settings, tol float64) ([]float64, bool, *sd.State, error) {
 	if spec := newDRFLSpec(fit, p); spec.central() {
 		v, _, err := lp.Solve(ctx, spec.clients, spec.model, spec.theta, spec.norm, spec.qhat)
 		if err == nil || ctx.Err() != nil {
@@ -127,7 +127,7 @@ func cvFit(ctx context.Context, fit []pd.Client, lp *pd.CentralLP, p DRFLParams,
 	fs.Workers = 1
 	// Validation scores only rank the candidates: a looser tolerance than
 	// the final fit's is enough and saves most rounds.
-	fs.Tol = math.Max(fs.Tol, drflCVTol)
+	fs.Tol = math.Max(fs.Tol, tol)
 	prob, err := DRFLProblem(fit, p)
 	if err != nil {
 		return nil, false, nil, err
@@ -158,13 +158,13 @@ type DRFLCV struct {
 	// order of the grid (ρ outermost, then κ, then θ).
 	Candidates []DRFLParams `json:"candidates"`
 	Scores     []float64    `json:"scores"`
-	Fits       int          `json:"fits"`
-	// Central counts the fits solved as one central LP (pd.Central); the
-	// others ran Algorithm 1.
-	Central int `json:"central_fits"`
-	// Shared counts the fits taken from another fit that is provably as
-	// good (huberShares), not solved; ZeroRadius the ρ = 0 fits solved
-	// for that, besides Fits.
+	// Fits counts the (candidate, fold) fits scored. Central counts those
+	// solved as one central LP (pd.Central), Shared those taken from
+	// another fit that is provably as good (huberShares), not solved; the
+	// others ran Algorithm 1. ZeroRadius counts the ρ = 0 fits solved for
+	// the sharing, on top of Fits.
+	Fits       int `json:"fits"`
+	Central    int `json:"central_fits"`
 	Shared     int `json:"shared_fits,omitempty"`
 	ZeroRadius int `json:"zero_radius_fits,omitempty"`
 }
@@ -176,16 +176,34 @@ type DRFLCV struct {
 // previous fit on the same fold, and Huber fits share solutions where
 // huberShares proves them equally good.
 func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid DRFLGrid, k int, seed uint64, set *sd.Settings) (*DRFLCV, error) {
+	out, _, err := crossValidate(ctx, train, base, grid, k, seed, set, drflCVTol)
+	return out, err
+}
+
+// cvFits are a cross-validation's fits, for tests: the folds' training
+// clients, and per candidate and fold (w, b) and whether it was shared.
+type cvFits struct {
+	fold   [][]pd.Client
+	v      [][][]float64
+	shared [][]bool
+}
+
+// crossValidate is CrossValidate with Algorithm 1's tolerance tol (at
+// least the Settings'), also returning the fits.
+func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid DRFLGrid, k int, seed uint64, set *sd.Settings, tol float64) (*DRFLCV, *cvFits, error) {
 	cands := grid.candidates(base)
 	out := &DRFLCV{Candidates: cands, Best: base}
+	if len(cands) == 0 {
+		return nil, nil, &ConfigError{Field: "cv_grid", Value: grid, Reason: "an empty list leaves no candidate for " + base.Model}
+	}
 	if len(cands) == 1 {
 		out.Scores = []float64{0}
 		out.Best = cands[0]
-		return out, nil
+		return out, nil, nil
 	}
 	folds, err := DRFLFolds(train, k, seed, base.loss() == pd.LossHuber)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	metric := base.Metric()
 	// The folds' training clients and validation rows, once.
@@ -209,26 +227,26 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 	}
 	for _, p := range cands {
 		if err := p.Validate(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// scores[c][f], central[c][f]: candidate c on fold f, each fit into its
 	// own slot; a candidate's score is summed in fold order, so it does
 	// not depend on the workers.
-	scores, central := make([][]float64, len(cands)), make([][]bool, len(cands))
+	scores, central, vs := make([][]float64, len(cands)), make([][]bool, len(cands)), make([][][]float64, len(cands))
 	for c := range cands {
-		scores[c], central[c] = make([]float64, k), make([]bool, k)
+		scores[c], central[c], vs[c] = make([]float64, k), make([]bool, k), make([][]float64, k)
 	}
 	lps := make([]pd.CentralLP, k) // one ordering per fold
 	for f := range lps {
 		lps[f].Eps = drflCVLPEps
 	}
 	fitOne := func(ctx context.Context, c, f int, start *sd.State) ([]float64, *sd.State, error) {
-		v, isCentral, st, err := cvFit(ctx, fits[f], &lps[f], cands[c], start, set)
+		v, isCentral, st, err := cvFit(ctx, fits[f], &lps[f], cands[c], start, set, tol)
 		if err != nil {
 			return nil, nil, fmt.Errorf("cross-validation %s fold %d: %w", cands[c].Model, f+1, err)
 		}
-		central[c][f], scores[c][f] = isCentral, metric.Eval(vxs[f], vys[f], v)
+		central[c][f], scores[c][f], vs[c][f] = isCentral, metric.Eval(vxs[f], vys[f], v), v
 		return v, st, nil
 	}
 	// shared[c][f]: candidate c's fit on fold f is another fit
@@ -268,7 +286,7 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 				lastP = p
 				continue
 			}
-			shared[c][f], scores[c][f] = true, metric.Eval(vxs[f], vys[f], v)
+			shared[c][f], scores[c][f], vs[c][f] = true, metric.Eval(vxs[f], vys[f], v), v
 		}
 		return nil
 	}
@@ -289,7 +307,7 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 			}
 		}
 		if err := g.Wait(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	} else {
 		// Algorithm 1 fits are warm-started along a chain per (fold, θ),
@@ -304,7 +322,7 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 					zero[f], zeroSt[f] = make([][]float64, len(chains)), make([]*sd.State, len(chains))
 					var prev *sd.State
 					for ch := range chains {
-						v, _, st, err := cvFit(gctx, fits[f], &lps[f], zeroP(ch), prev, set)
+						v, _, st, err := cvFit(gctx, fits[f], &lps[f], zeroP(ch), prev, set, tol)
 						if err != nil {
 							return fmt.Errorf("cross-validation %s (ρ = 0) fold %d: %w", base.Model, f+1, err)
 						}
@@ -314,7 +332,7 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 				})
 			}
 			if err := g.Wait(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out.ZeroRadius = k * len(chains)
 		}
@@ -331,7 +349,7 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 			}
 		}
 		if err := g.Wait(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var best float64
@@ -352,7 +370,7 @@ func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 			best, out.Best = score, p
 		}
 	}
-	return out, nil
+	return out, &cvFits{fold: fits, v: vs, shared: shared}, nil
 }
 
 // algorithm1Chains groups the candidates' indices into warm-start chains:
@@ -418,7 +436,7 @@ func huberShares(from DRFLParams, v []float64, to DRFLParams) bool {
 	}
 	bound := 1 / to.Kappa
 	if from.Rho == 0 {
-		return wInf <= bound
+		return to.Rho == 0 || wInf <= bound // ρ = 0: P = G for every κ
 	}
 	return from.Rho == to.Rho && from.Kappa >= to.Kappa && wInf >= bound
 }

@@ -61,10 +61,10 @@ func drflObjective(clients []pd.Client, p DRFLParams, v []float64) float64 {
 }
 
 // TestHuberShares checks both rules of huberShares against direct solves:
-// wherever it shares a fit, that fit's objective equals the optimum of the
-// candidate solved on its own to 1e-7; and where the first rule declines
-// (1/κ below the unpenalised fit's ‖w‖∞, large ρ), the shared fit would
-// have been measurably worse, so the test can fail.
+// wherever it shares a fit (from ρ = 0 or any candidate solved before, in
+// mixed κ order), that fit's objective equals the optimum of the candidate
+// solved on its own to 1e-7; and enough declined fits would have been
+// measurably worse, so dropping a condition makes the test fail.
 func TestHuberShares(t *testing.T) {
 	clients := huberClients(3, 30)
 	set := &sd.Settings{Tol: 1e-7, MaxRounds: 20000}
@@ -92,40 +92,36 @@ func TestHuberShares(t *testing.T) {
 		if wInf < 1.1 || wInf > 1/0.3 {
 			t.Fatalf("%s: unpenalised ‖w‖∞ = %v, the test needs it inside the κ range", model, wInf)
 		}
+		// Sources: the ρ = 0 fit and every candidate solved before, at any
+		// ρ and κ (so that dropping a condition shares a wrong fit).
+		type fit struct {
+			p DRFLParams
+			v []float64
+		}
+		solved := []fit{{zp, zero}}
 		var shared, declined int
 		for _, rho := range []float64{0.05, 0.5} {
-			var last []float64
-			var lastP DRFLParams
-			for _, kappa := range []float64{1, 0.9, 0.7, 0.5, 0.3} { // descending, as in a chain
+			for _, kappa := range []float64{1, 0.3, 0.9, 0.7, 0.5} {
 				p := base
 				p.Rho, p.Kappa = rho, kappa
 				direct := solve(p)
 				opt := drflObjective(clients, p, direct)
-				for _, src := range []struct {
-					from DRFLParams
-					v    []float64
-				}{{zp, zero}, {lastP, last}} {
-					if src.v == nil {
-						continue
-					}
+				for _, src := range solved {
 					got := drflObjective(clients, p, src.v)
-					if huberShares(src.from, src.v, p) {
+					if huberShares(src.p, src.v, p) {
 						shared++
 						if math.Abs(got-opt) > 1e-5*(1+opt) {
-							t.Errorf("%s ρ %v κ %v: shared from ρ %v κ %v: objective %.8f, optimum %.8f", model, rho, kappa, src.from.Rho, src.from.Kappa, got, opt)
+							t.Errorf("%s ρ %v κ %v: shared from ρ %v κ %v: objective %.8f, optimum %.8f", model, rho, kappa, src.p.Rho, src.p.Kappa, got, opt)
 						}
-					} else if src.from.Rho == 0 && rho == 0.5 && 1/kappa < wInf {
+					} else if got > opt+1e-3 {
 						declined++
-						if got < opt+1e-3 {
-							t.Errorf("%s ρ %v κ %v: the unpenalised fit is within 1e-3 (%.6f vs %.6f) where the rule declines it", model, rho, kappa, got, opt)
-						}
 					}
 				}
-				last, lastP = direct, p
+				solved = append(solved, fit{p, direct})
 			}
 		}
-		if shared < 5 || declined == 0 {
-			t.Errorf("%s: %d shared, %d declined: the test does not exercise both rules", model, shared, declined)
+		if shared < 5 || declined < 5 {
+			t.Errorf("%s: %d shared, %d measurably worse fits declined: the test exercises too little", model, shared, declined)
 		}
 		// Other θ, ε, models or radii per client: never shared.
 		other := base
@@ -136,6 +132,8 @@ func TestHuberShares(t *testing.T) {
 			func(p *DRFLParams) { p.Model = DRFLAFL },
 			func(p *DRFLParams) { p.Rhos = []float64{0.05, 0.05, 0.05} },
 			func(p *DRFLParams) { p.Loss = "hinge" },
+			func(p *DRFLParams) { p.P = 2 },
+			func(p *DRFLParams) { p.QHat = []float64{0.2, 0.3, 0.5} },
 		} {
 			o := other
 			edit(&o)
@@ -146,23 +144,28 @@ func TestHuberShares(t *testing.T) {
 	}
 }
 
-// TestCrossValidateHuberShares: a Huber CV over a small ρ × κ grid shares
-// most fits, counts them, and its scores do not depend on the workers.
+// TestCrossValidateHuberShares: a Huber CV over a small ρ × κ × θ grid
+// (Algorithm 1 to 1e-8) shares most fits, and every shared fit's
+// objective equals a direct solve's on its fold; the scores do not depend
+// on the workers.
 func TestCrossValidateHuberShares(t *testing.T) {
 	clients := huberClients(3, 30)
-	grid := DRFLGrid{Rho: []float64{0.05, 1e-3}, Kappa: []float64{0.2, 0.4, 1}, Theta: []float64{0.01, 0.1}}
+	grid := DRFLGrid{Rho: []float64{0.5, 0.05, 1e-3}, Kappa: []float64{0.2, 0.4, 1}, Theta: []float64{0.01, 0.1}}
 	base := DRFLParams{Model: DRFLModel, P: 1, Loss: "huber"}
+	set := &sd.Settings{Tol: 1e-8, MaxRounds: 50000}
 	var first *DRFLCV
+	var fits *cvFits
 	for _, w := range []int{1, 3} {
-		cv, err := CrossValidate(context.Background(), clients, base, grid, 3, 5, &sd.Settings{Workers: w})
+		set.Workers = w
+		cv, cf, err := crossValidate(context.Background(), clients, base, grid, 3, 5, set, 1e-8)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cv.Fits != 12*3 || cv.ZeroRadius != 2*3 || cv.Shared < cv.Fits/3 || cv.Central != 0 {
+		if cv.Fits != 18*3 || cv.ZeroRadius != 2*3 || cv.Shared < cv.Fits/3 || cv.Central != 0 {
 			t.Fatalf("%d workers: %d fits, %d shared, %d ρ = 0 fits, %d central", w, cv.Fits, cv.Shared, cv.ZeroRadius, cv.Central)
 		}
 		if first == nil {
-			first = cv
+			first, fits = cv, cf
 			continue
 		}
 		for i := range cv.Scores {
@@ -171,7 +174,29 @@ func TestCrossValidateHuberShares(t *testing.T) {
 			}
 		}
 	}
+	for c, p := range first.Candidates {
+		for f, fold := range fits.fold {
+			if !fits.shared[c][f] {
+				continue
+			}
+			prob, err := DRFLProblem(fold, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sd.Solve(context.Background(), prob, set)
+			if err != nil || res.Status != sd.Converged {
+				t.Fatalf("%+v: %v, %v", p, res.Status, err)
+			}
+			got, opt := drflObjective(fold, p, fits.v[c][f]), drflObjective(fold, p, res.V)
+			if math.Abs(got-opt) > 1e-6*(1+opt) {
+				t.Errorf("ρ %v κ %v θ %v fold %d: shared fit's objective %.9f, direct solve %.9f", p.Rho, p.Kappa, p.Theta, f+1, got, opt)
+			}
+		}
+	}
 	t.Logf("%d fits, %d shared, %d ρ = 0 fits; best %+v", first.Fits, first.Shared, first.ZeroRadius, first.Best)
+	if _, err := CrossValidate(context.Background(), clients, base, DRFLGrid{Kappa: []float64{1}, Theta: []float64{0.1}}, 3, 5, nil); err == nil {
+		t.Error("empty ρ list: no error")
+	}
 }
 
 func TestAlgorithm1Chains(t *testing.T) {
