@@ -46,9 +46,26 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		v.Set(k, val)
 	}
 	for _, k := range valid {
-		if val := f.Getenv(envName(k)); val != "" {
-			v.Set(k, val)
+		val := f.Getenv(envName(k))
+		if val == "" {
+			continue
 		}
+		list, isList := v.Get(k).([]any)
+		if !isList {
+			v.Set(k, val)
+			continue
+		}
+		if len(list) > 0 {
+			switch list[0].(type) {
+			case map[string]any, []any:
+				return &experiments.ConfigError{Field: envName(k), Value: val, Reason: "key " + k + " is a list of maps or lists: set it in a --config file"}
+			}
+		}
+		parts := strings.Split(val, ",")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		v.Set(k, parts)
 	}
 	var ferr error
 	o.flags.Visit(func(fl *pflag.Flag) {
@@ -81,10 +98,10 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 }
 
 // envName is the environment variable of config key k: FEDCON_ and the
-// key upper-cased, a nested key's dots as underscores (figure1.seed:
-// FEDCON_FIGURE1_SEED); a list is comma-separated.
+// key upper-cased, a nested key's dots and any hyphens as underscores
+// (figure1.seed: FEDCON_FIGURE1_SEED); a list is comma-separated.
 func envName(k string) string {
-	return "FEDCON_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))
+	return "FEDCON_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(k))
 }
 
 func unwrapAll(err error) error {

@@ -1,14 +1,18 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
 
+	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
 )
 
@@ -245,5 +249,50 @@ func TestDRFLConfigBadInput(t *testing.T) {
 	f.Getenv = func(k string) string { return map[string]string{"FEDCON_KAPPA": "-2"}[k] }
 	if got := run(context.Background(), f, []string{"run", "drfl", "--data-dir", filepath.Join(out, "none")}); got != 2 || !strings.Contains(errOut.String(), "kappa = -2") {
 		t.Errorf("FEDCON_KAPPA=-2: exit %d, stderr %s", got, errOut)
+	}
+}
+
+// TestEnvNames: every key of every preset has its own environment
+// variable, a name a shell can export; a list of maps is refused with a
+// one-line pointer to --config, and list items may carry spaces.
+func TestEnvNames(t *testing.T) {
+	valid := regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+	for _, name := range configs.Presets() {
+		b, err := configs.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := viper.New()
+		v.SetConfigType("yaml")
+		if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]string{}
+		for _, k := range v.AllKeys() {
+			e := envName(k)
+			if !valid.MatchString(e) {
+				t.Errorf("%s: key %s: variable %s cannot be exported", name, k, e)
+			}
+			if o, dup := seen[e]; dup {
+				t.Errorf("%s: keys %s and %s share %s", name, o, k, e)
+			}
+			seen[e] = k
+		}
+	}
+	run := func(env map[string]string) (*DRFLNoiseOptions, error) {
+		f, _, _ := testFactory()
+		f.Getenv = func(k string) string { return env[k] }
+		var got *DRFLNoiseOptions
+		c := newCmdReproduceDRFLNoise(f, "drfl-figure5", func(o *DRFLNoiseOptions) error { got = o; return nil })
+		c.SetArgs([]string{"--cv"})
+		err := c.Execute()
+		return got, err
+	}
+	o, err := run(map[string]string{"FEDCON_CV_GRID_THETA": "0.1, 0.2", "FEDCON_TRAIN_NOISE_BREAST_CANCER_WISC_SD": "0.7"})
+	if err != nil || !reflect.DeepEqual(o.Cfg.Grid.Theta, []float64{0.1, 0.2}) || o.Cfg.Data("breast-cancer-wisc", false).NoiseSD != 0.7 {
+		t.Errorf("%v: grid %+v", err, o)
+	}
+	if _, err := run(map[string]string{"FEDCON_FIGURE5": "x"}); err == nil || !strings.Contains(err.Error(), "--config") {
+		t.Errorf("list of maps from the environment: %v", err)
 	}
 }
