@@ -60,6 +60,21 @@ func drflObjective(clients []pd.Client, p DRFLParams, v []float64) float64 {
 	return obj
 }
 
+// solveDRFL solves model p on the clients by Algorithm 1, which must
+// converge, and returns (w, b).
+func solveDRFL(t *testing.T, clients []pd.Client, p DRFLParams, set *sd.Settings) []float64 {
+	t.Helper()
+	prob, err := DRFLProblem(clients, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sd.Solve(context.Background(), prob, set)
+	if err != nil || res.Status != sd.Converged {
+		t.Fatalf("%+v: %v, %v", p, res.Status, err)
+	}
+	return res.V
+}
+
 // TestHuberShares checks both rules of huberShares against direct solves:
 // wherever it shares a fit (from ρ = 0 or any candidate solved before, in
 // mixed κ order), that fit's objective equals the optimum of the candidate
@@ -68,18 +83,7 @@ func drflObjective(clients []pd.Client, p DRFLParams, v []float64) float64 {
 func TestHuberShares(t *testing.T) {
 	clients := huberClients(3, 30)
 	set := &sd.Settings{Tol: 1e-7, MaxRounds: 20000}
-	solve := func(p DRFLParams) []float64 {
-		t.Helper()
-		prob, err := DRFLProblem(clients, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := sd.Solve(context.Background(), prob, set)
-		if err != nil || res.Status != sd.Converged {
-			t.Fatalf("%+v: %v, %v", p, res.Status, err)
-		}
-		return res.V
-	}
+	solve := func(p DRFLParams) []float64 { t.Helper(); return solveDRFL(t, clients, p, set) }
 	for _, model := range []string{DRFLModel, DRFLWAFL} {
 		base := DRFLParams{Model: model, Theta: 0.1, P: 1, Loss: "huber"}
 		zp := base
@@ -179,15 +183,7 @@ func TestCrossValidateHuberShares(t *testing.T) {
 			if !fits.shared[c][f] {
 				continue
 			}
-			prob, err := DRFLProblem(fold, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sd.Solve(context.Background(), prob, set)
-			if err != nil || res.Status != sd.Converged {
-				t.Fatalf("%+v: %v, %v", p, res.Status, err)
-			}
-			got, opt := drflObjective(fold, p, fits.v[c][f]), drflObjective(fold, p, res.V)
+			got, opt := drflObjective(fold, p, fits.v[c][f]), drflObjective(fold, p, solveDRFL(t, fold, p, set))
 			if math.Abs(got-opt) > 1e-6*(1+opt) {
 				t.Errorf("ρ %v κ %v θ %v fold %d: shared fit's objective %.9f, direct solve %.9f", p.Rho, p.Kappa, p.Theta, f+1, got, opt)
 			}
