@@ -24,6 +24,7 @@ const (
 	ipmMaxRho        = 1e20
 	ipmStepFraction  = 0.99 // fraction to the boundary
 	ipmStall         = 15   // iterations without 10% progress of the merit before giving up
+	ipmBlowUp        = 1e3  // merit above ipmBlowUp times the best iterate's, itself SolvedInaccurate: stop
 )
 
 // InteriorPoint solves prob by a primal-dual interior-point method
@@ -79,6 +80,8 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 	// only near convergence (far from it, long phases without progress in
 	// the largest residual are normal).
 	bestMerit, stalled := math.Inf(1), 0
+	bestPr, bestDr := math.Inf(1), math.Inf(1) // primal and dual parts of the merit
+	best := ipmBest{merit: math.Inf(1)}
 	refineNear := ipmRefineNear
 	for it := 0; it <= ipmMaxIterations; it++ {
 		if err := ctx.Err(); err != nil {
@@ -94,7 +97,18 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		if !w.finite() {
 			break
 		}
-		merit := w.merit(prim, dual, mu, set.EpsAbs, set.EpsRel)
+		pr, dr := w.residualRatios(prim, dual, set.EpsAbs, set.EpsRel)
+		merit := w.merit(pr, dr, mu, set.EpsAbs)
+		// Degenerate LPs (a saturated θ-ball in the DRFL CV, no strictly
+		// complementary solution) can meet ten times the tolerances and
+		// then lose the dual residual to rounding as μ → 0. Keep the best
+		// such iterate (SolvedInaccurate), and stop once the current one
+		// is far worse.
+		if merit < best.merit && merit < 1e3 && w.converged(prim, dual, mu, 10*set.EpsAbs, 10*set.EpsRel) {
+			best.save(w, merit, prim, dual)
+		} else if best.x != nil && merit > ipmBlowUp*best.merit {
+			break
+		}
 		// Far from a solution an inexact direction does as well as a
 		// refined one (same iteration count, half the solve time on the
 		// DRFL LPs). The last digits need refined ones, but two steps
@@ -103,6 +117,14 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		// direction has visibly set the iterate back, all later ones get
 		// up to ipmRefine steps. Near convergence is sticky: a set-back
 		// iterate must not lose its refinement.
+		// A rising primal or dual residual sets the iterate back too, even
+		// while the falling gap keeps the merit down (degenerate DRFL LPs
+		// at a large θ lost their dual residual that way with two steps,
+		// and converged with ten).
+		if bestMerit < ipmNear && (pr > max(1, ipmRaise*bestPr) || dr > max(1, ipmRaise*bestDr)) {
+			refineNear = ipmRefine
+		}
+		bestPr, bestDr = min(bestPr, pr), min(bestDr, dr)
 		if merit < 0.9*bestMerit {
 			bestMerit, stalled = merit, 0
 		} else if stalled++; bestMerit < ipmNear && merit > ipmRaise*bestMerit {
@@ -181,12 +203,32 @@ func InteriorPoint(ctx context.Context, prob *Problem, settings *Settings) (*Res
 		}
 		w.step(a)
 	}
-	// SolvedInaccurate, as for ADMM: ten times the tolerances met.
+	// SolvedInaccurate, as for ADMM: ten times the tolerances met, by the
+	// last iterate or else by the best one that met them.
 	if prim, dual, mu := w.residuals(); w.finite() && w.converged(prim, dual, mu, 10*set.EpsAbs, 10*set.EpsRel) {
 		res.Stats.PrimalResidual, res.Stats.DualResidual = prim, dual
 		return finish(SolvedInaccurate)
 	}
+	if best.x != nil {
+		copy(w.x, best.x)
+		copy(w.y, best.y)
+		res.Stats.PrimalResidual, res.Stats.DualResidual = best.prim, best.dual
+		return finish(SolvedInaccurate)
+	}
 	return finish(IterationLimit)
+}
+
+// ipmBest is the iterate of lowest merit among those that met ten times
+// the tolerances (x, y and residuals: what a result needs).
+type ipmBest struct {
+	merit, prim, dual float64
+	x, y              []float64
+}
+
+func (b *ipmBest) save(w *ipm, merit, prim, dual float64) {
+	b.merit, b.prim, b.dual = merit, prim, dual
+	b.x = append(b.x[:0], w.x...)
+	b.y = append(b.y[:0], w.y...)
 }
 
 func nanVec(k int) []float64 {
@@ -332,20 +374,25 @@ func (w *ipm) converged(prim, dual, mu, epsAbs, epsRel float64) bool {
 }
 
 // merit returns the largest of the primal, slack, dual and gap measures of
-// converged, each divided by its tolerance (≤ 1 means converged).
-func (w *ipm) merit(prim, dual, mu, epsAbs, epsRel float64) float64 {
-	d := w.d
+// converged, each divided by its tolerance (≤ 1 means converged; the dual
+// tolerance here is the stricter ε_abs + ε_rel‖q‖∞), given the first three
+// (residualRatios).
+func (w *ipm) merit(pr, dr, mu, epsAbs float64) float64 {
+	gt := epsAbs * max(1, math.Abs(w.objective()))
+	return max(max(pr, dr), mu*float64(w.nb)/gt)
+}
+
+// residualRatios returns merit's primal (and slack) and dual parts.
+func (w *ipm) residualRatios(prim, dual, epsAbs, epsRel float64) (pr, dr float64) {
 	var axn, qn float64
 	for _, v := range w.ax {
 		axn = max(axn, math.Abs(v))
 	}
-	for _, v := range d.q {
+	for _, v := range w.d.q {
 		qn = max(qn, math.Abs(v))
 	}
 	pt := epsAbs + epsRel*axn
-	dt := epsAbs + epsRel*qn
-	gt := epsAbs * max(1, math.Abs(w.objective()))
-	return max(max(prim/pt, w.slackRes/pt), max(dual/dt, mu*float64(w.nb)/gt))
+	return max(prim, w.slackRes) / pt, dual / (epsAbs + epsRel*qn)
 }
 
 func (w *ipm) finite() bool {
