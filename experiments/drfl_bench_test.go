@@ -36,27 +36,32 @@ func BenchmarkDRFLHeart(b *testing.B) {
 // BenchmarkDRFLCrossValidate: the quick grid's cross-validation (every
 // third value, 5 folds) of one model on Figure 3's first repetition
 // (breast-cancer, three clients of ~137 rows, 9 features): DRFL is 40
-// candidates × 5 folds of central LPs.
+// candidates × 5 folds of central LPs. drfl-theta: the paper's six θ on
+// a 5 × 3 subgrid of ρ × κ (90 candidates), where fits are shared across
+// θ (thetaShares).
 func BenchmarkDRFLCrossValidate(b *testing.B) {
 	d := drflDataOrSkip(b, "breast-cancer-wisc")
 	sp, err := NewDRFLSplit(d, DefaultDRFLData("breast-cancer-wisc"), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := PaperDRFLGrid().Thin(3)
-	for _, m := range []string{DRFLModel, DRFLWAFL, DRFLAFL} {
-		b.Run(m, func(b *testing.B) {
-			p := DRFLParams{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
-			var fits, central int
+	quick := PaperDRFLGrid().Thin(3)
+	theta := DRFLGrid{Rho: []float64{1e-6, 1e-4, 1e-2, 5e-2, 0.5}, Kappa: []float64{0.1, 0.5, 1}, Theta: PaperDRFLGrid().Theta}
+	for _, tc := range []struct {
+		name, model string
+		grid        DRFLGrid
+	}{{"drfl", DRFLModel, quick}, {"wafl", DRFLWAFL, quick}, {"afl", DRFLAFL, quick}, {"drfl-theta", DRFLModel, theta}} {
+		b.Run(tc.name, func(b *testing.B) {
+			p := DRFLParams{Model: tc.model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+			var cv *DRFLCV
 			for b.Loop() {
-				cv, err := CrossValidate(context.Background(), sp.Train, p, g, 5, 1, &sd.Settings{Workers: 2})
-				if err != nil {
+				if cv, err = CrossValidate(context.Background(), sp.Train, p, tc.grid, 5, 1, &sd.Settings{Workers: 2}); err != nil {
 					b.Fatal(err)
 				}
-				fits, central = cv.Fits, cv.Central
 			}
-			b.ReportMetric(float64(fits), "fits")
-			b.ReportMetric(float64(central), "central")
+			b.ReportMetric(float64(cv.Fits), "fits")
+			b.ReportMetric(float64(cv.Central), "central")
+			b.ReportMetric(float64(cv.Shared), "shared")
 		})
 	}
 }

@@ -290,19 +290,63 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		}
 		return nil
 	}
+	// runThetas fits on fold f the central candidates of group grp (equal
+	// but for θ, ascending), sharing fits across θ where thetaShares
+	// certifies them.
+	runThetas := func(ctx context.Context, f int, grp []int) error {
+		sols := make([]thetaFit, len(grp))
+		solve := func(k int) error {
+			c := grp[k]
+			v, _, err := fitOne(ctx, c, f, nil)
+			if err != nil {
+				return err
+			}
+			obj, slope := drflWorst(fits[f], cands[c], v)
+			sols[k] = thetaFit{theta: cands[c].Theta, v: v, obj: obj, slope: slope, central: central[c][f]}
+			return nil
+		}
+		var split func(i, j int) error
+		split = func(i, j int) error {
+			if j-i < 2 {
+				return nil
+			}
+			if thetaShares(sols[i], sols[j], func(k int) float64 { return cands[grp[k]].Theta }, i, j) {
+				for k := i + 1; k < j; k++ {
+					c := grp[k]
+					shared[c][f], scores[c][f], vs[c][f] = true, metric.Eval(vxs[f], vys[f], sols[i].v), sols[i].v
+				}
+				return nil
+			}
+			m := thetaMiddle(func(k int) float64 { return cands[grp[k]].Theta }, i, j)
+			if err := solve(m); err != nil {
+				return err
+			}
+			if err := split(i, m); err != nil {
+				return err
+			}
+			return split(m, j)
+		}
+		if err := solve(0); err != nil || len(grp) == 1 {
+			return err
+		}
+		if err := solve(len(grp) - 1); err != nil {
+			return err
+		}
+		return split(0, len(grp)-1)
+	}
 	if newDRFLSpec(fits[0], base).central() {
-		// Central LPs are cold-started: every (candidate, fold) fit is
+		// Central LPs are cold-started: the (θ group, fold) tasks are
 		// independent, so one pool keeps all workers busy.
+		groups := thetaGroups(cands)
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(workers)
-		for c := range cands {
+		for _, grp := range groups {
 			for f := range k {
 				g.Go(func() error {
 					if err := gctx.Err(); err != nil {
 						return err // canceled: do not build the remaining LPs
 					}
-					_, _, err := fitOne(gctx, c, f, nil)
-					return err
+					return runThetas(gctx, f, grp)
 				})
 			}
 		}
@@ -439,4 +483,107 @@ func huberShares(from DRFLParams, v []float64, to DRFLParams) bool {
 		return to.Rho == 0 || wInf <= bound // ρ = 0: P = G for every κ
 	}
 	return from.Rho == to.Rho && from.Kappa >= to.Kappa && wInf >= bound
+}
+
+// thetaGroups groups the candidates' indices by all but θ, each group θ
+// ascending (groups of one where θ is not tuned).
+func thetaGroups(cands []DRFLParams) [][]int {
+	var groups [][]int
+	var keys [][2]float64
+	for c, p := range cands {
+		key := [2]float64{p.Rho, p.Kappa}
+		i := slices.Index(keys, key)
+		if i < 0 {
+			i = len(keys)
+			keys, groups = append(keys, key), append(groups, nil)
+		}
+		groups[i] = append(groups[i], c)
+	}
+	for _, g := range groups {
+		slices.SortStableFunc(g, func(a, b int) int { return cmp.Compare(cands[a].Theta, cands[b].Theta) })
+	}
+	return groups
+}
+
+// thetaFit is a central fit at θ: (w, b), the objective of (4) there, an
+// upper bound on the rate at which (4) at v grows with θ (drflWorst), and
+// whether it is a central LP solution.
+type thetaFit struct {
+	theta, obj, slope float64
+	v                 []float64
+	central           bool
+}
+
+// thetaShares reports whether a's fit may stand for the fits at the
+// θ_k = theta(k) strictly between a (index i) and b (index j). Only the
+// term θ‖·‖_{p*} of (4) depends on θ, so the optimal value V(θ) is
+// concave (a minimum of functions concave in θ). At θ_k = (1 − t)θ_a + tθ_b
+// that gives V(θ_k) ≥ (1 − t)V(θ_a) + tV(θ_b), while the objective of a's
+// fit grows at most linearly: P_{θ_k}(v_a) ≤ P_a + slope_a·(θ_k − θ_a).
+// Taking the fits as optimal at their own θ (both central LPs), v_a's gap
+// at θ_k is at most t·(P_a + slope_a·(θ_b − θ_a) − P_b); it is accepted
+// at the LPs' own tolerance. On the paper's logarithmic θ grid t is small
+// (θ_k = 1e-4 between 1e-5 and 1 has t ≈ 1e-4), and the small θ often
+// share one LP vertex.
+func thetaShares(a, b thetaFit, theta func(k int) float64, i, j int) bool {
+	if !a.central || !b.central || !(b.theta > a.theta) {
+		return false
+	}
+	gap := a.obj + a.slope*(b.theta-a.theta) - b.obj
+	tol := drflCVLPEps * (1 + math.Abs(b.obj))
+	for k := i + 1; k < j; k++ {
+		if t := (theta(k) - a.theta) / (b.theta - a.theta); t*gap > tol {
+			return false
+		}
+	}
+	return true
+}
+
+// thetaMiddle returns the index strictly between i and j (j − i ≥ 2)
+// whose θ is closest to the geometric mean of θ_i and θ_j (the middle
+// index if θ_i is 0).
+func thetaMiddle(theta func(k int) float64, i, j int) int {
+	if !(theta(i) > 0) {
+		return (i + j) / 2
+	}
+	mid := (math.Log(theta(i)) + math.Log(theta(j))) / 2
+	best := i + 1
+	for k := i + 1; k < j; k++ {
+		if math.Abs(math.Log(theta(k))-mid) < math.Abs(math.Log(theta(best))-mid) {
+			best = k
+		}
+	}
+	return best
+}
+
+// drflWorst returns (4) at v for model p on the clients, the largest
+// Σ q_s f_s(v) over q ∈ Q with the clients' worst-case losses f_s in
+// closed form, and an upper bound on its growth rate in θ:
+// S^{1−1/p}·(max_s f_s − min_s f_s)/2. (For θ < θ', each q' ∈ Q_θ' has
+// q = q̂ + (θ/θ')(q' − q̂) ∈ Q_θ with ‖q' − q‖₁ ≤ S^{1−1/p}(θ' − θ), and
+// (q' − q)·f ≤ ‖q' − q‖₁(max f − min f)/2 as both sum to 1.)
+func drflWorst(clients []pd.Client, p DRFLParams, v []float64) (obj, slope float64) {
+	sp := newDRFLSpec(clients, p)
+	S := len(sp.clients)
+	f, qhat := make([]float64, S), sp.qhat
+	if qhat == nil {
+		var N float64
+		for _, c := range sp.clients {
+			N += float64(len(c.Y))
+		}
+		for _, c := range sp.clients {
+			qhat = append(qhat, float64(len(c.Y))/N)
+		}
+	}
+	for s, c := range sp.clients {
+		f[s], _ = pd.WorstCaseLoss(c, sp.model, v)
+	}
+	for s, q := range sd.WorstWeights(f, qhat, sp.theta, sp.norm) {
+		obj += q * f[s]
+	}
+	cp := float64(S) // p = ∞
+	if !math.IsInf(sp.norm, 1) {
+		cp = math.Pow(float64(S), 1-1/sp.norm)
+	}
+	return obj, cp * (slices.Max(f) - slices.Min(f)) / 2
 }

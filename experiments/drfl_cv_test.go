@@ -39,24 +39,7 @@ func huberClients(S, N int) []pd.Client {
 // drflObjective is (4) at v: the largest Σ q_s f_s(v) over q ∈ Q, f_s the
 // clients' worst-case losses in closed form.
 func drflObjective(clients []pd.Client, p DRFLParams, v []float64) float64 {
-	sp := newDRFLSpec(clients, p)
-	f, qhat := make([]float64, len(sp.clients)), sp.qhat
-	if qhat == nil {
-		var N float64
-		for _, c := range sp.clients {
-			N += float64(len(c.Y))
-		}
-		for _, c := range sp.clients {
-			qhat = append(qhat, float64(len(c.Y))/N)
-		}
-	}
-	for s, c := range sp.clients {
-		f[s], _ = pd.WorstCaseLoss(c, sp.model, v)
-	}
-	var obj float64
-	for s, q := range sd.WorstWeights(f, qhat, sp.theta, sp.norm) {
-		obj += q * f[s]
-	}
+	obj, _ := drflWorst(clients, p, v)
 	return obj
 }
 
@@ -212,6 +195,137 @@ func TestAlgorithm1Chains(t *testing.T) {
 		got := algorithm1Chains(g.candidates(base))
 		if !slices.EqualFunc(got, tc.want, slices.Equal) {
 			t.Errorf("%s: chains %v, want %v", tc.model, got, tc.want)
+		}
+	}
+}
+
+// TestCrossValidateThetaShares: central (SVM, p = 1) CV over the paper's
+// six θ shares fits across θ, and each shared fit's objective at its own
+// θ equals a direct central solve's to the LPs' accuracy; AFL (θ only)
+// shares too. Scores do not depend on the workers.
+func TestCrossValidateThetaShares(t *testing.T) {
+	sp, err := NewDRFLSplit(synthDataset(90, 2), DRFLDataConfig{TrainShare: 0.6, Clients: 3}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := DRFLGrid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: PaperDRFLGrid().Theta}
+	for _, model := range []string{DRFLModel, DRFLAFL} {
+		base := DRFLParams{Model: model, Kappa: 0.5, P: 1}
+		var first *DRFLCV
+		var fits *cvFits
+		for _, w := range []int{1, 3} {
+			cv, cf, err := crossValidate(context.Background(), sp.Train, base, grid, 3, 7, &sd.Settings{Workers: w}, drflCVTol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first, fits = cv, cf
+				continue
+			}
+			if !slices.Equal(cv.Scores, first.Scores) || cv.Shared != first.Shared {
+				t.Fatalf("%s: scores %v (%d shared) with 3 workers, %v (%d) with 1", model, cv.Scores, cv.Shared, first.Scores, first.Shared)
+			}
+		}
+		if first.Shared == 0 || first.Central+first.Shared > first.Fits { // the rest: Algorithm 1 fallbacks
+			t.Errorf("%s: %d fits, %d central, %d shared", model, first.Fits, first.Central, first.Shared)
+		}
+		var lp pd.CentralLP
+		lp.Eps = drflCVLPEps
+		for c, p := range first.Candidates {
+			for f, fold := range fits.fold {
+				if !fits.shared[c][f] {
+					continue
+				}
+				spec := newDRFLSpec(fold, p)
+				v, _, err := lp.Solve(context.Background(), spec.clients, spec.model, spec.theta, spec.norm, spec.qhat)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, opt := drflObjective(fold, p, fits.v[c][f]), drflObjective(fold, p, v)
+				if math.Abs(got-opt) > 5e-6*(1+opt) {
+					t.Errorf("%s ρ %v θ %v fold %d: shared fit's objective %.9f, direct LP %.9f", model, p.Rho, p.Theta, f+1, got, opt)
+				}
+			}
+		}
+		t.Logf("%s: %d fits, %d shared", model, first.Fits, first.Shared)
+	}
+}
+
+// TestThetaBound: drflWorst's slope bounds the growth of (4) at a fixed v
+// in θ, for p = 1, 2, ∞ (checked on a θ grid), and is attained for p = 1
+// at small θ (so the bound is not loose where the CV uses it).
+func TestThetaBound(t *testing.T) {
+	sp, err := NewDRFLSplit(synthDataset(90, 2), DRFLDataConfig{TrainShare: 0.6, Clients: 3}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 20 {
+		v := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		for _, norm := range []float64{1, 2, math.Inf(1)} {
+			p := DRFLParams{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, P: norm}
+			thetas := []float64{0, 1e-4, 1e-2, 0.1, 0.3, 1, 2}
+			for a, ta := range thetas {
+				p.Theta = ta
+				pa, slope := drflWorst(sp.Train, p, v)
+				for _, tb := range thetas[a+1:] {
+					p.Theta = tb
+					pb, _ := drflWorst(sp.Train, p, v)
+					if pb < pa-1e-12 || pb > pa+slope*(tb-ta)+1e-12 {
+						t.Errorf("trial %d p %v: P(%v) = %v, P(%v) = %v, slope %v", trial, norm, ta, pa, tb, pb, slope)
+					}
+					if norm == 1 && tb <= 1e-2 && math.Abs(pb-pa-slope*(tb-ta)) > 1e-12 {
+						t.Errorf("trial %d: p = 1 slope %v not attained between θ %v and %v (%v)", trial, slope, ta, tb, (pb-pa)/(tb-ta))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCentralLPSaturatedTheta: on breast cancer (repetition 1) the central
+// LPs with a large θ, where the worst case saturates and the LP is
+// degenerate, used to end at IterationLimit and fall back to Algorithm 1
+// (six of these eight; with the other θ = 1 fits, half the CPU time of a
+// full-grid CV). They now solve, and each solution is at least as good at
+// its own θ as the others' (to the LPs' tolerance). Fold 4 at θ = 1 still
+// falls back.
+func TestCentralLPSaturatedTheta(t *testing.T) {
+	d := drflDataOrSkip(t, "breast-cancer-wisc")
+	sp, err := NewDRFLSplit(d, DefaultDRFLData("breast-cancer-wisc"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds, err := DRFLFolds(sp.Train, 5, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := pd.CentralLP{Eps: drflCVLPEps}
+	for f, thetas := range map[int][]float64{1: {0.5, 0.9, 1}, 3: {0.5, 0.9}, 4: {0.5, 0.9, 1}} {
+		fit := make([]pd.Client, len(sp.Train))
+		for s, c := range sp.Train {
+			for i := range c.Y {
+				if folds[s][i] != f {
+					fit[s].X, fit[s].Y = append(fit[s].X, c.X[i]), append(fit[s].Y, c.Y[i])
+				}
+			}
+		}
+		vs := make([][]float64, len(thetas))
+		for k, theta := range thetas {
+			p := DRFLParams{Model: DRFLModel, Rho: 1e-6, Kappa: 0.5, Theta: theta, P: 1}
+			spec := newDRFLSpec(fit, p)
+			if vs[k], _, err = lp.Solve(context.Background(), spec.clients, spec.model, spec.theta, spec.norm, spec.qhat); err != nil {
+				t.Fatalf("fold %d θ %v: %v", f+1, theta, err)
+			}
+		}
+		for k, theta := range thetas {
+			p := DRFLParams{Model: DRFLModel, Rho: 1e-6, Kappa: 0.5, Theta: theta, P: 1}
+			own := drflObjective(fit, p, vs[k])
+			for o := range thetas {
+				if other := drflObjective(fit, p, vs[o]); other < own-2e-6*(1+own) {
+					t.Errorf("fold %d θ %v: its LP solution scores %.9f, θ = %v's %.9f", f+1, theta, own, thetas[o], other)
+				}
+			}
 		}
 	}
 }
