@@ -203,8 +203,11 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 				experiments.DRFLWAFL:  fmt.Sprintf("ρ = %g, κ = %g", b.Rho, b.Kappa),
 			}[p.Model]
 			fits := fmt.Sprintf("%d fits", p.CV.Fits)
-			if p.CV.Shared > 0 {
+			switch {
+			case p.CV.ZeroRadius > 0:
 				fits = fmt.Sprintf("%d fits (%d shared; %d more at ρ = 0)", p.CV.Fits, p.CV.Shared, p.CV.ZeroRadius)
+			case p.CV.Shared > 0:
+				fits = fmt.Sprintf("%d fits (%d shared)", p.CV.Fits, p.CV.Shared)
 			}
 			cv = fmt.Sprintf("; CV: %s in %.1f s chose %s", fits, p.CVSeconds, chose)
 		}
