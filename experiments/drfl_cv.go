@@ -160,7 +160,7 @@ type DRFLCV struct {
 	Scores     []float64    `json:"scores"`
 	// Fits counts the (candidate, fold) fits scored. Central counts those
 	// solved as one central LP (pd.Central), Shared those taken from
-	// another fit that is provably as good (huberShares), not solved; the
+	// another fit that is provably as good (huberShares, thetaShares), not solved; the
 	// others ran Algorithm 1. ZeroRadius counts the ρ = 0 fits solved for
 	// the sharing, on top of Fits.
 	Fits       int `json:"fits"`
@@ -173,8 +173,9 @@ type DRFLCV struct {
 // accuracy over k folds (ties: the first). Folds train on the other folds
 // of every client, so clients keep their identity. Fits that are not one
 // central LP run Algorithm 1, warm-started (Settings.Start) from the
-// previous fit on the same fold, and Huber fits share solutions where
-// huberShares proves them equally good.
+// previous fit on the same fold; Huber fits share solutions where
+// huberShares proves them equally good, central fits across θ where
+// thetaShares certifies them.
 func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid DRFLGrid, k int, seed uint64, set *sd.Settings) (*DRFLCV, error) {
 	out, _, err := crossValidate(ctx, train, base, grid, k, seed, set, drflCVTol)
 	return out, err
@@ -522,7 +523,9 @@ type thetaFit struct {
 // fit grows at most linearly: P_{θ_k}(v_a) ≤ P_a + slope_a·(θ_k − θ_a).
 // Taking the fits as optimal at their own θ (both central LPs), v_a's gap
 // at θ_k is at most t·(P_a + slope_a·(θ_b − θ_a) − P_b); it is accepted
-// at the LPs' own tolerance. On the paper's logarithmic θ grid t is small
+// at the LPs' own tolerance (with the endpoints' own gaps ε_a, ε_b the
+// bound grows by (1 − t)ε_a + tε_b: about ten times that tolerance for a
+// SolvedInaccurate endpoint, as for a direct solve ending so). On the paper's logarithmic θ grid t is small
 // (θ_k = 1e-4 between 1e-5 and 1 has t ≈ 1e-4), and the small θ often
 // share one LP vertex.
 func thetaShares(a, b thetaFit, theta func(k int) float64, i, j int) bool {
@@ -532,7 +535,7 @@ func thetaShares(a, b thetaFit, theta func(k int) float64, i, j int) bool {
 	gap := a.obj + a.slope*(b.theta-a.theta) - b.obj
 	tol := drflCVLPEps * (1 + math.Abs(b.obj))
 	for k := i + 1; k < j; k++ {
-		if t := (theta(k) - a.theta) / (b.theta - a.theta); t*gap > tol {
+		if t := (theta(k) - a.theta) / (b.theta - a.theta); !(t*gap <= tol) { // NaN: no
 			return false
 		}
 	}

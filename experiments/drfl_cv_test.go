@@ -236,6 +236,15 @@ func TestCrossValidateThetaShares(t *testing.T) {
 				if !fits.shared[c][f] {
 					continue
 				}
+				// The fit shared is a solved one at a smaller θ (the lower
+				// end of the certified interval), the same ρ and κ.
+				lower := false
+				for o, q := range first.Candidates {
+					lower = lower || !fits.shared[o][f] && q.Rho == p.Rho && q.Kappa == p.Kappa && q.Theta < p.Theta && &fits.v[o][f][0] == &fits.v[c][f][0]
+				}
+				if !lower {
+					t.Errorf("%s ρ %v θ %v fold %d: shared fit is not a solved fit at a smaller θ", model, p.Rho, p.Theta, f+1)
+				}
 				spec := newDRFLSpec(fold, p)
 				v, _, err := lp.Solve(context.Background(), spec.clients, spec.model, spec.theta, spec.norm, spec.qhat)
 				if err != nil {
@@ -326,6 +335,38 @@ func TestCentralLPSaturatedTheta(t *testing.T) {
 					t.Errorf("fold %d θ %v: its LP solution scores %.9f, θ = %v's %.9f", f+1, theta, own, thetas[o], other)
 				}
 			}
+		}
+	}
+}
+
+// TestThetaSharesRule: thetaShares on hand-built fits: the certificate
+// t·(P_a + slope·(θ_b − θ_a) − P_b) against the tolerance on both sides,
+// no sharing from a fit that is not a central LP, or with θ_b ≤ θ_a, or a
+// NaN objective.
+func TestThetaSharesRule(t *testing.T) {
+	thetas := []float64{0.01, 0.02, 0.1} // k = 1 has t = 1/9
+	theta := func(k int) float64 { return thetas[k] }
+	tol := drflCVLPEps * (1 + 0.5) // P_b = 0.5
+	// gap = P_a + slope·0.09 − P_b; t·gap against tol at t = 1/9.
+	fit := func(th, obj, slope float64) thetaFit {
+		return thetaFit{theta: th, obj: obj, slope: slope, central: true}
+	}
+	for _, tc := range []struct {
+		name string
+		a, b thetaFit
+		want bool
+	}{
+		{"gap just under", fit(0.01, 0.5, 0), fit(0.1, 0.5-9*tol*0.99, 0), true},
+		{"gap just over", fit(0.01, 0.5, 0), fit(0.1, 0.5-9*tol*1.01, 0), false},
+		{"slope counts", fit(0.01, 0.5, 1e-3), fit(0.1, 0.5, 0), false},
+		{"b better than its bound", fit(0.01, 0.5, 1), fit(0.1, 0.59, 0), true},
+		{"a not central", thetaFit{theta: 0.01, obj: 0.5}, fit(0.1, 0.5, 0), false},
+		{"b not central", fit(0.01, 0.5, 0), thetaFit{theta: 0.1, obj: 0.5}, false},
+		{"theta order", fit(0.1, 0.5, 0), fit(0.01, 0.5, 0), false},
+		{"NaN", fit(0.01, math.NaN(), 0), fit(0.1, 0.5, 0), false},
+	} {
+		if got := thetaShares(tc.a, tc.b, theta, 0, 2); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -42,17 +42,42 @@ type CentralLP struct {
 
 // Solve is Central with the ordering cache.
 func (c *CentralLP) Solve(ctx context.Context, clients []Client, m Model, theta, p float64, qhat []float64) (v []float64, obj float64, err error) {
-	if err := Validate(clients, m); err != nil {
+	prob, A, err := centralProblem(clients, m, theta, p, qhat)
+	if err != nil {
 		return nil, 0, err
 	}
+	n := Features(clients)
+	set := qp.DefaultSettings()
+	if c.Eps > 0 {
+		set.EpsAbs, set.EpsRel = c.Eps, c.Eps
+	}
+	if set.Ordering, err = c.ordering(prob, A); err != nil {
+		return nil, 0, fmt.Errorf("drfl: central LP: %w", err)
+	}
+	res, err := qp.InteriorPoint(ctx, prob, set)
+	if err != nil {
+		return nil, 0, fmt.Errorf("drfl: central LP: %w", err)
+	}
+	if !res.Status.HasSolution() { // SolvedInaccurate (10× looser) is enough here
+		return nil, 0, fmt.Errorf("drfl: central LP: %w", res.Status.Err())
+	}
+	return res.X[:n+1], res.Objective, nil
+}
+
+// centralProblem builds the LP of Central: its variables start with
+// v = (w, b).
+func centralProblem(clients []Client, m Model, theta, p float64, qhat []float64) (*qp.Problem, *qp.CSC, error) {
+	if err := Validate(clients, m); err != nil {
+		return nil, nil, err
+	}
 	if m.Loss != LossHinge {
-		return nil, 0, inputErr("central solve: loss %v is not an LP, want hinge", m.Loss)
+		return nil, nil, inputErr("central solve: loss %v is not an LP, want hinge", m.Loss)
 	}
 	if p != 1 && !math.IsInf(p, 1) {
-		return nil, 0, inputErr("central solve: p = %v is not an LP, want 1 or inf", p)
+		return nil, nil, inputErr("central solve: p = %v is not an LP, want 1 or inf", p)
 	}
 	if !(theta >= 0) {
-		return nil, 0, inputErr("theta = %v, want ≥ 0", theta)
+		return nil, nil, inputErr("theta = %v, want ≥ 0", theta)
 	}
 	S, n := len(clients), Features(clients)
 	if qhat == nil {
@@ -65,7 +90,7 @@ func (c *CentralLP) Solve(ctx context.Context, clients []Client, m Model, theta,
 		}
 	}
 	if len(qhat) != S {
-		return nil, 0, inputErr("qhat has %d entries for %d clients", len(qhat), S)
+		return nil, nil, inputErr("qhat has %d entries for %d clients", len(qhat), S)
 	}
 	var ar, ac []int
 	var av, lo, hi, cost []float64
@@ -127,24 +152,9 @@ func (c *CentralLP) Solve(ctx context.Context, clients []Client, m Model, theta,
 	}
 	A, err := qp.NewCSC(row, nv, ar, ac, av)
 	if err != nil {
-		return nil, 0, fmt.Errorf("drfl: central LP: %w", err)
+		return nil, nil, fmt.Errorf("drfl: central LP: %w", err)
 	}
-	prob := &qp.Problem{Q: cost, A: A, L: lo, U: hi}
-	set := qp.DefaultSettings()
-	if c.Eps > 0 {
-		set.EpsAbs, set.EpsRel = c.Eps, c.Eps
-	}
-	if set.Ordering, err = c.ordering(prob, A); err != nil {
-		return nil, 0, fmt.Errorf("drfl: central LP: %w", err)
-	}
-	res, err := qp.InteriorPoint(ctx, prob, set)
-	if err != nil {
-		return nil, 0, fmt.Errorf("drfl: central LP: %w", err)
-	}
-	if !res.Status.HasSolution() { // SolvedInaccurate (10× looser) is enough here
-		return nil, 0, fmt.Errorf("drfl: central LP: %w", res.Status.Err())
-	}
-	return res.X[:n+1], res.Objective, nil
+	return &qp.Problem{Q: cost, A: A, L: lo, U: hi}, A, nil
 }
 
 // ordering returns the cached ordering if A's pattern is the cached one,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/solver/qp"
 )
 
 // algorithm1 runs Algorithm 1 at tolerance 1e-6 on the clients and fails
@@ -160,4 +161,70 @@ func TestCentralSaturatedTheta(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInteriorPointInaccurateResiduals: on the saturated-θ LPs (where the
+// interior point now returns its best iterate that met ten times the
+// tolerances), every result with a solution has primal and dual residuals
+// and a duality gap within ten times the tolerances, checked from the LP's
+// data (keeping iterates of merit up to 1e3 instead fails it); and the
+// best-iterate path is taken at least once.
+func TestInteriorPointInaccurateResiduals(t *testing.T) {
+	const eps = 1e-6
+	m := Model{Support: Box, Kappa: 0.5}
+	inaccurate := 0
+	for _, seed := range []uint64{1, 3, 5, 7, 10, 15} {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		var clients []Client
+		for s := range 3 {
+			clients = append(clients, randClient(rng, 40+3*s, 4, 1e-4))
+		}
+		for _, theta := range []float64{0.9, 1, 1.5} {
+			prob, A, err := centralProblem(clients, m, theta, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			set := qp.DefaultSettings()
+			set.EpsAbs, set.EpsRel = eps, eps
+			res, err := qp.InteriorPoint(context.Background(), prob, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Status.HasSolution() {
+				continue
+			}
+			if res.Status == qp.SolvedInaccurate {
+				inaccurate++
+			}
+			ax := make([]float64, A.M)
+			aty := make([]float64, A.N)
+			for j := range A.N {
+				for k := A.P[j]; k < A.P[j+1]; k++ {
+					ax[A.I[k]] += A.X[k] * res.X[j]
+					aty[j] += A.X[k] * res.Y[A.I[k]]
+				}
+			}
+			var prim, axn, dual, atyn, qn, dualObj, obj float64
+			for i, v := range ax {
+				prim, axn = max(prim, prob.L[i]-v, v-prob.U[i]), max(axn, math.Abs(v))
+				switch y := res.Y[i]; {
+				case y > 0:
+					dualObj -= y * prob.U[i]
+				case y < 0:
+					dualObj -= y * prob.L[i]
+				}
+			}
+			for j, q := range prob.Q {
+				dual, atyn, qn = max(dual, math.Abs(q+aty[j])), max(atyn, math.Abs(aty[j])), max(qn, math.Abs(q))
+				obj += q * res.X[j]
+			}
+			if prim > 10*(eps+eps*axn) || dual > 10*(eps+eps*max(atyn, qn)) || math.Abs(obj-dualObj) > 10*eps*max(1, math.Abs(obj)) {
+				t.Errorf("seed %d θ %v %v: primal residual %.2e, dual %.2e, objective %.9f, dual objective %.9f", seed, theta, res.Status, prim, dual, obj, dualObj)
+			}
+		}
+	}
+	if inaccurate == 0 {
+		t.Error("no SolvedInaccurate result: the best-iterate path is not exercised")
+	}
+	t.Logf("%d SolvedInaccurate", inaccurate)
 }
