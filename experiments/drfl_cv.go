@@ -251,7 +251,7 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		return v, st, nil
 	}
 	// shared[c][f]: candidate c's fit on fold f is another fit
-	// (huberShares), not solved.
+	// (huberShares, thetaShares), not solved.
 	shared := make([][]bool, len(cands))
 	for c := range cands {
 		shared[c] = make([]bool, k)
@@ -296,6 +296,7 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 	// certifies them.
 	runThetas := func(ctx context.Context, f int, grp []int) error {
 		sols := make([]thetaFit, len(grp))
+		theta := func(k int) float64 { return cands[grp[k]].Theta }
 		solve := func(k int) error {
 			c := grp[k]
 			v, _, err := fitOne(ctx, c, f, nil)
@@ -311,14 +312,14 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 			if j-i < 2 {
 				return nil
 			}
-			if thetaShares(sols[i], sols[j], func(k int) float64 { return cands[grp[k]].Theta }, i, j) {
+			if thetaShares(sols[i], sols[j], theta, i, j) {
 				for k := i + 1; k < j; k++ {
 					c := grp[k]
 					shared[c][f], scores[c][f], vs[c][f] = true, metric.Eval(vxs[f], vys[f], sols[i].v), sols[i].v
 				}
 				return nil
 			}
-			m := thetaMiddle(func(k int) float64 { return cands[grp[k]].Theta }, i, j)
+			m := thetaMiddle(theta, i, j)
 			if err := solve(m); err != nil {
 				return err
 			}
