@@ -297,8 +297,9 @@ func TestThetaBound(t *testing.T) {
 // degenerate, used to end at IterationLimit and fall back to Algorithm 1
 // (six of these eight; with the other θ = 1 fits, half the CPU time of a
 // full-grid CV). They now solve, and each solution is at least as good at
-// its own θ as the others' (to the LPs' tolerance). Fold 4 at θ = 1 still
-// falls back.
+// its own θ as the others' (to the LPs' tolerance). Fold 4 at θ = 1 fails
+// at the CV's tolerance and is solved as a central LP at ten times it
+// (cvFit), not by Algorithm 1.
 func TestCentralLPSaturatedTheta(t *testing.T) {
 	d := drflDataOrSkip(t, "breast-cancer-wisc")
 	sp, err := NewDRFLSplit(d, DefaultDRFLData("breast-cancer-wisc"), 1)
@@ -310,7 +311,7 @@ func TestCentralLPSaturatedTheta(t *testing.T) {
 		t.Fatal(err)
 	}
 	lp := pd.CentralLP{Eps: drflCVLPEps}
-	for f, thetas := range map[int][]float64{1: {0.5, 0.9, 1}, 3: {0.5, 0.9}, 4: {0.5, 0.9, 1}} {
+	for f, thetas := range map[int][]float64{1: {0.5, 0.9, 1}, 3: {0.5, 0.9, 1}, 4: {0.5, 0.9, 1}} {
 		fit := make([]pd.Client, len(sp.Train))
 		for s, c := range sp.Train {
 			for i := range c.Y {
@@ -322,6 +323,14 @@ func TestCentralLPSaturatedTheta(t *testing.T) {
 		vs := make([][]float64, len(thetas))
 		for k, theta := range thetas {
 			p := DRFLParams{Model: DRFLModel, Rho: 1e-6, Kappa: 0.5, Theta: theta, P: 1}
+			if f == 3 && theta == 1 {
+				lps := [2]pd.CentralLP{{Eps: drflCVLPEps}, {Eps: 10 * drflCVLPEps}}
+				var central bool
+				if vs[k], central, _, err = cvFit(context.Background(), fit, &lps, p, nil, nil, drflCVTol); err != nil || !central {
+					t.Fatalf("fold 4 θ 1: central %v, %v", central, err)
+				}
+				continue
+			}
 			spec := newDRFLSpec(fit, p)
 			if vs[k], _, err = lp.Solve(context.Background(), spec.clients, spec.model, spec.theta, spec.norm, spec.qhat); err != nil {
 				t.Fatalf("fold %d θ %v: %v", f+1, theta, err)
