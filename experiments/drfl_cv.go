@@ -578,13 +578,7 @@ func drflWorst(clients []pd.Client, p DRFLParams, v []float64) (obj, slope float
 	S := len(sp.clients)
 	f, qhat := make([]float64, S), sp.qhat
 	if qhat == nil {
-		var N float64
-		for _, c := range sp.clients {
-			N += float64(len(c.Y))
-		}
-		for _, c := range sp.clients {
-			qhat = append(qhat, float64(len(c.Y))/N)
-		}
+		qhat = pd.SampleShares(sp.clients)
 	}
 	for s, c := range sp.clients {
 		f[s], _ = pd.WorstCaseLoss(c, sp.model, v)

@@ -81,13 +81,7 @@ func centralProblem(clients []Client, m Model, theta, p float64, qhat []float64)
 	}
 	S, n := len(clients), Features(clients)
 	if qhat == nil {
-		var N float64
-		for _, c := range clients {
-			N += float64(len(c.X))
-		}
-		for _, c := range clients {
-			qhat = append(qhat, float64(len(c.X))/N)
-		}
+		qhat = SampleShares(clients)
 	}
 	if len(qhat) != S {
 		return nil, nil, inputErr("qhat has %d entries for %d clients", len(qhat), S)
@@ -170,4 +164,17 @@ func (c *CentralLP) ordering(prob *qp.Problem, A *qp.CSC) ([]int, error) {
 		c.colP, c.rowI, c.order = slices.Clone(A.P), slices.Clone(A.I), order
 	}
 	return c.order, nil
+}
+
+// SampleShares returns q̂_s = N_s/N, the default centre of Q.
+func SampleShares(clients []Client) []float64 {
+	var N float64
+	for _, c := range clients {
+		N += float64(len(c.X))
+	}
+	q := make([]float64, len(clients))
+	for s, c := range clients {
+		q[s] = float64(len(c.X)) / N
+	}
+	return q
 }
