@@ -36,22 +36,15 @@ type ClassRow struct {
 	KKT1      [2]float64 `json:"kkt_max_alg1"`
 	KKTC      [2]float64 `json:"kkt_max_cprox"`
 	Flags     string     `json:"flags"`
-	// Diverged1 and DivergedC count the runs that ended Diverged; they are
-	// left out of the solution columns (objective, feasibility, relative
-	// difference, worst max, KKT), not of the cost columns.
-	Diverged1 int `json:"diverged_alg1"`
-	DivergedC int `json:"diverged_cprox"`
-	Trials    int `json:"trials"`
-	// RelDiffTrials counts the trials in RelDiff: neither run diverged.
-	RelDiffTrials int       `json:"reldiff_trials"`
-	Dropped       int       `json:"rows_dropped_by_partition"`
-	Uncons1       MeanStd   `json:"unconstrained_feas"`
-	Uncons1Max    float64   `json:"unconstrained_feas_max"`
-	Published     []float64 `json:"published,omitempty"`
+	Divergence
+	Dropped    int       `json:"rows_dropped_by_partition"`
+	Uncons1    MeanStd   `json:"unconstrained_feas"`
+	Uncons1Max float64   `json:"unconstrained_feas_max"`
+	Published  []float64 `json:"published,omitempty"`
 }
 
 func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) ClassRow {
-	row := ClassRow{Dataset: dataset, N: n, Trials: len(trials)}
+	row := ClassRow{Dataset: dataset, N: n, Divergence: Divergence{Trials: len(trials)}}
 	var o1, oc []float64
 	// per is a statistic over the trials for which keep holds.
 	per := func(keep func(*ClassTrial) bool, f func(*ClassTrial) float64) MeanStd {
@@ -64,8 +57,7 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) Class
 		return meanStd(x)
 	}
 	all := func(*ClassTrial) bool { return true }
-	// A diverged run's iterate is meaningless (‖w‖ beyond Settings.MaxNorm):
-	// it is flagged and counted, and kept out of the solution statistics.
+	// Diverged runs stay out of the solution statistics (Divergence).
 	ok1 := func(t *ClassTrial) bool { return t.Alg1.Status != solver.Diverged }
 	okC := func(t *ClassTrial) bool { return t.CProx.Status != solver.Diverged }
 	both := func(t *ClassTrial) bool { return ok1(t) && okC(t) }
@@ -129,7 +121,19 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) Class
 // divergedNote explains the solution columns' treatment of diverged runs.
 const divergedNote = "A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility, relative difference, worst max, KKT); \"-\" where no run is left."
 
-// Which runs a solution cell summarises (ClassRow.solCell).
+// Divergence counts a cell's diverged runs. A diverged run's iterate is
+// meaningless (‖w‖ beyond Settings.MaxNorm), so it is flagged and counted,
+// and left out of the solution columns (objective, feasibility, relative
+// difference, worst max, KKT), not of the cost columns.
+type Divergence struct {
+	Diverged1 int `json:"diverged_alg1"`
+	DivergedC int `json:"diverged_cprox"`
+	Trials    int `json:"trials"`
+	// RelDiffTrials counts the trials in RelDiff: neither run diverged.
+	RelDiffTrials int `json:"reldiff_trials"`
+}
+
+// Which runs a solution cell summarises (Divergence.solCell).
 const (
 	cellA1 = iota
 	cellCP
@@ -140,7 +144,7 @@ const (
 // the algorithm (cellA1, cellCP) diverged, or (cellBoth) no trial has
 // both runs undiverged. Rows from before the divergence counts
 // (Trials = 0) keep v.
-func (r ClassRow) solCell(which int, v string) string {
+func (r Divergence) solCell(which int, v string) string {
 	if r.Trials == 0 {
 		return v
 	}

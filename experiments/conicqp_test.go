@@ -187,8 +187,9 @@ func TestQPJSONLayout(t *testing.T) {
 	}{
 		{"QPTrial", QPTrial{}, []string{"n", "d", "m", "trial", "f_star", "nu_star_l1", "alg1", "cprox", "reldiff"}},
 		{"ConicQPTrial", ConicQPTrial{}, []string{"d", "n", "m", "trial", "balls", "exact_reference", "f_star", "alg1", "cprox", "reldiff"}},
-		{"QPRow", QPRow{}, []string{"N", "D", "M", "f_star", "objective_alg1", "reldiff", "outer_cprox", "kkt_max_alg1", "flags", "nu_star_l1", "objective_kkt_band_alg1"}},
-		{"ConicQPRow", ConicQPRow{}, []string{"D", "N", "M", "exact_reference", "f_star", "objective_cprox", "feasviol_alg1", "dist_opt_cprox", "kkt_max_cprox", "flags"}},
+		{"QPRow", QPRow{}, []string{"N", "D", "M", "f_star", "objective_alg1", "reldiff", "outer_cprox", "kkt_max_alg1", "flags", "diverged_alg1", "reldiff_trials", "nu_star_l1", "objective_kkt_band_alg1"}},
+		{"ConicQPRow", ConicQPRow{}, []string{"D", "N", "M", "exact_reference", "f_star", "objective_cprox", "feasviol_alg1", "dist_opt_cprox", "kkt_max_cprox", "flags", "diverged_cprox", "trials"}},
+		{"ClassRow", ClassRow{}, []string{"dataset", "objective_alg1", "diverged_alg1", "diverged_cprox", "trials", "reldiff_trials", "rows_dropped_by_partition"}},
 	} {
 		got := keys(c.v)
 		for _, k := range c.want {
@@ -196,7 +197,7 @@ func TestQPJSONLayout(t *testing.T) {
 				t.Errorf("%s JSON lacks %q (has %v)", c.name, k, got)
 			}
 		}
-		if got["QPRuns"] || got["QPStats"] {
+		if got["QPRuns"] || got["QPStats"] || got["Divergence"] {
 			t.Errorf("%s JSON nests the shared struct: %v", c.name, got)
 		}
 	}

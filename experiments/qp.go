@@ -91,27 +91,29 @@ type QPTrial struct {
 }
 
 // QPStats aggregates the QPRuns of one cell over its trials (mean and
-// population std, maxima of the KKT residuals, status flags): the columns
+// population std, maxima of the KKT residuals, status flags; diverged runs
+// only in the cost columns): the columns
 // shared by Table 4 (QPRow) and the conic paper's Table 1 (ConicQPRow).
 type QPStats struct {
-	Obj1      MeanStd    `json:"objective_alg1"`
-	ObjC      MeanStd    `json:"objective_cprox"`
-	RelDiff   MeanStd    `json:"reldiff"`
-	Viol1     MeanStd    `json:"feasviol_alg1"`
-	ViolC     MeanStd    `json:"feasviol_cprox"`
-	Outer1    MeanStd    `json:"outer_alg1"`
-	OuterC    MeanStd    `json:"outer_cprox"`
-	Inner1    MeanStd    `json:"inner_alg1"`
-	Rounds1   MeanStd    `json:"rounds_alg1"`
-	MBytes1   MeanStd    `json:"mbytes_alg1"`
-	Wall1     MeanStd    `json:"wall_alg1"`
-	WallC     MeanStd    `json:"wall_cprox"`
-	Dist1     MeanStd    `json:"dist_opt_alg1"`
-	DistC     MeanStd    `json:"dist_opt_cprox"`
-	KKT1      [2]float64 `json:"kkt_max_alg1"` // max stationarity, feasibility
-	KKTC      [2]float64 `json:"kkt_max_cprox"`
-	Flags     string     `json:"flags"`
-	Published []float64  `json:"published,omitempty"`
+	Obj1    MeanStd    `json:"objective_alg1"`
+	ObjC    MeanStd    `json:"objective_cprox"`
+	RelDiff MeanStd    `json:"reldiff"`
+	Viol1   MeanStd    `json:"feasviol_alg1"`
+	ViolC   MeanStd    `json:"feasviol_cprox"`
+	Outer1  MeanStd    `json:"outer_alg1"`
+	OuterC  MeanStd    `json:"outer_cprox"`
+	Inner1  MeanStd    `json:"inner_alg1"`
+	Rounds1 MeanStd    `json:"rounds_alg1"`
+	MBytes1 MeanStd    `json:"mbytes_alg1"`
+	Wall1   MeanStd    `json:"wall_alg1"`
+	WallC   MeanStd    `json:"wall_cprox"`
+	Dist1   MeanStd    `json:"dist_opt_alg1"`
+	DistC   MeanStd    `json:"dist_opt_cprox"`
+	KKT1    [2]float64 `json:"kkt_max_alg1"` // max stationarity, feasibility
+	KKTC    [2]float64 `json:"kkt_max_cprox"`
+	Flags   string     `json:"flags"`
+	Divergence
+	Published []float64 `json:"published,omitempty"`
 }
 
 // QPRow aggregates one cell over its trials.
@@ -320,56 +322,76 @@ func qpRow(n, d, m int, fstar float64, trials []QPTrial) QPRow {
 	}
 	row := QPRow{N: n, D: d, M: m, FStar: fstar, QPStats: qpStats(runs)}
 	for _, t := range trials {
-		row.Band1 = math.Max(row.Band1, t.Alg1.ObjBand)
-		row.BandC = math.Max(row.BandC, t.CProx.ObjBand)
+		if t.Alg1.Status != solver.Diverged {
+			row.Band1 = math.Max(row.Band1, t.Alg1.ObjBand)
+		}
+		if t.CProx.Status != solver.Diverged {
+			row.BandC = math.Max(row.BandC, t.CProx.ObjBand)
+		}
 	}
 	row.Published = publishedTable4(n, d, m)
 	return row
 }
 
 // qpStats aggregates one cell's runs; Published is left to the caller.
+// Diverged runs count in the cost columns only (Divergence).
 func qpStats(runs []*QPRuns) QPStats {
-	col := func(f func(*QPRuns) float64) MeanStd {
-		x := make([]float64, len(runs))
-		for i, r := range runs {
-			x[i] = f(r)
+	all := func(*QPRuns) bool { return true }
+	ok1 := func(r *QPRuns) bool { return r.Alg1.Status != solver.Diverged }
+	okC := func(r *QPRuns) bool { return r.CProx.Status != solver.Diverged }
+	both := func(r *QPRuns) bool { return ok1(r) && okC(r) }
+	col := func(keep func(*QPRuns) bool, f func(*QPRuns) float64) MeanStd {
+		var x []float64
+		for _, r := range runs {
+			if keep(r) {
+				x = append(x, f(r))
+			}
 		}
 		return meanStd(x)
 	}
 	s := QPStats{
-		Obj1:    col(func(r *QPRuns) float64 { return r.Alg1.Objective }),
-		ObjC:    col(func(r *QPRuns) float64 { return r.CProx.Objective }),
-		RelDiff: col(func(r *QPRuns) float64 { return r.RelDiff }),
-		Viol1:   col(func(r *QPRuns) float64 { return r.Alg1.Violation }),
-		ViolC:   col(func(r *QPRuns) float64 { return r.CProx.Violation }),
-		Outer1:  col(func(r *QPRuns) float64 { return float64(r.Alg1.Stats.OuterIterations) }),
-		OuterC:  col(func(r *QPRuns) float64 { return float64(r.CProx.Stats.OuterIterations) }),
-		Inner1:  col(func(r *QPRuns) float64 { return float64(r.Alg1.Stats.InnerIterations) }),
-		Rounds1: col(func(r *QPRuns) float64 { return float64(r.Alg1.Stats.Rounds) }),
-		MBytes1: col(func(r *QPRuns) float64 {
+		Obj1:    col(ok1, func(r *QPRuns) float64 { return r.Alg1.Objective }),
+		ObjC:    col(okC, func(r *QPRuns) float64 { return r.CProx.Objective }),
+		RelDiff: col(both, func(r *QPRuns) float64 { return r.RelDiff }),
+		Viol1:   col(ok1, func(r *QPRuns) float64 { return r.Alg1.Violation }),
+		ViolC:   col(okC, func(r *QPRuns) float64 { return r.CProx.Violation }),
+		Outer1:  col(all, func(r *QPRuns) float64 { return float64(r.Alg1.Stats.OuterIterations) }),
+		OuterC:  col(all, func(r *QPRuns) float64 { return float64(r.CProx.Stats.OuterIterations) }),
+		Inner1:  col(all, func(r *QPRuns) float64 { return float64(r.Alg1.Stats.InnerIterations) }),
+		Rounds1: col(all, func(r *QPRuns) float64 { return float64(r.Alg1.Stats.Rounds) }),
+		MBytes1: col(all, func(r *QPRuns) float64 {
 			return float64(r.Alg1.Stats.BytesDown()+r.Alg1.Stats.BytesUp()) / 1e6
 		}),
-		Wall1: col(func(r *QPRuns) float64 { return r.Alg1.Wall }),
-		WallC: col(func(r *QPRuns) float64 { return r.CProx.Wall }),
-		Dist1: col(func(r *QPRuns) float64 { return r.Alg1.DistOpt }),
-		DistC: col(func(r *QPRuns) float64 { return r.CProx.DistOpt }),
+		Wall1:      col(all, func(r *QPRuns) float64 { return r.Alg1.Wall }),
+		WallC:      col(all, func(r *QPRuns) float64 { return r.CProx.Wall }),
+		Dist1:      col(ok1, func(r *QPRuns) float64 { return r.Alg1.DistOpt }),
+		DistC:      col(okC, func(r *QPRuns) float64 { return r.CProx.DistOpt }),
+		Divergence: Divergence{Trials: len(runs)},
 	}
 	flags := map[string]int{}
 	for _, r := range runs {
-		s.KKT1[0] = math.Max(s.KKT1[0], r.Alg1.Residuals.Stationarity)
-		s.KKT1[1] = math.Max(s.KKT1[1], r.Alg1.Residuals.Feasibility)
-		s.KKTC[0] = math.Max(s.KKTC[0], r.CProx.Residuals.Stationarity)
-		s.KKTC[1] = math.Max(s.KKTC[1], r.CProx.Residuals.Feasibility)
+		if both(r) {
+			s.RelDiffTrials++
+		}
 		for _, a := range []struct {
-			name string
-			alg  *QPAlg
-		}{{"A1", &r.Alg1}, {"cP", &r.CProx}} {
+			name     string
+			alg      *QPAlg
+			ok       bool
+			kkt      *[2]float64
+			diverged *int
+		}{{"A1", &r.Alg1, ok1(r), &s.KKT1, &s.Diverged1}, {"cP", &r.CProx, okC(r), &s.KKTC, &s.DivergedC}} {
 			if a.alg.Status != solver.Converged {
 				flags[a.name+" "+a.alg.Status.String()]++
 			}
 			if a.alg.Stats.InnerCapHits > 0 {
 				flags[a.name+" inner cap"]++
 			}
+			if !a.ok {
+				*a.diverged++
+				continue
+			}
+			a.kkt[0] = math.Max(a.kkt[0], a.alg.Residuals.Stationarity)
+			a.kkt[1] = math.Max(a.kkt[1], a.alg.Residuals.Feasibility)
 		}
 	}
 	s.Flags = flagString(flags)

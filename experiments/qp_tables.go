@@ -22,12 +22,13 @@ func (r *QPResult) Tables() []*Table {
 		}
 		main.Rows = append(main.Rows, []string{
 			fmt.Sprint(row.N), fmt.Sprint(row.D), fmt.Sprint(row.M),
-			ms(row.Obj1, 4), ms(row.ObjC, 4), msSci(row.RelDiff),
-			msSci(row.Viol1), msSci(row.ViolC), fmt.Sprintf("%.4f", row.FStar), paper,
+			row.solCell(cellA1, ms(row.Obj1, 4)), row.solCell(cellCP, ms(row.ObjC, 4)), row.solCell(cellBoth, msSci(row.RelDiff)),
+			row.solCell(cellA1, msSci(row.Viol1)), row.solCell(cellCP, msSci(row.ViolC)), fmt.Sprintf("%.4f", row.FStar), paper,
 		})
 	}
 	main.Notes = append(main.Notes,
-		"Feasibility violation = max_i ||C_i w + d_i||_inf over the server and the clients; std is the population std over trials (numpy's default, as the authors computed it).")
+		"Feasibility violation = max_i ||C_i w + d_i||_inf over the server and the clients; std is the population std over trials (numpy's default, as the authors computed it).",
+		qpDivergedNote)
 	if rng == "numpy" {
 		main.Notes = append(main.Notes, "Instances and w0 from the authors' numpy stream (--rng numpy): the same instances as the paper, cell for cell.")
 	} else {
@@ -44,9 +45,9 @@ func (r *QPResult) Tables() []*Table {
 			fmt.Sprintf("%.1f / %.1f", row.Outer1.Mean, row.OuterC.Mean),
 			fmt.Sprintf("%.0f", row.Inner1.Mean), fmt.Sprintf("%.0f", row.Rounds1.Mean),
 			fmt.Sprintf("%.2f", row.MBytes1.Mean),
-			fmt.Sprintf("%s / %s", sci(row.KKT1[0]), sci(row.KKT1[1])),
-			fmt.Sprintf("%s / %s", sci(row.KKTC[0]), sci(row.KKTC[1])),
-			fmt.Sprintf("%s / %s", sci(row.Dist1.Mean), sci(row.DistC.Mean)),
+			row.solCell(cellA1, fmt.Sprintf("%s / %s", sci(row.KKT1[0]), sci(row.KKT1[1]))),
+			row.solCell(cellCP, fmt.Sprintf("%s / %s", sci(row.KKTC[0]), sci(row.KKTC[1]))),
+			row.solCell(cellA1, sci(row.Dist1.Mean)) + " / " + row.solCell(cellCP, sci(row.DistC.Mean)),
 			fmt.Sprintf("%.3f / %.3f", row.Wall1.Mean, row.WallC.Mean),
 			row.Flags,
 		})
@@ -54,3 +55,6 @@ func (r *QPResult) Tables() []*Table {
 	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count trials that did not end Converged or hit an inner cap.")
 	return []*Table{main, extra}
 }
+
+// qpDivergedNote explains the QP tables' treatment of diverged runs.
+const qpDivergedNote = "A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility violation, relative difference, KKT, distance to w*); \"-\" where no run is left."

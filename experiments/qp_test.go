@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/fedcon/fedcon/solver"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -147,5 +151,49 @@ func TestFairConfigValidate(t *testing.T) {
 		if ce, ok := cfg.Validate().(*ConfigError); !ok || ce.Field != c.field {
 			t.Errorf("%s: err = %v", c.field, cfg.Validate())
 		}
+	}
+}
+
+// TestQPRowDiverged: as in the classification tables, a diverged QP run is
+// flagged, counted and kept out of the solution columns (not the cost
+// ones); where every run of an algorithm diverged, both QP tables print "-".
+func TestQPRowDiverged(t *testing.T) {
+	run := func(obj, kkt float64, outer int, st solver.Status) QPAlg {
+		a := QPAlg{Objective: obj, Violation: kkt, DistOpt: kkt, ObjBand: kkt, Status: st}
+		a.Residuals.Stationarity, a.Residuals.Feasibility = kkt, kkt
+		a.Stats.OuterIterations = outer
+		return a
+	}
+	trials := []QPTrial{
+		{QPRuns: QPRuns{Alg1: run(1, 1e-4, 2, solver.Converged), CProx: run(1, 1e-4, 2, solver.Converged), RelDiff: 1e-6}},
+		{QPRuns: QPRuns{Alg1: run(3e19, 2e19, 8, solver.Diverged), CProx: run(1, 2e-4, 4, solver.Converged), RelDiff: 3e19}},
+	}
+	row := qpRow(1, 2, 1, 1, trials)
+	if row.Diverged1 != 1 || row.DivergedC != 0 || row.RelDiffTrials != 1 || row.Trials != 2 {
+		t.Errorf("counts %+v", row.Divergence)
+	}
+	if row.Obj1.Mean != 1 || row.Viol1.Mean != 1e-4 || row.Dist1.Mean != 1e-4 || row.KKT1 != [2]float64{1e-4, 1e-4} ||
+		row.Band1 != 1e-4 || row.RelDiff.Mean != 1e-6 || math.Abs(row.ViolC.Mean-1.5e-4) > 1e-18 {
+		t.Errorf("diverged run in the solution columns: %+v", row)
+	}
+	if row.Outer1.Mean != 5 || !strings.Contains(row.Flags, "A1 Diverged x1") {
+		t.Errorf("cost columns or flags: outer %v, flags %q", row.Outer1.Mean, row.Flags)
+	}
+	trials[0].Alg1.Status = solver.Diverged
+	row = qpRow(1, 2, 1, 1, trials)
+	res := &QPResult{Info: NewRunInfo("t", "test", smallQP(), 1), Rows: []QPRow{row}}
+	tabs := res.Tables()
+	main, extra := tabs[0].Rows[0], tabs[1].Rows[0]
+	if main[3] != "-" || main[5] != "-" || main[6] != "-" || main[4] == "-" || main[7] == "-" {
+		t.Errorf("Table 4, every Alg. 1 run diverged: %q", main)
+	}
+	if extra[7] != "-" || extra[8] == "-" || !strings.HasPrefix(extra[9], "- / ") {
+		t.Errorf("Table 4 extra, every Alg. 1 run diverged: %q", extra)
+	}
+	crow := ConicQPRow{D: 2, N: 1, M: 1, Exact: true, QPStats: row.QPStats}
+	cres := &ConicQPResult{Info: NewRunInfo("t", "test", &ConicQPConfig{}, 1), Rows: []ConicQPRow{crow}}
+	cm, ce := cres.Tables()[0].Rows[0], cres.Tables()[1].Rows[0]
+	if cm[3] != "-" || cm[4] == "-" || !strings.HasPrefix(cm[6], "- / ") || ce[6] != "-" || ce[7] != "-" || ce[8] == "-" {
+		t.Errorf("conic Table 1, every Alg. 1 run diverged: %q / %q", cm, ce)
 	}
 }
