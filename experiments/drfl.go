@@ -409,6 +409,7 @@ type DRFLRun struct {
 	ClientTest    []float64 `json:"client_test_score"`
 	WorstClient   float64   `json:"worst_client_test_score"`
 	BytesPerRound int64     `json:"bytes_per_round"`
+	BytesReport   int64     `json:"bytes_report"`
 	BytesTotal    int64     `json:"bytes_total"`
 	// QPIterations counts the clients' inner iterations: QP iterations
 	// (hinge) or proximal-gradient iterations (Huber).
@@ -450,7 +451,7 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 	m := p.Metric()
 	out := &DRFLRun{Params: p, Status: res.Status.String(), Rounds: res.Rounds, Objective: res.Objective,
 		WorstCase: res.WorstCase, QStar: res.QStar, V: res.V, BytesPerRound: res.BytesPerRound,
-		BytesTotal: res.BytesTotal, QPIterations: res.QPIterations, Seconds: res.Runtime.Seconds(), Metric: m.Name}
+		BytesReport: res.BytesReport, BytesTotal: res.BytesTotal, QPIterations: res.QPIterations, Seconds: res.Runtime.Seconds(), Metric: m.Name}
 	var tx [][]float64
 	var ty []float64
 	for _, c := range sp.Train {

@@ -218,8 +218,10 @@ type Result struct {
 	Rounds int
 	// PrimalResidual and Step are the stopping quantities of the last round.
 	PrimalResidual, Step float64
-	// BytesPerRound is 2·S·8(n+2) and BytesTotal Rounds times that.
-	BytesPerRound, BytesTotal int64
+	// BytesPerRound is 2·S·8(n+2): (w, b, z_s) down and (ŵ_s, b_s, r_s) up.
+	// BytesReport is the clients' final report, λ_s and f_s(V): 16·S.
+	// BytesTotal is Rounds·BytesPerRound + BytesReport.
+	BytesPerRound, BytesReport, BytesTotal int64
 	// QPIterations is the total of the clients' QP iterations.
 	QPIterations int
 	Runtime      time.Duration
@@ -260,13 +262,13 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 	c := set.C
 	qh := p.qhat()
 
-	clients := make([]Local, S)
+	clients := make([]*node, S)
 	for k, cl := range p.Clients {
 		lc, err := cl.NewLocal(c, set.Tol)
 		if err != nil {
 			return nil, fmt.Errorf("drfl: client %d: %w", k+1, err)
 		}
-		clients[k] = lc
+		clients[k] = newNode(lc, c, d)
 	}
 
 	v := make([]float64, d)
@@ -279,7 +281,7 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 	for k := range S {
 		psi[k], vh[k], vhNew[k] = make([]float64, d), make([]float64, d), make([]float64, d)
 	}
-	r, rNew, lam := make([]float64, S), make([]float64, S), make([]float64, S)
+	r, rNew := make([]float64, S), make([]float64, S)
 	vNew, tNew, zNew, etaNew := make([]float64, d), make([]float64, S), make([]float64, S), make([]float64, S)
 	u := make([]float64, S)
 	if st := set.Start; st != nil {
@@ -297,10 +299,13 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		for k := range S {
 			copy(psi[k], st.Psi[k])
 			copy(vh[k], st.VHat[k])
+			// A restart restores both sides' copies of the duals.
+			copy(clients[k].psi, st.Psi[k])
+			clients[k].zeta = st.Zeta[k]
 		}
 	}
 
-	res := &Result{BytesPerRound: int64(2 * S * 8 * (n + 2))}
+	res := &Result{BytesPerRound: int64(2 * S * 8 * (n + 2)), BytesReport: int64(S * 8 * 2)}
 	finish := func(st Status) *Result {
 		res.Status = st
 		res.State = cloneState(v, t, z, eta, gamma, sigma, zeta, psi, vh, r)
@@ -309,7 +314,10 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		for k := range S {
 			res.QStar[k] = -sigma[k]
 		}
-		res.Lambda = append([]float64(nil), lam...)
+		res.Lambda = make([]float64, S)
+		for k, nd := range clients {
+			res.Lambda[k] = nd.lam
+		}
 		a := make([]float64, S)
 		var obj float64
 		for k := range S {
@@ -325,9 +333,9 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		for k := range S {
 			res.WorstCase += qw[k] * res.ClientLoss[k]
 		}
-		res.BytesTotal = res.BytesPerRound * int64(res.Rounds)
-		for _, cq := range clients {
-			res.QPIterations += cq.Iterations()
+		res.BytesTotal = res.BytesPerRound*int64(res.Rounds) + res.BytesReport
+		for _, nd := range clients {
+			res.QPIterations += nd.local.Iterations()
 		}
 		res.Runtime = time.Since(start)
 		return res
@@ -345,11 +353,11 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		g.SetLimit(set.Workers)
 		for k := range S {
 			g.Go(func() error {
-				rr, l, err := clients[k].Step(gctx, vNew, zNew[k], psi[k], zeta[k], vhNew[k])
+				rr, err := clients[k].round(gctx, vNew, zNew[k], vhNew[k])
 				if err != nil {
 					return fmt.Errorf("drfl: round %d client %d: %w", round, k+1, err)
 				}
-				rNew[k], lam[k] = rr, l
+				rNew[k] = rr
 				return nil
 			})
 		}
@@ -379,7 +387,8 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		for k := range S {
 			copy(vh[k], vhNew[k])
 		}
-		// Lines 14-17: dual updates, and the primal residual.
+		// Lines 14-17: dual updates, and the primal residual. ψ_s and ζ_s
+		// as on the clients (node.round): same values, same arithmetic.
 		var prim float64
 		for k := range S {
 			e := t[k] - z[k] - gamma - eta[k]

@@ -30,17 +30,7 @@ func (in *instance) problem(t *testing.T) *Problem {
 }
 
 // qhat is N_s/N, the default centre of Q.
-func (in *instance) qhat() []float64 {
-	var N float64
-	for _, c := range in.Clients {
-		N += float64(len(c.X))
-	}
-	q := make([]float64, len(in.Clients))
-	for s, c := range in.Clients {
-		q[s] = float64(len(c.X)) / N
-	}
-	return q
-}
+func (in *instance) qhat() []float64 { return pd.SampleShares(in.Clients) }
 
 // testClients splits rows random rows of n features in [−1.1, 1.1] among S
 // clients (labels from a noisy hyperplane); client 1's rows are shifted, as
@@ -386,5 +376,90 @@ func TestWarmStart(t *testing.T) {
 	t.Logf("ρ 0.05 → 0.06: cold %d rounds, warm %d", c2.Rounds, w2.Rounds)
 	if _, err := Solve(ctx, (&instance{Clients: cl[:2], Model: in.Model, Theta: 0.1, P: 1}).problem(t), &Settings{Start: cold.State}); !errors.Is(err, ErrInput) {
 		t.Errorf("mismatched start: %v", err)
+	}
+}
+
+// dualSpy wraps a client and records the duals (ψ_s, ζ_s) its Local is
+// given each round: the client-side copies (the duals never cross).
+type dualSpy struct {
+	Client
+	seen *[]spied
+}
+
+type spied struct {
+	psi  []float64
+	zeta float64
+}
+
+func (c dualSpy) NewLocal(step, tol float64) (Local, error) {
+	l, err := c.Client.NewLocal(step, tol)
+	return spyLocal{l, c.seen}, err
+}
+
+type spyLocal struct {
+	Local
+	seen *[]spied
+}
+
+func (l spyLocal) Step(ctx context.Context, v []float64, z float64, psi []float64, zeta float64, vhat []float64) (float64, float64, error) {
+	*l.seen = append(*l.seen, spied{append([]float64(nil), psi...), zeta})
+	return l.Local.Step(ctx, v, z, psi, zeta, vhat)
+}
+
+// TestClientDuals: the duals each client updates itself from (v, z_s) and
+// its reply stay bit-equal to the server's, round by round, also after a
+// restart; the byte count is what crosses.
+func TestClientDuals(t *testing.T) {
+	const K = 6
+	p := (&instance{Clients: testClients(51, 18, 2, 3, 0.05), Model: pd.Model{Support: pd.Box, Kappa: 0.5}, Theta: 0.1, P: 1}).problem(t)
+	ctx := context.Background()
+	seen := make([][]spied, len(p.Clients))
+	spy := *p
+	spy.Clients = make([]Client, len(p.Clients))
+	for k, c := range p.Clients {
+		spy.Clients[k] = dualSpy{c, &seen[k]}
+	}
+	var start *State
+	for _, restart := range []bool{false, true} {
+		for k := range seen {
+			seen[k] = nil
+		}
+		spyRes, err := Solve(ctx, &spy, &Settings{MaxRounds: K + 1, Tol: 1e-6, Start: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r <= K; r++ {
+			var want *State
+			switch {
+			case r > 0:
+				res, err := Solve(ctx, p, &Settings{MaxRounds: r, Tol: 1e-6, Start: start})
+				if err != nil || res.Rounds != r {
+					t.Fatal(err, res.Rounds)
+				}
+				want = res.State
+			case start != nil:
+				want = start
+			}
+			for k := range p.Clients {
+				got := seen[k][r]
+				wantPsi, wantZeta := make([]float64, len(got.psi)), 0.0
+				if want != nil {
+					wantPsi, wantZeta = want.Psi[k], want.Zeta[k]
+				}
+				if got.zeta != wantZeta {
+					t.Fatalf("restart %v, round %d, client %d: ζ %v on the client, %v on the server", restart, r+1, k+1, got.zeta, wantZeta)
+				}
+				for j := range got.psi {
+					if got.psi[j] != wantPsi[j] {
+						t.Fatalf("restart %v, round %d, client %d: ψ %v on the client, %v on the server", restart, r+1, k+1, got.psi, wantPsi)
+					}
+				}
+			}
+		}
+		S, n := int64(len(p.Clients)), int64(p.Features)
+		if spyRes.BytesPerRound != 2*S*8*(n+2) || spyRes.BytesReport != 16*S || spyRes.BytesTotal != int64(K+1)*spyRes.BytesPerRound+16*S {
+			t.Errorf("bytes %d per round, %d report, %d total", spyRes.BytesPerRound, spyRes.BytesReport, spyRes.BytesTotal)
+		}
+		start = spyRes.State
 	}
 }
