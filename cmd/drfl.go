@@ -176,8 +176,8 @@ func drflParams(cfg *experiments.DRFLConfig, model, loss string) (experiments.DR
 		var sum float64
 		for _, s := range parts {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || v < 0 {
-				return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must be numbers ≥ 0"}
+			if err != nil || !(v >= 0) || math.IsInf(v, 1) {
+				return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must be finite numbers ≥ 0"}
 			}
 			p.QHat = append(p.QHat, v)
 			sum += v
@@ -186,10 +186,10 @@ func drflParams(cfg *experiments.DRFLConfig, model, loss string) (experiments.DR
 			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must sum to 1 (q̂ ∈ Δ_S)"}
 		}
 	}
-	if !(cfg.C > 0) {
-		return p, &experiments.ConfigError{Field: "c", Value: cfg.C, Reason: "want > 0"}
+	if !(cfg.C > 0) || math.IsInf(cfg.C, 1) {
+		return p, &experiments.ConfigError{Field: "c", Value: cfg.C, Reason: "want a finite value > 0"}
 	}
-	if !(cfg.Tol > 0) || cfg.MaxRounds < 1 {
+	if !(cfg.Tol > 0) || math.IsInf(cfg.Tol, 1) || cfg.MaxRounds < 1 {
 		return p, &experiments.ConfigError{Field: "tol/max_rounds", Value: fmt.Sprint(cfg.Tol, "/", cfg.MaxRounds), Reason: "want tol > 0 and max rounds ≥ 1"}
 	}
 	return p, p.Validate()

@@ -302,8 +302,8 @@ func (p DRFLParams) Validate() error {
 	if !(p.P == 1 || p.P == 2 || math.IsInf(p.P, 1)) {
 		return &ConfigError{Field: "p", Value: p.P, Reason: "want 1, 2 or inf"}
 	}
-	if !(p.Theta >= 0) {
-		return &ConfigError{Field: "theta", Value: p.Theta, Reason: "want ≥ 0"}
+	if !(p.Theta >= 0) || math.IsInf(p.Theta, 1) {
+		return &ConfigError{Field: "theta", Value: p.Theta, Reason: "want a finite value ≥ 0"}
 	}
 	if _, err := pd.ParseLoss(p.lossName()); err != nil {
 		return &ConfigError{Field: "loss", Value: p.Loss, Reason: "want hinge or huber"}
@@ -311,15 +311,15 @@ func (p DRFLParams) Validate() error {
 	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 1) {
 		return &ConfigError{Field: "epsilon", Value: p.Epsilon, Reason: "want > 0 (0: 1.35)"}
 	}
-	if (p.Model == DRFLModel || p.Model == DRFLWAFL) && !(p.Kappa > 0) {
-		return &ConfigError{Field: "kappa", Value: p.Kappa, Reason: "want > 0"}
+	if (p.Model == DRFLModel || p.Model == DRFLWAFL) && (!(p.Kappa > 0) || math.IsInf(p.Kappa, 1)) {
+		return &ConfigError{Field: "kappa", Value: p.Kappa, Reason: "want a finite value > 0"}
 	}
-	if !(p.Rho >= 0) {
-		return &ConfigError{Field: "rho", Value: p.Rho, Reason: "want ≥ 0"}
+	if !(p.Rho >= 0) || math.IsInf(p.Rho, 1) {
+		return &ConfigError{Field: "rho", Value: p.Rho, Reason: "want a finite value ≥ 0"}
 	}
 	for s, r := range p.Rhos {
-		if !(r >= 0) {
-			return &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("ρ of client %d is %v, want ≥ 0", s+1, r)}
+		if !(r >= 0) || math.IsInf(r, 1) {
+			return &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("ρ of client %d is %v, want a finite value ≥ 0", s+1, r)}
 		}
 	}
 	return nil

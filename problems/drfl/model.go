@@ -143,8 +143,8 @@ func Validate(clients []Client, m Model) error {
 	if !(m.Epsilon >= 0) || math.IsInf(m.Epsilon, 1) {
 		return inputErr("epsilon = %v, want > 0 (0: %v)", m.Epsilon, DefaultHuberEpsilon)
 	}
-	if !m.Epigraph && !(m.Kappa > 0) {
-		return inputErr("kappa = %v, want > 0", m.Kappa)
+	if !m.Epigraph && (!(m.Kappa > 0) || math.IsInf(m.Kappa, 1)) {
+		return inputErr("kappa = %v, want a finite value > 0", m.Kappa)
 	}
 	if m.Support != Box && m.Support != Free {
 		return inputErr("support %v", m.Support)
