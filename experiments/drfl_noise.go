@@ -74,6 +74,9 @@ type DRFLNoiseResult struct {
 	Score [][][][]float64 `json:"score"`
 	// WorstClient is the same for the worst client's score.
 	WorstClient [][][][]float64 `json:"worst_client_score"`
+	// ClientScore[model][protocol][level][repetition][client] is each
+	// client's score on its own test rows.
+	ClientScore [][][][][]float64 `json:"client_score"`
 	// Runs are the trained models' summaries per model and repetition
 	// (with the parameters CV chose), CVs the cross-validations.
 	Runs   [][]*DRFLRun `json:"runs"`
@@ -93,13 +96,65 @@ func (f DRFLNoiseFigure) protocolNoise(k int, x float64) (float64, float64) {
 }
 
 // drflRep is one repetition's outcome, stored as one trial file: per
-// model the fit, its cross-validation (if any), and the pooled and worst
-// client's accuracy per protocol and level.
+// model the fit, its cross-validation (if any), and the pooled, each
+// client's and the worst client's score per protocol and level.
 type drflRep struct {
 	Runs  []*DRFLRun    `json:"runs"`
 	CVs   []*DRFLCV     `json:"cross_validation,omitempty"`
 	Acc   [][][]float64 `json:"score"`
 	Worst [][][]float64 `json:"worst_client_score"`
+	// Clients[model][protocol][level][client]; absent from repetitions
+	// stored before it existed (RunDRFLNoise recomputes it from the fit).
+	Clients [][][][]float64 `json:"client_score,omitempty"`
+}
+
+// noisyTests returns repetition seed's noisy test sets [protocol][level],
+// shared by all models.
+func noisyTests(sp *DRFLSplit, cfg DRFLNoiseConfig, seed uint64) [][][][]float64 {
+	tests := make([][][][]float64, 3)
+	for k := range 3 {
+		tests[k] = make([][][]float64, len(cfg.Levels))
+		for l, x := range cfg.Levels {
+			mean, sdv := cfg.Figure.protocolNoise(k, x)
+			tests[k][l] = sp.NoisyTest(mean, sdv, rand.New(rand.NewPCG(seed, uint64(1000*k+l+1))))
+		}
+	}
+	return tests
+}
+
+// noisyScores scores the model v on every noisy test set: pooled, per
+// client and worst client, each [protocol][level].
+func noisyScores(sp *DRFLSplit, m DRFLMetric, tests [][][][]float64, v []float64) (acc [][]float64, clients [][][]float64, worst [][]float64) {
+	acc, clients, worst = make([][]float64, 3), make([][][]float64, 3), make([][]float64, 3)
+	for k := range 3 {
+		L := len(tests[k])
+		acc[k], clients[k], worst[k] = make([]float64, L), make([][]float64, L), make([]float64, L)
+		for l := range L {
+			acc[k][l], clients[k][l], worst[k][l] = sp.score(m, tests[k][l], v)
+		}
+	}
+	return acc, clients, worst
+}
+
+// addClientScores fills the per-client scores of a repetition stored
+// before they were kept, recomputing the noisy test sets from the seed;
+// the pooled and worst-client scores it recomputes on the way must equal
+// the stored ones bit for bit (same split, noise and fit).
+func addClientScores(d *datasets.Dataset, cfg DRFLNoiseConfig, seed uint64, rep *drflRep) error {
+	sp, err := NewDRFLSplit(d, cfg.Data, seed)
+	if err != nil {
+		return err
+	}
+	tests := noisyTests(sp, cfg, seed)
+	rep.Clients = make([][][][]float64, len(rep.Runs))
+	for m, run := range rep.Runs {
+		acc, clients, worst := noisyScores(sp, cfg.Params[m].Metric(), tests, run.V)
+		if !slices.EqualFunc(acc, rep.Acc[m], slices.Equal) || !slices.EqualFunc(worst, rep.Worst[m], slices.Equal) {
+			return fmt.Errorf("experiments: stored repetition (seed %d), %s: scores recomputed from its fit differ from the stored ones (rerun with --force)", seed, cfg.Params[m].Model)
+		}
+		rep.Clients[m] = clients
+	}
+	return nil
 }
 
 // RunDRFLNoise trains every model once per repetition (parameters fixed,
@@ -142,6 +197,13 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 		return a
 	}
 	res.Score, res.WorstClient = alloc(), alloc()
+	res.ClientScore = make([][][][][]float64, M)
+	for m := range M {
+		res.ClientScore[m] = make([][][][]float64, 3)
+		for k := range 3 {
+			res.ClientScore[m][k] = make([][][]float64, L)
+		}
+	}
 	if M > 0 {
 		res.Metric = cfg.Params[0].Metric().Name
 	}
@@ -153,8 +215,13 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 		if err != nil {
 			return nil, err
 		}
-		if len(rep.Runs) != M || len(rep.Acc) != M {
+		if len(rep.Runs) != M || len(rep.Acc) != M || len(rep.Worst) != M {
 			return nil, fmt.Errorf("experiments: stored repetition %d has %d models, want %d", r+1, len(rep.Runs), M)
+		}
+		if rep.Clients == nil {
+			if err := addClientScores(d, cfg, seed, rep); err != nil {
+				return nil, err
+			}
 		}
 		for m := range M {
 			res.Runs[m] = append(res.Runs[m], rep.Runs[m])
@@ -165,6 +232,7 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 				for l := range L {
 					res.Score[m][k][l] = append(res.Score[m][k][l], rep.Acc[m][k][l])
 					res.WorstClient[m][k][l] = append(res.WorstClient[m][k][l], rep.Worst[m][k][l])
+					res.ClientScore[m][k][l] = append(res.ClientScore[m][k][l], rep.Clients[m][k][l])
 				}
 			}
 		}
@@ -180,16 +248,7 @@ func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, s
 	if err != nil {
 		return nil, err
 	}
-	L := len(cfg.Levels)
-	// Noisy test sets, shared by all models of this repetition.
-	tests := make([][][][]float64, 3)
-	for k := range 3 {
-		tests[k] = make([][][]float64, L)
-		for l, x := range cfg.Levels {
-			mean, sdv := cfg.Figure.protocolNoise(k, x)
-			tests[k][l] = sp.NoisyTest(mean, sdv, rand.New(rand.NewPCG(seed, uint64(1000*k+l+1))))
-		}
-	}
+	tests := noisyTests(sp, cfg, seed)
 	rep := &drflRep{}
 	for _, p := range cfg.Params {
 		set := &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: cfg.Workers}
@@ -210,14 +269,8 @@ func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, s
 			return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
 		}
 		rep.Runs = append(rep.Runs, run)
-		acc, worst := make([][]float64, 3), make([][]float64, 3)
-		for k := range 3 {
-			acc[k], worst[k] = make([]float64, L), make([]float64, L)
-			for l := range L {
-				acc[k][l], _, worst[k][l] = sp.score(p.Metric(), tests[k][l], run.V)
-			}
-		}
-		rep.Acc, rep.Worst = append(rep.Acc, acc), append(rep.Worst, worst)
+		acc, clients, worst := noisyScores(sp, p.Metric(), tests, run.V)
+		rep.Acc, rep.Worst, rep.Clients = append(rep.Acc, acc), append(rep.Worst, worst), append(rep.Clients, clients)
 		if progress != nil {
 			progress(DRFLProgress{Rep: r + 1, Model: p.Model, Run: run, CV: cv, CVSeconds: cvSeconds})
 		}

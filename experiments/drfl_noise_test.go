@@ -2,8 +2,12 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,10 +70,67 @@ func TestRunDRFLNoise(t *testing.T) {
 	if got := strings.Count(res.CSV(), "\n"); got != 1+2*3*len(cfg.Levels) {
 		t.Errorf("CSV has %d lines", got)
 	}
+	// Per-client scores: the worst is their minimum, the pooled accuracy
+	// a row-weighted mean of them.
+	for m := range res.ClientScore {
+		for k := range 3 {
+			for l := range cfg.Levels {
+				for r, cs := range res.ClientScore[m][k][l] {
+					if len(cs) != 3 || slices.Min(cs) != res.WorstClient[m][k][l][r] ||
+						res.Score[m][k][l][r] < slices.Min(cs)-1e-12 || res.Score[m][k][l][r] > slices.Max(cs)+1e-12 {
+						t.Fatalf("model %d protocol %d level %d rep %d: clients %v, worst %v, pooled %v", m, k, l, r, cs,
+							res.WorstClient[m][k][l][r], res.Score[m][k][l][r])
+					}
+				}
+			}
+		}
+	}
 	// A rerun reuses both stored repetitions: no fit, the same numbers.
 	again, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(DRFLProgress) { calls++ })
 	if err != nil || calls != 4 || again.Score[1][2][5][1] != res.Score[1][2][5][1] || store.Counts().Reused != 2 {
 		t.Fatalf("rerun: %v, %d fits, counts %+v", err, calls-4, store.Counts())
+	}
+	// Repetitions stored before per-client scores were kept get them
+	// recomputed from their fits (identical), with no fit; a stored score
+	// that the recomputation contradicts is an error.
+	for _, doctor := range []bool{false, true} {
+		for _, key := range []string{"rep-001", "rep-002"} {
+			var st struct {
+				ConfigHash string          `json:"config_hash"`
+				Version    string          `json:"fedcon_version"`
+				Key        string          `json:"key"`
+				Seed       uint64          `json:"seed"`
+				Trial      json.RawMessage `json:"trial"`
+			}
+			b, err := os.ReadFile(store.path(key))
+			if err != nil || json.Unmarshal(b, &st) != nil {
+				t.Fatal(err)
+			}
+			var rep drflRep
+			if err := json.Unmarshal(st.Trial, &rep); err != nil {
+				t.Fatal(err)
+			}
+			rep.Clients = nil
+			if doctor && key == "rep-002" {
+				rep.Acc[1][0][3] += 0.01
+			}
+			if st.Trial, err = json.Marshal(rep); err != nil {
+				t.Fatal(err)
+			}
+			if b, err = json.Marshal(st); err != nil || os.WriteFile(store.path(key), b, 0o644) != nil {
+				t.Fatal(err)
+			}
+		}
+		old, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(DRFLProgress) { calls++ })
+		if doctor {
+			if err == nil || !strings.Contains(err.Error(), "differ from the stored ones") {
+				t.Fatalf("doctored stored score: %v", err)
+			}
+			continue
+		}
+		if err != nil || calls != 4 || !reflect.DeepEqual(old.ClientScore, res.ClientScore) || !reflect.DeepEqual(old.Score, res.Score) {
+			t.Fatalf("old repetitions: %v, %d fits, client scores equal %v", err, calls-4, reflect.DeepEqual(old.ClientScore, res.ClientScore))
+		}
 	}
 	// With cross-validation over a 2-value θ grid for AFL.
 	cfg.CV, cfg.Folds = &DRFLGrid{Theta: []float64{0.01, 0.3}}, 3
