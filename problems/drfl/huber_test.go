@@ -161,7 +161,7 @@ func TestHuberStepOptimal(t *testing.T) {
 // weights q, as one QP in solver/qp with Cor. B.1's variables kept: μ_si
 // (quadratic), v_si ≥ |t_si − μ_si|, λ_s ≥ ε|w_j|, λ_s ≥ ε/κ — an
 // independent formulation of the Huber clients.
-func centralHuber(t *testing.T, clients []Client, m Model, q []float64) float64 {
+func centralHuber(t *testing.T, clients []Client, m Model, q []float64) ([]float64, float64) {
 	t.Helper()
 	n := len(clients[0].X[0])
 	eps := m.huberEps()
@@ -220,7 +220,7 @@ func centralHuber(t *testing.T, clients []Client, m Model, q []float64) float64 
 	if err != nil || res.Status != qp.Solved {
 		t.Fatalf("central QP: %v %v", err, res.Status)
 	}
-	return res.Objective
+	return res.X[:n+1], res.Objective
 }
 
 // TestHuberAlgorithm1MatchesCentral: Algorithm 1 with Huber clients (tol
@@ -243,28 +243,7 @@ func TestHuberAlgorithm1MatchesCentral(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(40+k), 41))
 			clients := []Client{regClient(rng, 9, 2, tc.rho), regClient(rng, 13, 2, 2*tc.rho)}
 			res := algorithm1(t, clients, tc.m, tc.theta, tc.p)
-			qh := 9.0 / 22
-			half := tc.theta // ‖(d, −d)‖_p = 2^{1/p}|d|
-			if tc.p == 1 {
-				half /= 2
-			}
-			a, b := math.Max(0, qh-half), math.Min(1, qh+half)
-			phi := func(q1 float64) float64 { return centralHuber(t, clients, tc.m, []float64{q1, 1 - q1}) }
-			const g = 0.6180339887498949
-			x1, x2 := b-g*(b-a), a+g*(b-a)
-			f1, f2 := phi(x1), phi(x2)
-			for b-a > 1e-7 {
-				if f1 >= f2 {
-					b, x2, f2 = x2, x1, f1
-					x1 = b - g*(b-a)
-					f1 = phi(x1)
-				} else {
-					a, x1, f1 = x1, x2, f2
-					x2 = a + g*(b-a)
-					f2 = phi(x2)
-				}
-			}
-			opt := math.Max(f1, f2)
+			opt := maxOverQ(t, SampleShares(clients), tc.theta, tc.p, huberOracle(t, clients, tc.m))
 			t.Logf("rounds %d, objective %.8f, worst case %.8f, central %.8f, prox-gradient iterations %d", res.Rounds, res.Objective, res.WorstCase, opt, res.QPIterations)
 			// 1e-4: the agreement target at tolerance 1e-6.
 			if math.Abs(res.Objective-opt) > 1e-4 || math.Abs(res.WorstCase-opt) > 1e-4 {
