@@ -269,6 +269,54 @@ func TestSpecialCases(t *testing.T) {
 	}
 }
 
+// TestZeroRadii: with the clients' features inside the box, ρ_s = 0 with
+// box support gives AFL (the epigraph, same θ), and ρ = θ = 0 with
+// q̂ = 1/S gives standard FL (Cor. 6.1/6.2): min over (w, b) of the mean
+// over clients of their mean hinge loss, an LP in lp.Simplex.
+func TestZeroRadii(t *testing.T) {
+	cl := testClients(41, 20, 2, 3, 0)
+	for s := range cl {
+		for _, x := range cl[s].X {
+			for j := range x {
+				x[j] = math.Max(-1, math.Min(1, x[j]))
+			}
+		}
+	}
+	ctx := context.Background()
+	set := &Settings{Tol: 1e-6}
+	box := pd.Model{Support: pd.Box, Kappa: 0.5}
+	solve := func(m pd.Model, theta float64, qhat []float64) *Result {
+		t.Helper()
+		p := (&instance{Clients: cl, Model: m, Theta: theta, P: 1}).problem(t)
+		p.QHat = qhat
+		res, err := Solve(ctx, p, set)
+		if err != nil || res.Status != Converged {
+			t.Fatalf("%+v θ %v: %v %v", m, theta, err, res)
+		}
+		return res
+	}
+	afl, dr0 := solve(pd.Model{Epigraph: true}, 0.1, nil), solve(box, 0.1, nil)
+	if math.Abs(afl.WorstCase-dr0.WorstCase) > 1e-4 || math.Abs(afl.Objective-dr0.Objective) > 1e-4 {
+		t.Errorf("AFL %v, DRFL with ρ = 0 and box support %v", afl.WorstCase, dr0.WorstCase)
+	}
+	uniform := []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
+	std, dr00 := solve(pd.Model{Epigraph: true}, 0, uniform), solve(box, 0, uniform)
+	g := &GenLP{}
+	v := []int{g.NewVar(0), g.NewVar(0), g.NewVar(0)}
+	for _, c := range cl {
+		for i, x := range c.X {
+			a := g.NewVar(1 / (3 * float64(len(c.X))))
+			g.Le([]int{a}, []float64{-1}, 0)
+			y := c.Y[i]
+			g.Le([]int{a, v[0], v[1], v[2]}, []float64{-1, -y * x[0], -y * x[1], -y}, -1)
+		}
+	}
+	opt := g.Solve(t)
+	if math.Abs(std.WorstCase-opt) > 1e-4 || math.Abs(dr00.WorstCase-opt) > 1e-4 || math.Abs(dr00.Objective-opt) > 1e-4 {
+		t.Errorf("standard FL %v, DRFL with ρ = θ = 0 %v (objective %v), LP %v", std.WorstCase, dr00.WorstCase, dr00.Objective, opt)
+	}
+}
+
 // TestWorkersIdentical: the same problem with 1 and 3 workers gives
 // bit-identical results.
 func TestWorkersIdentical(t *testing.T) {
