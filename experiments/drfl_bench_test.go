@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/fedcon/fedcon/datasets"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
@@ -95,6 +96,49 @@ func BenchmarkDRFLCrossValidateHuber(b *testing.B) {
 			}
 			b.ReportMetric(float64(cv.Fits), "fits")
 			b.ReportMetric(float64(cv.Fits-cv.Shared+cv.ZeroRadius), "solved")
+		})
+	}
+}
+
+// BenchmarkDRFLFigures: the issue's figure-level targets, each as the CLI
+// runs it from the default preset. figure1: `reproduce drfl-figure1` (full
+// size; target ≤ 30 s). figure2-5: `reproduce drfl-figureK --quick --cv`
+// (2 repetitions, every third grid value, noise step 0.4; target ≤ 5 min
+// each), all rows of the figure, workers 2. Minutes each: run one at a
+// time, e.g. -bench 'DRFLFigures/figure3' -benchtime 1x.
+func BenchmarkDRFLFigures(b *testing.B) {
+	cfg := DefaultDRFLConfig()
+	b.Run("figure1", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := RunDRFLFigure1(cfg.Figure1Config(false)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, name := range []string{"drfl-figure2", "drfl-figure3", "drfl-figure4", "drfl-figure5"} {
+		b.Run(name[5:], func(b *testing.B) {
+			rows := cfg.FigureRows(name)
+			data := make([]*datasets.Dataset, len(rows))
+			for i, fig := range rows {
+				data[i] = drflDataOrSkip(b, fig.Dataset)
+			}
+			var reps int
+			for b.Loop() {
+				for i, fig := range rows {
+					base := DRFLParams{Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+					if data[i].Regression {
+						base.Loss = "huber"
+					}
+					n := cfg.Noise(fig, base, true, true)
+					n.Workers = 2
+					res, err := RunDRFLNoise(context.Background(), data[i], n, nil, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					reps += len(res.Runs[0])
+				}
+			}
+			b.ReportMetric(float64(reps)/float64(b.N), "repetitions")
 		})
 	}
 }
