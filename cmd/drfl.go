@@ -269,14 +269,14 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	for s, v := range r.QStar {
 		q[s] = strconv.FormatFloat(v, 'f', 3, 64)
 	}
-	_ = t.Append(r.Params.Model, r.Status, r.Rounds, fmt.Sprintf("%.6f", r.Objective), fmt.Sprintf("%.6f", r.WorstCase),
+	_ = t.Append(r.Params.Model, r.StatusFlags(), r.Rounds, fmt.Sprintf("%.6f", r.Objective), fmt.Sprintf("%.6f", r.WorstCase),
 		fmt.Sprintf("%.4f", r.Train), fmt.Sprintf("%.4f", r.Test), fmt.Sprintf("%.4f", r.WorstClient),
 		strings.Join(q, " "), r.BytesPerRound, r.BytesTotal, fmt.Sprintf("%.2f", r.Seconds))
 	if e := t.Render(); e != nil {
 		return e
 	}
-	if r.Status != sd.Converged.String() {
-		fmt.Fprintf(f.IO.ErrOut, "fedcon: warning: %s after %d rounds\n", r.Status, r.Rounds)
+	if r.Status != sd.Converged.String() || r.InnerCapHits > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "fedcon: warning: %s after %d rounds\n", r.StatusFlags(), r.Rounds)
 	}
 	return err
 }

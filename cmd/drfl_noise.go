@@ -211,7 +211,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 			}
 			cv = fmt.Sprintf("; CV: %s in %.1f s chose %s", fits, p.CVSeconds, chose)
 		}
-		fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s%s\n", fig.Dataset, p.Rep, cfg.Repetitions, p.Model, r.Status, r.Rounds, r.Seconds, cv)
+		fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s%s\n", fig.Dataset, p.Rep, cfg.Repetitions, p.Model, r.StatusFlags(), r.Rounds, r.Seconds, cv)
 	}
 	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version}
 	res, err := experiments.RunDRFLNoise(ctx, d, cfg, store, progress)

@@ -413,7 +413,9 @@ type DRFLRun struct {
 	BytesTotal    int64     `json:"bytes_total"`
 	// QPIterations counts the clients' inner iterations: QP iterations
 	// (hinge) or proximal-gradient iterations (Huber).
-	QPIterations int     `json:"inner_iterations"`
+	QPIterations int `json:"inner_iterations"`
+	// InnerCapHits counts client solves stopped by an iteration cap.
+	InnerCapHits int     `json:"inner_cap_hits"`
 	Seconds      float64 `json:"seconds"`
 }
 
@@ -451,7 +453,7 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 	m := p.Metric()
 	out := &DRFLRun{Params: p, Status: res.Status.String(), Rounds: res.Rounds, Objective: res.Objective,
 		WorstCase: res.WorstCase, QStar: res.QStar, V: res.V, BytesPerRound: res.BytesPerRound,
-		BytesReport: res.BytesReport, BytesTotal: res.BytesTotal, QPIterations: res.QPIterations, Seconds: res.Runtime.Seconds(), Metric: m.Name}
+		BytesReport: res.BytesReport, BytesTotal: res.BytesTotal, InnerCapHits: res.InnerCapHits, QPIterations: res.QPIterations, Seconds: res.Runtime.Seconds(), Metric: m.Name}
 	var tx [][]float64
 	var ty []float64
 	for _, c := range sp.Train {
@@ -482,6 +484,15 @@ func (sp *DRFLSplit) score(m DRFLMetric, testX [][]float64, v []float64) (pooled
 		worst = m.Worst(worst, a)
 	}
 	return pooled, clients, worst
+}
+
+// StatusFlags is Status with the inner cap hits, if any: "Converged
+// (2 inner caps)".
+func (r *DRFLRun) StatusFlags() string {
+	if r.InnerCapHits > 0 {
+		return fmt.Sprintf("%s (%d inner caps)", r.Status, r.InnerCapHits)
+	}
+	return r.Status
 }
 
 // normName spells p for JSON: "1", "2" or "inf".

@@ -97,6 +97,9 @@ type HuberLocal struct {
 	lip   float64
 	nu    float64 // last root, the secant's first guess
 	iters int
+	// caps counts inner solves that stopped at an iteration cap
+	// (proxCap, secantCap) instead of their accuracy.
+	caps, proxCap, secantCap int
 	// scratch
 	a, u, y, prev, g, tmp []float64
 	resid                 []float64
@@ -121,7 +124,8 @@ func NewHuberLocal(cl Client, m Model, c, acc float64) (*HuberLocal, error) {
 		return nil, inputErr("accuracy = %v, want > 0", acc)
 	}
 	d := len(cl.X[0]) + 1
-	h := &HuberLocal{data: cl, model: m, c: c, acc: acc, lip: gramNorm(cl.X)}
+	h := &HuberLocal{data: cl, model: m, c: c, acc: acc, lip: gramNorm(cl.X),
+		proxCap: huberProxCap, secantCap: huberSecantCap}
 	h.a, h.u, h.y, h.prev = make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
 	h.g, h.tmp, h.resid = make([]float64, d), make([]float64, d-1), make([]float64, len(cl.X))
 	return h, nil
@@ -203,13 +207,16 @@ func (h *HuberLocal) Step(ctx context.Context, v []float64, z float64, psi []flo
 		nu = hi
 	}
 	side := 0
-	for range 200 {
+	for it := range h.secantCap {
 		f := phi(nu)
 		if math.IsNaN(f) {
 			return 0, 0, fmt.Errorf("drfl: huber client: non-finite residual at ν = %v", nu)
 		}
 		if math.Abs(f) <= h.acc || hi-lo <= 1e-15*(1+hi) {
 			break
+		}
+		if it == h.secantCap-1 {
+			h.caps++
 		}
 		if f > 0 {
 			lo, flo = nu, f
@@ -242,6 +249,16 @@ func (h *HuberLocal) Step(ctx context.Context, v []float64, z float64, psi []flo
 	return h.F(vhat), h.lambda(vhat), nil
 }
 
+// Iteration caps of the inner solvers; a solve that reaches one is counted
+// (CapHits) and reported, not hidden.
+const (
+	huberSecantCap = 200
+	huberProxCap   = 100000
+)
+
+// CapHits returns how many inner solves stopped at an iteration cap.
+func (h *HuberLocal) CapHits() int { return h.caps }
+
 // lambda returns λ_s at v̂: ε max(‖ŵ‖∞, 1/κ), its least feasible value
 // (any larger one only raises r), and 0 for the epigraph models.
 func (h *HuberLocal) lambda(v []float64) float64 {
@@ -271,7 +288,7 @@ func (h *HuberLocal) prox(tau float64) {
 		an = math.Max(an, math.Abs(v))
 	}
 	tol := h.acc / 10 * math.Max(1, an)
-	for range 100000 {
+	for range h.proxCap {
 		h.iters++
 		// g = ∇(smooth part) at y: τ/N Σ H'(t_i) x̃_i + (y − a).
 		clear(h.g)
@@ -299,6 +316,7 @@ func (h *HuberLocal) prox(tau float64) {
 			h.prev[j] = h.u[j]
 		}
 	}
+	h.caps++ // stopped by the cap, not the tolerance
 }
 
 // proxBall applies in place the prox of s·ρε·max(‖w‖∞, 1/κ) to the w part

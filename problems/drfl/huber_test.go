@@ -275,3 +275,30 @@ func TestHuberValidate(t *testing.T) {
 		t.Error("NewClientQP accepted the Huber model")
 	}
 }
+
+// TestHuberCapHits: a solve stopped by the prox's or the secant's
+// iteration cap (lowered here: at the real caps of 100,000 and 200 no
+// test case reaches them) is counted; one that converges counts nothing.
+func TestHuberCapHits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(90, 91))
+	cl := regClient(rng, 12, 2, 0.05)
+	m := Model{Loss: LossHuber, Kappa: 0.5}
+	v, psi, vh := []float64{0.5, -0.3, 0.2}, make([]float64, 3), make([]float64, 3)
+	for _, tc := range []struct {
+		prox, secant int
+		caps         bool
+	}{{huberProxCap, huberSecantCap, false}, {3, huberSecantCap, true}, {huberProxCap, 1, true}} {
+		h, err := NewHuberLocal(cl, m, 1, 1e-10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.proxCap, h.secantCap = tc.prox, tc.secant
+		// z below f_s: the constraint binds, so the secant and prox run.
+		if _, _, err := h.Step(context.Background(), v, -1, psi, 0, vh); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.CapHits(); (got > 0) != tc.caps {
+			t.Errorf("caps %d / %d: %d cap hits", tc.prox, tc.secant, got)
+		}
+	}
+}

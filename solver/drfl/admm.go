@@ -46,6 +46,12 @@ type Local interface {
 	Iterations() int
 }
 
+// CapHitter is implemented by a Local whose inner solver can stop at an
+// iteration cap instead of its accuracy; Result.InnerCapHits sums CapHits.
+type CapHitter interface {
+	CapHits() int
+}
+
 // Problem is the DRFL problem (4): the clients (their data, radii and loss
 // behind the Client interface), and the weight set
 // Q = {q ∈ Δ_S : ‖q − q̂‖_p ≤ θ}.
@@ -224,6 +230,9 @@ type Result struct {
 	BytesPerRound, BytesReport, BytesTotal int64
 	// QPIterations is the total of the clients' QP iterations.
 	QPIterations int
+	// InnerCapHits counts the clients' inner solves that stopped at an
+	// iteration cap (CapHitter); the result may then be less accurate.
+	InnerCapHits int
 	Runtime      time.Duration
 	// State is the last iterate, for Settings.Start of a later run.
 	State *State `json:"-"`
@@ -336,6 +345,9 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		res.BytesTotal = res.BytesPerRound*int64(res.Rounds) + res.BytesReport
 		for _, nd := range clients {
 			res.QPIterations += nd.local.Iterations()
+			if ch, ok := nd.local.(CapHitter); ok {
+				res.InnerCapHits += ch.CapHits()
+			}
 		}
 		res.Runtime = time.Since(start)
 		return res

@@ -511,3 +511,39 @@ func TestClientDuals(t *testing.T) {
 		start = spyRes.State
 	}
 }
+
+// capClient's Local reports one cap hit per step.
+type capClient struct{ Client }
+
+func (c capClient) NewLocal(step, tol float64) (Local, error) {
+	l, err := c.Client.NewLocal(step, tol)
+	return &capLocal{Local: l}, err
+}
+
+type capLocal struct {
+	Local
+	steps int
+}
+
+func (l *capLocal) Step(ctx context.Context, v []float64, z float64, psi []float64, zeta float64, vhat []float64) (float64, float64, error) {
+	l.steps++
+	return l.Local.Step(ctx, v, z, psi, zeta, vhat)
+}
+
+func (l *capLocal) CapHits() int { return l.steps }
+
+// TestInnerCapHits: Result.InnerCapHits sums the clients' CapHits.
+func TestInnerCapHits(t *testing.T) {
+	p := (&instance{Clients: testClients(52, 18, 2, 3, 0.05), Model: pd.Model{Support: pd.Box, Kappa: 0.5}, Theta: 0.1, P: 1}).problem(t)
+	plain, err := Solve(context.Background(), p, &Settings{MaxRounds: 5})
+	if err != nil || plain.InnerCapHits != 0 {
+		t.Fatalf("QP clients: %v, %d cap hits", err, plain.InnerCapHits)
+	}
+	for k, c := range p.Clients {
+		p.Clients[k] = capClient{c}
+	}
+	res, err := Solve(context.Background(), p, &Settings{MaxRounds: 5})
+	if err != nil || res.InnerCapHits != 5*3 {
+		t.Fatalf("%v, %d cap hits, want 15", err, res.InnerCapHits)
+	}
+}
