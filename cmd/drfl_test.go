@@ -218,3 +218,21 @@ func TestReproduceDRFLNoiseOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestReproduceDRFLFewerRowsThanFolds: a fold count above a client's class
+// count is bad input found only after the split: one line naming the
+// client, the class and the count, exit 2.
+func TestReproduceDRFLFewerRowsThanFolds(t *testing.T) {
+	if _, err := os.Stat("../../shared/datasets/statlog-heart/heart.dat"); err != nil {
+		t.Skip("needs ../shared/datasets")
+	}
+	f, _, errOut := testFactory()
+	args := []string{"reproduce", "drfl-figure5", "--data-dir", "../../shared/datasets", "--cv", "--quick", "--folds", "40", "--out", t.TempDir()}
+	if code := run(context.Background(), f, args); code != 2 {
+		t.Fatalf("exit %d, want 2 (%s)", code, errOut)
+	}
+	msg := strings.TrimSpace(errOut.String())
+	if strings.Count(msg, "\n") > 0 || !strings.Contains(msg, "client 1 has 31 rows of class -1, fewer than the folds") {
+		t.Errorf("stderr %q", msg)
+	}
+}
