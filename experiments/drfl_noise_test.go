@@ -265,3 +265,34 @@ func TestDRFLNoiseTrialHash(t *testing.T) {
 		t.Error("repetitions or workers changed the hash")
 	}
 }
+
+// TestRunDRFLNoiseWorkers: a cross-validated noise figure is the same for
+// any number of workers, bit for bit, but for the wall times.
+func TestRunDRFLNoiseWorkers(t *testing.T) {
+	fig := DRFLNoiseFigure{Name: "test", Dataset: "synth", FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
+	cfg := DefaultDRFLConfig().Noise(fig, DRFLParams{Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}, true, false)
+	cfg.Params = []DRFLParams{{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}, {Model: DRFLAFL, Theta: 0.1, P: 1}, {Model: DRFLWAFL, Rho: 0.01, Kappa: 0.5, P: 1}}
+	cfg.CV, cfg.Folds, cfg.Repetitions = &DRFLGrid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 1}}, 3, 1
+	var ref []byte
+	for _, w := range []int{1, 3} {
+		cfg.Workers = w
+		res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, runs := range res.Runs {
+			for _, r := range runs {
+				r.Seconds = 0
+			}
+		}
+		js, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = js
+		} else if string(js) != string(ref) {
+			t.Fatalf("workers %d changed the figure's JSON", w)
+		}
+	}
+}
