@@ -131,8 +131,8 @@ func drflParams(cfg *experiments.DRFLConfig, model, loss string) (experiments.DR
 	if loss == "huber" {
 		p.Epsilon = cfg.Epsilon
 	}
-	if !(cfg.Epsilon > 0) {
-		return p, &experiments.ConfigError{Field: "epsilon", Value: cfg.Epsilon, Reason: "want > 0"}
+	if !(cfg.Epsilon > 0) || math.IsInf(cfg.Epsilon, 1) {
+		return p, &experiments.ConfigError{Field: "epsilon", Value: cfg.Epsilon, Reason: "want a finite value > 0"}
 	}
 	rhos, err := floatList("rho", cfg.Rho)
 	if err != nil {
@@ -190,7 +190,7 @@ func drflParams(cfg *experiments.DRFLConfig, model, loss string) (experiments.DR
 		return p, &experiments.ConfigError{Field: "c", Value: cfg.C, Reason: "want a finite value > 0"}
 	}
 	if !(cfg.Tol > 0) || math.IsInf(cfg.Tol, 1) || cfg.MaxRounds < 1 {
-		return p, &experiments.ConfigError{Field: "tol/max_rounds", Value: fmt.Sprint(cfg.Tol, "/", cfg.MaxRounds), Reason: "want tol > 0 and max rounds ≥ 1"}
+		return p, &experiments.ConfigError{Field: "tol/max_rounds", Value: fmt.Sprint(cfg.Tol, "/", cfg.MaxRounds), Reason: "want a finite tol > 0 and max rounds ≥ 1"}
 	}
 	return p, p.Validate()
 }

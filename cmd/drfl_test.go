@@ -50,6 +50,8 @@ func TestRunDRFLBadInput(t *testing.T) {
 		{[]string{"--kappa", "Inf"}, "kappa = +Inf"},
 		{[]string{"--qhat", "NaN,0.5,0.5"}, "finite numbers ≥ 0"},
 		{[]string{"--qhat", "Inf,0,0"}, "finite numbers ≥ 0"},
+		{[]string{"--tol", "Inf"}, "finite tol"},
+		{[]string{"--epsilon", "Inf"}, "epsilon = +Inf"},
 		{[]string{"--qhat", "0.5,0.5"}, "want 3 weights"},
 		{[]string{"--qhat", "0.5,0.4,0.2"}, "sum to 1"},
 		{[]string{"--model", "svm"}, "model = svm"},

@@ -121,46 +121,6 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) Class
 // divergedNote explains the solution columns' treatment of diverged runs.
 const divergedNote = "A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility, relative difference, worst max, KKT); \"-\" where no run is left."
 
-// Divergence counts a cell's diverged runs. A diverged run's iterate is
-// meaningless (‖w‖ beyond Settings.MaxNorm), so it is flagged and counted,
-// and left out of the solution columns (objective, feasibility, relative
-// difference, worst max, KKT), not of the cost columns.
-type Divergence struct {
-	Diverged1 int `json:"diverged_alg1"`
-	DivergedC int `json:"diverged_cprox"`
-	Trials    int `json:"trials"`
-	// RelDiffTrials counts the trials in RelDiff: neither run diverged.
-	RelDiffTrials int `json:"reldiff_trials"`
-}
-
-// Which runs a solution cell summarises (Divergence.solCell).
-const (
-	cellA1 = iota
-	cellCP
-	cellBoth
-)
-
-// solCell returns v, or "-" when no run behind it is left: every run of
-// the algorithm (cellA1, cellCP) diverged, or (cellBoth) no trial has
-// both runs undiverged. Rows from before the divergence counts
-// (Trials = 0) keep v.
-func (r Divergence) solCell(which int, v string) string {
-	if r.Trials == 0 {
-		return v
-	}
-	left := r.RelDiffTrials
-	switch which {
-	case cellA1:
-		left = r.Trials - r.Diverged1
-	case cellCP:
-		left = r.Trials - r.DivergedC
-	}
-	if left == 0 {
-		return "-"
-	}
-	return v
-}
-
 // classTables renders a classification table in the paper's layout (Tables
 // 1-2) and a table of what the paper lacks. key(row) picks the published row.
 func classTables(title, feasName string, rows []ClassRow, withDataset bool, r float64, pub func(ClassRow) []float64) []*Table {

@@ -409,8 +409,11 @@ type DRFLRun struct {
 	ClientTest    []float64 `json:"client_test_score"`
 	WorstClient   float64   `json:"worst_client_test_score"`
 	BytesPerRound int64     `json:"bytes_per_round"`
-	BytesReport   int64     `json:"bytes_report"`
-	BytesTotal    int64     `json:"bytes_total"`
+	// BytesReport (λ_s and f_s at the end) is 0, and missing from
+	// BytesTotal, in runs stored before fedcon counted it; so is
+	// InnerCapHits, which only the Huber client can have.
+	BytesReport int64 `json:"bytes_report"`
+	BytesTotal  int64 `json:"bytes_total"`
 	// QPIterations counts the clients' inner iterations: QP iterations
 	// (hinge) or proximal-gradient iterations (Huber).
 	QPIterations int `json:"inner_iterations"`

@@ -140,7 +140,7 @@ func noisyScores(sp *DRFLSplit, m DRFLMetric, tests [][][][]float64, v []float64
 // before they were kept, recomputing the noisy test sets from the seed;
 // the pooled and worst-client scores it recomputes on the way must equal
 // the stored ones bit for bit (same split, noise and fit).
-func addClientScores(d *datasets.Dataset, cfg DRFLNoiseConfig, seed uint64, rep *drflRep) error {
+func addClientScores(d *datasets.Dataset, cfg DRFLNoiseConfig, r int, seed uint64, rep *drflRep) error {
 	sp, err := NewDRFLSplit(d, cfg.Data, seed)
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func addClientScores(d *datasets.Dataset, cfg DRFLNoiseConfig, seed uint64, rep 
 	for m, run := range rep.Runs {
 		acc, clients, worst := noisyScores(sp, cfg.Params[m].Metric(), tests, run.V)
 		if !slices.EqualFunc(acc, rep.Acc[m], slices.Equal) || !slices.EqualFunc(worst, rep.Worst[m], slices.Equal) {
-			return fmt.Errorf("experiments: stored repetition (seed %d), %s: scores recomputed from its fit differ from the stored ones (rerun with --force)", seed, cfg.Params[m].Model)
+			return fmt.Errorf("experiments: stored repetition %d, %s: scores recomputed from its fit differ from the stored ones (rerun with --force)", r+1, cfg.Params[m].Model)
 		}
 		rep.Clients[m] = clients
 	}
@@ -219,7 +219,7 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 			return nil, fmt.Errorf("experiments: stored repetition %d has %d models, want %d", r+1, len(rep.Runs), M)
 		}
 		if rep.Clients == nil {
-			if err := addClientScores(d, cfg, seed, rep); err != nil {
+			if err := addClientScores(d, cfg, r, seed, rep); err != nil {
 				return nil, err
 			}
 		}

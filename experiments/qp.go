@@ -92,8 +92,8 @@ type QPTrial struct {
 
 // QPStats aggregates the QPRuns of one cell over its trials (mean and
 // population std, maxima of the KKT residuals, status flags; diverged runs
-// only in the cost columns): the columns
-// shared by Table 4 (QPRow) and the conic paper's Table 1 (ConicQPRow).
+// only in the cost columns): the columns shared by Table 4 (QPRow) and the
+// conic paper's Table 1 (ConicQPRow).
 type QPStats struct {
 	Obj1    MeanStd    `json:"objective_alg1"`
 	ObjC    MeanStd    `json:"objective_cprox"`

@@ -45,3 +45,47 @@ func sortStrings(s []string) { sort.Strings(s) }
 func relDiff(a, b float64) float64 {
 	return math.Abs(a-b) / math.Max(math.Abs(b), 1e-300)
 }
+
+// Divergence counts a cell's diverged runs. A diverged run's iterate is
+// meaningless (‖w‖ beyond Settings.MaxNorm), so it is flagged and counted,
+// and left out of the solution columns (objective, feasibility, relative
+// difference, worst max, KKT), not of the cost columns.
+type Divergence struct {
+	Diverged1 int `json:"diverged_alg1"`
+	DivergedC int `json:"diverged_cprox"`
+	Trials    int `json:"trials"`
+	// RelDiffTrials counts the trials in RelDiff: neither run diverged.
+	RelDiffTrials int `json:"reldiff_trials"`
+}
+
+// Which runs a solution cell summarises (Divergence.solCell).
+const (
+	cellA1 = iota
+	cellCP
+	cellBoth
+)
+
+// has reports whether a solution cell has runs behind it: some run of the
+// algorithm (cellA1, cellCP) or some trial with both runs (cellBoth) did
+// not diverge. Rows from before the divergence counts (Trials = 0) do.
+func (r Divergence) has(which int) bool {
+	if r.Trials == 0 {
+		return true
+	}
+	left := r.RelDiffTrials
+	switch which {
+	case cellA1:
+		left = r.Trials - r.Diverged1
+	case cellCP:
+		left = r.Trials - r.DivergedC
+	}
+	return left > 0
+}
+
+// solCell returns v, or "-" when no run is behind the cell (has).
+func (r Divergence) solCell(which int, v string) string {
+	if r.has(which) {
+		return v
+	}
+	return "-"
+}

@@ -19,9 +19,12 @@ func inputErr(format string, a ...any) error {
 }
 
 // Client is client s's side of the federation boundary of Algorithm 1.
-// The server reaches a client's data only through it: per round it sends
-// (v, z_s, ψ_s, ζ_s) to Local.Step and receives (v̂_s, r_s, λ_s). Clients
-// are implemented in problems/drfl (the SVM and Huber sets Ω_s).
+// The server reaches a client's data only through it. Per round it sends
+// (v, z_s) and receives (v̂_s, r_s) (node.round); the client's Local solves
+// C_s on the client's side with the client's own copies of ψ_s and ζ_s,
+// which both sides update identically (lines 14-17). At the end the client
+// reports λ_s and f_s(v). Clients are implemented in problems/drfl (the
+// SVM and Huber sets Ω_s).
 type Client interface {
 	// Rows returns N_s, the client's number of samples (q̂_s = N_s/N).
 	Rows() int
@@ -144,7 +147,9 @@ type Settings struct {
 	// Start, if non-nil, starts every primal and dual variable from a
 	// previous run's Result.State (e.g. a neighbouring grid point of a
 	// cross-validation) instead of 0. It must have the same number of
-	// clients and features.
+	// clients and features. The clients' dual copies start from it too,
+	// as if each client had kept its own from that run: nothing is sent
+	// for them (in process they are copied, and not counted).
 	Start *State
 	// Record, if non-nil, is called after every round (on the caller's
 	// goroutine) with the round number and the two stopping quantities.
@@ -191,6 +196,25 @@ type State struct {
 	Sigma, Zeta  []float64
 	Psi, VHat    [][]float64
 	R            []float64
+}
+
+// fits reports whether every block of st has the sizes of S clients and
+// d = n+1 model entries.
+func (st *State) fits(S, d int) bool {
+	for _, x := range [][]float64{st.T, st.Z, st.Eta, st.Sigma, st.Zeta, st.R} {
+		if len(x) != S {
+			return false
+		}
+	}
+	if len(st.V) != d || len(st.Psi) != S || len(st.VHat) != S {
+		return false
+	}
+	for k := range S {
+		if len(st.Psi[k]) != d || len(st.VHat[k]) != d {
+			return false
+		}
+	}
+	return true
 }
 
 func cloneState(v, t, z, eta []float64, gamma float64, sigma, zeta []float64, psi, vh [][]float64, r []float64) *State {
@@ -294,7 +318,7 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 	vNew, tNew, zNew, etaNew := make([]float64, d), make([]float64, S), make([]float64, S), make([]float64, S)
 	u := make([]float64, S)
 	if st := set.Start; st != nil {
-		if len(st.Z) != S || len(st.V) != d || len(st.Psi) != S {
+		if !st.fits(S, d) {
 			return nil, inputErr("start state for %d clients and %d features, want %d and %d", len(st.Z), len(st.V)-1, S, n)
 		}
 		copy(v, st.V)

@@ -425,6 +425,16 @@ func TestWarmStart(t *testing.T) {
 	if _, err := Solve(ctx, (&instance{Clients: cl[:2], Model: in.Model, Theta: 0.1, P: 1}).problem(t), &Settings{Start: cold.State}); !errors.Is(err, ErrInput) {
 		t.Errorf("mismatched start: %v", err)
 	}
+	// A start state with one block of the wrong size is bad input, not a panic.
+	short := *cold.State
+	short.Zeta = short.Zeta[:2]
+	bad := *cold.State
+	bad.Psi = append([][]float64{bad.Psi[0][:1]}, bad.Psi[1:]...)
+	for _, st := range []*State{&short, &bad} {
+		if _, err := Solve(ctx, p, &Settings{Start: st}); !errors.Is(err, ErrInput) {
+			t.Errorf("start state with a short block: %v", err)
+		}
+	}
 }
 
 // dualSpy wraps a client and records the duals (ψ_s, ζ_s) its Local is
