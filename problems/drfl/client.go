@@ -46,7 +46,7 @@ type ClientQP struct {
 }
 
 // ClientQP is the Local of the SVM clients.
-var _ sd.Local = (*ClientQP)(nil)
+var _ sd.Subproblem = (*ClientQP)(nil)
 
 // Iterations returns the total number of QP iterations so far.
 func (cq *ClientQP) Iterations() int { return cq.iters }

@@ -25,8 +25,13 @@ func (f *fedClient) Rows() int { return len(f.data.X) }
 // The Huber client is solved to min(1e-8, tol/1e4) by its own method
 // (HuberLocal), not by a QP.
 func (f *fedClient) NewLocal(c, tol float64) (sd.Local, error) {
+	d := Features([]Client{f.data}) + 1
 	if f.model.Loss == LossHuber {
-		return NewHuberLocal(f.data, f.model, c, math.Min(1e-8, tol/1e4))
+		h, err := NewHuberLocal(f.data, f.model, c, math.Min(1e-8, tol/1e4))
+		if err != nil {
+			return nil, err
+		}
+		return sd.NewLocal(h, c, d), nil
 	}
 	set := f.qp
 	if set == nil {
@@ -34,7 +39,11 @@ func (f *fedClient) NewLocal(c, tol float64) (sd.Local, error) {
 		set.EpsAbs = math.Min(set.EpsAbs, tol/100)
 		set.EpsRel = set.EpsAbs
 	}
-	return NewClientQP(f.data, f.model, c, set)
+	cq, err := NewClientQP(f.data, f.model, c, set)
+	if err != nil {
+		return nil, err
+	}
+	return sd.NewLocal(cq, c, d), nil
 }
 
 func (f *fedClient) Loss(v []float64) float64 {

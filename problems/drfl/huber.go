@@ -105,7 +105,7 @@ type HuberLocal struct {
 	resid                 []float64
 }
 
-var _ sd.Local = (*HuberLocal)(nil)
+var _ sd.Subproblem = (*HuberLocal)(nil)
 
 // NewHuberLocal builds C_s for client cl under the Huber model m with step
 // size c > 0, solving to accuracy acc > 0 (|φ| and the prox's gradient

@@ -19,17 +19,15 @@ func inputErr(format string, a ...any) error {
 }
 
 // Client is client s's side of the federation boundary of Algorithm 1.
-// The server reaches a client's data only through it. Per round it sends
-// (v, z_s) and receives (v̂_s, r_s) (node.round); the client's Local solves
-// C_s on the client's side with the client's own copies of ψ_s and ζ_s,
-// which both sides update identically (lines 14-17). At the end the client
-// reports λ_s and f_s(v). Clients are implemented in problems/drfl (the
-// SVM and Huber sets Ω_s).
+// The server reaches a client's data only through it: per round it sends
+// (v, z_s) to the client's Local and receives (v̂_s, r_s); at the end the
+// client reports λ_s and f_s(v). Clients are implemented in problems/drfl
+// (the SVM and Huber sets Ω_s).
 type Client interface {
 	// Rows returns N_s, the client's number of samples (q̂_s = N_s/N).
 	Rows() int
-	// NewLocal returns the client's solver of C_s (line 11) for step size
-	// c; tol is the server's stopping tolerance, which the client's own
+	// NewLocal returns the client's side of the rounds for step size c;
+	// tol is the server's stopping tolerance, which the client's own
 	// accuracy has to be well below.
 	NewLocal(c, tol float64) (Local, error)
 	// Loss returns f_s(v), the client's worst-case loss at v = (w, b),
@@ -37,10 +35,23 @@ type Client interface {
 	Loss(v []float64) float64
 }
 
-// Local solves client s's subproblem C_s of Algorithm 1, line 11. It keeps
-// its own state (warm starts, α_s) between rounds and is used by one
-// goroutine at a time.
+// Local is what the server calls in a round: all that crosses the
+// boundary. It keeps the client's state (its duals ψ_s, ζ_s, warm starts,
+// α_s) between rounds and is used by one goroutine at a time. NewLocal
+// builds the in-process one (Node) from a Subproblem.
 type Local interface {
+	// Round takes the broadcast (v, z_s), writes v̂_s into vhat (length
+	// n+1) and returns r_s.
+	Round(ctx context.Context, v []float64, z float64, vhat []float64) (float64, error)
+	// Lambda returns λ_s of the last round (the final report).
+	Lambda() float64
+	// Iterations returns the inner (QP) iterations spent so far.
+	Iterations() int
+}
+
+// Subproblem solves client s's subproblem C_s of Algorithm 1, line 11, on
+// the client's side, given its duals.
+type Subproblem interface {
 	// Step minimises the client's part of the augmented Lagrangian,
 	// ζ r + (c/2)(r − z)² − ψᵀv̂ + (c/2)‖v − v̂‖² over Ω_s, writes v̂_s into
 	// vhat (length n+1) and returns r_s = ρ_sλ_s + eᵀα_s/N_s and λ_s.
@@ -49,10 +60,17 @@ type Local interface {
 	Iterations() int
 }
 
-// CapHitter is implemented by a Local whose inner solver can stop at an
-// iteration cap instead of its accuracy; Result.InnerCapHits sums CapHits.
+// CapHitter is implemented by a Local or Subproblem whose inner solver can
+// stop at an iteration cap instead of its accuracy; Result.InnerCapHits
+// sums CapHits.
 type CapHitter interface {
 	CapHits() int
+}
+
+// Restorer is implemented by a Local that can restart from a previous
+// run's duals (Settings.Start).
+type Restorer interface {
+	Restore(psi []float64, zeta float64)
 }
 
 // Problem is the DRFL problem (4): the clients (their data, radii and loss
@@ -295,13 +313,13 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 	c := set.C
 	qh := p.qhat()
 
-	clients := make([]*node, S)
+	clients := make([]Local, S)
 	for k, cl := range p.Clients {
 		lc, err := cl.NewLocal(c, set.Tol)
 		if err != nil {
 			return nil, fmt.Errorf("drfl: client %d: %w", k+1, err)
 		}
-		clients[k] = newNode(lc, c, d)
+		clients[k] = lc
 	}
 
 	v := make([]float64, d)
@@ -333,8 +351,11 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 			copy(psi[k], st.Psi[k])
 			copy(vh[k], st.VHat[k])
 			// A restart restores both sides' copies of the duals.
-			copy(clients[k].psi, st.Psi[k])
-			clients[k].zeta = st.Zeta[k]
+			rs, ok := clients[k].(Restorer)
+			if !ok {
+				return nil, inputErr("client %d cannot restart from a start state", k+1)
+			}
+			rs.Restore(st.Psi[k], st.Zeta[k])
 		}
 	}
 
@@ -348,8 +369,8 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 			res.QStar[k] = -sigma[k]
 		}
 		res.Lambda = make([]float64, S)
-		for k, nd := range clients {
-			res.Lambda[k] = nd.lam
+		for k, lc := range clients {
+			res.Lambda[k] = lc.Lambda()
 		}
 		a := make([]float64, S)
 		var obj float64
@@ -367,9 +388,9 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 			res.WorstCase += qw[k] * res.ClientLoss[k]
 		}
 		res.BytesTotal = res.BytesPerRound*int64(res.Rounds) + res.BytesReport
-		for _, nd := range clients {
-			res.QPIterations += nd.local.Iterations()
-			if ch, ok := nd.local.(CapHitter); ok {
+		for _, lc := range clients {
+			res.QPIterations += lc.Iterations()
+			if ch, ok := lc.(CapHitter); ok {
 				res.InnerCapHits += ch.CapHits()
 			}
 		}
@@ -389,7 +410,7 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 		g.SetLimit(set.Workers)
 		for k := range S {
 			g.Go(func() error {
-				rr, err := clients[k].round(gctx, vNew, zNew[k], vhNew[k])
+				rr, err := clients[k].Round(gctx, vNew, zNew[k], vhNew[k])
 				if err != nil {
 					return fmt.Errorf("drfl: round %d client %d: %w", round, k+1, err)
 				}
@@ -424,7 +445,7 @@ func Solve(ctx context.Context, p *Problem, s *Settings) (*Result, error) {
 			copy(vh[k], vhNew[k])
 		}
 		// Lines 14-17: dual updates, and the primal residual. ψ_s and ζ_s
-		// as on the clients (node.round): same values, same arithmetic.
+		// as on the clients (Node.Round): same values, same arithmetic.
 		var prim float64
 		for k := range S {
 			e := t[k] - z[k] - gamma - eta[k]

@@ -437,8 +437,9 @@ func TestWarmStart(t *testing.T) {
 	}
 }
 
-// dualSpy wraps a client and records the duals (ψ_s, ζ_s) its Local is
-// given each round: the client-side copies (the duals never cross).
+// dualSpy wraps a client and records the duals (ψ_s, ζ_s) its Local
+// holds when each round starts: the client-side copies (the duals never
+// cross).
 type dualSpy struct {
 	Client
 	seen *[]spied
@@ -459,10 +460,13 @@ type spyLocal struct {
 	seen *[]spied
 }
 
-func (l spyLocal) Step(ctx context.Context, v []float64, z float64, psi []float64, zeta float64, vhat []float64) (float64, float64, error) {
-	*l.seen = append(*l.seen, spied{append([]float64(nil), psi...), zeta})
-	return l.Local.Step(ctx, v, z, psi, zeta, vhat)
+func (l spyLocal) Round(ctx context.Context, v []float64, z float64, vhat []float64) (float64, error) {
+	psi, zeta := NodeDuals(l.Local)
+	*l.seen = append(*l.seen, spied{psi, zeta})
+	return l.Local.Round(ctx, v, z, vhat)
 }
+
+func (l spyLocal) Restore(psi []float64, zeta float64) { l.Local.(Restorer).Restore(psi, zeta) }
 
 // TestClientDuals: the duals each client updates itself from (v, z_s) and
 // its reply stay bit-equal to the server's, round by round, also after a
@@ -535,9 +539,9 @@ type capLocal struct {
 	steps int
 }
 
-func (l *capLocal) Step(ctx context.Context, v []float64, z float64, psi []float64, zeta float64, vhat []float64) (float64, float64, error) {
+func (l *capLocal) Round(ctx context.Context, v []float64, z float64, vhat []float64) (float64, error) {
 	l.steps++
-	return l.Local.Step(ctx, v, z, psi, zeta, vhat)
+	return l.Local.Round(ctx, v, z, vhat)
 }
 
 func (l *capLocal) CapHits() int { return l.steps }
@@ -555,5 +559,9 @@ func TestInnerCapHits(t *testing.T) {
 	res, err := Solve(context.Background(), p, &Settings{MaxRounds: 5})
 	if err != nil || res.InnerCapHits != 5*3 {
 		t.Fatalf("%v, %d cap hits, want 15", err, res.InnerCapHits)
+	}
+	// A Local that is not a Restorer cannot restart from a state.
+	if _, err := Solve(context.Background(), p, &Settings{MaxRounds: 5, Start: plain.State}); !errors.Is(err, ErrInput) {
+		t.Errorf("start state for clients that cannot restore: %v", err)
 	}
 }

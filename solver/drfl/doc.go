@@ -18,9 +18,10 @@
 //
 // Each round the server sends client s the n+2 numbers (w, b, z_s) and
 // receives (ŵ_s, b_s, r_s) with r_s = ρ_sλ_s + eᵀα_s/N_s: 8(n+2) bytes each
-// way. Both sides update ψ_s and ζ_s from these (the client side is
-// node.go), so the duals never cross; data and α_s stay on the client. At
-// the end each client reports λ_s and f_s(V): 16 bytes.
+// way: the Local interface, all the server calls. Both sides update ψ_s
+// and ζ_s from these (the client side is Node, over the client's
+// Subproblem), so the duals never cross; data and α_s stay on the client.
+// At the end each client reports λ_s and f_s(V): 16 bytes.
 //
 // # Invariants
 //

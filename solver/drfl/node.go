@@ -2,29 +2,30 @@ package drfl
 
 import "context"
 
-// node is the client side of the federation boundary. It owns the
-// client's Local solver and its own copies of the duals ψ_s and ζ_s, which
-// it updates by lines 14 and 17 from values it already holds (the
-// broadcast (v, z_s) and its reply (v̂_s, r_s)), so the duals never cross.
-// The server keeps the same copies with the same arithmetic: both stay
-// bit-equal. Per round only (v, z_s) goes down and (v̂_s, r_s) comes back.
-type node struct {
-	local Local
-	c     float64
-	psi   []float64
-	zeta  float64
-	// lam is λ_s of the last step: part of the final report, not of a round.
-	lam float64
+// Node is the in-process client side of the federation boundary: a
+// client's Subproblem and its own copies of the duals ψ_s and ζ_s, which it
+// updates by lines 14 and 17 from values it already holds (the broadcast
+// (v, z_s) and its reply (v̂_s, r_s)), with the server's arithmetic, so
+// both sides stay bit-equal and the duals never cross. A network client
+// would run a Node in its own process.
+type Node struct {
+	sub  Subproblem
+	c    float64
+	psi  []float64
+	zeta float64
+	lam  float64 // λ_s of the last round, for the final report
 }
 
-func newNode(local Local, c float64, d int) *node {
-	return &node{local: local, c: c, psi: make([]float64, d)}
+// NewLocal returns the Local of a client whose C_s is solved by sub, for
+// step size c and d = n+1 model entries; its duals start at 0.
+func NewLocal(sub Subproblem, c float64, d int) *Node {
+	return &Node{sub: sub, c: c, psi: make([]float64, d)}
 }
 
-// round solves C_s (line 11) for the broadcast (v, z), writes v̂_s into vhat
-// and returns r_s, then updates the client's duals.
-func (nd *node) round(ctx context.Context, v []float64, z float64, vhat []float64) (float64, error) {
-	r, lam, err := nd.local.Step(ctx, v, z, nd.psi, nd.zeta, vhat)
+// Round implements Local: C_s (line 11) for the broadcast (v, z), then the
+// client's dual updates.
+func (nd *Node) Round(ctx context.Context, v []float64, z float64, vhat []float64) (float64, error) {
+	r, lam, err := nd.sub.Step(ctx, v, z, nd.psi, nd.zeta, vhat)
 	if err != nil {
 		return 0, err
 	}
@@ -34,4 +35,24 @@ func (nd *node) round(ctx context.Context, v []float64, z float64, vhat []float6
 	}
 	nd.zeta += nd.c * (r - z)
 	return r, nil
+}
+
+// Lambda implements Local.
+func (nd *Node) Lambda() float64 { return nd.lam }
+
+// Iterations implements Local.
+func (nd *Node) Iterations() int { return nd.sub.Iterations() }
+
+// CapHits implements CapHitter: the Subproblem's, if it counts them.
+func (nd *Node) CapHits() int {
+	if ch, ok := nd.sub.(CapHitter); ok {
+		return ch.CapHits()
+	}
+	return 0
+}
+
+// Restore implements Restorer.
+func (nd *Node) Restore(psi []float64, zeta float64) {
+	copy(nd.psi, psi)
+	nd.zeta = zeta
 }
