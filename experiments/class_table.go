@@ -70,27 +70,17 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps2 float64) Class
 		for _, a := range []struct {
 			name     string
 			alg      *ClassAlg
-			ok       bool
 			obj      *[]float64
 			worst    *float64
 			kkt      *[2]float64
 			diverged *int
-		}{{"A1", &t.Alg1, ok1(t), &o1, &row.WorstMax1, &row.KKT1, &row.Diverged1},
-			{"cP", &t.CProx, okC(t), &oc, &row.WorstMaxC, &row.KKTC, &row.DivergedC}} {
-			if a.alg.Status != solver.Converged {
-				flags[a.name+" "+a.alg.Status.String()]++
-			}
-			if a.alg.Stats.InnerCapHits > 0 {
-				flags[a.name+" inner cap"]++
-			}
-			if !a.ok {
-				*a.diverged++
+		}{{"A1", &t.Alg1, &o1, &row.WorstMax1, &row.KKT1, &row.Diverged1},
+			{"cP", &t.CProx, &oc, &row.WorstMaxC, &row.KKTC, &row.DivergedC}} {
+			if !tally(flags, a.name, a.alg.Status, a.alg.Stats, a.alg.Residuals, a.kkt, a.diverged) {
 				continue
 			}
 			*a.obj = append(*a.obj, a.alg.Loss0...)
 			*a.worst = math.Max(*a.worst, maxOf(a.alg.Loss1))
-			a.kkt[0] = math.Max(a.kkt[0], a.alg.Residuals.Stationarity)
-			a.kkt[1] = math.Max(a.kkt[1], a.alg.Residuals.Feasibility)
 			if a.alg.Status == solver.Converged && maxOf(a.alg.Loss1) > r+eps2 {
 				flags[a.name+" infeasible"]++
 			}

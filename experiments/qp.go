@@ -373,26 +373,8 @@ func qpStats(runs []*QPRuns) QPStats {
 		if both(r) {
 			s.RelDiffTrials++
 		}
-		for _, a := range []struct {
-			name     string
-			alg      *QPAlg
-			ok       bool
-			kkt      *[2]float64
-			diverged *int
-		}{{"A1", &r.Alg1, ok1(r), &s.KKT1, &s.Diverged1}, {"cP", &r.CProx, okC(r), &s.KKTC, &s.DivergedC}} {
-			if a.alg.Status != solver.Converged {
-				flags[a.name+" "+a.alg.Status.String()]++
-			}
-			if a.alg.Stats.InnerCapHits > 0 {
-				flags[a.name+" inner cap"]++
-			}
-			if !a.ok {
-				*a.diverged++
-				continue
-			}
-			a.kkt[0] = math.Max(a.kkt[0], a.alg.Residuals.Stationarity)
-			a.kkt[1] = math.Max(a.kkt[1], a.alg.Residuals.Feasibility)
-		}
+		tally(flags, "A1", r.Alg1.Status, r.Alg1.Stats, r.Alg1.Residuals, &s.KKT1, &s.Diverged1)
+		tally(flags, "cP", r.CProx.Status, r.CProx.Stats, r.CProx.Residuals, &s.KKTC, &s.DivergedC)
 	}
 	s.Flags = flagString(flags)
 	return s

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/fedcon/fedcon/solver"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -88,4 +89,24 @@ func (r Divergence) solCell(which int, v string) string {
 		return v
 	}
 	return "-"
+}
+
+// tally adds one run of a table cell to its flags (status other than
+// Converged, inner cap hits) and, unless it diverged, its KKT residuals to
+// the maxima kkt; a diverged run counts in diverged instead. It reports
+// whether the run belongs in the solution columns (Divergence).
+func tally(flags map[string]int, name string, st solver.Status, stats solver.Stats, res solver.Residuals, kkt *[2]float64, diverged *int) bool {
+	if st != solver.Converged {
+		flags[name+" "+st.String()]++
+	}
+	if stats.InnerCapHits > 0 {
+		flags[name+" inner cap"]++
+	}
+	if st == solver.Diverged {
+		*diverged++
+		return false
+	}
+	kkt[0] = math.Max(kkt[0], res.Stationarity)
+	kkt[1] = math.Max(kkt[1], res.Feasibility)
+	return true
 }
