@@ -155,7 +155,7 @@ func classTables(title, feasName string, rows []ClassRow, withDataset bool, r fl
 	}
 	main.Notes = append(main.Notes,
 		"Objective: mean (std) of the per-client losses over clients × trials; "+feasName+" mean/max: per trial over the parties, then mean (std) over trials; relative difference |f_A1 - f_cP|/|f_cP| per trial, then mean (std) — as the authors' code computed them (population std).",
-		fmt.Sprintf("Threshold r = %g. Flags count trials that did not end Converged, hit an inner cap, or ended above r + ε2.", r),
+		fmt.Sprintf("Threshold r = %g. Flags count trials that did not end Converged, hit an inner cap, had a local solve stop short of its tolerance (local tol missed), or ended above r + ε2.", r),
 		divergedNote)
 	extra.Notes = append(extra.Notes, "passes = evaluations of a party (one pass over its rows each, Hessians included); KKT residuals are Definition 1's at the returned (w, μ).")
 	return []*Table{main, extra}

@@ -264,6 +264,6 @@ func (r *ConicQPResult) Tables() []*Table {
 			dist, fmt.Sprintf("%.3f / %.3f", row.Wall1.Mean, row.WallC.Mean), row.Flags,
 		})
 	}
-	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count runs that did not end Converged or hit an inner cap.")
+	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count runs that did not end Converged, hit an inner cap or had a local solve stop short of its tolerance.")
 	return []*Table{main, extra}
 }

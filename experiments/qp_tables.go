@@ -52,7 +52,7 @@ func (r *QPResult) Tables() []*Table {
 			row.Flags,
 		})
 	}
-	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count trials that did not end Converged or hit an inner cap.")
+	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count trials that did not end Converged, hit an inner cap or had a local solve stop short of its tolerance.")
 	return []*Table{main, extra}
 }
 

@@ -92,7 +92,7 @@ func (r Divergence) solCell(which int, v string) string {
 }
 
 // tally adds one run of a table cell to its flags (status other than
-// Converged, inner cap hits) and, unless it diverged, its KKT residuals to
+// Converged, inner cap hits, local tolerance misses) and, unless it diverged, its KKT residuals to
 // the maxima kkt; a diverged run counts in diverged instead. It reports
 // whether the run belongs in the solution columns (Divergence).
 func tally(flags map[string]int, name string, st solver.Status, stats solver.Stats, res solver.Residuals, kkt *[2]float64, diverged *int) bool {
@@ -101,6 +101,9 @@ func tally(flags map[string]int, name string, st solver.Status, stats solver.Sta
 	}
 	if stats.InnerCapHits > 0 {
 		flags[name+" inner cap"]++
+	}
+	if stats.LocalMisses > 0 {
+		flags[name+" local tol missed"]++
 	}
 	if st == solver.Diverged {
 		*diverged++

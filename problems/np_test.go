@@ -298,3 +298,29 @@ func TestRowsCompressed(t *testing.T) {
 		t.Errorf("subset lost rows or compression")
 	}
 }
+
+// TestNPLocalMisses: a client solve of (19) that stops short of ε_{t+1} is
+// counted (Stats.LocalMisses), not silent: with the local solver capped at
+// one iteration most are; a run with room to solve each one counts few.
+func TestNPLocalMisses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	c0, c1 := synthNP(rng, 300, 120, 8)
+	prob := &solver.Problem{Dim: 8, Clients: []solver.Party{&NPClient{Class0: c0, Class1: c1, Scale: 1, R: 0.45}}}
+	w0 := UnitSphere(rng, 8)
+	m := &solver.ProxAL{Beta: 300, SBar: 1e-3, Rho: 0.01, Smooth: solver.LBFGS{}}
+	capped, err := solver.Solve(context.Background(), prob, w0, &solver.Settings{MaxOuter: 3, MaxInner: 1}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capped.Stats.LocalMisses < capped.Stats.InnerIterations/2 {
+		t.Errorf("local solves capped at one iteration: %d misses in %d ADMM iterations", capped.Stats.LocalMisses, capped.Stats.InnerIterations)
+	}
+	free, err := solver.Solve(context.Background(), prob, w0, &solver.Settings{MaxOuter: 3, MaxInner: 1000}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("misses: capped %d of %d, free %d of %d", capped.Stats.LocalMisses, capped.Stats.InnerIterations, free.Stats.LocalMisses, free.Stats.InnerIterations)
+	if free.Stats.LocalMisses >= capped.Stats.LocalMisses {
+		t.Errorf("free local solves missed as often as capped ones: %d vs %d", free.Stats.LocalMisses, capped.Stats.LocalMisses)
+	}
+}

@@ -68,6 +68,8 @@ type Reply struct {
 	// Local costs of this step.
 	Iterations int
 	Evals      int64
+	// Missed reports that (19) stopped short of ε_{t+1} (MsgADMM).
+	Missed bool
 }
 
 // floats returns the algorithm and diagnostic floats of r for kind k.
@@ -154,7 +156,7 @@ func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
 // Handle runs the local step that b asks for.
 func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 	r := &c.reply
-	r.Iterations, r.Evals = 0, 0
+	r.Iterations, r.Evals, r.Missed = 0, 0, false
 	ev0 := c.merit.evals
 	var err error
 	switch b.Kind {
@@ -228,7 +230,7 @@ func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool, rhoScale f
 		if c.sub.err != nil {
 			return c.sub.err
 		}
-		c.reply.Iterations = st.Iterations
+		c.reply.Iterations, c.reply.Missed = st.Iterations, !st.Converged
 	}
 	// (20); then ρ_i may change (residual balancing) before (21).
 	c.reply.Primal = -1

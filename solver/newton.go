@@ -131,7 +131,16 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 		if !accepted {
 			n.have = false
 			if fresh {
-				break // no progress possible with an exact Hessian: rounding floor
+				// With an exact Hessian: at the rounding floor when the
+				// predicted decrease is below rounding of φ; otherwise the
+				// Newton model is poor here (a far logistic tail), and
+				// L-BFGS's line search goes on from x.
+				if -gtp > 1e-12*max(1, math.Abs(fx)) {
+					rest := LBFGS{}.Minimize(f, x, tol, maxIter-st.Iterations)
+					rest.Iterations += st.Iterations
+					return rest
+				}
+				break
 			}
 			continue
 		}

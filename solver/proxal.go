@@ -153,6 +153,7 @@ type proxALRun struct {
 	res       *Result
 	start     time.Time
 	localIter int
+	misses    int // local solves short of ε_{t+1} (Stats.LocalMisses)
 	evals     int64
 }
 
@@ -225,7 +226,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 		return r.res.Stats.Rounds, r.res.Stats.FloatsDown, r.res.Stats.FloatsUp
 	})
 	res.W = w
-	res.Stats.LocalIterations = r.localIter
+	res.Stats.LocalIterations, res.Stats.LocalMisses = r.localIter, r.misses
 	if err == nil && res.Status != Diverged {
 		err = r.audit(ctx, w)
 	}
@@ -249,6 +250,9 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 		st.FloatsUp += alg
 		st.DiagFloatsUp += diag
 		r.localIter += rep.Iterations
+		if rep.Missed {
+			r.misses++
+		}
 		r.evals += rep.Evals
 		if rep.UTilde != nil && b.Kind != MsgAudit {
 			copy(r.uTilde[i], rep.UTilde)
@@ -407,6 +411,9 @@ func (r *proxALRun) serverStep(eps float64) (float64, error) {
 	default:
 		st := r.smooth.Minimize(r.sub, r.wt, eps, r.s.MaxInner)
 		r.localIter += st.Iterations
+		if !st.Converged {
+			r.misses++
+		}
 		if r.sub.err != nil {
 			return 0, fmt.Errorf("server: %w", r.sub.err)
 		}

@@ -46,6 +46,12 @@ type Stats struct {
 	InnerIterations int `json:"inner_iterations"`
 	// InnerCapHits counts subproblems that stopped at Settings.MaxInner.
 	InnerCapHits int `json:"inner_cap_hits"`
+	// LocalMisses counts Algorithm 1's smooth local solves, the clients'
+	// (19) and the server's (18), that stopped short of their tolerance
+	// ε_{t+1} (iteration cap or no further progress). The run goes on; the
+	// final KKT audit is recomputed either way. cProx-AL counts such a
+	// subproblem in InnerCapHits.
+	LocalMisses int `json:"local_misses"`
 	// LocalIterations sums the iterations of the clients' and server's own
 	// smooth solvers (0 for exact solves).
 	LocalIterations int `json:"local_iterations"`
