@@ -157,7 +157,7 @@ func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
 func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 	r := &c.reply
 	r.Iterations, r.Evals, r.Missed = 0, 0, false
-	ev0 := c.merit.evals
+	ev0 := c.merit.passes()
 	var err error
 	switch b.Kind {
 	case MsgStart:
@@ -179,7 +179,7 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 	default:
 		err = fmt.Errorf("solver: unknown message kind %d", b.Kind)
 	}
-	r.Evals = c.merit.evals - ev0
+	r.Evals = c.merit.passes() - ev0
 	return r, err
 }
 

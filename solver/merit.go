@@ -213,10 +213,14 @@ func (s *subproblem) FuncGrad(u, grad []float64) float64 {
 	return v
 }
 
+// passes returns the passes over the party's data: evaluations and
+// Hessians (one more pass each).
+func (p *merit) passes() int64 { return p.evals + p.hevals }
+
 func (s *subproblem) evals() int64 {
 	var n int64
 	for _, m := range s.merits {
-		n += m.evals
+		n += m.passes()
 	}
 	return n
 }

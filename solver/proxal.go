@@ -230,7 +230,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	if err == nil && res.Status != Diverged {
 		err = r.audit(ctx, w)
 	}
-	res.Stats.Evaluations = r.evals + r.server.evals
+	res.Stats.Evaluations = r.evals + r.server.passes()
 	return res, err
 }
 

@@ -55,7 +55,8 @@ type Stats struct {
 	// LocalIterations sums the iterations of the clients' and server's own
 	// smooth solvers (0 for exact solves).
 	LocalIterations int `json:"local_iterations"`
-	// Evaluations counts Party.Eval calls (passes over a party's data).
+	// Evaluations counts passes over the parties' data: Party.Eval calls
+	// and Hessians (HessianParty.Hessian).
 	Evaluations int64 `json:"evaluations"`
 	// Rounds counts server↔clients communication rounds.
 	Rounds int `json:"rounds"`
