@@ -51,6 +51,7 @@ func TestExitCodes(t *testing.T) {
 		{"missing data", []string{"run", "np", "--data-dir", filepath.Join(dir, "none"), "--out", dir}, 2, "not found"},
 		{"bad subsolver", []string{"run", "np", "--subsolver", "sgd", "--out", dir}, 2, "subsolver = sgd"},
 		{"more clients than rows of a class", []string{"run", "np", "--clients", "300", "--data-dir", "../../shared/datasets", "--out", dir}, 2, "clients"},
+		{"regression dataset for NP", []string{"run", "np", "--dataset", "abalone", "--clients", "1", "--trials", "1", "--data-dir", "../../shared/datasets", "--out", dir}, 2, "regression dataset"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

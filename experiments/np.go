@@ -137,6 +137,9 @@ type npCell struct {
 }
 
 func buildNPCell(ds *datasets.Dataset, name string, n int, cfg *NPConfig) (*npCell, error) {
+	if ds.Regression {
+		return nil, &ConfigError{"dataset", name, "is a regression dataset; Neyman-Pearson classification needs two classes (breast-cancer-wisc, adult-a, monks-1, ...)"}
+	}
 	// The same stream as `fedcon data export --clients n --seed S`.
 	parts, dropped, err := datasets.PartitionByClass(ds.Y, n, datasets.PartitionRand(cfg.Seed))
 	if err != nil {
