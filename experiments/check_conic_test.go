@@ -139,7 +139,7 @@ func conicClassFixture(fair bool) *ConicClassResult {
 			tr.Alg1.Loss1 = []float64{0, 0, 0}
 			tr.CProx.Loss1 = []float64{0.01, 0.008, 0.0105}
 		}
-		res.Rows = []ClassRow{classRow("adult-b", 2, res.Trials, cfg.R, cfg.Eps2)}
+		res.Rows = []ClassRow{classRow("adult-b", 2, res.Trials, cfg.R, cfg.Eps1, cfg.Eps2)}
 		res.Info, res.Table = &RunInfo{Config: cfg}, "table3"
 	}
 	return res

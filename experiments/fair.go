@@ -155,7 +155,7 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 			return res, err
 		}
 		res.Trials = append(res.Trials, trials...)
-		row := classRow(cfg.Dataset, n, trials, cfg.R, cfg.Eps2)
+		row := classRow(cfg.Dataset, n, trials, cfg.R, cfg.Eps1, cfg.Eps2)
 		row.Dropped = cell.dropped
 		row.Uncons1 = meanStd(cell.uncons)
 		row.Uncons1Max = maxOf(cell.uncons)

@@ -222,7 +222,7 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 				return res, err
 			}
 			res.Trials = append(res.Trials, trials...)
-			row := classRow(name, n, trials, cfg.R, cfg.Eps2)
+			row := classRow(name, n, trials, cfg.R, cfg.Eps1, cfg.Eps2)
 			row.Dropped = cell.dropped
 			row.Uncons1 = meanStd(cell.uncons1)
 			row.Uncons1Max = maxOf(cell.uncons1)

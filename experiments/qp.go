@@ -265,7 +265,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 			continue // interrupted: only finished cells are aggregated
 		}
 		res.Trials = append(res.Trials, cs.trials...)
-		row := qpRow(cell[0], cell[1], cell[2], cs.trials[0].FStar, cs.trials)
+		row := qpRow(cell[0], cell[1], cell[2], cs.trials[0].FStar, cs.trials, [2]float64{cfg.Eps1, cfg.Eps2})
 		row.Nu1 = cs.trials[0].Nu1
 		res.Rows = append(res.Rows, row)
 	}
@@ -315,12 +315,12 @@ func distInf(a, b []float64) float64 {
 	return s
 }
 
-func qpRow(n, d, m int, fstar float64, trials []QPTrial) QPRow {
+func qpRow(n, d, m int, fstar float64, trials []QPTrial, eps [2]float64) QPRow {
 	runs := make([]*QPRuns, len(trials))
 	for i := range trials {
 		runs[i] = &trials[i].QPRuns
 	}
-	row := QPRow{N: n, D: d, M: m, FStar: fstar, QPStats: qpStats(runs)}
+	row := QPRow{N: n, D: d, M: m, FStar: fstar, QPStats: qpStats(runs, eps)}
 	for _, t := range trials {
 		if t.Alg1.Status != solver.Diverged {
 			row.Band1 = math.Max(row.Band1, t.Alg1.ObjBand)
@@ -335,7 +335,7 @@ func qpRow(n, d, m int, fstar float64, trials []QPTrial) QPRow {
 
 // qpStats aggregates one cell's runs; Published is left to the caller.
 // Diverged runs count in the cost columns only (Divergence).
-func qpStats(runs []*QPRuns) QPStats {
+func qpStats(runs []*QPRuns, eps [2]float64) QPStats {
 	all := func(*QPRuns) bool { return true }
 	ok1 := func(r *QPRuns) bool { return r.Alg1.Status != solver.Diverged }
 	okC := func(r *QPRuns) bool { return r.CProx.Status != solver.Diverged }
@@ -373,8 +373,8 @@ func qpStats(runs []*QPRuns) QPStats {
 		if both(r) {
 			s.RelDiffTrials++
 		}
-		tally(flags, "A1", r.Alg1.Status, r.Alg1.Stats, r.Alg1.Residuals, &s.KKT1, &s.Diverged1)
-		tally(flags, "cP", r.CProx.Status, r.CProx.Stats, r.CProx.Residuals, &s.KKTC, &s.DivergedC)
+		tally(flags, "A1", r.Alg1.Status, r.Alg1.Stats, r.Alg1.Residuals, eps, &s.KKT1, &s.Diverged1)
+		tally(flags, "cP", r.CProx.Status, r.CProx.Stats, r.CProx.Residuals, eps, &s.KKTC, &s.DivergedC)
 	}
 	s.Flags = flagString(flags)
 	return s

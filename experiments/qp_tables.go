@@ -52,7 +52,7 @@ func (r *QPResult) Tables() []*Table {
 			row.Flags,
 		})
 	}
-	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count trials that did not end Converged, hit an inner cap or had a local solve stop short of its tolerance.")
+	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count trials that did not end Converged, hit an inner cap, had a local solve stop short of its tolerance, or ended Converged with these residuals above (ε1, ε2) (KKT above ε).")
 	return []*Table{main, extra}
 }
 

@@ -168,7 +168,7 @@ func TestQPRowDiverged(t *testing.T) {
 		{QPRuns: QPRuns{Alg1: run(1, 1e-4, 2, solver.Converged), CProx: run(1, 1e-4, 2, solver.Converged), RelDiff: 1e-6}},
 		{QPRuns: QPRuns{Alg1: run(3e19, 2e19, 8, solver.Diverged), CProx: run(1, 2e-4, 4, solver.Converged), RelDiff: 3e19}},
 	}
-	row := qpRow(1, 2, 1, 1, trials)
+	row := qpRow(1, 2, 1, 1, trials, [2]float64{1e-3, 1e-3})
 	if row.Diverged1 != 1 || row.DivergedC != 0 || row.RelDiffTrials != 1 || row.Trials != 2 {
 		t.Errorf("counts %+v", row.Divergence)
 	}
@@ -180,7 +180,7 @@ func TestQPRowDiverged(t *testing.T) {
 		t.Errorf("cost columns or flags: outer %v, flags %q", row.Outer1.Mean, row.Flags)
 	}
 	trials[0].Alg1.Status = solver.Diverged
-	row = qpRow(1, 2, 1, 1, trials)
+	row = qpRow(1, 2, 1, 1, trials, [2]float64{1e-3, 1e-3})
 	res := &QPResult{Info: NewRunInfo("t", "test", smallQP(), 1), Rows: []QPRow{row}}
 	tabs := res.Tables()
 	main, extra := tabs[0].Rows[0], tabs[1].Rows[0]
