@@ -213,7 +213,11 @@ func (sp *DRFLSplit) NoisyTest(mean, sd float64, rng *rand.Rand) [][]float64 {
 	return out
 }
 
-// DRFLParams are one model's hyperparameters.
+// DRFLParams are one model's hyperparameters, as configured: a model
+// ignores what it fixes (newDRFLSpec), so result files record the inputs,
+// not the values used: AFL ignores ρ and κ, DRFA also θ, p and q̂ (θ = 2,
+// p = 1, Q = Δ_S), standard FL everything but the loss (θ = 0, q̂ = 1/S),
+// WAFL θ and q̂.
 type DRFLParams struct {
 	Model string  `json:"model"`
 	Rho   float64 `json:"rho"`

@@ -161,8 +161,10 @@ const drflCVTol = 1e-3
 // DRFLCV is the outcome of cross-validating one model.
 type DRFLCV struct {
 	Best DRFLParams `json:"best"`
-	// Scores holds the mean validation accuracy of each candidate, in the
-	// order of the grid (ρ outermost, then κ, then θ).
+	// Scores holds the mean validation score (Metric: accuracy, or MSE for
+	// Huber regression) of each candidate, in the order of the grid (ρ
+	// outermost, then κ, then θ). A model with one candidate (DRFA,
+	// standard FL) is not cross-validated: Scores = [0] and Fits = 0.
 	Candidates []DRFLParams `json:"candidates"`
 	Scores     []float64    `json:"scores"`
 	// Fits counts the (candidate, fold) fits scored. Central counts those
@@ -177,7 +179,8 @@ type DRFLCV struct {
 }
 
 // CrossValidate picks the candidate of grid with the best mean validation
-// accuracy over k folds (ties: the first). Folds train on the other folds
+// score over k folds (Metric: higher accuracy, lower MSE; ties: the first
+// in grid order, which follows the configured lists, not sorted values). Folds train on the other folds
 // of every client, so clients keep their identity. Fits that are not one
 // central LP run Algorithm 1, warm-started (Settings.Start) from the
 // previous fit on the same fold; Huber fits share solutions where
