@@ -10,6 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // writeTinyIDX writes a tiny MNIST-layout data set (n training and n test
@@ -118,6 +123,35 @@ func TestSSCABadInput(t *testing.T) {
 				t.Errorf("stderr %q: want one line containing %q", msg, c.msg)
 			}
 		})
+	}
+	// A learning-rate file with a bad rate, and gamma_offset = .inf in a
+	// config file: the solver would reject them; validation does first.
+	lrFile := filepath.Join(out, "lr.yaml")
+	rates, err := configs.Preset("ssca/sgd-lr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rf sgdRateFile
+	if err := yaml.Unmarshal(rates, &rf); err != nil {
+		t.Fatal(err)
+	}
+	rf.SGDRates["fedavg-b1-e1"] = experiments.SGDRate{A: -1}
+	rates, _ = yaml.Marshal(rf)
+	os.WriteFile(lrFile, rates, 0o644)
+	infFile := filepath.Join(out, "inf.yaml")
+	os.WriteFile(infFile, []byte("gamma_offset: .inf\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{r("--data-dir", tiny, "--algo", "fedavg", "--batch", "1", "--sgd-lr", lrFile), "sgd_rates.fedavg-b1-e1 = {a: -1, beta: 0}: a must be a finite number > 0"},
+		{r("--data-dir", tiny, "--batch", "1", "--config", infFile), "gamma_offset = +Inf"},
+	} {
+		f, _, errOut := testFactory()
+		got := run(context.Background(), f, c.args)
+		if msg := strings.TrimSpace(errOut.String()); got != 2 || !strings.Contains(msg, c.msg) || strings.Contains(msg, "\n") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, got, msg, c.msg)
+		}
 	}
 	// alpha outside (0, 1] in a config file.
 	cfgFile := filepath.Join(out, "a.yaml")

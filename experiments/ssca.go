@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -31,6 +32,17 @@ type SSCAStep struct {
 type SGDRate struct {
 	A    float64 `mapstructure:"a" json:"a" yaml:"a"`
 	Beta float64 `mapstructure:"beta" json:"beta" yaml:"beta"`
+}
+
+// validate checks r as the SGD solvers do (and the tuning grid, SGDGrid).
+func (r SGDRate) validate() error {
+	switch {
+	case !(r.A > 0) || math.IsInf(r.A, 0):
+		return errors.New("a must be a finite number > 0")
+	case !(r.Beta >= 0 && r.Beta <= 1):
+		return errors.New("beta must be in [0, 1]")
+	}
+	return nil
 }
 
 // FedAvgRun is one FedAvg baseline: batch B, E local steps.
@@ -132,8 +144,8 @@ func (c *SSCAConfig) Validate() error {
 		return &ConfigError{"rounds", c.Rounds, "must be >= 2"}
 	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
 		return &ConfigError{"lambda", c.Lambda, "must be a finite number >= 0"}
-	case !(c.GammaOffset >= 0):
-		return &ConfigError{"gamma_offset", c.GammaOffset, "must be >= 0"}
+	case !(c.GammaOffset > 0) || math.IsInf(c.GammaOffset, 0):
+		return &ConfigError{"gamma_offset", c.GammaOffset, "must be a finite number > 0 (γ_t/ρ_t → 0, condition (6))"}
 	case c.Labels != "all" && c.Labels != "client0":
 		return &ConfigError{"labels", c.Labels, "must be all or client0"}
 	case c.EvalEvery < 0 || c.EvalSubset < 0:
@@ -150,8 +162,14 @@ func (c *SSCAConfig) Validate() error {
 		}
 	}
 	for _, v := range c.LambdaSweep {
-		if !(v >= 0) {
-			return &ConfigError{"lambda_sweep", v, "must be >= 0"}
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return &ConfigError{"lambda_sweep", v, "must be a finite number >= 0"}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.SGDRates)) {
+		if err := c.SGDRates[k].validate(); err != nil {
+			r := c.SGDRates[k]
+			return &ConfigError{"sgd_rates." + k, fmt.Sprintf("{a: %v, beta: %v}", r.A, r.Beta), err.Error()}
 		}
 	}
 	for _, v := range c.USweep {

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -27,6 +28,12 @@ func TestSSCAConfigValidate(t *testing.T) {
 		{"no sgd rate", func(c *SSCAConfig) { c.FSGDBatches = []int{100} }, "sgd_rates"},
 		{"labels", func(c *SSCAConfig) { c.Labels = "x" }, "labels"},
 		{"lambda", func(c *SSCAConfig) { c.Lambda = -1 }, "lambda"},
+		{"gamma_offset 0", func(c *SSCAConfig) { c.GammaOffset = 0 }, "gamma_offset"},
+		{"gamma_offset inf", func(c *SSCAConfig) { c.GammaOffset = math.Inf(1) }, "gamma_offset"},
+		{"lambda_sweep inf", func(c *SSCAConfig) { c.LambdaSweep = []float64{1e-3, math.Inf(1)} }, "lambda_sweep"},
+		{"sgd rate a < 0", func(c *SSCAConfig) { c.SGDRates["fsgd-b10"] = SGDRate{-1, 0} }, "sgd_rates.fsgd-b10"},
+		{"sgd rate a inf", func(c *SSCAConfig) { c.SGDRates["fsgd-b10"] = SGDRate{math.Inf(1), 0} }, "sgd_rates.fsgd-b10"},
+		{"sgd rate beta > 1", func(c *SSCAConfig) { c.SGDRates["fedavg-b1-e1"] = SGDRate{0.1, 3} }, "sgd_rates.fedavg-b1-e1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := sscaTestConfig()
