@@ -25,6 +25,9 @@ type runOutput struct {
 	store *experiments.Store
 	// extra counts trials of stores other than store (sweep points).
 	extra experiments.StoreCounts
+	// manifest is the manifest's file name in dir (default manifest.json;
+	// SSCA runs share one directory and name theirs).
+	manifest string
 }
 
 // addCounts adds the trials of another store (a sweep point) to the run's.
@@ -66,7 +69,11 @@ func (r *runOutput) writeManifest(runErr error) error {
 	}
 	m.Reused += r.extra.Reused
 	m.Computed += r.extra.Computed
-	return experiments.WriteJSON(filepath.Join(r.dir, "manifest.json"), m)
+	name := r.manifest
+	if name == "" {
+		name = "manifest.json"
+	}
+	return experiments.WriteJSON(filepath.Join(r.dir, name), m)
 }
 
 // failed records an unsuccessful run: the manifest (the finished trials are

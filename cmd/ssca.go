@@ -181,25 +181,12 @@ func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers
 // sscaFinish writes <name>.{json,csv,md}, <name>-points.csv, the figure
 // (PNG, SVG) and manifest-<name>.json, then prints the table and paths.
 func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr error) error {
+	out.manifest = "manifest-" + res.Name + ".json"
 	if runErr != nil {
-		out.info.Finish()
-		m, _ := experiments.NewManifest(out.info, out.seed, out.store, runErr)
-		if m != nil {
-			_ = experiments.WriteJSON(filepath.Join(out.dir, "manifest-"+res.Name+".json"), m)
-		}
 		return out.failed(runErr, nil, nil)
 	}
-	out.info.Finish()
-	m, err := experiments.NewManifest(out.info, out.seed, out.store, nil)
-	if err != nil {
+	if err := out.writeManifest(nil); err != nil {
 		return err
-	}
-	if err := experiments.WriteJSON(filepath.Join(out.dir, "manifest-"+res.Name+".json"), m); err != nil {
-		return err
-	}
-	if rep := out.o.report; rep != nil {
-		c := out.counts()
-		rep.dir, rep.reused, rep.trials = out.dir, c.Reused, c.Reused+c.Computed
 	}
 	base := filepath.Join(out.dir, res.Name)
 	paths, err := experiments.WriteOutputs(out.dir, res.Name, res, res.Summary)
@@ -231,7 +218,11 @@ func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr
 		}
 	}
 	out.name = res.Name
-	out.summary(base + ".{json,csv,md,png,svg}")
+	if figure {
+		out.summary(base + ".{json,csv,md,png,svg}")
+	} else {
+		out.summary(base + ".{json,csv,md}")
+	}
 	return nil
 }
 

@@ -124,6 +124,14 @@ func TestSSCABadInput(t *testing.T) {
 			}
 		})
 	}
+	// Failed runs (B > N_i is found at run time) name their manifest like
+	// finished ones: SSCA runs share one directory.
+	if _, err := os.Stat(filepath.Join(out, "ssca", "manifest.json")); !os.IsNotExist(err) {
+		t.Errorf("a failed run wrote the shared manifest.json (%v)", err)
+	}
+	if ms, _ := filepath.Glob(filepath.Join(out, "ssca", "manifest-run-*.json")); len(ms) == 0 {
+		t.Error("no manifest-run-*.json from the failed runs")
+	}
 	// A learning-rate file with a bad rate, and gamma_offset = .inf in a
 	// config file: the solver would reject them; validation does first.
 	lrFile := filepath.Join(out, "lr.yaml")

@@ -99,7 +99,8 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 	if err := writeSGDRates(o.Write, cfg, grid, res.Chosen); err != nil {
 		return err
 	}
-	res.Table.Notes = append(res.Table.Notes, "chosen rates written to "+o.Write)
+	res.Table.Notes = append(res.Table.Notes, "chosen rates written to "+o.Write+
+		"; 'reproduce ssca-*' and 'run ssca' use the rates built into the binary: rebuild (make build) or pass --sgd-lr "+o.Write+".")
 	return out.tables(res, []*experiments.Table{res.Table}, nil)
 }
 
