@@ -19,11 +19,15 @@ help: ## list targets
 build: ## build bin/fedcon
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
-test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages
+FUZZ     := FuzzParseIDX FuzzParseAdult FuzzParseBreastCancer FuzzParseMonks FuzzParseHeart FuzzParseAbalone
+FUZZTIME ?= 5s
+
+test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a short fuzz of the data parsers
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$fmtout" ]; then echo "gofmt needed:"; echo "$$fmtout"; exit 1; fi
 	$(GO) test -count=1 $(PKGS)
-	$(GO) test -count=1 -race -short ./solver/... ./experiments/...
+	$(GO) test -count=1 -race -short ./solver/... ./experiments/... ./problems/... ./cmd/...
+	for f in $(FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./datasets || exit $$?; done
 
 test-short: ## unit tests without the slow cases
 	$(GO) test -short $(PKGS)
