@@ -3,6 +3,7 @@ package ssca
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -119,23 +120,63 @@ func TestLemma1(t *testing.T) {
 	}
 }
 
-// TestSurrogateStationary: w̄ of (35)-(36) zeroes the gradient of the
-// surrogate (28) + λ‖w‖², lin + 2(τ+λ)w̄ (from (8)-(9)).
+// TestSurrogateStationary: w̄ of (35)-(36) minimises the surrogate (8) plus
+// λ‖w‖². The oracle builds (8)'s linear term from the unrolled recursion
+// (9), Σ_k ρ_k Π_{j>k}(1−ρ_j)(ĝ_k − 2τw_k) with ρ_k = a1/k^α, from the
+// recorded (w_k, ĝ_k) of each step, not from the server's state, and checks
+// the surrogate's central-difference gradient at w̄ and that random moves
+// away from w̄ raise it.
 func TestSurrogateStationary(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	for _, lam := range []float64{0, 1e-3, 0.5} {
 		d := 7
 		s := Settings{Tau: 0.1, Schedule: Schedule{A1: 0.6, A2: 0.9, Alpha: 0.3, GammaOffset: 0.05}}
 		sv := newServer(Problem{Lambda: lam}, s, d)
-		w, g := make([]float64, d), make([]float64, d)
-		for it := 1; it <= 3; it++ {
+		w := make([]float64, d)
+		var ws, gs [][]float64
+		for it := 1; it <= 4; it++ {
+			g := make([]float64, d)
 			for i := range g {
 				g[i], w[i] = rng.NormFloat64(), rng.NormFloat64()
 			}
+			ws, gs = append(ws, slices.Clone(w)), append(gs, g)
 			sv.step(it, w, g, 0)
-			for i := range sv.wbar {
-				if r := sv.lin[i] + 2*(s.Tau+lam)*sv.wbar[i]; math.Abs(r) > 1e-14 {
-					t.Fatalf("λ=%v t=%d: surrogate gradient %v at w̄", lam, it, r)
+			lin := make([]float64, d)
+			for k := 1; k <= it; k++ {
+				c := 0.6 / math.Pow(float64(k), 0.3)
+				for j := k + 1; j <= it; j++ {
+					c *= 1 - 0.6/math.Pow(float64(j), 0.3)
+				}
+				for i := range lin {
+					lin[i] += c * (gs[k-1][i] - 2*s.Tau*ws[k-1][i])
+				}
+			}
+			fbar := func(v []float64) float64 {
+				var f float64
+				for i, x := range v {
+					f += lin[i]*x + (s.Tau+lam)*x*x
+				}
+				return f
+			}
+			wb := slices.Clone(sv.wbar)
+			f0 := fbar(wb)
+			for i := range wb {
+				h := 1e-5
+				v := slices.Clone(wb)
+				v[i] += h
+				fp := fbar(v)
+				v[i] -= 2 * h
+				if g := (fp - fbar(v)) / (2 * h); math.Abs(g) > 1e-8 {
+					t.Fatalf("λ=%v t=%d: surrogate gradient %v at w̄[%d]", lam, it, g, i)
+				}
+			}
+			for range 5 {
+				v := slices.Clone(wb)
+				for i := range v {
+					v[i] += 1e-3 * rng.NormFloat64()
+				}
+				if fbar(v) <= f0 {
+					t.Fatalf("λ=%v t=%d: a move from w̄ lowers the surrogate", lam, it)
 				}
 			}
 		}
