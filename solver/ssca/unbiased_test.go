@@ -98,7 +98,8 @@ func featureProblem(net swishnet.Net, img *datasets.Images, I int, labels0 bool)
 }
 
 // TestFeatureUnbiased: Monte Carlo over the server's mini-batches; every
-// coordinate's mean is within 4 standard errors of the full-data gradient.
+// coordinate's mean is within 4 standard errors of the full-data gradient,
+// and so is the mean of Algorithm 4's loss scalar of the full-data cost.
 func TestFeatureUnbiased(t *testing.T) {
 	net := swishnet.Net{K: 9, J: 3, L: 3}
 	img := tinyImages(40, net.K, net.L, 2)
@@ -106,19 +107,25 @@ func TestFeatureUnbiased(t *testing.T) {
 	w := make([]float64, d)
 	net.Init(w, rand.New(rand.NewPCG(5, 5)))
 	full := make([]float64, d)
-	net.Grad(w, img, seq(img.N), full, net.NewWork())
+	fullLoss := net.Grad(w, img, seq(img.N), full, net.NewWork()) / float64(img.N)
 	const B, draws = 4, 4000
 	ff := newFeatureFed(featureProblem(net, img, 3, false), d, B)
 	defer ff.fed.stop()
 	rng := newRNG(1, streamServer)
 	sum, sq := make([]float64, d), make([]float64, d)
 	var st Stats
+	var lsum, lsq float64
 	for it := 0; it < draws; it++ {
-		g, _ := ff.round(it+1, w, drawBatch(rng, ff.rng, B), &st, false)
+		g, l := ff.round(it+1, w, drawBatch(rng, ff.rng, B), &st, true)
 		for k, v := range g {
 			sum[k] += v
 			sq[k] += v * v
 		}
+		lsum, lsq = lsum+l, lsq+l*l
+	}
+	m := lsum / draws
+	if se := math.Sqrt(max(lsq/draws-m*m, 0) / draws); math.Abs(m-fullLoss) > 4*se || se == 0 {
+		t.Errorf("loss scalar: mean %v, full-data cost %v, 4 s.e. %v", m, fullLoss, 4*se)
 	}
 	for k := range full {
 		m := sum[k] / draws
