@@ -30,12 +30,12 @@ func (g *SGDGrid) Validate(cfg *SSCAConfig) error {
 		return &ConfigError{"seed", g.Seed, fmt.Sprintf("tuning seeds overlap the reporting seeds %d..%d", cfg.Seed, cfg.Seed+uint64(cfg.Runs)-1)}
 	}
 	for _, a := range g.A {
-		if !(a > 0) || math.IsInf(a, 0) {
+		if err := (SGDRate{A: a}).validate(); err != nil {
 			return &ConfigError{"a", a, "must be a finite number > 0"}
 		}
 	}
 	for _, b := range g.Beta {
-		if !(b >= 0 && b <= 1) {
+		if err := (SGDRate{A: 1, Beta: b}).validate(); err != nil {
 			return &ConfigError{"beta", b, "must be in [0, 1]"}
 		}
 	}

@@ -366,15 +366,7 @@ func TestNPAgainstReferenceDatasets(t *testing.T) {
 			if err != nil {
 				t.Skipf("%s not available: %v", name, err)
 			}
-			var i0, i1 []int
-			for i, y := range ds.Y {
-				if y == 1 {
-					i1 = append(i1, i)
-				} else {
-					i0 = append(i0, i)
-				}
-			}
-			c0, c1 := NewRows(ds.X, i0), NewRows(ds.X, i1)
+			c0, c1 := classRows(ds)
 			const r = 0.2
 			wref, fref := npReference(t, c0, c1, r)
 			if l1 := c1.meanLogistic(wref, 1, 0, nil); math.Abs(l1-r) > 1e-7 {
@@ -417,26 +409,19 @@ func TestMonksNoMinimizer(t *testing.T) {
 	if col < 0 {
 		t.Fatalf("no column a5=1 in %v", ds.FeatureNames)
 	}
-	var i0, i1 []int
 	ones := 0
 	for i, y := range ds.Y {
-		v := ds.X.At(i, col)
-		if y == 1 {
-			i1 = append(i1, i)
-			if v != 0 {
-				ones++
-			}
-		} else {
-			i0 = append(i0, i)
-			if v != 0 {
-				t.Fatalf("class-0 row %d has a5=1", i)
-			}
+		switch v := ds.X.At(i, col); {
+		case v != 0 && y == 1:
+			ones++
+		case v != 0:
+			t.Fatalf("class-0 row %d has a5=1", i)
 		}
 	}
 	if ones == 0 {
 		t.Fatal("no class-1 row has a5=1")
 	}
-	c0, c1 := NewRows(ds.X, i0), NewRows(ds.X, i1)
+	c0, c1 := classRows(ds)
 	w := UnitSphere(rand.New(rand.NewPCG(1, 2)), c0.D)
 	l0, l1 := c0.meanLogistic(w, 0, 0, nil), c1.meanLogistic(w, 1, 0, nil)
 	for _, step := range []float64{1, 10, 30} {
@@ -448,4 +433,17 @@ func TestMonksNoMinimizer(t *testing.T) {
 		}
 		l1 = m1
 	}
+}
+
+// classRows splits a classification dataset's rows by label: class 0, class 1.
+func classRows(ds *datasets.Dataset) (c0, c1 Rows) {
+	var i0, i1 []int
+	for i, y := range ds.Y {
+		if y == 1 {
+			i1 = append(i1, i)
+		} else {
+			i0 = append(i0, i)
+		}
+	}
+	return NewRows(ds.X, i0), NewRows(ds.X, i1)
 }
