@@ -118,12 +118,17 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 				continue
 			}
 			gnNew = normInf(gn)
-			// Armijo; or, where changes in φ are below rounding, a clear
-			// decrease of the gradient. The second test must not let φ
-			// grow: far out on a logistic's linear tail the gradient stays
-			// bounded while φ rises without bound.
-			flat := fNew <= fx+1e-12*max(1, math.Abs(fx))
-			if fNew <= fx+1e-4*t*gtp || (flat && gnNew <= 0.9*st.GradNorm) {
+			// Armijo, where the decrease of φ stands above its rounding;
+			// else a clear decrease of the gradient. At the rounding floor
+			// fx + 1e-4·t·gᵀp rounds to fx, so Armijo alone would accept
+			// steps that change nothing, and the solve would cycle until
+			// its cap. The gradient test must not let φ grow: far out on a
+			// logistic's linear tail the gradient stays bounded while φ
+			// rises without bound.
+			noise := 1e-12 * max(1, math.Abs(fx))
+			armijo := fNew <= fx+1e-4*t*gtp && fNew < fx-noise
+			flat := fNew <= fx+noise
+			if armijo || (flat && gnNew <= 0.9*st.GradNorm) {
 				accepted = true
 				break
 			}

@@ -42,3 +42,62 @@ func TestNewtonHandsOverToLBFGS(t *testing.T) {
 		t.Errorf("stats %+v at x = %v", st, x)
 	}
 }
+
+// roundedQuad is ½ Σ_j h_j x_j² as a sum of many rows evaluates it: its
+// value and gradient carry deterministic rounding noise (a hash of x) of
+// 1e-15 and 1e-12, so below ||∇φ|| ~ 1e-12 neither φ nor ∇φ can show
+// progress. It counts its passes.
+type roundedQuad struct {
+	h      []float64
+	passes int
+}
+
+func noise(x []float64, salt uint64) float64 {
+	h := salt*0x9e3779b97f4a7c15 + 1
+	for _, v := range x {
+		h ^= math.Float64bits(v)
+		h *= 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+	}
+	return float64(h>>11)/(1<<53)*2 - 1
+}
+
+func (p *roundedQuad) FuncGrad(x, g []float64) float64 {
+	p.passes++
+	var f float64
+	for j, v := range x {
+		f += 0.5 * p.h[j] * v * v
+		if g != nil {
+			g[j] = p.h[j]*v + 1e-12*noise(x, uint64(j+1))
+		}
+	}
+	return 0.6 + f + 1e-15*noise(x, 0)
+}
+
+func (p *roundedQuad) Hessian(dst *mat.SymDense, x []float64) bool {
+	p.passes++
+	for j, v := range p.h {
+		dst.SetSym(j, j, v)
+	}
+	return true
+}
+
+// TestNewtonRoundingFloor: asked for a gradient below what rounding allows
+// (Algorithm 2's ε_{t+1} = q^t with no floor reaches 1e-30), Newton must
+// stop within a few passes at a point on the floor. It used to accept
+// steps on Armijo's test when φ did not change at all (fx + 1e-4·t·gᵀp
+// rounds to fx), refactor, and cycle until its iteration cap.
+func TestNewtonRoundingFloor(t *testing.T) {
+	for _, tol := range []float64{1e-30, 0} {
+		p := &roundedQuad{h: []float64{1e-5, 1e-2, 1, 3}}
+		x := []float64{1, -2, 0.5, 0.1}
+		st := (&solver.Newton{}).Minimize(p, x, tol, 1000)
+		t.Logf("tol %g: ||g|| = %.3g after %d iterations, %d passes", tol, st.GradNorm, st.Iterations, p.passes)
+		if st.GradNorm > 1e-11 {
+			t.Errorf("tol %g: stopped at ||g|| = %g, above the floor", tol, st.GradNorm)
+		}
+		if p.passes > 60 {
+			t.Errorf("tol %g: %d passes (%d iterations) for a solve limited by rounding", tol, p.passes, st.Iterations)
+		}
+	}
+}
