@@ -37,6 +37,30 @@ type merit struct {
 	lastW    []float64
 	lastGrad bool
 	lastOK   bool
+	// The evaluation before it. An Algorithm 2 client evaluates at w^{t+1}
+	// for ε̃ of (22), then its local solve starts at u_i^t, where the
+	// previous step's solve ended: with two slots that pass is saved.
+	prev evalSlot
+}
+
+// evalSlot holds one party evaluation (see merit.eval).
+type evalSlot struct {
+	f            float64
+	gf, c, jac   []float64
+	w            []float64
+	withGrad, ok bool
+}
+
+// swapPrev exchanges the last evaluation with the one before it.
+func (p *merit) swapPrev() {
+	q := &p.prev
+	p.f, q.f = q.f, p.f
+	p.gf, q.gf = q.gf, p.gf
+	p.c, q.c = q.c, p.c
+	p.jac, q.jac = q.jac, p.jac
+	p.lastW, q.w = q.w, p.lastW
+	p.lastGrad, q.withGrad = q.withGrad, p.lastGrad
+	p.lastOK, q.ok = q.ok, p.lastOK
 }
 
 func newMerit(p Party, d int, beta, prox float64, mu0 []float64) *merit {
@@ -49,7 +73,8 @@ func newMerit(p Party, d int, beta, prox float64, mu0 []float64) *merit {
 		party: p, cone: k, d: d, m: m, beta: beta, prox: prox,
 		mu: make([]float64, m), center: make([]float64, d),
 		gf: make([]float64, d), c: make([]float64, m), y: make([]float64, m),
-		jac: make([]float64, m*d),
+		jac:  make([]float64, m*d),
+		prev: evalSlot{gf: make([]float64, d), c: make([]float64, m), jac: make([]float64, m*d)},
 	}
 	copy(mt.mu, mu0)
 	return mt
@@ -57,7 +82,13 @@ func newMerit(p Party, d int, beta, prox float64, mu0 []float64) *merit {
 
 // eval evaluates the party at w, keeping f, ∇f, c and the Jacobian.
 func (p *merit) eval(w []float64, withGrad bool) error {
-	if p.lastOK && (p.lastGrad || !withGrad) && equal(w, p.lastW) {
+	if p.holds(w, withGrad) {
+		return nil
+	}
+	// Either the previous slot holds w, or the new evaluation overwrites
+	// it and the last one becomes the previous.
+	p.swapPrev()
+	if p.holds(w, withGrad) {
 		return nil
 	}
 	p.lastOK = false
@@ -83,6 +114,12 @@ func (p *merit) eval(w []float64, withGrad bool) error {
 	copy(p.lastW, w)
 	p.lastGrad, p.lastOK = withGrad, true
 	return nil
+}
+
+// holds reports whether the last evaluation is at w (with a gradient if
+// withGrad).
+func (p *merit) holds(w []float64, withGrad bool) bool {
+	return p.lastOK && (p.lastGrad || !withGrad) && equal(w, p.lastW)
 }
 
 // alTerm computes y = Proj_{K*}(μ + βc) from the last evaluation and returns
