@@ -2,6 +2,7 @@ package problems
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -340,98 +341,145 @@ func TestNPLocalMisses(t *testing.T) {
 // TestNPAgainstReferenceDatasets: issue 4's oracle on the real datasets:
 // with n = 1 and ε1 = ε2 = 1e-7 both algorithms reach the independent
 // solve's objective within 1e-5, and the constraint L1 ≤ 0.2 is active.
-// adult-a is left out: its reference solve takes 2 s, but the algorithms
-// at ε = 1e-7 did not finish one trial in 15 min. monks-1
-// runs at 1e-5: its problem has no minimiser (TestMonksNoMinimizer), so
-// stationarity falls only like 1/k along the outer iterations and at 1e-6
-// or 1e-7 both algorithms end ConvergedInaccurate after 1,000 of them,
-// 2.6e-6 from the reference in objective; at 1e-5 they stop 1.0e-5 above
-// it, so its bound is 2e-5.
-// Algorithm 1 runs with residual balancing (at the paper's ρ_i = 0.01 its
-// ADMM needs tens of thousands of iterations here; the solution is the
-// same problem's).
+//
+// adult-a and monks-1 have no minimiser (TestNoMinimizer): the infimum
+// lies at infinity along a one-hot column, where the loss decays like
+// exp(−|w_j|). A proximal step moves w_j by about β times that gradient,
+// so at the paper's β = 300 stationarity falls only like 1/(βk) along the
+// outer iterations (5e-6 after 1,000 cProx-AL iterations on adult-a): ε =
+// 1e-7 needs tens of thousands of them. With β = 1e5 both algorithms
+// converge in under 200. Algorithm 1 then takes ρ_i = 1e-4: the server's
+// proximal curvature 1/(2β) is tiny, and at the paper's ρ_i = 0.01 (fixed
+// or balanced) its ADMM needs hundreds of iterations per call on adult-a.
+// breast-cancer-wisc attains its minimum and also runs at the paper's
+// β = 300 with residual balancing.
 func TestNPAgainstReferenceDatasets(t *testing.T) {
 	dirs := datasets.SearchPath("", os.Getenv("FEDCON_DATA_DIR"))
 	dirs = append(dirs, "../../shared/datasets")
 	if testing.Short() {
-		t.Skip("15 s")
+		t.Skip("25 s")
 	}
+	type params struct {
+		beta, rho float64
+		adapt     bool
+	}
+	far := params{beta: 1e5, rho: 1e-4}
+	type data struct {
+		c0, c1 Rows
+		fref   float64
+	}
+	loaded := map[string]*data{} // the reference solve takes seconds
 	for _, tc := range []struct {
-		name      string
-		eps, tolF float64
-	}{{"breast-cancer-wisc", 1e-7, 1e-5}, {"monks-1", 1e-5, 2e-5}} {
-		name := tc.name
-		t.Run(name, func(t *testing.T) {
-			ds, err := datasets.Load(name, dirs)
-			if err != nil {
-				t.Skipf("%s not available: %v", name, err)
-			}
-			c0, c1 := classRows(ds)
+		name string
+		p    params
+	}{
+		{"breast-cancer-wisc", params{beta: 300, rho: 0.01, adapt: true}},
+		{"breast-cancer-wisc", far},
+		{"monks-1", far},
+		{"adult-a", far},
+	} {
+		t.Run(fmt.Sprintf("%s/beta=%g", tc.name, tc.p.beta), func(t *testing.T) {
 			const r = 0.2
-			wref, fref := npReference(t, c0, c1, r)
-			if l1 := c1.meanLogistic(wref, 1, 0, nil); math.Abs(l1-r) > 1e-7 {
-				t.Fatalf("reference infeasible or inactive: L1 = %v", l1)
+			dt := loaded[tc.name]
+			if dt == nil {
+				ds, err := datasets.Load(tc.name, dirs)
+				if err != nil {
+					t.Skipf("%s not available: %v", tc.name, err)
+				}
+				dt = &data{}
+				dt.c0, dt.c1 = classRows(ds)
+				var wref []float64
+				wref, dt.fref = npReference(t, dt.c0, dt.c1, r)
+				if l1 := dt.c1.meanLogistic(wref, 1, 0, nil); math.Abs(l1-r) > 1e-7 {
+					t.Fatalf("reference infeasible or inactive: L1 = %v", l1)
+				}
+				loaded[tc.name] = dt
 			}
+			c0, c1, fref := dt.c0, dt.c1, dt.fref
 			d := c0.D
 			prob := &solver.Problem{Dim: d, Clients: []solver.Party{&NPClient{Class0: c0, Class1: c1, Scale: 1, R: r}}}
 			w0 := UnitSphere(rand.New(rand.NewPCG(3, 3)), d)
-			s := &solver.Settings{Eps1: tc.eps, Eps2: tc.eps, MaxOuter: 1000, MaxInner: 5000}
+			const eps = 1e-7
+			s := &solver.Settings{Eps1: eps, Eps2: eps, MaxOuter: 1000, MaxInner: 5000}
 			for _, m := range []solver.Method{
-				&solver.ProxAL{Beta: 300, SBar: 1e-3, Rho: 0.01, RhoAdapt: true, Smooth: &solver.Newton{}},
-				&solver.CProxAL{Beta: 300, SBar: 1e-3, Smooth: &solver.Newton{}},
+				&solver.ProxAL{Beta: tc.p.beta, SBar: 1e-3, Rho: tc.p.rho, RhoAdapt: tc.p.adapt, Smooth: &solver.Newton{}},
+				&solver.CProxAL{Beta: tc.p.beta, SBar: 1e-3, Smooth: &solver.Newton{}},
 			} {
 				res, err := solver.Solve(context.Background(), prob, w0, s, m)
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("%T: %v, f = %.10f (reference %.10f), residuals %+v, outer %d, inner %d", m, res.Status, res.Objective, fref, res.Residuals, res.Stats.OuterIterations, res.Stats.InnerIterations)
-				if res.Status != solver.Converged || math.Abs(res.Objective-fref) > tc.tolF {
+				t.Logf("%T: %v, f = %.10f (reference %.10f), residuals %+v, outer %d, inner %d, passes %d, %v",
+					m, res.Status, res.Objective, fref, res.Residuals, res.Stats.OuterIterations, res.Stats.InnerIterations, res.Stats.Evaluations, res.Stats.Runtime)
+				if res.Status != solver.Converged || math.Abs(res.Objective-fref) > 1e-5 {
 					t.Errorf("%T: %v, f = %.10f, reference %.10f", m, res.Status, res.Objective, fref)
+				}
+				if res.Residuals.Stationarity > eps || res.Residuals.Feasibility > eps {
+					t.Errorf("%T: residuals %+v > %g", m, res.Residuals, eps)
 				}
 			}
 		})
 	}
 }
 
-// TestMonksNoMinimizer: why monks-1's Neyman-Pearson problem has no
-// minimiser. Its concept is "a1 = a2 or a5 = 1", so the one-hot column
-// a5=1 is zero in every class-0 row: moving along it leaves L0 unchanged
-// and lowers L1 strictly, so from any feasible point the constraint can be
-// slackened and L0 lowered further. The infimum is approached only as
-// w[a5=1] → ∞, and a KKT residual falls like exp(−w[a5=1]).
-func TestMonksNoMinimizer(t *testing.T) {
+// TestNoMinimizer: why the Neyman-Pearson problems of monks-1 and adult-a
+// have no minimiser. A one-hot column that is nonzero in one class only
+// gives a direction along which one loss stays constant and the other
+// falls strictly:
+//   - monks-1's concept is "a1 = a2 or a5 = 1", so a5=1 is zero in every
+//     class-0 row: raising w[a5=1] leaves L0 unchanged and lowers L1, which
+//     slackens the constraint, so L0 can be lowered elsewhere;
+//   - adult-a's level education=Preschool (51 rows) never earns >50K (four
+//     more levels are like it): lowering w there lowers L0, the objective,
+//     and leaves L1 unchanged.
+//
+// The infimum is approached only as such weights go to ±∞, and a KKT
+// residual falls like exp(−|w_j|).
+func TestNoMinimizer(t *testing.T) {
 	dirs := append(datasets.SearchPath("", os.Getenv("FEDCON_DATA_DIR")), "../../shared/datasets")
-	ds, err := datasets.Load("monks-1", dirs)
-	if err != nil {
-		t.Skipf("monks-1 not available: %v", err)
-	}
-	col := slices.Index(ds.FeatureNames, "a5=1")
-	if col < 0 {
-		t.Fatalf("no column a5=1 in %v", ds.FeatureNames)
-	}
-	ones := 0
-	for i, y := range ds.Y {
-		switch v := ds.X.At(i, col); {
-		case v != 0 && y == 1:
-			ones++
-		case v != 0:
-			t.Fatalf("class-0 row %d has a5=1", i)
-		}
-	}
-	if ones == 0 {
-		t.Fatal("no class-1 row has a5=1")
-	}
-	c0, c1 := classRows(ds)
-	w := UnitSphere(rand.New(rand.NewPCG(1, 2)), c0.D)
-	l0, l1 := c0.meanLogistic(w, 0, 0, nil), c1.meanLogistic(w, 1, 0, nil)
-	for _, step := range []float64{1, 10, 30} {
-		v := slices.Clone(w)
-		v[col] += step
-		m0, m1 := c0.meanLogistic(v, 0, 0, nil), c1.meanLogistic(v, 1, 0, nil)
-		if m0 != l0 || m1 >= l1 {
-			t.Errorf("step %g along a5=1: L0 %v -> %v, L1 %v -> %v; want L0 unchanged, L1 lower", step, l0, m0, l1, m1)
-		}
-		l1 = m1
+	for _, tc := range []struct {
+		name, column string
+		class        float64 // the only class whose rows use column
+		step         float64 // direction that lowers that class's loss
+	}{
+		{"monks-1", "a5=1", 1, +1},
+		{"adult-a", "education=Preschool", 0, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, err := datasets.Load(tc.name, dirs)
+			if err != nil {
+				t.Skipf("%s not available: %v", tc.name, err)
+			}
+			col := slices.Index(ds.FeatureNames, tc.column)
+			if col < 0 {
+				t.Fatalf("no column %s in %v", tc.column, ds.FeatureNames)
+			}
+			used := 0
+			for i, y := range ds.Y {
+				switch v := ds.X.At(i, col); {
+				case v != 0 && y == tc.class:
+					used++
+				case v != 0:
+					t.Fatalf("row %d of class %v has %s", i, y, tc.column)
+				}
+			}
+			if used == 0 {
+				t.Fatalf("no class-%v row has %s", tc.class, tc.column)
+			}
+			c0, c1 := classRows(ds)
+			w := UnitSphere(rand.New(rand.NewPCG(1, 2)), c0.D)
+			l := [2]float64{c0.meanLogistic(w, 0, 0, nil), c1.meanLogistic(w, 1, 0, nil)}
+			moved := int(tc.class)
+			for _, step := range []float64{1, 10, 30} {
+				v := slices.Clone(w)
+				v[col] += tc.step * step
+				m := [2]float64{c0.meanLogistic(v, 0, 0, nil), c1.meanLogistic(v, 1, 0, nil)}
+				if m[1-moved] != l[1-moved] || m[moved] >= l[moved] {
+					t.Errorf("step %g along %s: (L0, L1) %v -> %v; want L%d unchanged, L%d lower", tc.step*step, tc.column, l, m, 1-moved, moved)
+				}
+				l[moved] = m[moved]
+			}
+		})
 	}
 }
 
