@@ -3,7 +3,6 @@ package solver
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 // CProxAL is Algorithm 3 (Appendix D): the centralized proximal AL method,
@@ -67,7 +66,7 @@ func (m *CProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings
 	}
 	res := &Result{}
 	w := append([]float64(nil), w0...)
-	loop := &outerLoop{s: s, beta: beta, sbar: sbar, start: time.Now(), res: res}
+	loop := &outerLoop{s: s, beta: beta, sbar: sbar, res: res}
 	res, err := loop.run(ctx, r, w, func() (int, int64, int64) { return 0, 0, 0 })
 	res.W = w
 	res.Stats.LocalIterations = r.iters

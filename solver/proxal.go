@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 )
 
 // Defaults of the method parameters (zero fields of ProxAL and CProxAL).
@@ -151,7 +150,6 @@ type proxALRun struct {
 	rhoScale  float64   // ρ_i / initial ρ_i (residual balancing)
 	primal    float64   // max_i ||u_i - w||_∞ of the last ADMM round
 	res       *Result
-	start     time.Time
 	localIter int
 	misses    int // local solves short of ε_{t+1} (Stats.LocalMisses)
 	evals     int64
@@ -166,7 +164,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	if m.Mu0 != nil && len(m.Mu0) != n+1 {
 		return nil, fmt.Errorf("solver: len(ProxAL.Mu0) = %d, want n+1 = %d", len(m.Mu0), n+1)
 	}
-	r := &proxALRun{m: m, p: p, s: s, d: d, n: n, beta: beta, q: q, rho: rho, start: time.Now()}
+	r := &proxALRun{m: m, p: p, s: s, d: d, n: n, beta: beta, q: q, rho: rho}
 	for _, v := range rho {
 		r.rhoSum += v
 	}
@@ -221,14 +219,18 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	if _, err := r.exchange(ctx, &Broadcast{Kind: MsgStart, W: w}); err != nil {
 		return nil, err
 	}
-	loop := &outerLoop{s: s, beta: beta, sbar: sbar, start: r.start, res: r.res}
+	loop := &outerLoop{s: s, beta: beta, sbar: sbar, res: r.res}
 	res, err := loop.run(ctx, r, w, func() (int, int64, int64) {
 		return r.res.Stats.Rounds, r.res.Stats.FloatsDown, r.res.Stats.FloatsUp
 	})
 	res.W = w
 	res.Stats.LocalIterations, res.Stats.LocalMisses = r.localIter, r.misses
 	if err == nil && res.Status != Diverged {
-		err = r.audit(ctx, w)
+		actx := ctx
+		if res.Status == RuntimeLimit {
+			actx = context.WithoutCancel(ctx) // the deadline has passed; audit anyway
+		}
+		err = r.audit(actx, w)
 	}
 	res.Stats.Evaluations = r.evals + r.server.passes()
 	return res, err

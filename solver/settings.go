@@ -40,7 +40,10 @@ type Settings struct {
 	// Eps1 (stationarity) and Eps2 (feasibility) are the tolerances of test
 	// (11) and Definition 1. Defaults DefaultEps1, DefaultEps2; must be in (0, 1).
 	Eps1, Eps2 float64
-	// Runtime caps wall time (status RuntimeLimit); zero means no limit.
+	// Runtime caps wall time (status RuntimeLimit, no error); zero means no
+	// limit. Algorithm 1 stops within one ADMM round, Algorithm 3 after the
+	// current subproblem; the result is the last completed outer iterate,
+	// audited.
 	Runtime time.Duration
 	// Workers bounds the goroutines running client steps concurrently;
 	// zero means GOMAXPROCS. Results do not depend on it.

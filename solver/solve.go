@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -28,6 +29,13 @@ func Solve(ctx context.Context, p *Problem, w0 []float64, s *Settings, m Method)
 		m = &ProxAL{}
 	}
 	start := time.Now()
+	if s.Runtime > 0 {
+		// A deadline, not only a check between outer iterations: one
+		// Algorithm 2 call can run for minutes.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, s.Runtime, errRuntime)
+		defer cancel()
+	}
 	res, err := m.run(ctx, p, w0, s)
 	if res != nil {
 		res.Stats.Runtime = time.Since(start)
@@ -38,12 +46,25 @@ func Solve(ctx context.Context, p *Problem, w0 []float64, s *Settings, m Method)
 	return res, err
 }
 
+// errRuntime is the cause of the context deadline set by Settings.Runtime.
+var errRuntime = errors.New("solver: Settings.Runtime elapsed")
+
+// stopped ends a run whose context is done: RuntimeLimit (no error) when
+// Settings.Runtime's deadline passed, else Canceled.
+func stopped(ctx context.Context, res *Result) (*Result, error) {
+	if errors.Is(context.Cause(ctx), errRuntime) {
+		res.Status = RuntimeLimit
+		return res, nil
+	}
+	res.Status = Canceled
+	return res, fmt.Errorf("solver: %w", ctx.Err())
+}
+
 // outerLoop is the part Algorithms 1 and 3 share: τ_k = s̄/(k+1)², the
 // subproblem, the multiplier update, test (11), caps and records.
 type outerLoop struct {
 	s          *Settings
 	beta, sbar float64
-	start      time.Time
 	res        *Result
 }
 
@@ -75,20 +96,15 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 			}
 			return res, nil
 		}
-		if err := ctx.Err(); err != nil {
-			res.Status = Canceled
-			return res, fmt.Errorf("solver: %w", err)
-		}
-		if o.s.Runtime > 0 && time.Since(o.start) > o.s.Runtime {
-			res.Status = RuntimeLimit
-			return res, nil
+		if ctx.Err() != nil {
+			return stopped(ctx, res)
 		}
 		tau := o.sbar / float64((k+1)*(k+1))
 		os, err := st.step(ctx, k, tau, w)
 		if err != nil {
 			if ctx.Err() != nil {
-				res.Status = Canceled
-				return res, fmt.Errorf("solver: %w", ctx.Err())
+				// The interrupted step is dropped: w is still w^k.
+				return stopped(ctx, res)
 			}
 			return res, err
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -309,6 +310,31 @@ func TestCanceled(t *testing.T) {
 	}
 	if res == nil || res.Status != solver.Canceled {
 		t.Fatalf("result %+v, want status Canceled", res)
+	}
+}
+
+// TestRuntimeInsideADMM: Settings.Runtime stops a run inside a long
+// Algorithm 2 call (it used to be checked between outer iterations only)
+// with status RuntimeLimit and no error, returning w0 audited. ρ_i = 1e-6
+// makes the first call need far more than MaxInner ADMM rounds, so without
+// the deadline the run would go through all 10^7 of them.
+func TestRuntimeInsideADMM(t *testing.T) {
+	q, w0 := lcqp(t, 4, 20, 3, 1)
+	const maxInner = 10_000_000
+	s := &solver.Settings{MaxInner: maxInner, Runtime: 50 * time.Millisecond}
+	res, err := solver.Solve(context.Background(), q.Problem(), w0, s, &solver.ProxAL{Rho: 1e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.RuntimeLimit {
+		t.Fatalf("status %v, want RuntimeLimit", res.Status)
+	}
+	if res.Stats.OuterIterations != 0 || res.Stats.Rounds >= maxInner || !floats.Equal(res.W, w0) {
+		t.Errorf("outer %d, rounds %d, W = w0: %v; want the interrupted first call dropped", res.Stats.OuterIterations, res.Stats.Rounds, floats.Equal(res.W, w0))
+	}
+	stat, feas := kkt(q, res.W, res.Mu)
+	if stat == 0 || math.Abs(res.Residuals.Stationarity-stat) > 1e-9 || math.Abs(res.Residuals.Feasibility-feas) > 1e-12 {
+		t.Errorf("audit %+v, recomputed (%g, %g)", res.Residuals, stat, feas)
 	}
 }
 
