@@ -26,10 +26,10 @@ func own(s SmoothSolver) SmoothSolver {
 // Cholesky factorisation, built to reach tolerances near machine precision
 // (Algorithm 2's ε_{t+1} = q^t becomes tiny):
 //
-//   - a step is accepted on sufficient decrease of φ (Armijo) OR, when φ
-//     does not rise beyond rounding, a clear decrease of ||∇φ||_∞: near the
-//     optimum changes in φ fall below rounding while the gradient still
-//     measures progress;
+//   - a step is accepted on sufficient decrease of φ (Armijo) beyond its
+//     rounding band OR, when φ does not rise beyond that band, a clear
+//     decrease of ||∇φ||_∞: near the optimum changes in φ fall below
+//     rounding while the gradient still measures progress;
 //   - the factorised Hessian is kept across iterations and calls (the
 //     subproblems of successive ADMM iterations differ only in z, which
 //     does not enter ∇²φ) and recomputed only when a step with it contracts

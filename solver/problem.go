@@ -16,7 +16,9 @@ type Party interface {
 	// Eval returns f(w) and, in one pass over the party's data, writes
 	// ∇f(w) into grad (if non-nil), c(w) into c (length Cone().Dim()) and the
 	// constraint Jacobian, row-major m×d (row j = ∇c_j(w)ᵀ), into jac (if
-	// non-nil). It must not retain w. Designed for few constraints (m ≪ d).
+	// non-nil). It must not retain w, and its results must depend on w alone
+	// (the solvers reuse an evaluation at an identical point). Designed for
+	// few constraints (m ≪ d).
 	Eval(w, grad, c, jac []float64) float64
 }
 

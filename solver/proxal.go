@@ -216,7 +216,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 
 	w := append([]float64(nil), w0...)
 	copy(r.server.center, w)
-	if _, err := r.exchange(ctx, &Broadcast{Kind: MsgStart, W: w}); err != nil {
+	if _, err := r.exchange(context.WithoutCancel(ctx), &Broadcast{Kind: MsgStart, W: w}); err != nil {
 		return nil, err
 	}
 	loop := &outerLoop{s: s, beta: beta, sbar: sbar, res: r.res}
@@ -226,11 +226,8 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	res.W = w
 	res.Stats.LocalIterations, res.Stats.LocalMisses = r.localIter, r.misses
 	if err == nil && res.Status != Diverged {
-		actx := ctx
-		if res.Status == RuntimeLimit {
-			actx = context.WithoutCancel(ctx) // the deadline has passed; audit anyway
-		}
-		err = r.audit(actx, w)
+		// One diagnostic round, also when the deadline has passed.
+		err = r.audit(context.WithoutCancel(ctx), w)
 	}
 	res.Stats.Evaluations = r.evals + r.server.passes()
 	return res, err
@@ -330,8 +327,10 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 	out.stepMu = r.server.updateMultiplier()
 	out.parties = append(out.parties, r.server.value())
 	copy(r.server.center, r.wt)
-	// Broadcast w^{k+1}; clients update μ_i and reply ||Δμ_i||_∞.
-	reps, err := r.exchange(ctx, &Broadcast{Kind: MsgOuter, W: r.wt})
+	// Broadcast w^{k+1}; clients update μ_i and reply ||Δμ_i||_∞. Only
+	// ADMM rounds are interrupted: this one commits the step (μ_0 has
+	// moved), so it completes even past a deadline or a cancel.
+	reps, err := r.exchange(context.WithoutCancel(ctx), &Broadcast{Kind: MsgOuter, W: r.wt})
 	if err != nil {
 		return out, err
 	}

@@ -102,7 +102,7 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 		tau := o.sbar / float64((k+1)*(k+1))
 		os, err := st.step(ctx, k, tau, w)
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 				// The interrupted step is dropped: w is still w^k.
 				return stopped(ctx, res)
 			}

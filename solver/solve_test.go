@@ -338,6 +338,69 @@ func TestRuntimeInsideADMM(t *testing.T) {
 	}
 }
 
+// slowOuterTransport honours its context, and delays the second MsgOuter
+// round until the context is done (then fails, like a network transport)
+// or 300 ms have passed.
+type slowOuterTransport struct {
+	*solver.LocalTransport
+	outers int
+}
+
+func (s *slowOuterTransport) Exchange(ctx context.Context, b *solver.Broadcast) ([]*solver.Reply, error) {
+	if b.Kind == solver.MsgOuter {
+		if s.outers++; s.outers == 2 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(300 * time.Millisecond):
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.LocalTransport.Exchange(ctx, b)
+}
+
+// TestRuntimeCommitsOuterRound: a deadline that passes during the round
+// that commits an outer step (μ_0 has already moved) must not split it:
+// the run returns the committed iterate with consistent multipliers, equal
+// to a run capped after that many outer iterations.
+func TestRuntimeCommitsOuterRound(t *testing.T) {
+	q, w0 := lcqp(t, 6, 12, 3, 2)
+	p := q.Problem()
+	method := func(tr solver.Transport) *solver.ProxAL {
+		return &solver.ProxAL{Beta: 10, Rho: 1, Transport: tr}
+	}
+	tr := &slowOuterTransport{LocalTransport: &solver.LocalTransport{}}
+	for _, c := range p.Clients {
+		node, err := solver.NewClientNode(c, solver.ClientConfig{Dim: p.Dim, Parties: len(p.Clients) + 1, Beta: 10, Rho: 1, MaxIter: solver.DefaultMaxInner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Nodes = append(tr.Nodes, node)
+	}
+	res, err := solver.Solve(context.Background(), p, w0, &solver.Settings{Runtime: 100 * time.Millisecond}, method(tr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := solver.Solve(context.Background(), p, w0, &solver.Settings{MaxOuter: 2}, method(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.RuntimeLimit || res.Stats.OuterIterations != 2 {
+		t.Fatalf("status %v after %d outer iterations, want RuntimeLimit after 2", res.Status, res.Stats.OuterIterations)
+	}
+	if !floats.Equal(res.W, want.W) || res.Residuals != want.Residuals {
+		t.Errorf("W %v, residuals %+v; want %v, %+v", res.W, res.Residuals, want.W, want.Residuals)
+	}
+	for i := range want.Mu {
+		if !floats.Equal(res.Mu[i], want.Mu[i]) {
+			t.Errorf("μ_%d = %v, want %v", i, res.Mu[i], want.Mu[i])
+		}
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	q, w0 := lcqp(t, 2, 10, 2, 1)
 	cases := []struct {
