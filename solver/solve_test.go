@@ -338,6 +338,26 @@ func TestRuntimeInsideADMM(t *testing.T) {
 	}
 }
 
+// TestRuntimeCProxAL: Algorithm 3 stops at Settings.Runtime between
+// subproblems, with status RuntimeLimit, no error and its last iterate
+// audited. At ε = 1e-15 test (11) cannot hold, so only the deadline ends it.
+func TestRuntimeCProxAL(t *testing.T) {
+	q, w0 := lcqp(t, 8, 20, 3, 1)
+	const maxOuter = 100_000_000
+	s := &solver.Settings{Eps1: 1e-15, Eps2: 1e-15, MaxOuter: maxOuter, Runtime: 30 * time.Millisecond}
+	res, err := solver.Solve(context.Background(), q.Problem(), w0, s, &solver.CProxAL{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.RuntimeLimit || res.Stats.OuterIterations == 0 || res.Stats.OuterIterations >= maxOuter {
+		t.Fatalf("status %v after %d outer iterations, want RuntimeLimit in between", res.Status, res.Stats.OuterIterations)
+	}
+	stat, feas := kkt(q, res.W, res.Mu)
+	if math.Abs(res.Residuals.Stationarity-stat) > 1e-9 || math.Abs(res.Residuals.Feasibility-feas) > 1e-12 {
+		t.Errorf("audit %+v, recomputed (%g, %g)", res.Residuals, stat, feas)
+	}
+}
+
 // slowOuterTransport honours its context, and delays the second MsgOuter
 // round until the context is done (then fails, like a network transport)
 // or 300 ms have passed.
