@@ -22,7 +22,7 @@ build: ## build bin/fedcon
 FUZZ     := FuzzParseIDX FuzzParseAdult FuzzParseBreastCancer FuzzParseMonks FuzzParseHeart FuzzParseAbalone
 # A count, not a duration: with -fuzztime 5s Go 1.26's fuzz coordinator can
 # fail at the deadline with "context deadline exceeded" and no crasher
-# (go.dev/issue/75804, fixed in Go 1.27). 30,000 inputs take ~5-10 s each.
+# (go.dev/issue/75804, fixed in Go 1.27). 30,000 inputs take about 3 s each.
 FUZZTIME ?= 30000x
 
 test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a short fuzz of the data parsers

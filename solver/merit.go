@@ -23,44 +23,28 @@ type merit struct {
 	mu     []float64 // μ^k (owned)
 	center []float64 // w^k (owned)
 
-	// Values of the last party evaluation, reused where the paper needs
-	// several quantities at one point (one pass over the data).
-	f        float64
-	gf, c, y []float64
-	jac      []float64
-	hscr     []float64 // scratch of addJacobianTerm
-	evals    int64     // party evaluations (passes over its data)
-	hevals   int64     // Hessian evaluations (one more pass each)
-
-	// The last evaluation's point: Newton asks for the Hessian where the
-	// line search just evaluated, so that evaluation is reused.
-	lastW    []float64
-	lastGrad bool
-	lastOK   bool
+	// The last party evaluation, reused where the paper needs several
+	// quantities at one point (one pass over the data), and where Newton
+	// asks for the Hessian at the point its line search just evaluated.
+	evalSlot
 	// The evaluation before it. An Algorithm 2 client evaluates at w^{t+1}
 	// for ε̃ of (22), then its local solve starts at u_i^t, where the
 	// previous step's solve ended: with two slots that pass is saved.
 	prev evalSlot
+
+	y      []float64 // Proj_{K*}(μ + βc) of the last alTerm
+	hscr   []float64 // scratch of addJacobianTerm
+	evals  int64     // party evaluations (passes over its data)
+	hevals int64     // Hessian evaluations (one more pass each)
 }
 
-// evalSlot holds one party evaluation (see merit.eval).
+// evalSlot holds one party evaluation at w: f, ∇f (if withGrad), c and
+// the Jacobian; ok is false until an evaluation succeeded.
 type evalSlot struct {
 	f            float64
 	gf, c, jac   []float64
 	w            []float64
 	withGrad, ok bool
-}
-
-// swapPrev exchanges the last evaluation with the one before it.
-func (p *merit) swapPrev() {
-	q := &p.prev
-	p.f, q.f = q.f, p.f
-	p.gf, q.gf = q.gf, p.gf
-	p.c, q.c = q.c, p.c
-	p.jac, q.jac = q.jac, p.jac
-	p.lastW, q.w = q.w, p.lastW
-	p.lastGrad, q.withGrad = q.withGrad, p.lastGrad
-	p.lastOK, q.ok = q.ok, p.lastOK
 }
 
 func newMerit(p Party, d int, beta, prox float64, mu0 []float64) *merit {
@@ -71,10 +55,9 @@ func newMerit(p Party, d int, beta, prox float64, mu0 []float64) *merit {
 	m := coneDim(k)
 	mt := &merit{
 		party: p, cone: k, d: d, m: m, beta: beta, prox: prox,
-		mu: make([]float64, m), center: make([]float64, d),
-		gf: make([]float64, d), c: make([]float64, m), y: make([]float64, m),
-		jac:  make([]float64, m*d),
-		prev: evalSlot{gf: make([]float64, d), c: make([]float64, m), jac: make([]float64, m*d)},
+		mu: make([]float64, m), center: make([]float64, d), y: make([]float64, m),
+		evalSlot: evalSlot{gf: make([]float64, d), c: make([]float64, m), jac: make([]float64, m*d)},
+		prev:     evalSlot{gf: make([]float64, d), c: make([]float64, m), jac: make([]float64, m*d)},
 	}
 	copy(mt.mu, mu0)
 	return mt
@@ -87,11 +70,11 @@ func (p *merit) eval(w []float64, withGrad bool) error {
 	}
 	// Either the previous slot holds w, or the new evaluation overwrites
 	// it and the last one becomes the previous.
-	p.swapPrev()
+	p.evalSlot, p.prev = p.prev, p.evalSlot
 	if p.holds(w, withGrad) {
 		return nil
 	}
-	p.lastOK = false
+	p.ok = false
 	p.evals++
 	if p.party == nil {
 		p.f = 0
@@ -108,18 +91,18 @@ func (p *merit) eval(w []float64, withGrad bool) error {
 	if !finiteScalar(p.f) || !finite(p.c) || (withGrad && (!finite(g) || !finite(jac))) {
 		return fmt.Errorf("%w: party returned NaN or Inf", ErrNonFinite)
 	}
-	if p.lastW == nil {
-		p.lastW = make([]float64, p.d)
+	if p.w == nil {
+		p.w = make([]float64, p.d)
 	}
-	copy(p.lastW, w)
-	p.lastGrad, p.lastOK = withGrad, true
+	copy(p.w, w)
+	p.withGrad, p.ok = withGrad, true
 	return nil
 }
 
 // holds reports whether the last evaluation is at w (with a gradient if
 // withGrad).
 func (p *merit) holds(w []float64, withGrad bool) bool {
-	return p.lastOK && (p.lastGrad || !withGrad) && equal(w, p.lastW)
+	return p.ok && (p.withGrad || !withGrad) && equal(w, p.w)
 }
 
 // alTerm computes y = Proj_{K*}(μ + βc) from the last evaluation and returns
