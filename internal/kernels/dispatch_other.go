@@ -1,0 +1,27 @@
+//go:build !amd64 || purego
+
+package kernels
+
+const useAVX = false
+
+// The assembly names, for the tests: here they are the pure-Go versions.
+
+func dotAVX(x, y []float64) float64                          { return dotGo(x, y) }
+func axpyAVX(a float64, x, y []float64)                      { axpyGo(a, x, y) }
+func expAVX(x, dst []float64)                                { expGo(x, dst) }
+func logLossAVX(z []float64, y float64, r []float64) float64 { return logLossGo(z, y, r) }
+func logWeightAVX(z, c []float64)                            { logWeightGo(z, c) }
+
+func dotSparseAVX(val []float64, idx []int, w []float64) (float64, bool) {
+	return dotSparseGo(val, idx, w), true
+}
+
+func axpySparseAVX(a float64, val []float64, idx []int, y []float64) bool {
+	axpySparseGo(a, val, idx, y)
+	return true
+}
+
+func syrSparseAVX(c float64, val []float64, idx []int, h []float64, n int) bool {
+	syrSparseGo(c, val, idx, h, n)
+	return true
+}
