@@ -25,3 +25,13 @@ func syrSparseAVX(c float64, val []float64, idx []int, h []float64, n int) bool 
 	syrSparseGo(c, val, idx, h, n)
 	return true
 }
+
+func csrDotAVX(ptr, col []int, val, w, z []float64) bool {
+	csrDotGo(ptr, col, val, w, z)
+	return true
+}
+
+func csrAxpyAVX(ptr, col []int, val []float64, alpha float64, d, g []float64) bool {
+	csrAxpyGo(ptr, col, val, alpha, d, g)
+	return true
+}

@@ -105,3 +105,19 @@ func logWeightGo(z, c []float64) {
 		c[i] = e / (u * u)
 	}
 }
+
+func csrDotGo(ptr, col []int, val, w, z []float64) {
+	val, col = val[:len(val):len(val)], col[:len(col):len(col)] // rows past the end panic
+	for k := range z {
+		a, b := ptr[k], ptr[k+1]
+		z[k] = dotSparseGo(val[a:b], col[a:b], w)
+	}
+}
+
+func csrAxpyGo(ptr, col []int, val []float64, alpha float64, d, g []float64) {
+	val, col = val[:len(val):len(val)], col[:len(col):len(col)]
+	for k := range d {
+		a, b := ptr[k], ptr[k+1]
+		axpySparseGo(alpha*d[k], val[a:b], col[a:b], g)
+	}
+}

@@ -125,3 +125,39 @@ func outOfRange(idx []int, n int) string {
 	}
 	return "kernels: index out of range"
 }
+
+// CSRDot sets z[k] = Σ_p val[p]·w[col[p]] over p ∈ [ptr[k], ptr[k+1]): the
+// products of len(z) compressed rows with w, each summed as DotSparse
+// sums. Inconsistent ptr or an index outside w panics.
+func CSRDot(ptr, col []int, val, w, z []float64) {
+	ptr, col = ptr[:len(z)+1], col[:len(val)]
+	if useAVX {
+		if !csrDotAVX(ptr, col, val, w, z) {
+			panic(badCSR(ptr, col, len(val), len(w)))
+		}
+		return
+	}
+	csrDotGo(ptr, col, val, w, z)
+}
+
+// CSRAxpy adds Σ_k (alpha·d[k])·x_k to g for the len(d) compressed rows
+// x_k, row by row. Inconsistent ptr or an index outside g panics.
+func CSRAxpy(ptr, col []int, val []float64, alpha float64, d, g []float64) {
+	ptr, col = ptr[:len(d)+1], col[:len(val)]
+	if useAVX {
+		if !csrAxpyAVX(ptr, col, val, alpha, d, g) {
+			panic(badCSR(ptr, col, len(val), len(g)))
+		}
+		return
+	}
+	csrAxpyGo(ptr, col, val, alpha, d, g)
+}
+
+func badCSR(ptr, col []int, nval, n int) string {
+	for k := 0; k+1 < len(ptr); k++ {
+		if a, b := ptr[k], ptr[k+1]; a < 0 || a > b || b > nval {
+			return fmt.Sprintf("kernels: row %d spans [%d, %d) of %d values", k, a, b, nval)
+		}
+	}
+	return outOfRange(col, n)
+}

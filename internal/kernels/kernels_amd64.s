@@ -465,6 +465,22 @@ syp:
 	ADDQ   DX, R10
 	MOVQ   DI, R8
 
+syq2:
+	MOVQ        R8, R11
+	ADDQ        $0x02, R11
+	CMPQ        R11, SI
+	JA          syq
+	MOVQ        (CX)(R8*8), R9
+	MOVQ        8(CX)(R8*8), R12
+	VMOVSD      (R10)(R9*8), X2
+	VMOVSD      (R10)(R12*8), X3
+	VFMADD231SD (AX)(R8*8), X1, X2
+	VFMADD231SD 8(AX)(R8*8), X1, X3
+	VMOVSD      X2, (R10)(R9*8)
+	VMOVSD      X3, (R10)(R12*8)
+	MOVQ        R11, R8
+	JMP         syq2
+
 syq:
 	CMPQ        R8, SI
 	JAE         sypnext
@@ -487,6 +503,141 @@ syok:
 sybad:
 	MOVB $0x00, AL
 	MOVB AL, ret+88(FP)
+	RET
+
+// func csrDotAVX(ptr []int, col []int, val []float64, w []float64, z []float64) bool
+// Requires: AVX, FMA3
+TEXT ·csrDotAVX(SB), NOSPLIT, $0-121
+	MOVQ ptr_base+0(FP), AX
+	MOVQ col_base+24(FP), CX
+	MOVQ val_base+48(FP), DX
+	MOVQ val_len+56(FP), BX
+	MOVQ w_base+72(FP), SI
+	MOVQ w_len+80(FP), DI
+	MOVQ z_base+96(FP), R8
+	MOVQ z_len+104(FP), R9
+	XORQ R10, R10
+
+cdrow:
+	CMPQ   R10, R9
+	JAE    cdok
+	MOVQ   (AX)(R10*8), R11
+	MOVQ   8(AX)(R10*8), R12
+	CMPQ   R12, BX
+	JA     cdbad
+	CMPQ   R11, R12
+	JA     cdbad
+	VXORPD X0, X0, X0
+	VXORPD X1, X1, X1
+	VXORPD X2, X2, X2
+	VXORPD X3, X3, X3
+
+cd4:
+	MOVQ        R11, R14
+	ADDQ        $0x04, R14
+	CMPQ        R14, R12
+	JA          cd1
+	MOVQ        (CX)(R11*8), R13
+	CMPQ        R13, DI
+	JAE         cdbad
+	VMOVSD      (DX)(R11*8), X4
+	VFMADD231SD (SI)(R13*8), X4, X0
+	MOVQ        8(CX)(R11*8), R13
+	CMPQ        R13, DI
+	JAE         cdbad
+	VMOVSD      8(DX)(R11*8), X4
+	VFMADD231SD (SI)(R13*8), X4, X1
+	MOVQ        16(CX)(R11*8), R13
+	CMPQ        R13, DI
+	JAE         cdbad
+	VMOVSD      16(DX)(R11*8), X4
+	VFMADD231SD (SI)(R13*8), X4, X2
+	MOVQ        24(CX)(R11*8), R13
+	CMPQ        R13, DI
+	JAE         cdbad
+	VMOVSD      24(DX)(R11*8), X4
+	VFMADD231SD (SI)(R13*8), X4, X3
+	MOVQ        R14, R11
+	JMP         cd4
+
+cd1:
+	CMPQ        R11, R12
+	JAE         cdsum
+	MOVQ        (CX)(R11*8), R13
+	CMPQ        R13, DI
+	JAE         cdbad
+	VMOVSD      (DX)(R11*8), X4
+	VFMADD231SD (SI)(R13*8), X4, X0
+	INCQ        R11
+	JMP         cd1
+
+cdsum:
+	VADDSD X1, X0, X0
+	VADDSD X3, X2, X2
+	VADDSD X2, X0, X0
+	VMOVSD X0, (R8)(R10*8)
+	INCQ   R10
+	JMP    cdrow
+
+cdok:
+	MOVB $0x01, AL
+	MOVB AL, ret+120(FP)
+	RET
+
+cdbad:
+	MOVB $0x00, AL
+	MOVB AL, ret+120(FP)
+	RET
+
+// func csrAxpyAVX(ptr []int, col []int, val []float64, alpha float64, d []float64, g []float64) bool
+// Requires: AVX, FMA3, SSE2
+TEXT ·csrAxpyAVX(SB), NOSPLIT, $0-129
+	MOVQ  ptr_base+0(FP), AX
+	MOVQ  col_base+24(FP), CX
+	MOVQ  val_base+48(FP), DX
+	MOVQ  val_len+56(FP), BX
+	MOVSD alpha+72(FP), X0
+	MOVQ  d_base+80(FP), SI
+	MOVQ  d_len+88(FP), DI
+	MOVQ  g_base+104(FP), R8
+	MOVQ  g_len+112(FP), R9
+	XORQ  R10, R10
+
+carow:
+	CMPQ   R10, DI
+	JAE    caok
+	MOVQ   (AX)(R10*8), R11
+	MOVQ   8(AX)(R10*8), R12
+	CMPQ   R12, BX
+	JA     cabad
+	CMPQ   R11, R12
+	JA     cabad
+	VMULSD (SI)(R10*8), X0, X1
+
+ca1:
+	CMPQ        R11, R12
+	JAE         canext
+	MOVQ        (CX)(R11*8), R13
+	CMPQ        R13, R9
+	JAE         cabad
+	VMOVSD      (R8)(R13*8), X2
+	VFMADD231SD (DX)(R11*8), X1, X2
+	VMOVSD      X2, (R8)(R13*8)
+	INCQ        R11
+	JMP         ca1
+
+canext:
+	INCQ R10
+	JMP  carow
+
+caok:
+	MOVB $0x01, AL
+	MOVB AL, ret+128(FP)
+	RET
+
+cabad:
+	MOVB $0x00, AL
+	MOVB AL, ret+128(FP)
 	RET
 
 // func expAVX(x []float64, dst []float64)

@@ -188,6 +188,53 @@ func must(s float64, ok bool) float64 {
 	return s
 }
 
+// TestCSR: the block kernels equal their row-by-row definitions (CSRDot
+// bit for bit, as it sums as DotSparse does; CSRAxpy bit for bit against
+// AxpySparse), rows of 0-40 entries.
+func TestCSR(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	const n = 109
+	ptr := []int{0}
+	var col []int
+	var val []float64
+	for k := 0; k < 300; k++ {
+		v, c := sparse(rng, rng.IntN(41), n)
+		val, col = append(val, v...), append(col, c...)
+		ptr = append(ptr, len(col))
+	}
+	w := buf(rng, n, 1, 1)
+	for _, rows := range []int{0, 1, 2, 7, 300} {
+		z := buf(rng, rows, 2, 1)
+		CSRDot(ptr, col, val, w, z)
+		checkSentinels(t, z)
+		d := buf(rng, rows, 0, 1)
+		gk, gr := make([]float64, n), make([]float64, n)
+		CSRAxpy(ptr, col, val, 0.3, d, gk)
+		for k := 0; k < rows; k++ {
+			a, b := ptr[k], ptr[k+1]
+			if want := DotSparse(val[a:b], col[a:b], w); z[k] != want {
+				t.Fatalf("rows=%d k=%d: %g, DotSparse %g", rows, k, z[k], want)
+			}
+			AxpySparse(0.3*d[k], val[a:b], col[a:b], gr)
+		}
+		for j := range gk {
+			if gk[j] != gr[j] {
+				t.Fatalf("rows=%d j=%d: %g, AxpySparse %g", rows, j, gk[j], gr[j])
+			}
+		}
+	}
+	for _, bad := range [][]int{{0, 3, 2}, {0, 2, len(val) + 1}, {-1, 0, 1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("ptr %v: no panic", bad)
+				}
+			}()
+			CSRDot(bad, col, val, w, make([]float64, 2))
+		}()
+	}
+}
+
 // TestSparseOutOfRange: a bad index panics in every version instead of
 // touching memory.
 func TestSparseOutOfRange(t *testing.T) {

@@ -4,18 +4,32 @@
 
 package kernels
 
+//go:noescape
 func dotAVX(x []float64, y []float64) float64
 
+//go:noescape
 func axpyAVX(a float64, x []float64, y []float64)
 
+//go:noescape
 func dotSparseAVX(val []float64, idx []int, w []float64) (float64, bool)
 
+//go:noescape
 func axpySparseAVX(a float64, val []float64, idx []int, y []float64) bool
 
+//go:noescape
 func syrSparseAVX(c float64, val []float64, idx []int, h []float64, n int) bool
 
+//go:noescape
+func csrDotAVX(ptr []int, col []int, val []float64, w []float64, z []float64) bool
+
+//go:noescape
+func csrAxpyAVX(ptr []int, col []int, val []float64, alpha float64, d []float64, g []float64) bool
+
+//go:noescape
 func expAVX(x []float64, dst []float64)
 
+//go:noescape
 func logLossAVX(z []float64, y float64, r []float64) float64
 
+//go:noescape
 func logWeightAVX(z []float64, c []float64)
