@@ -35,3 +35,7 @@ func csrAxpyAVX(ptr, col []int, val []float64, alpha float64, d, g []float64) bo
 	csrAxpyGo(ptr, col, val, alpha, d, g)
 	return true
 }
+
+func gemvTAVX(alpha float64, a []float64, stride int, c, y []float64) {
+	gemvTGo(alpha, a, stride, c, y)
+}

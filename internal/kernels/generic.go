@@ -121,3 +121,22 @@ func csrAxpyGo(ptr, col []int, val []float64, alpha float64, d, g []float64) {
 		axpySparseGo(alpha*d[k], val[a:b], col[a:b], g)
 	}
 }
+
+func gemvTGo(alpha float64, a []float64, stride int, c, y []float64) {
+	const blk = 64
+	var acc [blk]float64
+	for i0 := 0; i0 < len(y); i0 += blk {
+		s := acc[:min(blk, len(y)-i0)]
+		clear(s)
+		for k, ck := range c {
+			row := a[k*stride+i0:]
+			row = row[:len(s)]
+			for i, v := range row {
+				s[i] += ck * v
+			}
+		}
+		for i, v := range s {
+			y[i0+i] += alpha * v
+		}
+	}
+}

@@ -161,3 +161,21 @@ func badCSR(ptr, col []int, nval, n int) string {
 	}
 	return outOfRange(col, n)
 }
+
+// GemvT sets y[i] += alpha·Σ_k c[k]·a[k·stride+i]: y += alpha·Aᵀc for the
+// len(c)×len(y) row-major A stored at a with row stride stride. Each sum
+// runs over k in order. It panics if a is too short.
+func GemvT(alpha float64, a []float64, stride int, c, y []float64) {
+	if len(c) == 0 || len(y) == 0 {
+		return
+	}
+	if stride < 0 {
+		panic("kernels: negative stride")
+	}
+	a = a[:(len(c)-1)*stride+len(y)]
+	if useAVX {
+		gemvTAVX(alpha, a, stride, c, y)
+		return
+	}
+	gemvTGo(alpha, a, stride, c, y)
+}

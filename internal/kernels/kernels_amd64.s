@@ -640,6 +640,112 @@ cabad:
 	MOVB AL, ret+128(FP)
 	RET
 
+// func gemvTAVX(alpha float64, a []float64, stride int, c []float64, y []float64)
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·gemvTAVX(SB), NOSPLIT, $0-88
+	MOVSD        alpha+0(FP), X0
+	VBROADCASTSD X0, Y1
+	MOVQ         a_base+8(FP), AX
+	MOVQ         stride+32(FP), CX
+	SHLQ         $0x03, CX
+	MOVQ         c_base+40(FP), DX
+	MOVQ         c_len+48(FP), BX
+	MOVQ         y_base+64(FP), SI
+	MOVQ         y_len+72(FP), DI
+	XORQ         R8, R8
+
+gt4:
+	MOVQ   R8, R9
+	ADDQ   $0x10, R9
+	CMPQ   R9, DI
+	JA     gt1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	LEAQ   (AX)(R8*8), R11
+	XORQ   R10, R10
+
+gt4k:
+	CMPQ         R10, BX
+	JAE          gt4y
+	VBROADCASTSD (DX)(R10*8), Y6
+	VFMADD231PD  (R11), Y6, Y2
+	VFMADD231PD  32(R11), Y6, Y3
+	VFMADD231PD  64(R11), Y6, Y4
+	VFMADD231PD  96(R11), Y6, Y5
+	ADDQ         CX, R11
+	INCQ         R10
+	JMP          gt4k
+
+gt4y:
+	VMOVUPD     (SI)(R8*8), Y6
+	VFMADD231PD Y2, Y1, Y6
+	VMOVUPD     Y6, (SI)(R8*8)
+	VMOVUPD     32(SI)(R8*8), Y2
+	VFMADD231PD Y3, Y1, Y2
+	VMOVUPD     Y2, 32(SI)(R8*8)
+	VMOVUPD     64(SI)(R8*8), Y2
+	VFMADD231PD Y4, Y1, Y2
+	VMOVUPD     Y2, 64(SI)(R8*8)
+	VMOVUPD     96(SI)(R8*8), Y2
+	VFMADD231PD Y5, Y1, Y2
+	VMOVUPD     Y2, 96(SI)(R8*8)
+	MOVQ        R9, R8
+	JMP         gt4
+
+gt1:
+	MOVQ   R8, R9
+	ADDQ   $0x04, R9
+	CMPQ   R9, DI
+	JA     gts
+	VXORPD Y2, Y2, Y2
+	LEAQ   (AX)(R8*8), R11
+	XORQ   R10, R10
+
+gt1k:
+	CMPQ         R10, BX
+	JAE          gt1y
+	VBROADCASTSD (DX)(R10*8), Y3
+	VFMADD231PD  (R11), Y3, Y2
+	ADDQ         CX, R11
+	INCQ         R10
+	JMP          gt1k
+
+gt1y:
+	VMOVUPD     (SI)(R8*8), Y3
+	VFMADD231PD Y2, Y1, Y3
+	VMOVUPD     Y3, (SI)(R8*8)
+	MOVQ        R9, R8
+	JMP         gt1
+
+gts:
+	CMPQ   R8, DI
+	JAE    gtret
+	VXORPD X1, X1, X1
+	LEAQ   (AX)(R8*8), R11
+	XORQ   R10, R10
+
+gtsk:
+	CMPQ        R10, BX
+	JAE         gtsy
+	VMOVSD      (DX)(R10*8), X2
+	VFMADD231SD (R11), X2, X1
+	ADDQ        CX, R11
+	INCQ        R10
+	JMP         gtsk
+
+gtsy:
+	VMOVSD      (SI)(R8*8), X2
+	VFMADD231SD X1, X0, X2
+	VMOVSD      X2, (SI)(R8*8)
+	INCQ        R8
+	JMP         gts
+
+gtret:
+	VZEROUPPER
+	RET
+
 // func expAVX(x []float64, dst []float64)
 // Requires: AVX, AVX2, FMA3
 TEXT ·expAVX(SB), NOSPLIT, $0-48

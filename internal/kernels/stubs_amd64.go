@@ -26,6 +26,9 @@ func csrDotAVX(ptr []int, col []int, val []float64, w []float64, z []float64) bo
 func csrAxpyAVX(ptr []int, col []int, val []float64, alpha float64, d []float64, g []float64) bool
 
 //go:noescape
+func gemvTAVX(alpha float64, a []float64, stride int, c []float64, y []float64)
+
+//go:noescape
 func expAVX(x []float64, dst []float64)
 
 //go:noescape

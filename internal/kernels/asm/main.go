@@ -96,6 +96,7 @@ func main() {
 	syrSparse()
 	csrDot()
 	csrAxpy()
+	gemvT()
 	elementwise("expAVX", "func(x, dst []float64)", false, func(x VecVirtual) (VecVirtual, VecVirtual) {
 		return expv(x), nil
 	})
@@ -717,5 +718,91 @@ func csrAxpy() {
 	Label("cabad")
 	MOVB(U8(0), ok)
 	Store(ok, ReturnIndex(0))
+	RET()
+}
+
+// gemvT: y[i] += alpha·Σ_k c[k]·a[k·stride+i], the sum over k in order (so
+// each y[i] is a sequential fused dot product), 16 then 4 then 1 i at a
+// time. The caller guarantees (len(c)-1)·stride + len(y) <= len(a).
+func gemvT() {
+	TEXT("gemvTAVX", NOSPLIT, "func(alpha float64, a []float64, stride int, c []float64, y []float64)")
+	Pragma("noescape")
+	alphaS := Load(Param("alpha"), XMM())
+	alpha := YMM()
+	VBROADCASTSD(alphaS, alpha)
+	a := Load(Param("a").Base(), GP64())
+	st := Load(Param("stride"), GP64())
+	SHLQ(Imm(3), st)
+	c := Load(Param("c").Base(), GP64())
+	m := Load(Param("c").Len(), GP64())
+	y := Load(Param("y").Base(), GP64())
+	n := Load(Param("y").Len(), GP64())
+	i, t, k, p := GP64(), GP64(), GP64(), GP64()
+	XORQ(i, i)
+	for _, w := range []int{16, 4} {
+		nacc := w / 4
+		lbl := "gt" + string(rune('0'+w/4))
+		Label(lbl)
+		MOVQ(i, t)
+		ADDQ(Imm(uint64(w)), t)
+		CMPQ(t, n)
+		if w == 16 {
+			JA(LabelRef("gt1"))
+		} else {
+			JA(LabelRef("gts"))
+		}
+		acc := make([]VecVirtual, nacc)
+		for q := range acc {
+			acc[q] = YMM()
+			VXORPD(acc[q], acc[q], acc[q])
+		}
+		LEAQ(Mem{Base: a, Index: i, Scale: 8}, p)
+		XORQ(k, k)
+		Label(lbl + "k")
+		CMPQ(k, m)
+		JAE(LabelRef(lbl + "y"))
+		bc := YMM()
+		VBROADCASTSD(Mem{Base: c, Index: k, Scale: 8}, bc)
+		for q := range acc {
+			VFMADD231PD(Mem{Base: p, Disp: 32 * q}, bc, acc[q])
+		}
+		ADDQ(st, p)
+		INCQ(k)
+		JMP(LabelRef(lbl + "k"))
+		Label(lbl + "y")
+		for q := range acc {
+			yv := YMM()
+			VMOVUPD(Mem{Base: y, Index: i, Scale: 8, Disp: 32 * q}, yv)
+			VFMADD231PD(acc[q], alpha, yv)
+			VMOVUPD(yv, Mem{Base: y, Index: i, Scale: 8, Disp: 32 * q})
+		}
+		MOVQ(t, i)
+		JMP(LabelRef(lbl))
+	}
+	Label("gts")
+	CMPQ(i, n)
+	JAE(LabelRef("gtret"))
+	acc := XMM()
+	VXORPD(acc, acc, acc)
+	LEAQ(Mem{Base: a, Index: i, Scale: 8}, p)
+	XORQ(k, k)
+	Label("gtsk")
+	CMPQ(k, m)
+	JAE(LabelRef("gtsy"))
+	cv := XMM()
+	VMOVSD(Mem{Base: c, Index: k, Scale: 8}, cv)
+	VFMADD231SD(Mem{Base: p}, cv, acc)
+	ADDQ(st, p)
+	INCQ(k)
+	JMP(LabelRef("gtsk"))
+	Label("gtsy")
+	yv := XMM()
+	VMOVSD(Mem{Base: y, Index: i, Scale: 8}, yv)
+	VFMADD231SD(acc, alphaS, yv)
+	VMOVSD(yv, Mem{Base: y, Index: i, Scale: 8})
+	INCQ(i)
+	JMP(LabelRef("gts"))
+	Label("gtret")
+	VZEROUPPER()
 	RET()
 }
