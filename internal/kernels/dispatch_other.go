@@ -39,3 +39,8 @@ func csrAxpyAVX(ptr, col []int, val []float64, alpha float64, d, g []float64) bo
 func gemvTAVX(alpha float64, a []float64, stride int, c, y []float64) {
 	gemvTGo(alpha, a, stride, c, y)
 }
+
+func byteRowAVX(z, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64) bool {
+	byteRowGo(z, w, col, k0, val, scale)
+	return true
+}

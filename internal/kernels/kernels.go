@@ -179,3 +179,23 @@ func GemvT(alpha float64, a []float64, stride int, c, y []float64) {
 	}
 	gemvTGo(alpha, a, stride, c, y)
 }
+
+// ByteRow sets z = Σ_p scale[val[p]]·w[r_p·J : r_p·J+J], r_p = col[p]−k0,
+// J = len(z): a sparse row of bytes (an image's non-zero pixels, columns
+// col) times the row-major matrix w with rows of length J. Each z[j] is a
+// sequential sum over p, the same as len(col) Axpys into a zeroed z. A row
+// outside w panics.
+func ByteRow(z, w []float64, col []uint16, k0 int, val []uint8, scale *[256]float64) {
+	J := len(z)
+	if J == 0 {
+		return
+	}
+	val = val[:len(col)]
+	if useAVX && J%4 == 0 {
+		if !byteRowAVX(z, w, len(w)/J, col, k0, val, scale) {
+			panic(fmt.Sprintf("kernels: a row of %d outside the %d rows", col, len(w)/J))
+		}
+		return
+	}
+	byteRowGo(z, w, col, k0, val, scale)
+}

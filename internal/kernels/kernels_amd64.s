@@ -654,34 +654,60 @@ TEXT ·gemvTAVX(SB), NOSPLIT, $0-88
 	MOVQ         y_len+72(FP), DI
 	XORQ         R8, R8
 
-gt4:
+gt32:
 	MOVQ   R8, R9
-	ADDQ   $0x10, R9
+	ADDQ   $0x20, R9
 	CMPQ   R9, DI
-	JA     gt1
+	JA     gt16
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
 	VXORPD Y4, Y4, Y4
 	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
 	LEAQ   (AX)(R8*8), R11
 	XORQ   R10, R10
 
-gt4k:
+gt32k:
+	MOVQ         R10, R12
+	ADDQ         $0x01, R12
+	CMPQ         R12, BX
+	JA           gt32r
+	VBROADCASTSD (DX)(R10*8), Y10
+	VFMADD231PD  (R11), Y10, Y2
+	VFMADD231PD  32(R11), Y10, Y3
+	VFMADD231PD  64(R11), Y10, Y4
+	VFMADD231PD  96(R11), Y10, Y5
+	VFMADD231PD  128(R11), Y10, Y6
+	VFMADD231PD  160(R11), Y10, Y7
+	VFMADD231PD  192(R11), Y10, Y8
+	VFMADD231PD  224(R11), Y10, Y9
+	ADDQ         CX, R11
+	MOVQ         R12, R10
+	JMP          gt32k
+
+gt32r:
 	CMPQ         R10, BX
-	JAE          gt4y
-	VBROADCASTSD (DX)(R10*8), Y6
-	VFMADD231PD  (R11), Y6, Y2
-	VFMADD231PD  32(R11), Y6, Y3
-	VFMADD231PD  64(R11), Y6, Y4
-	VFMADD231PD  96(R11), Y6, Y5
+	JAE          gt32y
+	VBROADCASTSD (DX)(R10*8), Y10
+	VFMADD231PD  (R11), Y10, Y2
+	VFMADD231PD  32(R11), Y10, Y3
+	VFMADD231PD  64(R11), Y10, Y4
+	VFMADD231PD  96(R11), Y10, Y5
+	VFMADD231PD  128(R11), Y10, Y6
+	VFMADD231PD  160(R11), Y10, Y7
+	VFMADD231PD  192(R11), Y10, Y8
+	VFMADD231PD  224(R11), Y10, Y9
 	ADDQ         CX, R11
 	INCQ         R10
-	JMP          gt4k
+	JMP          gt32r
 
-gt4y:
-	VMOVUPD     (SI)(R8*8), Y6
-	VFMADD231PD Y2, Y1, Y6
-	VMOVUPD     Y6, (SI)(R8*8)
+gt32y:
+	VMOVUPD     (SI)(R8*8), Y10
+	VFMADD231PD Y2, Y1, Y10
+	VMOVUPD     Y10, (SI)(R8*8)
 	VMOVUPD     32(SI)(R8*8), Y2
 	VFMADD231PD Y3, Y1, Y2
 	VMOVUPD     Y2, 32(SI)(R8*8)
@@ -691,51 +717,183 @@ gt4y:
 	VMOVUPD     96(SI)(R8*8), Y2
 	VFMADD231PD Y5, Y1, Y2
 	VMOVUPD     Y2, 96(SI)(R8*8)
+	VMOVUPD     128(SI)(R8*8), Y2
+	VFMADD231PD Y6, Y1, Y2
+	VMOVUPD     Y2, 128(SI)(R8*8)
+	VMOVUPD     160(SI)(R8*8), Y2
+	VFMADD231PD Y7, Y1, Y2
+	VMOVUPD     Y2, 160(SI)(R8*8)
+	VMOVUPD     192(SI)(R8*8), Y2
+	VFMADD231PD Y8, Y1, Y2
+	VMOVUPD     Y2, 192(SI)(R8*8)
+	VMOVUPD     224(SI)(R8*8), Y2
+	VFMADD231PD Y9, Y1, Y2
+	VMOVUPD     Y2, 224(SI)(R8*8)
 	MOVQ        R9, R8
-	JMP         gt4
+	JMP         gt32
 
-gt1:
+gt16:
+	MOVQ   R8, R9
+	ADDQ   $0x10, R9
+	CMPQ   R9, DI
+	JA     gt4
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	LEAQ   (AX)(R8*8), R11
+	XORQ   R10, R10
+
+gt16k:
+	MOVQ         R10, R12
+	ADDQ         $0x02, R12
+	CMPQ         R12, BX
+	JA           gt16r
+	VBROADCASTSD (DX)(R10*8), Y10
+	VFMADD231PD  (R11), Y10, Y2
+	VFMADD231PD  32(R11), Y10, Y3
+	VFMADD231PD  64(R11), Y10, Y4
+	VFMADD231PD  96(R11), Y10, Y5
+	ADDQ         CX, R11
+	VBROADCASTSD 8(DX)(R10*8), Y10
+	VFMADD231PD  (R11), Y10, Y6
+	VFMADD231PD  32(R11), Y10, Y7
+	VFMADD231PD  64(R11), Y10, Y8
+	VFMADD231PD  96(R11), Y10, Y9
+	ADDQ         CX, R11
+	MOVQ         R12, R10
+	JMP          gt16k
+
+gt16r:
+	CMPQ         R10, BX
+	JAE          gt16y
+	VBROADCASTSD (DX)(R10*8), Y10
+	VFMADD231PD  (R11), Y10, Y2
+	VFMADD231PD  32(R11), Y10, Y3
+	VFMADD231PD  64(R11), Y10, Y4
+	VFMADD231PD  96(R11), Y10, Y5
+	ADDQ         CX, R11
+	INCQ         R10
+	JMP          gt16r
+
+gt16y:
+	VADDPD      Y6, Y2, Y2
+	VMOVUPD     (SI)(R8*8), Y6
+	VFMADD231PD Y2, Y1, Y6
+	VMOVUPD     Y6, (SI)(R8*8)
+	VADDPD      Y7, Y3, Y3
+	VMOVUPD     32(SI)(R8*8), Y2
+	VFMADD231PD Y3, Y1, Y2
+	VMOVUPD     Y2, 32(SI)(R8*8)
+	VADDPD      Y8, Y4, Y4
+	VMOVUPD     64(SI)(R8*8), Y2
+	VFMADD231PD Y4, Y1, Y2
+	VMOVUPD     Y2, 64(SI)(R8*8)
+	VADDPD      Y9, Y5, Y5
+	VMOVUPD     96(SI)(R8*8), Y2
+	VFMADD231PD Y5, Y1, Y2
+	VMOVUPD     Y2, 96(SI)(R8*8)
+	MOVQ        R9, R8
+	JMP         gt16
+
+gt4:
 	MOVQ   R8, R9
 	ADDQ   $0x04, R9
 	CMPQ   R9, DI
 	JA     gts
 	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
 	LEAQ   (AX)(R8*8), R11
 	XORQ   R10, R10
 
-gt1k:
+gt4k:
+	MOVQ         R10, R12
+	ADDQ         $0x04, R12
+	CMPQ         R12, BX
+	JA           gt4r
+	VBROADCASTSD (DX)(R10*8), Y6
+	VFMADD231PD  (R11), Y6, Y2
+	ADDQ         CX, R11
+	VBROADCASTSD 8(DX)(R10*8), Y6
+	VFMADD231PD  (R11), Y6, Y3
+	ADDQ         CX, R11
+	VBROADCASTSD 16(DX)(R10*8), Y6
+	VFMADD231PD  (R11), Y6, Y4
+	ADDQ         CX, R11
+	VBROADCASTSD 24(DX)(R10*8), Y6
+	VFMADD231PD  (R11), Y6, Y5
+	ADDQ         CX, R11
+	MOVQ         R12, R10
+	JMP          gt4k
+
+gt4r:
 	CMPQ         R10, BX
-	JAE          gt1y
-	VBROADCASTSD (DX)(R10*8), Y3
-	VFMADD231PD  (R11), Y3, Y2
+	JAE          gt4y
+	VBROADCASTSD (DX)(R10*8), Y6
+	VFMADD231PD  (R11), Y6, Y2
 	ADDQ         CX, R11
 	INCQ         R10
-	JMP          gt1k
+	JMP          gt4r
 
-gt1y:
+gt4y:
+	VADDPD      Y3, Y2, Y2
+	VADDPD      Y5, Y4, Y4
+	VADDPD      Y4, Y2, Y2
 	VMOVUPD     (SI)(R8*8), Y3
 	VFMADD231PD Y2, Y1, Y3
 	VMOVUPD     Y3, (SI)(R8*8)
 	MOVQ        R9, R8
-	JMP         gt1
+	JMP         gt4
 
 gts:
 	CMPQ   R8, DI
 	JAE    gtret
 	VXORPD X1, X1, X1
+	VXORPD X2, X2, X2
+	VXORPD X3, X3, X3
+	VXORPD X4, X4, X4
 	LEAQ   (AX)(R8*8), R11
 	XORQ   R10, R10
 
 gtsk:
-	CMPQ        R10, BX
-	JAE         gtsy
-	VMOVSD      (DX)(R10*8), X2
-	VFMADD231SD (R11), X2, X1
+	MOVQ        R10, R12
+	ADDQ        $0x04, R12
+	CMPQ        R12, BX
+	JA          gtsr
+	VMOVSD      (DX)(R10*8), X5
+	VFMADD231SD (R11), X5, X1
 	ADDQ        CX, R11
-	INCQ        R10
+	VMOVSD      8(DX)(R10*8), X5
+	VFMADD231SD (R11), X5, X2
+	ADDQ        CX, R11
+	VMOVSD      16(DX)(R10*8), X5
+	VFMADD231SD (R11), X5, X3
+	ADDQ        CX, R11
+	VMOVSD      24(DX)(R10*8), X5
+	VFMADD231SD (R11), X5, X4
+	ADDQ        CX, R11
+	MOVQ        R12, R10
 	JMP         gtsk
 
+gtsr:
+	CMPQ        R10, BX
+	JAE         gtsy
+	VMOVSD      (DX)(R10*8), X5
+	VFMADD231SD (R11), X5, X1
+	ADDQ        CX, R11
+	INCQ        R10
+	JMP         gtsr
+
 gtsy:
+	VADDSD      X2, X1, X1
+	VADDSD      X4, X3, X3
+	VADDSD      X3, X1, X1
 	VMOVSD      (SI)(R8*8), X2
 	VFMADD231SD X1, X0, X2
 	VMOVSD      X2, (SI)(R8*8)
@@ -744,6 +902,113 @@ gtsy:
 
 gtret:
 	VZEROUPPER
+	RET
+
+// func byteRowAVX(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64) bool
+// Requires: AVX, FMA3
+TEXT ·byteRowAVX(SB), NOSPLIT, $8-121
+	MOVQ z_base+0(FP), AX
+	MOVQ z_len+8(FP), CX
+	MOVQ w_base+24(FP), DX
+	MOVQ rows+48(FP), BX
+	MOVQ col_base+56(FP), SI
+	MOVQ col_len+64(FP), DI
+	MOVQ k0+80(FP), R8
+	MOVQ val_base+88(FP), R9
+	MOVQ scale+112(FP), R10
+	MOVQ CX, R11
+	SHLQ $0x03, R11
+	XORQ R12, R12
+
+br8:
+	MOVQ   R12, R13
+	ADDQ   $0x20, R13
+	CMPQ   R13, CX
+	JA     br1
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ   R14, R14
+
+br8p:
+	CMPQ         R14, DI
+	JAE          br8st
+	MOVWQZX      (SI)(R14*2), R15
+	SUBQ         R8, R15
+	CMPQ         R15, BX
+	JAE          brbad
+	IMULQ        R11, R15
+	LEAQ         (DX)(R12*8), BP
+	ADDQ         R15, BP
+	MOVBQZX      (R9)(R14*1), R15
+	VBROADCASTSD (R10)(R15*8), Y8
+	VFMADD231PD  (BP), Y8, Y0
+	VFMADD231PD  32(BP), Y8, Y1
+	VFMADD231PD  64(BP), Y8, Y2
+	VFMADD231PD  96(BP), Y8, Y3
+	VFMADD231PD  128(BP), Y8, Y4
+	VFMADD231PD  160(BP), Y8, Y5
+	VFMADD231PD  192(BP), Y8, Y6
+	VFMADD231PD  224(BP), Y8, Y7
+	INCQ         R14
+	JMP          br8p
+
+br8st:
+	VMOVUPD Y0, (AX)(R12*8)
+	VMOVUPD Y1, 32(AX)(R12*8)
+	VMOVUPD Y2, 64(AX)(R12*8)
+	VMOVUPD Y3, 96(AX)(R12*8)
+	VMOVUPD Y4, 128(AX)(R12*8)
+	VMOVUPD Y5, 160(AX)(R12*8)
+	VMOVUPD Y6, 192(AX)(R12*8)
+	VMOVUPD Y7, 224(AX)(R12*8)
+	MOVQ    R13, R12
+	JMP     br8
+
+br1:
+	MOVQ   R12, R13
+	ADDQ   $0x04, R13
+	CMPQ   R13, CX
+	JA     brok
+	VXORPD Y0, Y0, Y0
+	XORQ   R14, R14
+
+br1p:
+	CMPQ         R14, DI
+	JAE          br1st
+	MOVWQZX      (SI)(R14*2), R15
+	SUBQ         R8, R15
+	CMPQ         R15, BX
+	JAE          brbad
+	IMULQ        R11, R15
+	LEAQ         (DX)(R12*8), BP
+	ADDQ         R15, BP
+	MOVBQZX      (R9)(R14*1), R15
+	VBROADCASTSD (R10)(R15*8), Y1
+	VFMADD231PD  (BP), Y1, Y0
+	INCQ         R14
+	JMP          br1p
+
+br1st:
+	VMOVUPD Y0, (AX)(R12*8)
+	MOVQ    R13, R12
+	JMP     br1
+
+brok:
+	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+120(FP)
+	RET
+
+brbad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+120(FP)
 	RET
 
 // func expAVX(x []float64, dst []float64)

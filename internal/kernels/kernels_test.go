@@ -235,6 +235,54 @@ func TestCSR(t *testing.T) {
 	}
 }
 
+// TestByteRow: equal bit for bit to Axpys into a zeroed z (the kernel's
+// fused sums against the FMA Axpy kernel; the Go version against axpyGo),
+// for J from 1 to 131 and rows offset by k0; a row outside w panics.
+func TestByteRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	var scale [256]float64
+	for i := range scale {
+		scale[i] = float64(i) / 255
+	}
+	for _, J := range []int{1, 3, 4, 5, 8, 12, 31, 32, 36, 64, 100, 128, 131} {
+		const rows, k0 = 40, 7
+		w := buf(rng, rows*J, 1, 1)
+		for _, np := range []int{0, 1, 2, 9, 40} {
+			col, val := make([]uint16, np), make([]uint8, np)
+			for p := range col {
+				col[p], val[p] = uint16(k0+rng.IntN(rows)), uint8(rng.IntN(256))
+			}
+			z := buf(rng, J, 3, 5)
+			ByteRow(z, w, col, k0, val, &scale)
+			checkSentinels(t, z)
+			want := make([]float64, J)
+			for p, c := range col {
+				r := int(c) - k0
+				if useAVX && J%4 == 0 {
+					Axpy(scale[val[p]], w[r*J:r*J+J], want)
+				} else {
+					axpyGo(scale[val[p]], w[r*J:r*J+J], want)
+				}
+			}
+			for j := range want {
+				if z[j] != want[j] {
+					t.Fatalf("J=%d np=%d j=%d: %g, want %g", J, np, j, z[j], want[j])
+				}
+			}
+		}
+		for _, bad := range []uint16{k0 - 1, k0 + rows} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("J=%d row %d: no panic", J, int(bad)-k0)
+					}
+				}()
+				ByteRow(make([]float64, J), w, []uint16{k0, bad}, k0, []uint8{1, 2}, &scale)
+			}()
+		}
+	}
+}
+
 // TestSparseOutOfRange: a bad index panics in every version instead of
 // touching memory.
 func TestSparseOutOfRange(t *testing.T) {

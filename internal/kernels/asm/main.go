@@ -10,6 +10,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -97,6 +98,7 @@ func main() {
 	csrDot()
 	csrAxpy()
 	gemvT()
+	byteRow()
 	elementwise("expAVX", "func(x, dst []float64)", false, func(x VecVirtual) (VecVirtual, VecVirtual) {
 		return expv(x), nil
 	})
@@ -721,9 +723,12 @@ func csrAxpy() {
 	RET()
 }
 
-// gemvT: y[i] += alpha·Σ_k c[k]·a[k·stride+i], the sum over k in order (so
-// each y[i] is a sequential fused dot product), 16 then 4 then 1 i at a
-// time. The caller guarantees (len(c)-1)·stride + len(y) <= len(a).
+// gemvT: y[i] += alpha·Σ_k c[k]·a[k·stride+i]. Blocks of 32 i keep 8 YMM
+// sums over k in order; narrower blocks (16, 4, then single i) split k
+// into 2, 4 and 4 interleaved partial sums, so that enough independent
+// FMA chains are in flight (4-cycle latency, 2 per cycle), added
+// pairwise at the end. The caller guarantees
+// (len(c)-1)·stride + len(y) <= len(a).
 func gemvT() {
 	TEXT("gemvTAVX", NOSPLIT, "func(alpha float64, a []float64, stride int, c []float64, y []float64)")
 	Pragma("noescape")
@@ -737,72 +742,201 @@ func gemvT() {
 	m := Load(Param("c").Len(), GP64())
 	y := Load(Param("y").Base(), GP64())
 	n := Load(Param("y").Len(), GP64())
-	i, t, k, p := GP64(), GP64(), GP64(), GP64()
+	i, t, k, p, kt := GP64(), GP64(), GP64(), GP64(), GP64()
 	XORQ(i, i)
-	for _, w := range []int{16, 4} {
-		nacc := w / 4
-		lbl := "gt" + string(rune('0'+w/4))
+	// width: columns per block; split: interleaved partial sums over k.
+	type shape struct{ width, split int }
+	shapes := []shape{{32, 1}, {16, 2}, {4, 4}}
+	for si, sh := range shapes {
+		regs := sh.width / 4
+		lbl := fmt.Sprintf("gt%d", sh.width)
+		next := "gts"
+		if si+1 < len(shapes) {
+			next = fmt.Sprintf("gt%d", shapes[si+1].width)
+		}
 		Label(lbl)
 		MOVQ(i, t)
-		ADDQ(Imm(uint64(w)), t)
+		ADDQ(Imm(uint64(sh.width)), t)
 		CMPQ(t, n)
-		if w == 16 {
-			JA(LabelRef("gt1"))
+		JA(LabelRef(next))
+		acc := make([][]VecVirtual, sh.split) // acc[s][q]
+		for s := range acc {
+			acc[s] = make([]VecVirtual, regs)
+			for q := range acc[s] {
+				acc[s][q] = YMM()
+				VXORPD(acc[s][q], acc[s][q], acc[s][q])
+			}
+		}
+		LEAQ(Mem{Base: a, Index: i, Scale: 8}, p)
+		XORQ(k, k)
+		// Whole groups of split k's.
+		Label(lbl + "k")
+		MOVQ(k, kt)
+		ADDQ(Imm(uint64(sh.split)), kt)
+		CMPQ(kt, m)
+		JA(LabelRef(lbl + "r"))
+		for s := 0; s < sh.split; s++ {
+			bc := YMM()
+			VBROADCASTSD(Mem{Base: c, Index: k, Scale: 8, Disp: 8 * s}, bc)
+			for q := range acc[s] {
+				VFMADD231PD(Mem{Base: p, Disp: 32 * q}, bc, acc[s][q])
+			}
+			ADDQ(st, p)
+		}
+		MOVQ(kt, k)
+		JMP(LabelRef(lbl + "k"))
+		// The remaining k's into the first partial sum.
+		Label(lbl + "r")
+		CMPQ(k, m)
+		JAE(LabelRef(lbl + "y"))
+		bc := YMM()
+		VBROADCASTSD(Mem{Base: c, Index: k, Scale: 8}, bc)
+		for q := range acc[0] {
+			VFMADD231PD(Mem{Base: p, Disp: 32 * q}, bc, acc[0][q])
+		}
+		ADDQ(st, p)
+		INCQ(k)
+		JMP(LabelRef(lbl + "r"))
+		Label(lbl + "y")
+		for q := 0; q < regs; q++ {
+			sum := acc[0][q]
+			switch sh.split {
+			case 2:
+				VADDPD(acc[1][q], sum, sum)
+			case 4:
+				VADDPD(acc[1][q], sum, sum)
+				VADDPD(acc[3][q], acc[2][q], acc[2][q])
+				VADDPD(acc[2][q], sum, sum)
+			}
+			yv := YMM()
+			VMOVUPD(Mem{Base: y, Index: i, Scale: 8, Disp: 32 * q}, yv)
+			VFMADD231PD(sum, alpha, yv)
+			VMOVUPD(yv, Mem{Base: y, Index: i, Scale: 8, Disp: 32 * q})
+		}
+		MOVQ(t, i)
+		JMP(LabelRef(lbl))
+	}
+	// Single columns: 4 scalar partial sums over k.
+	Label("gts")
+	CMPQ(i, n)
+	JAE(LabelRef("gtret"))
+	sacc := []VecVirtual{XMM(), XMM(), XMM(), XMM()}
+	for _, r := range sacc {
+		VXORPD(r, r, r)
+	}
+	LEAQ(Mem{Base: a, Index: i, Scale: 8}, p)
+	XORQ(k, k)
+	Label("gtsk")
+	MOVQ(k, kt)
+	ADDQ(Imm(4), kt)
+	CMPQ(kt, m)
+	JA(LabelRef("gtsr"))
+	for s, r := range sacc {
+		cv := XMM()
+		VMOVSD(Mem{Base: c, Index: k, Scale: 8, Disp: 8 * s}, cv)
+		VFMADD231SD(Mem{Base: p}, cv, r)
+		ADDQ(st, p)
+	}
+	MOVQ(kt, k)
+	JMP(LabelRef("gtsk"))
+	Label("gtsr")
+	CMPQ(k, m)
+	JAE(LabelRef("gtsy"))
+	cv := XMM()
+	VMOVSD(Mem{Base: c, Index: k, Scale: 8}, cv)
+	VFMADD231SD(Mem{Base: p}, cv, sacc[0])
+	ADDQ(st, p)
+	INCQ(k)
+	JMP(LabelRef("gtsr"))
+	Label("gtsy")
+	VADDSD(sacc[1], sacc[0], sacc[0])
+	VADDSD(sacc[3], sacc[2], sacc[2])
+	VADDSD(sacc[2], sacc[0], sacc[0])
+	yv := XMM()
+	VMOVSD(Mem{Base: y, Index: i, Scale: 8}, yv)
+	VFMADD231SD(sacc[0], alphaS, yv)
+	VMOVSD(yv, Mem{Base: y, Index: i, Scale: 8})
+	INCQ(i)
+	JMP(LabelRef("gts"))
+	Label("gtret")
+	VZEROUPPER()
+	RET()
+}
+
+// byteRow: z = Σ_p scale[val[p]]·w[(col[p]-k0)·J : +J], J = len(z) a
+// multiple of 4: blocks of 32 columns in 8 YMM accumulators over all p,
+// then blocks of 4; each z[j] is a sequential fused sum over p. ok = false
+// if a row col[p]-k0 is outside [0, rows); the caller guarantees
+// len(w) >= rows·J and len(val) >= len(col).
+func byteRow() {
+	TEXT("byteRowAVX", NOSPLIT, "func(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64) bool")
+	Pragma("noescape")
+	z := Load(Param("z").Base(), GP64())
+	nJ := Load(Param("z").Len(), GP64())
+	w := Load(Param("w").Base(), GP64())
+	rows := Load(Param("rows"), GP64())
+	col := Load(Param("col").Base(), GP64())
+	np := Load(Param("col").Len(), GP64())
+	k0 := Load(Param("k0"), GP64())
+	val := Load(Param("val").Base(), GP64())
+	tab := Load(Param("scale"), GP64())
+	rowBytes := GP64()
+	MOVQ(nJ, rowBytes)
+	SHLQ(Imm(3), rowBytes)
+	ok := GP8()
+	c0, t, p, k, b, rp := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	XORQ(c0, c0)
+	for _, wd := range []int{32, 4} {
+		nacc := wd / 4
+		lbl := "br" + string(rune('0'+nacc))
+		Label(lbl)
+		MOVQ(c0, t)
+		ADDQ(Imm(uint64(wd)), t)
+		CMPQ(t, nJ)
+		if wd == 32 {
+			JA(LabelRef("br1"))
 		} else {
-			JA(LabelRef("gts"))
+			JA(LabelRef("brok"))
 		}
 		acc := make([]VecVirtual, nacc)
 		for q := range acc {
 			acc[q] = YMM()
 			VXORPD(acc[q], acc[q], acc[q])
 		}
-		LEAQ(Mem{Base: a, Index: i, Scale: 8}, p)
-		XORQ(k, k)
-		Label(lbl + "k")
-		CMPQ(k, m)
-		JAE(LabelRef(lbl + "y"))
+		XORQ(p, p)
+		Label(lbl + "p")
+		CMPQ(p, np)
+		JAE(LabelRef(lbl + "st"))
+		MOVWQZX(Mem{Base: col, Index: p, Scale: 2}, k)
+		SUBQ(k0, k)
+		CMPQ(k, rows)
+		JAE(LabelRef("brbad"))
+		IMULQ(rowBytes, k)
+		LEAQ(Mem{Base: w, Index: c0, Scale: 8}, rp)
+		ADDQ(k, rp)
+		MOVBQZX(Mem{Base: val, Index: p, Scale: 1}, b)
 		bc := YMM()
-		VBROADCASTSD(Mem{Base: c, Index: k, Scale: 8}, bc)
+		VBROADCASTSD(Mem{Base: tab, Index: b, Scale: 8}, bc)
 		for q := range acc {
-			VFMADD231PD(Mem{Base: p, Disp: 32 * q}, bc, acc[q])
+			VFMADD231PD(Mem{Base: rp, Disp: 32 * q}, bc, acc[q])
 		}
-		ADDQ(st, p)
-		INCQ(k)
-		JMP(LabelRef(lbl + "k"))
-		Label(lbl + "y")
+		INCQ(p)
+		JMP(LabelRef(lbl + "p"))
+		Label(lbl + "st")
 		for q := range acc {
-			yv := YMM()
-			VMOVUPD(Mem{Base: y, Index: i, Scale: 8, Disp: 32 * q}, yv)
-			VFMADD231PD(acc[q], alpha, yv)
-			VMOVUPD(yv, Mem{Base: y, Index: i, Scale: 8, Disp: 32 * q})
+			VMOVUPD(acc[q], Mem{Base: z, Index: c0, Scale: 8, Disp: 32 * q})
 		}
-		MOVQ(t, i)
+		MOVQ(t, c0)
 		JMP(LabelRef(lbl))
 	}
-	Label("gts")
-	CMPQ(i, n)
-	JAE(LabelRef("gtret"))
-	acc := XMM()
-	VXORPD(acc, acc, acc)
-	LEAQ(Mem{Base: a, Index: i, Scale: 8}, p)
-	XORQ(k, k)
-	Label("gtsk")
-	CMPQ(k, m)
-	JAE(LabelRef("gtsy"))
-	cv := XMM()
-	VMOVSD(Mem{Base: c, Index: k, Scale: 8}, cv)
-	VFMADD231SD(Mem{Base: p}, cv, acc)
-	ADDQ(st, p)
-	INCQ(k)
-	JMP(LabelRef("gtsk"))
-	Label("gtsy")
-	yv := XMM()
-	VMOVSD(Mem{Base: y, Index: i, Scale: 8}, yv)
-	VFMADD231SD(acc, alphaS, yv)
-	VMOVSD(yv, Mem{Base: y, Index: i, Scale: 8})
-	INCQ(i)
-	JMP(LabelRef("gts"))
-	Label("gtret")
+	Label("brok")
 	VZEROUPPER()
+	MOVB(U8(1), ok)
+	Store(ok, ReturnIndex(0))
+	RET()
+	Label("brbad")
+	VZEROUPPER()
+	MOVB(U8(0), ok)
+	Store(ok, ReturnIndex(0))
 	RET()
 }
