@@ -17,6 +17,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/internal/kernels"
 )
 
 // Net is the shape of the network (26).
@@ -60,10 +61,12 @@ func SwishPrime(z float64) float64 { return sigmoid(z) * (1 + z*sigmoid(-z)) }
 // sigmoid is 1/(1+e^-z): e^-z overflows to +Inf for z < -709, giving 0, not NaN.
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 
-// swishPair returns S(z) and S'(z) with one exponential: σ(z) = 1/(1+e),
-// σ(-z) = e σ(z) with e = e^-z (1 when e overflows).
-func swishPair(z float64) (float64, float64) {
-	e := math.Exp(-z)
+// swishPair returns S(z) and S'(z) with one exponential.
+func swishPair(z float64) (float64, float64) { return swishFrom(z, math.Exp(-z)) }
+
+// swishFrom returns S(z) and S'(z) given e = e^-z: σ(z) = 1/(1+e),
+// σ(-z) = e σ(z) (1 when e overflows).
+func swishFrom(z, e float64) (float64, float64) {
 	s := 1 / (1 + e)
 	sm := e * s
 	if math.IsInf(e, 1) {
@@ -72,17 +75,33 @@ func swishPair(z float64) (float64, float64) {
 	return z * s, s * (1 + z*sm)
 }
 
+// swishPairs sets a[i], sp[i] = S(z[i]), S'(z[i]) using e (len(z)) as
+// scratch: the exponentials in one vectorised pass (kernels.Exp).
+func swishPairs(z, e, a, sp []float64) {
+	e = e[:len(z)]
+	for i, v := range z {
+		e[i] = -v
+	}
+	kernels.Exp(e, e)
+	for i, v := range z {
+		a[i], sp[i] = swishFrom(v, e[i])
+	}
+}
+
 // Work is one goroutine's scratch space for per-sample passes.
 type Work struct {
-	z, a, sp, d []float64 // J: pre-activation, S(z), S'(z), back-propagated error
-	o, q        []float64 // L: logits, softmax
+	z, a, sp, d, e []float64 // J: pre-activation, S(z), S'(z), back-propagated error, e^-z
+	o, q           []float64 // L: logits, softmax
 }
 
 // NewWork allocates scratch space for n.
 func (n Net) NewWork() *Work {
 	return &Work{z: make([]float64, n.J), a: make([]float64, n.J), sp: make([]float64, n.J), d: make([]float64, n.J),
-		o: make([]float64, n.L), q: make([]float64, n.L)}
+		e: make([]float64, n.J), o: make([]float64, n.L), q: make([]float64, n.L)}
 }
+
+// axpy sets y[:len(x)] += a x (AVX2/FMA where available).
+func axpy(a float64, x, y []float64) { kernels.Axpy(a, x, y) }
 
 // softmax sets q = softmax(o) and returns log Σ e^o, shifted by max(o) so
 // that logits of ±1000 stay finite (stable log-sum-exp).
@@ -118,22 +137,17 @@ func dot(x, y []float64) float64 {
 
 // hidden sets ws.z to the pre-activations of image m (its pixels in
 // [k0, k1) only when the CSR range is restricted by the caller: p0, p1).
+// The sum over the pixels p (in column order) for each z[j] is the same as
+// with one axpy per pixel, but z stays in registers (kernels.ByteRow).
 func (n Net) hidden(w1 []float64, img *datasets.Images, p0, p1 int32, z []float64) {
-	clear(z)
-	J := n.J
-	for p := p0; p < p1; p++ {
-		k := int(img.Col[p])
-		axpy(pixel[img.Val[p]], w1[k*J:k*J+J], z)
-	}
+	kernels.ByteRow(z, w1, img.Col[p0:p1], 0, img.Val[p0:p1], &pixel)
 }
 
 // top computes, from ws.z, the activations, the softmax q and the loss
 // -log Q_y (25) of a sample with label y; q is left in ws.q.
 func (n Net) top(w2 []float64, y int, ws *Work) float64 {
 	J := n.J
-	for j, z := range ws.z {
-		ws.a[j], ws.sp[j] = swishPair(z)
-	}
+	swishPairs(ws.z, ws.e, ws.a, ws.sp)
 	for l := range ws.o {
 		ws.o[l] = dot(w2[l*J:l*J+J], ws.a)
 	}

@@ -182,25 +182,3 @@ func TestEvaluateWorkers(t *testing.T) {
 		t.Fatalf("cost %v, want %v", c1, want/50)
 	}
 }
-
-// TestAxpy checks the kernel (FMA or not) against a plain loop, for lengths
-// that take and that miss the 16-multiple fast path.
-func TestAxpy(t *testing.T) {
-	rng := rand.New(rand.NewPCG(8, 8))
-	for _, n := range []int{0, 3, 16, 128, 130} {
-		x, y := make([]float64, n), make([]float64, n+2)
-		for i := range x {
-			x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
-		}
-		want := append([]float64(nil), y...)
-		for i := range x {
-			want[i] += 0.37 * x[i]
-		}
-		axpy(0.37, x, y)
-		for i := range y {
-			if math.Abs(y[i]-want[i]) > 1e-15*(1+math.Abs(want[i])) {
-				t.Fatalf("n=%d: y[%d] = %v, want %v", n, i, y[i], want[i])
-			}
-		}
-	}
-}
