@@ -36,7 +36,7 @@ func Cholesky(k []float64, n int) bool {
 }
 
 // solveBlock: rows per block of CholSolve's sweeps.
-const solveBlock = 32
+const solveBlock = 16
 
 // CholSolve overwrites x with K⁻¹x given Cholesky's output for K = UᵀU.
 // Both sweeps go by blocks of rows: a small triangle solved entry by entry,
@@ -50,8 +50,10 @@ func CholSolve(u []float64, n int, x []float64) {
 		for i := i0; i < i1; i++ {
 			xi := x[i] / u[i*n+i]
 			x[i] = xi
-			for t := i + 1; t < i1; t++ {
-				x[t] -= u[i*n+t] * xi
+			row, xs := u[i*n+i+1:i*n+i1], x[i+1:i1]
+			xs = xs[:len(row)]
+			for t, v := range row {
+				xs[t] -= v * xi
 			}
 		}
 		if i1 < n {
@@ -64,8 +66,10 @@ func CholSolve(u []float64, n int, x []float64) {
 		for i := i1 - 1; i >= i0; i-- {
 			xi := x[i] / u[i*n+i]
 			x[i] = xi
-			for t := i0; t < i; t++ {
-				x[t] -= u[i*n+t] * xi
+			row, xs := u[i*n+i0:i*n+i], x[i0:i]
+			xs = xs[:len(row)]
+			for t, v := range row {
+				xs[t] -= v * xi
 			}
 		}
 		if i0 > 0 {

@@ -44,3 +44,5 @@ func byteRowAVX(z, w []float64, rows int, col []uint16, k0 int, val []uint8, sca
 	byteRowGo(z, w, col, k0, val, scale)
 	return true
 }
+
+func absMaxAVX(x, d []float64, s float64, cm []float64) float64 { return absMaxGo(x, d, s, cm) }

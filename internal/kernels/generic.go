@@ -150,3 +150,14 @@ func byteRowGo(z, w []float64, col []uint16, k0 int, val []uint8, scale *[256]fl
 		axpyGo(scale[val[p]], w[r*J:r*J+J], z)
 	}
 }
+
+func absMaxGo(x, d []float64, s float64, cm []float64) float64 {
+	d, cm = d[:len(x)], cm[:len(x)]
+	var m float64
+	for i, v := range x {
+		v = d[i] * math.Abs(v) * s
+		m = max(m, v)
+		cm[i] = max(cm[i], v)
+	}
+	return m
+}

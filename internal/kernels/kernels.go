@@ -199,3 +199,15 @@ func ByteRow(z, w []float64, col []uint16, k0 int, val []uint8, scale *[256]floa
 	}
 	byteRowGo(z, w, col, k0, val, scale)
 }
+
+// AbsMax sets cm[i] = max(cm[i], v_i) with v_i = d[i]·|x[i]|·s, rounded in
+// that order, and returns max(0, max_i v_i): a column's contribution to
+// Ruiz equilibration's ∞-norms. Inputs must be finite; the result is then
+// the same bit for bit in either version (max is exact).
+func AbsMax(x, d []float64, s float64, cm []float64) float64 {
+	d, cm = d[:len(x)], cm[:len(x)]
+	if useAVX {
+		return absMaxAVX(x, d, s, cm)
+	}
+	return absMaxGo(x, d, s, cm)
+}

@@ -283,6 +283,35 @@ func TestByteRow(t *testing.T) {
 	}
 }
 
+// TestAbsMax: bit-identical to the Go loop (max is exact, the products
+// round in the same order), every tail length and offset.
+func TestAbsMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for _, n := range sizes {
+		for _, off := range offsets {
+			x, d := buf(rng, n, off, 3), buf(rng, n, 0, 1)
+			for i := range d {
+				d[i] = math.Abs(d[i])
+			}
+			ck := buf(rng, n, 3-off, 1)
+			for i := range ck {
+				ck[i] = math.Abs(ck[i])
+			}
+			cg := append([]float64(nil), ck...)
+			mk, mg := absMaxAVX(x, d, 0.7, ck), absMaxGo(x, d, 0.7, cg)
+			checkSentinels(t, ck)
+			if mk != mg {
+				t.Fatalf("n=%d: max %g vs %g", n, mk, mg)
+			}
+			for i := range ck {
+				if ck[i] != cg[i] {
+					t.Fatalf("n=%d i=%d: %g vs %g", n, i, ck[i], cg[i])
+				}
+			}
+		}
+	}
+}
+
 // TestSparseOutOfRange: a bad index panics in every version instead of
 // touching memory.
 func TestSparseOutOfRange(t *testing.T) {
