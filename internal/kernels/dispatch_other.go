@@ -40,8 +40,8 @@ func gemvTAVX(alpha float64, a []float64, stride int, c, y []float64) {
 	gemvTGo(alpha, a, stride, c, y)
 }
 
-func byteRowAVX(z, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64) bool {
-	byteRowGo(z, w, col, k0, val, scale)
+func byteRowAVX(z, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64, add bool) bool {
+	byteRowGo(z, w, col, k0, val, scale, add)
 	return true
 }
 

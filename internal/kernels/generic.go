@@ -141,13 +141,17 @@ func gemvTGo(alpha float64, a []float64, stride int, c, y []float64) {
 	}
 }
 
-func byteRowGo(z, w []float64, col []uint16, k0 int, val []uint8, scale *[256]float64) {
+func byteRowGo(z, w []float64, col []uint16, k0 int, val []uint8, scale *[256]float64, add bool) {
 	J := len(z)
-	clear(z)
+	if !add {
+		clear(z)
+	}
 	w = w[:len(w):len(w)] // a row past the end panics
 	for p, c := range col {
 		r := int(c) - k0
-		axpyGo(scale[val[p]], w[r*J:r*J+J], z)
+		// Axpy, not axpyGo: for widths the assembly does not take, the
+		// sums stay those of Axpy (fused where it is).
+		Axpy(scale[val[p]], w[r*J:r*J+J], z)
 	}
 }
 

@@ -186,18 +186,27 @@ func GemvT(alpha float64, a []float64, stride int, c, y []float64) {
 // sequential sum over p, the same as len(col) Axpys into a zeroed z. A row
 // outside w panics.
 func ByteRow(z, w []float64, col []uint16, k0 int, val []uint8, scale *[256]float64) {
+	byteRow(z, w, col, k0, val, scale, false)
+}
+
+// ByteRowAdd is ByteRow adding to z: the same as len(col) Axpys into z.
+func ByteRowAdd(z, w []float64, col []uint16, k0 int, val []uint8, scale *[256]float64) {
+	byteRow(z, w, col, k0, val, scale, true)
+}
+
+func byteRow(z, w []float64, col []uint16, k0 int, val []uint8, scale *[256]float64, add bool) {
 	J := len(z)
 	if J == 0 {
 		return
 	}
 	val = val[:len(col)]
 	if useAVX && J%4 == 0 {
-		if !byteRowAVX(z, w, len(w)/J, col, k0, val, scale) {
+		if !byteRowAVX(z, w, len(w)/J, col, k0, val, scale, add) {
 			panic(fmt.Sprintf("kernels: a row of %d outside the %d rows", col, len(w)/J))
 		}
 		return
 	}
-	byteRowGo(z, w, col, k0, val, scale)
+	byteRowGo(z, w, col, k0, val, scale, add)
 }
 
 // AbsMax sets cm[i] = max(cm[i], v_i) with v_i = d[i]·|x[i]|·s, rounded in

@@ -904,9 +904,9 @@ gtret:
 	VZEROUPPER
 	RET
 
-// func byteRowAVX(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64) bool
+// func byteRowAVX(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64, add bool) bool
 // Requires: AVX, FMA3
-TEXT ·byteRowAVX(SB), NOSPLIT, $8-121
+TEXT ·byteRowAVX(SB), NOSPLIT, $8-129
 	MOVQ z_base+0(FP), AX
 	MOVQ z_len+8(FP), CX
 	MOVQ w_base+24(FP), DX
@@ -925,6 +925,9 @@ br8:
 	ADDQ   $0x20, R13
 	CMPQ   R13, CX
 	JA     br1
+	MOVB   add+120(FP), R14
+	TESTB  R14, R14
+	JNZ    br8ld
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -933,7 +936,20 @@ br8:
 	VXORPD Y5, Y5, Y5
 	VXORPD Y6, Y6, Y6
 	VXORPD Y7, Y7, Y7
-	XORQ   R14, R14
+	JMP    br8go
+
+br8ld:
+	VMOVUPD (AX)(R12*8), Y0
+	VMOVUPD 32(AX)(R12*8), Y1
+	VMOVUPD 64(AX)(R12*8), Y2
+	VMOVUPD 96(AX)(R12*8), Y3
+	VMOVUPD 128(AX)(R12*8), Y4
+	VMOVUPD 160(AX)(R12*8), Y5
+	VMOVUPD 192(AX)(R12*8), Y6
+	VMOVUPD 224(AX)(R12*8), Y7
+
+br8go:
+	XORQ R14, R14
 
 br8p:
 	CMPQ         R14, DI
@@ -975,8 +991,17 @@ br1:
 	ADDQ   $0x04, R13
 	CMPQ   R13, CX
 	JA     brok
+	MOVB   add+120(FP), R14
+	TESTB  R14, R14
+	JNZ    br1ld
 	VXORPD Y0, Y0, Y0
-	XORQ   R14, R14
+	JMP    br1go
+
+br1ld:
+	VMOVUPD (AX)(R12*8), Y0
+
+br1go:
+	XORQ R14, R14
 
 br1p:
 	CMPQ         R14, DI
@@ -1002,13 +1027,13 @@ br1st:
 brok:
 	VZEROUPPER
 	MOVB $0x01, AL
-	MOVB AL, ret+120(FP)
+	MOVB AL, ret+128(FP)
 	RET
 
 brbad:
 	VZEROUPPER
 	MOVB $0x00, AL
-	MOVB AL, ret+120(FP)
+	MOVB AL, ret+128(FP)
 	RET
 
 // func absMaxAVX(x []float64, d []float64, s float64, cm []float64) float64

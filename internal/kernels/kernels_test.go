@@ -235,7 +235,8 @@ func TestCSR(t *testing.T) {
 	}
 }
 
-// TestByteRow: equal bit for bit to Axpys into a zeroed z (the kernel's
+// TestByteRow: ByteRow (ByteRowAdd) equal bit for bit to Axpys into a
+// zeroed z (into z), in either version (the kernel's
 // fused sums against the FMA Axpy kernel; the Go version against axpyGo),
 // for J from 1 to 131 and rows offset by k0; a row outside w panics.
 func TestByteRow(t *testing.T) {
@@ -253,20 +254,26 @@ func TestByteRow(t *testing.T) {
 				col[p], val[p] = uint16(k0+rng.IntN(rows)), uint8(rng.IntN(256))
 			}
 			z := buf(rng, J, 3, 5)
+			za := make([]float64, J+8)
+			copy(za, z)
+			for i := J; i < J+8; i++ {
+				za[i] = sentinel
+			}
+			za = za[:J]
+			z0 := append([]float64(nil), z...)
 			ByteRow(z, w, col, k0, val, &scale)
+			ByteRowAdd(za, w, col, k0, val, &scale)
 			checkSentinels(t, z)
-			want := make([]float64, J)
+			checkSentinels(t, za)
+			want, wantAdd := make([]float64, J), append([]float64(nil), z0...)
 			for p, c := range col {
 				r := int(c) - k0
-				if useAVX && J%4 == 0 {
-					Axpy(scale[val[p]], w[r*J:r*J+J], want)
-				} else {
-					axpyGo(scale[val[p]], w[r*J:r*J+J], want)
-				}
+				Axpy(scale[val[p]], w[r*J:r*J+J], want)
+				Axpy(scale[val[p]], w[r*J:r*J+J], wantAdd)
 			}
 			for j := range want {
-				if z[j] != want[j] {
-					t.Fatalf("J=%d np=%d j=%d: %g, want %g", J, np, j, z[j], want[j])
+				if z[j] != want[j] || za[j] != wantAdd[j] {
+					t.Fatalf("J=%d np=%d j=%d: %g, %g, want %g, %g", J, np, j, z[j], za[j], want[j], wantAdd[j])
 				}
 			}
 		}

@@ -29,7 +29,7 @@ func csrAxpyAVX(ptr []int, col []int, val []float64, alpha float64, d []float64,
 func gemvTAVX(alpha float64, a []float64, stride int, c []float64, y []float64)
 
 //go:noescape
-func byteRowAVX(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64) bool
+func byteRowAVX(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64, add bool) bool
 
 //go:noescape
 func absMaxAVX(x []float64, d []float64, s float64, cm []float64) float64

@@ -864,13 +864,14 @@ func gemvT() {
 	RET()
 }
 
-// byteRow: z = Σ_p scale[val[p]]·w[(col[p]-k0)·J : +J], J = len(z) a
+// byteRow: z = Σ_p scale[val[p]]·w[(col[p]-k0)·J : +J] (z += ... with
+// add), J = len(z) a
 // multiple of 4: blocks of 32 columns in 8 YMM accumulators over all p,
 // then blocks of 4; each z[j] is a sequential fused sum over p. ok = false
 // if a row col[p]-k0 is outside [0, rows); the caller guarantees
 // len(w) >= rows·J and len(val) >= len(col).
 func byteRow() {
-	TEXT("byteRowAVX", NOSPLIT, "func(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64) bool")
+	TEXT("byteRowAVX", NOSPLIT, "func(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64, add bool) bool")
 	Pragma("noescape")
 	z := Load(Param("z").Base(), GP64())
 	nJ := Load(Param("z").Len(), GP64())
@@ -902,8 +903,19 @@ func byteRow() {
 		acc := make([]VecVirtual, nacc)
 		for q := range acc {
 			acc[q] = YMM()
+		}
+		add := Load(Param("add"), GP8())
+		TESTB(add, add)
+		JNZ(LabelRef(lbl + "ld"))
+		for q := range acc {
 			VXORPD(acc[q], acc[q], acc[q])
 		}
+		JMP(LabelRef(lbl + "go"))
+		Label(lbl + "ld")
+		for q := range acc {
+			VMOVUPD(Mem{Base: z, Index: c0, Scale: 8, Disp: 32 * q}, acc[q])
+		}
+		Label(lbl + "go")
 		XORQ(p, p)
 		Label(lbl + "p")
 		CMPQ(p, np)
