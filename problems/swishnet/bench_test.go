@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/fedcon/fedcon/datasets"
 )
@@ -29,9 +30,15 @@ func BenchmarkEvaluate(b *testing.B) {
 	n := Net{K: 784, J: 128, L: 10}
 	w := make([]float64, n.Dim())
 	n.Init(w, rand.New(rand.NewPCG(1, 1)))
+	cpu0 := cpuTime()
 	for b.Loop() {
 		n.Evaluate(w, img, 1)
 	}
+	reportCPU(b, cpu0)
+}
+
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkGrad: the gradient over a batch of 1000 images (Algorithm 1's
@@ -46,7 +53,9 @@ func BenchmarkGrad(b *testing.B) {
 		batch[i] = i * 60
 	}
 	ws := n.NewWork()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		n.Grad(w, img, batch, g, ws)
 	}
+	reportCPU(b, cpu0)
 }
