@@ -112,8 +112,9 @@ func (c *FeatureClient) Residual(w0 []float64, batch []int, z, r []float64) floa
 func (c *FeatureClient) Block(w0 []float64, batch []int, z, r, gi []float64) {
 	J, L := c.Net.J, c.Net.L
 	clear(gi)
-	d := c.ws.d
-	for b, m := range batch {
+	D := c.ws.sc.rows(len(batch) * J)
+	for b := range batch {
+		d := D[b*J : b*J+J]
 		clear(d)
 		for l, rl := range r[b*L : b*L+L] {
 			axpy(rl, w0[l*J:l*J+J], d)
@@ -121,12 +122,8 @@ func (c *FeatureClient) Block(w0 []float64, batch []int, z, r, gi []float64) {
 		for j, s := range c.sp[b*J : b*J+J] {
 			d[j] *= s
 		}
-		p0, p1 := c.span(m)
-		for p := p0; p < p1; p++ {
-			k := int(c.Img.Col[p]) - c.K0
-			axpy(pixel[c.Img.Val[p]], d, gi[k*J:k*J+J])
-		}
 	}
+	c.ws.sc.add(c.Img, batch, c.span, c.K0, c.K1, J, D, gi)
 }
 
 // Top sets g0 to Σ_n ∇_{w0} f (16): the L×J output-layer gradient Σ r a^T.

@@ -92,6 +92,7 @@ func swishPairs(z, e, a, sp []float64) {
 type Work struct {
 	z, a, sp, d, e []float64 // J: pre-activation, S(z), S'(z), back-propagated error, e^-z
 	o, q           []float64 // L: logits, softmax
+	sc             scatter   // batch-sized, grown on demand
 }
 
 // NewWork allocates scratch space for n.
@@ -180,19 +181,82 @@ func (n Net) Grad(w []float64, img *datasets.Images, batch []int, g []float64, w
 	w1, w2 := n.W1(w), n.W2(w)
 	g1, g2 := n.W1(g), n.W2(g)
 	J := n.J
+	D := ws.sc.rows(len(batch) * J)
 	var loss float64
-	for _, m := range batch {
+	for b, m := range batch {
 		p0, p1 := img.RowPtr[m], img.RowPtr[m+1]
 		n.hidden(w1, img, p0, p1, ws.z)
 		y := int(img.Labels[m])
 		loss += n.top(w2, y, ws)
 		n.backTop(w2, g2, y, ws, true)
-		for p := p0; p < p1; p++ {
-			k := int(img.Col[p])
-			axpy(pixel[img.Val[p]], ws.d, g1[k*J:k*J+J])
+		copy(D[b*J:b*J+J], ws.d)
+	}
+	ws.sc.add(img, batch, func(m int) (int32, int32) { return img.RowPtr[m], img.RowPtr[m+1] }, 0, n.K, J, D, g1)
+	return loss
+}
+
+// scatter adds first-layer gradients Σ_b Σ_{p ∈ image b} (val_p/255)·d_b
+// to row col_p of g, by chunks of scatterChunk images and, within a chunk,
+// row by row of g (kernels.ByteRowAdd keeps a row in registers; the
+// chunk's d_b stay in L1): every entry gets the same fused sums in the same
+// (batch) order as one axpy per pixel and image, but a row of g is loaded
+// and stored once per chunk instead of once per pixel.
+type scatter struct {
+	d          []float64 // B×J: the images' back-propagated errors
+	start, pos []int32   // per pixel: its entries' range in b, v
+	b          []uint16  // chunk positions, pixel by pixel
+	v          []uint8   // pixel values
+}
+
+// scatterChunk images' errors (J = 128: 16 KB) fit in L1 with room to spare.
+const scatterChunk = 16
+
+func (s *scatter) rows(n int) []float64 {
+	if cap(s.d) < n {
+		s.d = make([]float64, n)
+	}
+	return s.d[:n]
+}
+
+// add adds the gradient of pixels [k0, k1) (image m's CSR range span(m))
+// to g ((k1-k0)×J).
+func (s *scatter) add(img *datasets.Images, batch []int, span func(int) (int32, int32), k0, k1, J int, D, g []float64) {
+	nk := k1 - k0
+	if cap(s.start) < nk+1 {
+		s.start, s.pos = make([]int32, nk+1), make([]int32, nk+1)
+	}
+	start, pos := s.start[:nk+1], s.pos[:nk+1]
+	for c0 := 0; c0 < len(batch); c0 += scatterChunk {
+		chunk := batch[c0:min(c0+scatterChunk, len(batch))]
+		clear(start)
+		for _, m := range chunk {
+			p0, p1 := span(m)
+			for _, c := range img.Col[p0:p1] {
+				start[int(c)-k0+1]++
+			}
+		}
+		for k := 1; k <= nk; k++ {
+			start[k] += start[k-1]
+		}
+		if n := int(start[nk]); cap(s.b) < n {
+			s.b, s.v = make([]uint16, n), make([]uint8, n)
+		}
+		copy(pos, start)
+		for b, m := range chunk {
+			p0, p1 := span(m)
+			for p := p0; p < p1; p++ {
+				k := int(img.Col[p]) - k0
+				s.b[pos[k]], s.v[pos[k]] = uint16(b), img.Val[p]
+				pos[k]++
+			}
+		}
+		dc := D[c0*J : (c0+len(chunk))*J]
+		for k := 0; k < nk; k++ {
+			if a, e := start[k], start[k+1]; a < e {
+				kernels.ByteRowAdd(g[k*J:k*J+J], dc, s.b[a:e], 0, s.v[a:e], &pixel)
+			}
 		}
 	}
-	return loss
 }
 
 // Eval returns the sum of -log Q_y and the number of correct argmax
