@@ -9,23 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// softplus returns log(1 + e^z) without overflow or cancellation.
-func softplus(z float64) float64 {
-	if z > 0 {
-		return z + math.Log1p(math.Exp(-z))
-	}
-	return math.Log1p(math.Exp(z))
-}
-
-// sigmoid returns 1/(1 + e^{-z}) without overflow.
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
-	}
-	e := math.Exp(z)
-	return e / (1 + e)
-}
-
 // Rows is a block of feature rows, row-major (n × d). Rows with at most
 // half their entries nonzero (one-hot encodings: 15 of 109 on adult-a) are
 // also kept in compressed form, and the passes over the data skip the
