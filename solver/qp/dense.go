@@ -13,8 +13,10 @@ import (
 // column-major lower one, so each column of the factor is contiguous.
 
 // potrf overwrites the upper triangle of the row-major n×n matrix k with
-// its Cholesky factor U (k = UᵀU). It reports false if k is not
-// numerically positive definite (a pivot <= 0, NaN or +Inf).
+// its Cholesky factor U (k = UᵀU) and the strict lower triangle with Uᵀ
+// (for cholSolve; fillP and densePolish.factor clear it before refilling).
+// It reports false if k is not numerically positive definite (a pivot
+// <= 0, NaN or +Inf).
 func potrf(k []float64, n int) bool { return kernels.Cholesky(k, n) }
 
 // cholSolve overwrites x with K⁻¹x given the factor U of K = UᵀU: the two
