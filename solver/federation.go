@@ -43,6 +43,10 @@ type Broadcast struct {
 	// Refresh asks clients with a matrix penalty (RhoHessian) to recompute
 	// M_i at their new u_i after this step and send it with ũ_i.
 	Refresh bool
+	// Restart (MsgADMM) asks clients to skip the step and start Algorithm 2
+	// afresh at w̃0 = W, the proximal centre unchanged: the server's
+	// safeguard when the certificate diverged.
+	Restart bool
 }
 
 // floats is the number of algorithm floats in b.
@@ -223,6 +227,11 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 			c.reply.Value = c.merit.value()
 		}
 	case MsgADMM:
+		if b.Restart {
+			c.reply.EpsTilde, c.reply.Primal = -1, -1
+			err = c.startADMM(b.W)
+			break
+		}
 		err = c.admmStep(b.W, b.Eps, b.NeedEpsTilde, b.RhoScale)
 		if err == nil && b.Refresh && c.useMetric {
 			if err = c.buildMetric(c.u); err == nil {

@@ -189,6 +189,7 @@ type proxALRun struct {
 	misses    int // local solves short of ε_{t+1} (Stats.LocalMisses)
 	evals     int64
 	lastCert  float64 // Σ_i ε̃_i of the last round that measured it; -1 before
+	restarts  int     // Algorithm 2 restarts (Stats.Restarts)
 	// RhoHessian: the clients' M_i (nil: ρ_i I), S = Σ_i M_i, and the
 	// Cholesky factor of S + aI (no global constraint) or of S.
 	metric      [][]float64
@@ -197,11 +198,17 @@ type proxALRun struct {
 	useMetric   bool
 	certs       []float64 // Σ_i ε̃_i per round of the current call
 	lastRefresh int
+	// The safeguard: the iterate with the smallest certificate of the
+	// current call, and whether the next round restarts from it.
+	best     []float64
+	bestCert float64
+	restart  bool
 }
 
 // Matrix penalties are refreshed when the certificate fell by less than
 // half over the last refreshWindow rounds: M_i from w̃^0 no longer
-// matches P_i's curvature where the iterates are.
+// matches P_i's curvature where the iterates are. If the certificate is
+// then above four times the call's best, the call restarts from its best iterate.
 const refreshWindow = 5
 
 // stalled reports whether round t should refresh the clients' M_i.
@@ -290,7 +297,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 		return r.res.Stats.Rounds, r.res.Stats.FloatsDown, r.res.Stats.FloatsUp
 	})
 	res.W = w
-	res.Stats.LocalIterations, res.Stats.LocalMisses = r.localIter, r.misses
+	res.Stats.LocalIterations, res.Stats.LocalMisses, res.Stats.Restarts = r.localIter, r.misses, r.restarts
 	if err == nil && res.Status != Diverged {
 		// One diagnostic round, also when the deadline has passed.
 		err = r.audit(context.WithoutCancel(ctx), w)
@@ -334,7 +341,10 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 		copy(r.wt, r.m.AdmmStart)
 	}
 	eps := 1.0 // ε_1 = q^0
-	r.certs, r.lastRefresh = r.certs[:0], 0
+	r.certs, r.lastRefresh, r.bestCert, r.restart = r.certs[:0], 0, math.Inf(1), false
+	if r.best == nil {
+		r.best = make([]float64, r.d)
+	}
 	floor := r.m.EpsFloor
 	var out outerStep
 	out.capped = true
@@ -348,6 +358,24 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 			epsT = min(epsT, r.m.EpsRel*r.lastCert/float64(r.n))
 		}
 		epsT = max(epsT, floor)
+		if r.restart {
+			// Algorithm 2 starts afresh at the best iterate (a valid
+			// start: (23) holds for any w̃0); the clients reply ũ_i^0.
+			r.restart = false
+			copy(r.wt, r.best)
+			reps, err := r.exchange(ctx, &Broadcast{Kind: MsgADMM, W: r.wt, Restart: true})
+			if err != nil {
+				return out, err
+			}
+			if err := r.takeMetric(reps); err != nil {
+				return out, err
+			}
+			r.restarts++
+			// The new start's own best is what a later divergence is judged by.
+			r.certs, r.lastRefresh, r.bestCert = r.certs[:0], t, math.Inf(1)
+			out.inner = t + 1
+			continue
+		}
 		r0, err := r.serverStep(epsT)
 		if err != nil {
 			return out, err
@@ -361,7 +389,16 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 		if r.m.Rule == RhoBalance {
 			b.RhoScale = r.balance(t)
 		}
-		b.Refresh = r.useMetric && r.stalled(t)
+		if r.useMetric && r.stalled(t) {
+			// A stall well above the call's best means the iteration is
+			// diverging (a nonconvex constraint, an activity kink):
+			// restart from the best iterate instead of refreshing.
+			if r.certs[len(r.certs)-1] > 4*r.bestCert {
+				r.restart = true
+			} else {
+				b.Refresh = true
+			}
+		}
 		reps, err := r.exchange(ctx, b)
 		if err != nil {
 			return out, err
@@ -394,6 +431,10 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 			out.cert = lhs + sum
 			r.lastCert = sum
 			r.certs = append(r.certs, sum)
+			if sum < r.bestCert {
+				r.bestCert = sum
+				copy(r.best, r.wt)
+			}
 			if lhs+sum <= tau { // eq. (23)
 				out.capped = false
 				break

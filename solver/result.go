@@ -52,6 +52,9 @@ type Stats struct {
 	// final KKT audit is recomputed either way. cProx-AL counts such a
 	// subproblem in InnerCapHits.
 	LocalMisses int `json:"local_misses"`
+	// Restarts counts Algorithm 2 calls restarted from their best iterate
+	// after the certificate diverged (RhoHessian's safeguard).
+	Restarts int `json:"admm_restarts,omitempty"`
 	// LocalIterations sums the iterations of the clients' and server's own
 	// smooth solvers (0 for exact solves).
 	LocalIterations int `json:"local_iterations"`

@@ -135,27 +135,39 @@ func (c *ClientNode) buildMetric(w []float64) error {
 		return err
 	}
 	// A nonconvex constraint (the fairness disparity) can make ∇²P_i
-	// indefinite: the shift then grows, as in a modified Cholesky, until
-	// M_i is positive definite.
-	shift, scale := c.cfg.MetricShift, 0.0
+	// indefinite: M_i then takes the absolute values of its eigenvalues
+	// (|∇²P_i|, the closest positive semidefinite metric with the same
+	// curvature magnitudes).
 	for j := 0; j < d; j++ {
-		scale = max(scale, math.Abs(h.At(j, j)))
+		h.SetSym(j, j, h.At(j, j)+c.cfg.MetricShift)
 	}
-	for try := 0; ; try++ {
+	if !c.mchol.Factorize(h) {
 		for j := 0; j < d; j++ {
-			h.SetSym(j, j, h.At(j, j)+shift)
+			h.SetSym(j, j, h.At(j, j)-c.cfg.MetricShift)
 		}
-		if c.mchol.Factorize(h) {
-			break
+		var eig mat.EigenSym
+		if !eig.Factorize(h, true) {
+			return fmt.Errorf("solver: metric: eigendecomposition of ∇²P_i failed")
 		}
-		if try == 60 || !(scale > 0) {
-			return fmt.Errorf("solver: metric ∇²P_i + σI is not positive definite")
+		vals := eig.Values(nil)
+		var vecs mat.Dense
+		eig.VectorsTo(&vecs)
+		floor := c.merit.prox + c.cfg.MetricShift
+		for k := range vals {
+			vals[k] = max(math.Abs(vals[k])+c.cfg.MetricShift, floor)
 		}
-		add := max(shift, 1e-8*scale)
-		for j := 0; j < d; j++ {
-			h.SetSym(j, j, h.At(j, j)-shift)
+		for a := 0; a < d; a++ {
+			for b := a; b < d; b++ {
+				var v float64
+				for k := range vals {
+					v += vecs.At(a, k) * vals[k] * vecs.At(b, k)
+				}
+				h.SetSym(a, b, v)
+			}
 		}
-		shift += add
+		if !c.mchol.Factorize(h) {
+			return fmt.Errorf("solver: metric |∇²P_i| + σI is not positive definite")
+		}
 	}
 	if c.metric == nil {
 		c.metric = make([]float64, d*d)
