@@ -48,5 +48,7 @@ it: serve --rejoin).`,
 	fl.BoolVar(&o.Insecure, "insecure", false, "no TLS (loopback only)")
 	fl.StringVar(&o.Data, "data", "", "this party's rows: a 'fedcon data export --format json' file (default: the data set by name)")
 	fl.StringVar(&o.Checkpoint, "checkpoint", "", "state file written after every round, to resume after a crash")
+	fl.Int64Var(&o.StallAt, "stall-at", 0, "fault drill: hang after checkpointing this round, without replying")
+	fl.MarkHidden("stall-at")
 	return c
 }

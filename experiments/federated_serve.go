@@ -148,6 +148,7 @@ type ClientOptions struct {
 	Insecure   bool
 	Data       string // a `fedcon data export` JSON file; empty: the data set by name
 	Checkpoint string
+	StallAt    int64 // fault drills: hang after checkpointing this round
 	Log        func(format string, args ...any)
 }
 
@@ -193,5 +194,5 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 			o.Log("client %d: joined run %s", o.Party, run)
 		}
 	}
-	return federation.RunClient(ctx, conn, federation.ClientOptions{Party: o.Party, Load: load, Checkpoint: o.Checkpoint, Joined: joined})
+	return federation.RunClient(ctx, conn, federation.ClientOptions{Party: o.Party, Load: load, Checkpoint: o.Checkpoint, Joined: joined, StallAt: o.StallAt})
 }

@@ -28,6 +28,9 @@ type ClientOptions struct {
 	Checkpoint string
 	// Joined, if set, is called once the node is built (for logs).
 	Joined func(runID string, round int64)
+	// StallAt, if positive, hangs the client after it checkpointed round
+	// StallAt, before it replies: fault drills (kill it, restart it).
+	StallAt int64
 }
 
 // ClientSummary is what a client did in a session.
@@ -147,6 +150,10 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 			if err := writeCheckpoint(opt.Checkpoint, c); err != nil {
 				return sum, err
 			}
+		}
+		if rd.Round == opt.StallAt {
+			<-ctx.Done()
+			return sum, fmt.Errorf("federation: client %d stalled at round %d: %w", opt.Party, rd.Round, ctx.Err())
 		}
 		if err := stream.Send(&fedpb.ClientMsg{Body: &fedpb.ClientMsg_Reply{Reply: rep}}); err != nil {
 			return sum, recvErr(stream, err)
