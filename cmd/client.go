@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/federation"
 )
 
 func newCmdClient(f *Factory) *cobra.Command {
@@ -24,6 +25,9 @@ it: serve --rejoin).`,
   fedcon client --server 127.0.0.1:7070 --party 1 --insecure`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if o.Insecure && !federation.IsLoopback(o.Server) {
+				return flagErrorf("--insecure with --server %s: allowed on a loopback address only (127.0.0.1:PORT)", o.Server)
+			}
 			if o.Insecure {
 				fmt.Fprintln(f.IO.ErrOut, "WARNING: --insecure: NO TLS, NO AUTHENTICATION of the server. Loopback only; never for real data.")
 			}

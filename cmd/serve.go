@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/federation"
 )
 
 // serveFlagKeys are the configuration flags of `serve` (no clients/datasets
@@ -105,6 +106,9 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		return &FlagError{err: err, usage: c.CommandPath()}
 	}
 	o.serve.Insecure = o.insecure
+	if o.insecure && !federation.IsLoopback(o.serve.Listen) {
+		return flagErrorf("--insecure with --listen %s: allowed on a loopback address only (127.0.0.1:PORT)", o.serve.Listen)
+	}
 	if o.insecure {
 		fmt.Fprintln(f.IO.ErrOut, "WARNING: --insecure: NO TLS, NO CLIENT AUTHENTICATION. Anyone on this host can join or read the run. Loopback only; never for real data.")
 	}

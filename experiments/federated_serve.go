@@ -93,7 +93,7 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	}
 	creds, err := federation.ServerCredentials(certs)
 	if err != nil {
-		return nil, err
+		return nil, &ConfigError{"certs", o.Certs, err.Error()}
 	}
 	lis, err := net.Listen("tcp", o.Listen)
 	if err != nil {
@@ -170,7 +170,7 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 	}
 	creds, err := federation.ClientCredentials(certs, o.Party, o.ServerName)
 	if err != nil {
-		return nil, err
+		return nil, &ConfigError{"certs", o.Certs, err.Error()}
 	}
 	conn, err := federation.Dial(o.Server, creds)
 	if err != nil {
