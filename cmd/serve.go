@@ -32,6 +32,7 @@ type serveOptions struct {
 	output   string
 	serve    experiments.ServeOptions
 	insecure bool
+	local    bool
 }
 
 func newCmdServe(f *Factory) *cobra.Command {
@@ -63,6 +64,7 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.StringVar(&o.serve.Listen, "listen", "127.0.0.1:7070", "address to listen on")
 	fl.StringVar(&o.serve.Certs, "certs", "certs", "certificate directory (ca.pem, server.pem, server-key.pem)")
 	fl.BoolVar(&o.insecure, "insecure", false, "no TLS and no client authentication (loopback only)")
+	fl.BoolVar(&o.local, "in-process", false, "run the same job with every party in this process (the reference answer; no network)")
 	fl.StringVar(&o.serve.RunID, "run-id", "", "run id (default: random)")
 	fl.DurationVar(&o.serve.RoundTimeout, "round-timeout", 2*time.Minute, "longest wait for one client's reply to a round (0: none)")
 	fl.DurationVar(&o.serve.Rejoin, "rejoin", 0, "how long a lost client may take to rejoin from its checkpoint (0: stop with ClientLost)")
@@ -105,6 +107,18 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	if err := job.Validate(); err != nil {
 		return &FlagError{err: err, usage: c.CommandPath()}
 	}
+	o.serve.Workers = f.NumCPU
+	if o.local {
+		start := time.Now()
+		r, err := job.SolveLocal(o.common.ctx, dataDirs(f, c), o.serve.Workers)
+		if r == nil {
+			return err
+		}
+		res := &experiments.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.W,
+			Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(),
+			AlgBytes: 8 * (r.Stats.FloatsDown + r.Stats.FloatsUp + r.Stats.DiagFloatsUp)}
+		return serveReport(f, o, res, err)
+	}
 	o.serve.Insecure = o.insecure
 	if o.insecure && !federation.IsLoopback(o.serve.Listen) {
 		return flagErrorf("--insecure with --listen %s: allowed on a loopback address only (127.0.0.1:PORT)", o.serve.Listen)
@@ -117,11 +131,15 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, format+"\n", args...)
 		}
 	}
-	o.serve.Workers = f.NumCPU
 	res, err := experiments.Serve(o.common.ctx, job, dataDirs(f, c), o.serve)
 	if res == nil {
 		return err
 	}
+	return serveReport(f, o, res, err)
+}
+
+// serveReport writes the result file and prints the summary.
+func serveReport(f *Factory, o *serveOptions, res *experiments.ServeResult, err error) error {
 	if o.output != "" {
 		b, jerr := json.MarshalIndent(res, "", "  ")
 		if jerr == nil {
@@ -132,8 +150,11 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		}
 	}
 	st := res.Stats
-	fmt.Fprintf(f.IO.Out, "run %s: %s, %d outer iterations, %d rounds in %.2f s (%.0f rounds/s)\n",
-		res.RunID, res.Status, st.OuterIterations, st.Rounds, res.Wall, float64(st.Rounds)/max(res.Wall, 1e-9))
+	fmt.Fprintf(f.IO.Out, "run %s: %s, %d outer iterations, %d rounds in %.2f s (%.0f rounds/s, %.0f µs/round)\n",
+		res.RunID, res.Status, st.OuterIterations, st.Rounds, res.Wall, float64(st.Rounds)/max(res.Wall, 1e-9), 1e6*res.Wall/float64(max(st.Rounds, 1)))
+	if res.Error != "" {
+		fmt.Fprintf(f.IO.Out, "stopped: %s\n", res.Error)
+	}
 	fmt.Fprintf(f.IO.Out, "KKT residuals: stationarity %.3g, feasibility %.3g\n", res.Residuals.Stationarity, res.Residuals.Feasibility)
 	fmt.Fprintf(f.IO.Out, "bytes: algorithm %d, protobuf on the wire %d (down %d, up %d)\n",
 		res.AlgBytes, res.WireDown+res.WireUp, res.WireDown, res.WireUp)

@@ -28,13 +28,13 @@ var testDirs = func() []string {
 }()
 
 // needData skips a test of a job on a data set when its files are absent.
-func needData(t *testing.T, job *experiments.FedJob) {
+func needData(t testing.TB, job *experiments.FedJob) {
 	t.Helper()
 	if job.Problem != "np" {
 		return
 	}
-	if _, err := os.Stat(filepath.Join(testDirs[0], "monks", "monks-1.train")); err != nil {
-		t.Skipf("monks-1 not found in %s: set FEDCON_DATA_DIR to run this test", testDirs[0])
+	if _, err := os.Stat(filepath.Join(testDirs[0], "adult", "adult.data")); err != nil {
+		t.Skipf("the UCI files (adult, monks) not found in %s: set FEDCON_DATA_DIR to run this test", testDirs[0])
 	}
 }
 
@@ -53,7 +53,7 @@ func npJob(n int, sub string, maxOuter int) *experiments.FedJob {
 }
 
 // certDir writes a CA, a server certificate for 127.0.0.1 and clients 1..n.
-func certDir(t *testing.T, n int) string {
+func certDir(t testing.TB, n int) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := federation.InitCA(dir, time.Hour); err != nil {
@@ -78,7 +78,7 @@ type fed struct {
 	g    *grpc.Server
 }
 
-func startServer(t *testing.T, job *experiments.FedJob, certs string, cfg federation.ServerConfig) *fed {
+func startServer(t testing.TB, job *experiments.FedJob, certs string, cfg federation.ServerConfig) *fed {
 	t.Helper()
 	run, err := job.Server(testDirs, 2)
 	if err != nil {
@@ -123,7 +123,7 @@ func loader(job []byte, party int) (solver.Party, int, error) {
 }
 
 // runClient runs client party as a goroutine; its error arrives on the channel.
-func runClient(ctx context.Context, t *testing.T, addr, certs string, party int, as int, ckpt string) <-chan error {
+func runClient(ctx context.Context, t testing.TB, addr, certs string, party int, as int, ckpt string) <-chan error {
 	t.Helper()
 	creds, err := federation.ClientCredentials(certs, as, "")
 	if err != nil {
