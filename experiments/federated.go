@@ -29,6 +29,8 @@ type FedJob struct {
 	// QP: the cell (n, Dim, M) of the configuration QP.
 	QP *QPConfig `json:"qp,omitempty"`
 	M  int       `json:"m,omitempty"`
+	// DRFL: AD-LPMM on one split of Dataset (N = its clients S).
+	DRFL *FedDRFL `json:"drfl,omitempty"`
 }
 
 // Validate checks the job's problem and configuration.
@@ -48,8 +50,17 @@ func (j *FedJob) Validate() error {
 		c := *j.QP
 		c.Cells = [][]int{{j.N, j.Dim, j.M}}
 		return c.Validate()
+	case "drfl":
+		if j.DRFL == nil {
+			return &ConfigError{"drfl", nil, "missing configuration"}
+		}
+		if j.N != j.DRFL.Data.Clients || j.N < 1 {
+			return &ConfigError{"clients", j.N, fmt.Sprintf("the split has %d clients", j.DRFL.Data.Clients)}
+		}
+		_, err := j.DRFL.params()
+		return err
 	}
-	return &ConfigError{"problem", j.Problem, "must be np or qp"}
+	return &ConfigError{"problem", j.Problem, "must be np, qp or drfl"}
 }
 
 // Marshal encodes the job for the clients.

@@ -22,6 +22,9 @@ type LoadFunc func(job []byte, party int) (p solver.Party, dim int, err error)
 type ClientOptions struct {
 	Party int // 1..n
 	Load  LoadFunc
+	// LoadDRFL loads the party of a DRFL run (nil: this client serves
+	// proximal AL runs only).
+	LoadDRFL DRFLLoadFunc
 	// Checkpoint, if set, is the state file written after every round: a
 	// restarted client resumes the run from it. It is removed when the
 	// run ends.
@@ -71,6 +74,10 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 		return nil, fmt.Errorf("federation: setup for protocol %d client %d, want %d client %d", setup.Protocol, setup.Party, Protocol, opt.Party)
 	case ck == nil && setup.Round != 0:
 		return nil, fmt.Errorf("federation: run %s is at round %d and this client has no checkpoint", setup.RunId, setup.Round)
+	}
+	if setup.Drfl != nil {
+		sum := &ClientSummary{RunID: setup.RunId}
+		return sum, runDRFL(ctx, stream, setup, opt, sum)
 	}
 	cfg, err := nodeConfigFromPB(setup.Config)
 	if err != nil {

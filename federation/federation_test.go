@@ -96,6 +96,18 @@ func startServer(t testing.TB, job *experiments.FedJob, certs string, cfg federa
 	if certs != "" {
 		cfg.Identify = federation.PeerParty
 	}
+	srv, addr, g := serveGRPC(t, cfg, certs)
+	return &fed{srv: srv, run: run, addr: addr, g: g}
+}
+
+// serveRaw serves cfg on 127.0.0.1 with the certificates in certs.
+func serveRaw(t testing.TB, cfg federation.ServerConfig, certs string) (*federation.Server, string) {
+	srv, addr, _ := serveGRPC(t, cfg, certs)
+	return srv, addr
+}
+
+func serveGRPC(t testing.TB, cfg federation.ServerConfig, certs string) (*federation.Server, string, *grpc.Server) {
+	t.Helper()
 	srv, err := federation.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +123,7 @@ func startServer(t testing.TB, job *experiments.FedJob, certs string, cfg federa
 	g := federation.NewGRPCServer(srv, creds)
 	go g.Serve(lis)
 	t.Cleanup(g.Stop)
-	return &fed{srv: srv, run: run, addr: lis.Addr().String(), g: g}
+	return srv, lis.Addr().String(), g
 }
 
 func loader(job []byte, party int) (solver.Party, int, error) {
@@ -163,6 +175,9 @@ func TestLoopbackSameAnswer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needData(t, tc.job)
+			if testing.Short() && tc.job.Problem == "np" {
+				t.Skip("NP runs take seconds (minutes with -race); the QP case covers -short")
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			want, err := tc.job.SolveLocal(ctx, testDirs, 2)

@@ -46,8 +46,12 @@ type ServerConfig struct {
 	RunID string
 	// Job is sent to every client as is: what it needs to load its party.
 	Job []byte
-	// Nodes are the clients' configurations, in client order.
+	// Nodes are the clients' configurations, in client order (Algorithm 1
+	// of the proximal AL paper), or nil for a DRFL run (DRFL set).
 	Nodes []solver.ClientConfig
+	// DRFL, for a run of solver/drfl's Algorithm 1, gives the clients'
+	// step size and tolerance and their number.
+	DRFL *DRFLConfig
 	// RoundTimeout bounds the wait for one client's reply (0: no bound).
 	RoundTimeout time.Duration
 	// Rejoin, if positive, is how long a round waits for a lost client to
@@ -69,6 +73,9 @@ type Server struct {
 
 	mu     sync.Mutex
 	round  int64 // the last round sent
+	// drflDim is n+1 of the first DRFL client to join; the others must match.
+	drflDim int
+	drflErr error // the first failed final report
 	joined chan struct{}
 	closed bool
 
@@ -82,6 +89,8 @@ type slot struct {
 	mu    sync.Mutex
 	sess  *session
 	mc    int           // m_i, from Ready
+	rows  int64         // DRFL: N_s, from Ready
+	round int64         // DRFL: the client's last round
 	ready chan struct{} // closed when the slot gets a session; replaced when it loses it
 	stale int64         // a reply to this round (abandoned) is dropped
 }
@@ -96,26 +105,38 @@ type session struct {
 	killOnce sync.Once
 }
 
-// NewServer checks cfg and returns a server waiting for len(cfg.Nodes) clients.
+// NewServer checks cfg and returns a server waiting for its clients.
 func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.RunID == "" {
 		return nil, fmt.Errorf("federation: empty run id")
 	}
-	if len(cfg.Nodes) == 0 {
+	n := len(cfg.Nodes)
+	if cfg.DRFL != nil {
+		if n > 0 {
+			return nil, fmt.Errorf("federation: a run is either DRFL or proximal AL, not both")
+		}
+		n = cfg.DRFL.Clients
+	}
+	if n == 0 {
 		return nil, fmt.Errorf("federation: no clients")
 	}
 	s := &Server{cfg: cfg, joined: make(chan struct{})}
-	for i, c := range cfg.Nodes {
-		nc, err := nodeConfigToPB(c)
-		if err != nil {
-			return nil, err
+	for i := range n {
+		st := &fedpb.Setup{RunId: cfg.RunID, Protocol: Protocol, Party: int32(i + 1), Clients: int32(n), Job: cfg.Job}
+		if cfg.DRFL != nil {
+			st.Drfl = &fedpb.DrflConfig{C: cfg.DRFL.C, Tol: cfg.DRFL.Tol}
+		} else {
+			nc, err := nodeConfigToPB(cfg.Nodes[i])
+			if err != nil {
+				return nil, err
+			}
+			st.Config = nc
 		}
-		s.setups = append(s.setups, &fedpb.Setup{RunId: cfg.RunID, Protocol: Protocol, Party: int32(i + 1),
-			Clients: int32(len(cfg.Nodes)), Job: cfg.Job, Config: nc})
+		s.setups = append(s.setups, st)
 		s.slots = append(s.slots, &slot{party: i + 1, ready: make(chan struct{}), stale: -1})
 	}
-	s.out = make([]*solver.Reply, len(cfg.Nodes))
-	s.bufs = make([]solver.Reply, len(cfg.Nodes))
+	s.out = make([]*solver.Reply, n)
+	s.bufs = make([]solver.Reply, n)
 	return s, nil
 }
 
@@ -175,6 +196,8 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 		return status.Error(codes.Unavailable, "run finished")
 	}
 	switch {
+	case h.RunId != "" && s.cfg.DRFL != nil:
+		return status.Error(codes.FailedPrecondition, "DRFL clients cannot resume from a checkpoint")
 	case h.RunId == "" && round > 0:
 		return status.Errorf(codes.FailedPrecondition, "run %s is at round %d: a client joins late only from its checkpoint", s.cfg.RunID, round)
 	case h.RunId != "" && h.RunId != s.cfg.RunID:
@@ -192,7 +215,10 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 		return err
 	}
 	r := m.GetReady()
-	d := s.cfg.Nodes[party-1].Dim
+	d, err := s.dim(party, r)
+	if err != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
 	switch {
 	case r == nil:
 		return status.Error(codes.InvalidArgument, "second message must be Ready")
@@ -209,7 +235,7 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 		// one may be half-open after a network failure).
 		old.stop()
 	}
-	sl.sess, sl.mc = sess, int(r.Constraints)
+	sl.sess, sl.mc, sl.rows = sess, int(r.Constraints), r.Rows
 	close(sl.ready)
 	sl.mu.Unlock()
 
@@ -328,9 +354,18 @@ func cmpOr(a, b error) error {
 	return b
 }
 
-// ask sends one round to one client and waits for its reply, through
-// reconnections when Rejoin allows them.
+// ask sends one round to one client and checks its reply into dst.
 func (s *Server) ask(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, size int64, kind solver.MsgKind, dst *solver.Reply) error {
+	r, mc, err := s.roundTrip(ctx, sl, msg, size)
+	if err != nil {
+		return err
+	}
+	return checkReply(r, msg.GetRound(), sl.party, kind, dst, s.cfg.Nodes[sl.party-1].Dim, mc)
+}
+
+// roundTrip sends one round to one client and waits for its reply, through
+// reconnections when Rejoin allows them. It returns m_i too.
+func (s *Server) roundTrip(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, size int64) (*fedpb.Reply, int, error) {
 	rd := msg.GetRound()
 	for {
 		sl.mu.Lock()
@@ -338,7 +373,7 @@ func (s *Server) ask(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, size i
 		sl.mu.Unlock()
 		if sess == nil {
 			if err := s.awaitRejoin(ctx, ready, "disconnected"); err != nil {
-				return err
+				return nil, 0, err
 			}
 			continue
 		}
@@ -350,13 +385,13 @@ func (s *Server) ask(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, size i
 		s.wireDown.Add(size)
 		r, err := s.await(ctx, sl, sess, rd.Round)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		if r == nil {
 			continue // the client rejoined: send the round again
 		}
 		s.wireUp.Add(int64(proto.Size(&fedpb.ClientMsg{Body: &fedpb.ClientMsg_Reply{Reply: r}})))
-		return checkReply(r, rd, sl.party, kind, dst, s.cfg.Nodes[sl.party-1].Dim, mc)
+		return r, mc, nil
 	}
 }
 
@@ -420,6 +455,18 @@ func (s *Server) awaitRejoin(ctx context.Context, ready chan struct{}, why strin
 
 // checkReply refuses a reply that is not the answer to round rd.
 func checkReply(r *fedpb.Reply, rd *fedpb.Round, party int, kind solver.MsgKind, dst *solver.Reply, d, mc int) error {
+	if err := checkHeader(r, rd, party); err != nil {
+		return err
+	}
+	if err := replyFromPB(dst, kind, r.Body, d, mc); err != nil {
+		return fmt.Errorf("bad reply: %w", err)
+	}
+	return nil
+}
+
+// checkHeader refuses a reply to another run, party, round or kind, and
+// reports a client's failed step.
+func checkHeader(r *fedpb.Reply, rd *fedpb.Round, party int) error {
 	switch {
 	case r.RunId != rd.RunId:
 		return fmt.Errorf("reply for run %q, this run is %q", r.RunId, rd.RunId)
@@ -432,8 +479,25 @@ func checkReply(r *fedpb.Reply, rd *fedpb.Round, party int, kind solver.MsgKind,
 	case r.Error != "":
 		return fmt.Errorf("local step failed: %s", r.Error)
 	}
-	if err := replyFromPB(dst, kind, r.Body, d, mc); err != nil {
-		return fmt.Errorf("bad reply: %w", err)
-	}
 	return nil
+}
+
+// dim checks the dimension a client reports in Ready: the configured one,
+// or for DRFL the same as every other client's.
+func (s *Server) dim(party int, r *fedpb.Ready) (int, error) {
+	if r == nil {
+		return 0, errors.New("second message must be Ready")
+	}
+	if s.cfg.DRFL == nil {
+		return s.cfg.Nodes[party-1].Dim, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drflDim == 0 {
+		s.drflDim = int(r.Dim)
+	}
+	if r.Rows < 1 {
+		return 0, fmt.Errorf("client %d has %d rows", party, r.Rows)
+	}
+	return s.drflDim, nil
 }

@@ -36,6 +36,8 @@ const (
 	Kind_KIND_OUTER       Kind = 3
 	Kind_KIND_AUDIT       Kind = 4
 	Kind_KIND_DONE        Kind = 5
+	Kind_KIND_DRFL_ROUND  Kind = 6 // DRFL's Algorithm 1, line 11: (v, z_s) -> (v̂_s, r_s)
+	Kind_KIND_DRFL_REPORT Kind = 7 // DRFL's final report: f_s(v)
 )
 
 // Enum value maps for Kind.
@@ -47,6 +49,8 @@ var (
 		3: "KIND_OUTER",
 		4: "KIND_AUDIT",
 		5: "KIND_DONE",
+		6: "KIND_DRFL_ROUND",
+		7: "KIND_DRFL_REPORT",
 	}
 	Kind_value = map[string]int32{
 		"KIND_UNSPECIFIED": 0,
@@ -55,6 +59,8 @@ var (
 		"KIND_OUTER":       3,
 		"KIND_AUDIT":       4,
 		"KIND_DONE":        5,
+		"KIND_DRFL_ROUND":  6,
+		"KIND_DRFL_REPORT": 7,
 	}
 )
 
@@ -346,6 +352,7 @@ type Setup struct {
 	Job           []byte                 `protobuf:"bytes,5,opt,name=job,proto3" json:"job,omitempty"`
 	Config        *NodeConfig            `protobuf:"bytes,6,opt,name=config,proto3" json:"config,omitempty"`
 	Round         int64                  `protobuf:"varint,7,opt,name=round,proto3" json:"round,omitempty"` // rounds already run; a new client must see 0
+	Drfl          *DrflConfig            `protobuf:"bytes,8,opt,name=drfl,proto3" json:"drfl,omitempty"`    // set for a DRFL run (then config is unset)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -429,6 +436,67 @@ func (x *Setup) GetRound() int64 {
 	return 0
 }
 
+func (x *Setup) GetDrfl() *DrflConfig {
+	if x != nil {
+		return x.Drfl
+	}
+	return nil
+}
+
+// DrflConfig is what a DRFL client's Local needs: the step size c and the
+// server's tolerance (solver/drfl.Client.NewLocal).
+type DrflConfig struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	C             float64                `protobuf:"fixed64,1,opt,name=c,proto3" json:"c,omitempty"`
+	Tol           float64                `protobuf:"fixed64,2,opt,name=tol,proto3" json:"tol,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DrflConfig) Reset() {
+	*x = DrflConfig{}
+	mi := &file_federation_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DrflConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DrflConfig) ProtoMessage() {}
+
+func (x *DrflConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_federation_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DrflConfig.ProtoReflect.Descriptor instead.
+func (*DrflConfig) Descriptor() ([]byte, []int) {
+	return file_federation_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *DrflConfig) GetC() float64 {
+	if x != nil {
+		return x.C
+	}
+	return 0
+}
+
+func (x *DrflConfig) GetTol() float64 {
+	if x != nil {
+		return x.Tol
+	}
+	return 0
+}
+
 type NodeConfig struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Dim           int32                  `protobuf:"varint,1,opt,name=dim,proto3" json:"dim,omitempty"`
@@ -445,7 +513,7 @@ type NodeConfig struct {
 
 func (x *NodeConfig) Reset() {
 	*x = NodeConfig{}
-	mi := &file_federation_proto_msgTypes[4]
+	mi := &file_federation_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -457,7 +525,7 @@ func (x *NodeConfig) String() string {
 func (*NodeConfig) ProtoMessage() {}
 
 func (x *NodeConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_federation_proto_msgTypes[4]
+	mi := &file_federation_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -470,7 +538,7 @@ func (x *NodeConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeConfig.ProtoReflect.Descriptor instead.
 func (*NodeConfig) Descriptor() ([]byte, []int) {
-	return file_federation_proto_rawDescGZIP(), []int{4}
+	return file_federation_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *NodeConfig) GetDim() int32 {
@@ -537,13 +605,14 @@ type Ready struct {
 	Party         int32                  `protobuf:"varint,2,opt,name=party,proto3" json:"party,omitempty"`
 	Dim           int32                  `protobuf:"varint,3,opt,name=dim,proto3" json:"dim,omitempty"`
 	Constraints   int32                  `protobuf:"varint,4,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	Rows          int64                  `protobuf:"varint,5,opt,name=rows,proto3" json:"rows,omitempty"` // DRFL: N_s
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Ready) Reset() {
 	*x = Ready{}
-	mi := &file_federation_proto_msgTypes[5]
+	mi := &file_federation_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +624,7 @@ func (x *Ready) String() string {
 func (*Ready) ProtoMessage() {}
 
 func (x *Ready) ProtoReflect() protoreflect.Message {
-	mi := &file_federation_proto_msgTypes[5]
+	mi := &file_federation_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +637,7 @@ func (x *Ready) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ready.ProtoReflect.Descriptor instead.
 func (*Ready) Descriptor() ([]byte, []int) {
-	return file_federation_proto_rawDescGZIP(), []int{5}
+	return file_federation_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Ready) GetRunId() string {
@@ -599,19 +668,27 @@ func (x *Ready) GetConstraints() int32 {
 	return 0
 }
 
+func (x *Ready) GetRows() int64 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
 type Round struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
 	Round         int64                  `protobuf:"varint,2,opt,name=round,proto3" json:"round,omitempty"`
 	Kind          Kind                   `protobuf:"varint,3,opt,name=kind,proto3,enum=fedcon.federation.v1.Kind" json:"kind,omitempty"`
 	Broadcast     *Broadcast             `protobuf:"bytes,4,opt,name=broadcast,proto3" json:"broadcast,omitempty"`
+	Drfl          *DrflRound             `protobuf:"bytes,5,opt,name=drfl,proto3" json:"drfl,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Round) Reset() {
 	*x = Round{}
-	mi := &file_federation_proto_msgTypes[6]
+	mi := &file_federation_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -623,7 +700,7 @@ func (x *Round) String() string {
 func (*Round) ProtoMessage() {}
 
 func (x *Round) ProtoReflect() protoreflect.Message {
-	mi := &file_federation_proto_msgTypes[6]
+	mi := &file_federation_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -636,7 +713,7 @@ func (x *Round) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Round.ProtoReflect.Descriptor instead.
 func (*Round) Descriptor() ([]byte, []int) {
-	return file_federation_proto_rawDescGZIP(), []int{6}
+	return file_federation_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Round) GetRunId() string {
@@ -667,6 +744,65 @@ func (x *Round) GetBroadcast() *Broadcast {
 	return nil
 }
 
+func (x *Round) GetDrfl() *DrflRound {
+	if x != nil {
+		return x.Drfl
+	}
+	return nil
+}
+
+type DrflRound struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	V             []float64              `protobuf:"fixed64,1,rep,packed,name=v,proto3" json:"v,omitempty"`
+	Z             float64                `protobuf:"fixed64,2,opt,name=z,proto3" json:"z,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DrflRound) Reset() {
+	*x = DrflRound{}
+	mi := &file_federation_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DrflRound) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DrflRound) ProtoMessage() {}
+
+func (x *DrflRound) ProtoReflect() protoreflect.Message {
+	mi := &file_federation_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DrflRound.ProtoReflect.Descriptor instead.
+func (*DrflRound) Descriptor() ([]byte, []int) {
+	return file_federation_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *DrflRound) GetV() []float64 {
+	if x != nil {
+		return x.V
+	}
+	return nil
+}
+
+func (x *DrflRound) GetZ() float64 {
+	if x != nil {
+		return x.Z
+	}
+	return 0
+}
+
 type Broadcast struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	W             []float64              `protobuf:"fixed64,1,rep,packed,name=w,proto3" json:"w,omitempty"`
@@ -679,7 +815,7 @@ type Broadcast struct {
 
 func (x *Broadcast) Reset() {
 	*x = Broadcast{}
-	mi := &file_federation_proto_msgTypes[7]
+	mi := &file_federation_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -691,7 +827,7 @@ func (x *Broadcast) String() string {
 func (*Broadcast) ProtoMessage() {}
 
 func (x *Broadcast) ProtoReflect() protoreflect.Message {
-	mi := &file_federation_proto_msgTypes[7]
+	mi := &file_federation_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -704,7 +840,7 @@ func (x *Broadcast) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Broadcast.ProtoReflect.Descriptor instead.
 func (*Broadcast) Descriptor() ([]byte, []int) {
-	return file_federation_proto_rawDescGZIP(), []int{7}
+	return file_federation_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Broadcast) GetW() []float64 {
@@ -743,13 +879,14 @@ type Reply struct {
 	Party         int32                  `protobuf:"varint,4,opt,name=party,proto3" json:"party,omitempty"`
 	Error         string                 `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"` // the local step failed: the server stops the run
 	Body          *ReplyBody             `protobuf:"bytes,6,opt,name=body,proto3" json:"body,omitempty"`
+	Drfl          *DrflReply             `protobuf:"bytes,7,opt,name=drfl,proto3" json:"drfl,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_federation_proto_msgTypes[8]
+	mi := &file_federation_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -761,7 +898,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_federation_proto_msgTypes[8]
+	mi := &file_federation_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -774,7 +911,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_federation_proto_rawDescGZIP(), []int{8}
+	return file_federation_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Reply) GetRunId() string {
@@ -819,6 +956,99 @@ func (x *Reply) GetBody() *ReplyBody {
 	return nil
 }
 
+func (x *Reply) GetDrfl() *DrflReply {
+	if x != nil {
+		return x.Drfl
+	}
+	return nil
+}
+
+// DrflReply answers a DRFL round (vhat, r and the client's counters) or
+// the report (loss).
+type DrflReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vhat          []float64              `protobuf:"fixed64,1,rep,packed,name=vhat,proto3" json:"vhat,omitempty"`
+	R             float64                `protobuf:"fixed64,2,opt,name=r,proto3" json:"r,omitempty"`
+	Lambda        float64                `protobuf:"fixed64,3,opt,name=lambda,proto3" json:"lambda,omitempty"`
+	Iterations    int64                  `protobuf:"varint,4,opt,name=iterations,proto3" json:"iterations,omitempty"`
+	CapHits       int64                  `protobuf:"varint,5,opt,name=cap_hits,json=capHits,proto3" json:"cap_hits,omitempty"`
+	Loss          float64                `protobuf:"fixed64,6,opt,name=loss,proto3" json:"loss,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DrflReply) Reset() {
+	*x = DrflReply{}
+	mi := &file_federation_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DrflReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DrflReply) ProtoMessage() {}
+
+func (x *DrflReply) ProtoReflect() protoreflect.Message {
+	mi := &file_federation_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DrflReply.ProtoReflect.Descriptor instead.
+func (*DrflReply) Descriptor() ([]byte, []int) {
+	return file_federation_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DrflReply) GetVhat() []float64 {
+	if x != nil {
+		return x.Vhat
+	}
+	return nil
+}
+
+func (x *DrflReply) GetR() float64 {
+	if x != nil {
+		return x.R
+	}
+	return 0
+}
+
+func (x *DrflReply) GetLambda() float64 {
+	if x != nil {
+		return x.Lambda
+	}
+	return 0
+}
+
+func (x *DrflReply) GetIterations() int64 {
+	if x != nil {
+		return x.Iterations
+	}
+	return 0
+}
+
+func (x *DrflReply) GetCapHits() int64 {
+	if x != nil {
+		return x.CapHits
+	}
+	return 0
+}
+
+func (x *DrflReply) GetLoss() float64 {
+	if x != nil {
+		return x.Loss
+	}
+	return 0
+}
+
 type ReplyBody struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	UTilde        []float64              `protobuf:"fixed64,1,rep,packed,name=u_tilde,json=uTilde,proto3" json:"u_tilde,omitempty"`
@@ -839,7 +1069,7 @@ type ReplyBody struct {
 
 func (x *ReplyBody) Reset() {
 	*x = ReplyBody{}
-	mi := &file_federation_proto_msgTypes[9]
+	mi := &file_federation_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +1081,7 @@ func (x *ReplyBody) String() string {
 func (*ReplyBody) ProtoMessage() {}
 
 func (x *ReplyBody) ProtoReflect() protoreflect.Message {
-	mi := &file_federation_proto_msgTypes[9]
+	mi := &file_federation_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +1094,7 @@ func (x *ReplyBody) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyBody.ProtoReflect.Descriptor instead.
 func (*ReplyBody) Descriptor() ([]byte, []int) {
-	return file_federation_proto_rawDescGZIP(), []int{9}
+	return file_federation_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ReplyBody) GetUTilde() []float64 {
@@ -966,7 +1196,7 @@ type Checkpoint struct {
 
 func (x *Checkpoint) Reset() {
 	*x = Checkpoint{}
-	mi := &file_federation_proto_msgTypes[10]
+	mi := &file_federation_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -978,7 +1208,7 @@ func (x *Checkpoint) String() string {
 func (*Checkpoint) ProtoMessage() {}
 
 func (x *Checkpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_federation_proto_msgTypes[10]
+	mi := &file_federation_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -991,7 +1221,7 @@ func (x *Checkpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Checkpoint.ProtoReflect.Descriptor instead.
 func (*Checkpoint) Descriptor() ([]byte, []int) {
-	return file_federation_proto_rawDescGZIP(), []int{10}
+	return file_federation_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Checkpoint) GetRunId() string {
@@ -1043,7 +1273,7 @@ type NodeState struct {
 
 func (x *NodeState) Reset() {
 	*x = NodeState{}
-	mi := &file_federation_proto_msgTypes[11]
+	mi := &file_federation_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1055,7 +1285,7 @@ func (x *NodeState) String() string {
 func (*NodeState) ProtoMessage() {}
 
 func (x *NodeState) ProtoReflect() protoreflect.Message {
-	mi := &file_federation_proto_msgTypes[11]
+	mi := &file_federation_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1068,7 +1298,7 @@ func (x *NodeState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeState.ProtoReflect.Descriptor instead.
 func (*NodeState) Descriptor() ([]byte, []int) {
-	return file_federation_proto_rawDescGZIP(), []int{11}
+	return file_federation_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *NodeState) GetMu() []float64 {
@@ -1131,7 +1361,7 @@ const file_federation_proto_rawDesc = "" +
 	"\bprotocol\x18\x01 \x01(\rR\bprotocol\x12\x14\n" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x15\n" +
 	"\x06run_id\x18\x03 \x01(\tR\x05runId\x12)\n" +
-	"\x10checkpoint_round\x18\x04 \x01(\x03R\x0fcheckpointRound\"\xcc\x01\n" +
+	"\x10checkpoint_round\x18\x04 \x01(\x03R\x0fcheckpointRound\"\x82\x02\n" +
 	"\x05Setup\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x1a\n" +
 	"\bprotocol\x18\x02 \x01(\rR\bprotocol\x12\x14\n" +
@@ -1139,7 +1369,12 @@ const file_federation_proto_rawDesc = "" +
 	"\aclients\x18\x04 \x01(\x05R\aclients\x12\x10\n" +
 	"\x03job\x18\x05 \x01(\fR\x03job\x128\n" +
 	"\x06config\x18\x06 \x01(\v2 .fedcon.federation.v1.NodeConfigR\x06config\x12\x14\n" +
-	"\x05round\x18\a \x01(\x03R\x05round\"\xc2\x01\n" +
+	"\x05round\x18\a \x01(\x03R\x05round\x124\n" +
+	"\x04drfl\x18\b \x01(\v2 .fedcon.federation.v1.DrflConfigR\x04drfl\",\n" +
+	"\n" +
+	"DrflConfig\x12\f\n" +
+	"\x01c\x18\x01 \x01(\x01R\x01c\x12\x10\n" +
+	"\x03tol\x18\x02 \x01(\x01R\x03tol\"\xc2\x01\n" +
 	"\n" +
 	"NodeConfig\x12\x10\n" +
 	"\x03dim\x18\x01 \x01(\x05R\x03dim\x12\x18\n" +
@@ -1150,29 +1385,44 @@ const file_federation_proto_rawDesc = "" +
 	"\bmax_iter\x18\x06 \x01(\x05R\amaxIter\x12\x1d\n" +
 	"\n" +
 	"admm_start\x18\a \x03(\x01R\tadmmStart\x12\x16\n" +
-	"\x06smooth\x18\b \x01(\tR\x06smooth\"h\n" +
+	"\x06smooth\x18\b \x01(\tR\x06smooth\"|\n" +
 	"\x05Ready\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x10\n" +
 	"\x03dim\x18\x03 \x01(\x05R\x03dim\x12 \n" +
-	"\vconstraints\x18\x04 \x01(\x05R\vconstraints\"\xa3\x01\n" +
+	"\vconstraints\x18\x04 \x01(\x05R\vconstraints\x12\x12\n" +
+	"\x04rows\x18\x05 \x01(\x03R\x04rows\"\xd8\x01\n" +
 	"\x05Round\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05round\x18\x02 \x01(\x03R\x05round\x12.\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x1a.fedcon.federation.v1.KindR\x04kind\x12=\n" +
-	"\tbroadcast\x18\x04 \x01(\v2\x1f.fedcon.federation.v1.BroadcastR\tbroadcast\"n\n" +
+	"\tbroadcast\x18\x04 \x01(\v2\x1f.fedcon.federation.v1.BroadcastR\tbroadcast\x123\n" +
+	"\x04drfl\x18\x05 \x01(\v2\x1f.fedcon.federation.v1.DrflRoundR\x04drfl\"'\n" +
+	"\tDrflRound\x12\f\n" +
+	"\x01v\x18\x01 \x03(\x01R\x01v\x12\f\n" +
+	"\x01z\x18\x02 \x01(\x01R\x01z\"n\n" +
 	"\tBroadcast\x12\f\n" +
 	"\x01w\x18\x01 \x03(\x01R\x01w\x12\x10\n" +
 	"\x03eps\x18\x02 \x01(\x01R\x03eps\x12$\n" +
 	"\x0eneed_eps_tilde\x18\x03 \x01(\bR\fneedEpsTilde\x12\x1b\n" +
-	"\trho_scale\x18\x04 \x01(\x01R\brhoScale\"\xc5\x01\n" +
+	"\trho_scale\x18\x04 \x01(\x01R\brhoScale\"\xfa\x01\n" +
 	"\x05Reply\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05round\x18\x02 \x01(\x03R\x05round\x12.\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x1a.fedcon.federation.v1.KindR\x04kind\x12\x14\n" +
 	"\x05party\x18\x04 \x01(\x05R\x05party\x12\x14\n" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x123\n" +
-	"\x04body\x18\x06 \x01(\v2\x1f.fedcon.federation.v1.ReplyBodyR\x04body\"\x9b\x02\n" +
+	"\x04body\x18\x06 \x01(\v2\x1f.fedcon.federation.v1.ReplyBodyR\x04body\x123\n" +
+	"\x04drfl\x18\a \x01(\v2\x1f.fedcon.federation.v1.DrflReplyR\x04drfl\"\x94\x01\n" +
+	"\tDrflReply\x12\x12\n" +
+	"\x04vhat\x18\x01 \x03(\x01R\x04vhat\x12\f\n" +
+	"\x01r\x18\x02 \x01(\x01R\x01r\x12\x16\n" +
+	"\x06lambda\x18\x03 \x01(\x01R\x06lambda\x12\x1e\n" +
+	"\n" +
+	"iterations\x18\x04 \x01(\x03R\n" +
+	"iterations\x12\x19\n" +
+	"\bcap_hits\x18\x05 \x01(\x03R\acapHits\x12\x12\n" +
+	"\x04loss\x18\x06 \x01(\x01R\x04loss\"\x9b\x02\n" +
 	"\tReplyBody\x12\x17\n" +
 	"\au_tilde\x18\x01 \x03(\x01R\x06uTilde\x12\x1b\n" +
 	"\teps_tilde\x18\x02 \x01(\x01R\bepsTilde\x12\x16\n" +
@@ -1202,7 +1452,7 @@ const file_federation_proto_rawDesc = "" +
 	"\x01u\x18\x03 \x03(\x01R\x01u\x12\x16\n" +
 	"\x06lambda\x18\x04 \x03(\x01R\x06lambda\x12\x17\n" +
 	"\au_tilde\x18\x05 \x03(\x01R\x06uTilde\x12\x10\n" +
-	"\x03rho\x18\x06 \x01(\x01R\x03rho*j\n" +
+	"\x03rho\x18\x06 \x01(\x01R\x03rho*\x95\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
@@ -1212,7 +1462,9 @@ const file_federation_proto_rawDesc = "" +
 	"KIND_OUTER\x10\x03\x12\x0e\n" +
 	"\n" +
 	"KIND_AUDIT\x10\x04\x12\r\n" +
-	"\tKIND_DONE\x10\x052]\n" +
+	"\tKIND_DONE\x10\x05\x12\x13\n" +
+	"\x0fKIND_DRFL_ROUND\x10\x06\x12\x14\n" +
+	"\x10KIND_DRFL_REPORT\x10\a2]\n" +
 	"\n" +
 	"Federation\x12O\n" +
 	"\aSession\x12\x1f.fedcon.federation.v1.ClientMsg\x1a\x1f.fedcon.federation.v1.ServerMsg(\x010\x01B+Z)github.com/fedcon/fedcon/federation/fedpbb\x06proto3"
@@ -1230,42 +1482,48 @@ func file_federation_proto_rawDescGZIP() []byte {
 }
 
 var file_federation_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_federation_proto_goTypes = []any{
 	(Kind)(0),          // 0: fedcon.federation.v1.Kind
 	(*ClientMsg)(nil),  // 1: fedcon.federation.v1.ClientMsg
 	(*ServerMsg)(nil),  // 2: fedcon.federation.v1.ServerMsg
 	(*Hello)(nil),      // 3: fedcon.federation.v1.Hello
 	(*Setup)(nil),      // 4: fedcon.federation.v1.Setup
-	(*NodeConfig)(nil), // 5: fedcon.federation.v1.NodeConfig
-	(*Ready)(nil),      // 6: fedcon.federation.v1.Ready
-	(*Round)(nil),      // 7: fedcon.federation.v1.Round
-	(*Broadcast)(nil),  // 8: fedcon.federation.v1.Broadcast
-	(*Reply)(nil),      // 9: fedcon.federation.v1.Reply
-	(*ReplyBody)(nil),  // 10: fedcon.federation.v1.ReplyBody
-	(*Checkpoint)(nil), // 11: fedcon.federation.v1.Checkpoint
-	(*NodeState)(nil),  // 12: fedcon.federation.v1.NodeState
+	(*DrflConfig)(nil), // 5: fedcon.federation.v1.DrflConfig
+	(*NodeConfig)(nil), // 6: fedcon.federation.v1.NodeConfig
+	(*Ready)(nil),      // 7: fedcon.federation.v1.Ready
+	(*Round)(nil),      // 8: fedcon.federation.v1.Round
+	(*DrflRound)(nil),  // 9: fedcon.federation.v1.DrflRound
+	(*Broadcast)(nil),  // 10: fedcon.federation.v1.Broadcast
+	(*Reply)(nil),      // 11: fedcon.federation.v1.Reply
+	(*DrflReply)(nil),  // 12: fedcon.federation.v1.DrflReply
+	(*ReplyBody)(nil),  // 13: fedcon.federation.v1.ReplyBody
+	(*Checkpoint)(nil), // 14: fedcon.federation.v1.Checkpoint
+	(*NodeState)(nil),  // 15: fedcon.federation.v1.NodeState
 }
 var file_federation_proto_depIdxs = []int32{
 	3,  // 0: fedcon.federation.v1.ClientMsg.hello:type_name -> fedcon.federation.v1.Hello
-	6,  // 1: fedcon.federation.v1.ClientMsg.ready:type_name -> fedcon.federation.v1.Ready
-	9,  // 2: fedcon.federation.v1.ClientMsg.reply:type_name -> fedcon.federation.v1.Reply
+	7,  // 1: fedcon.federation.v1.ClientMsg.ready:type_name -> fedcon.federation.v1.Ready
+	11, // 2: fedcon.federation.v1.ClientMsg.reply:type_name -> fedcon.federation.v1.Reply
 	4,  // 3: fedcon.federation.v1.ServerMsg.setup:type_name -> fedcon.federation.v1.Setup
-	7,  // 4: fedcon.federation.v1.ServerMsg.round:type_name -> fedcon.federation.v1.Round
-	5,  // 5: fedcon.federation.v1.Setup.config:type_name -> fedcon.federation.v1.NodeConfig
-	0,  // 6: fedcon.federation.v1.Round.kind:type_name -> fedcon.federation.v1.Kind
-	8,  // 7: fedcon.federation.v1.Round.broadcast:type_name -> fedcon.federation.v1.Broadcast
-	0,  // 8: fedcon.federation.v1.Reply.kind:type_name -> fedcon.federation.v1.Kind
-	10, // 9: fedcon.federation.v1.Reply.body:type_name -> fedcon.federation.v1.ReplyBody
-	12, // 10: fedcon.federation.v1.Checkpoint.state:type_name -> fedcon.federation.v1.NodeState
-	9,  // 11: fedcon.federation.v1.Checkpoint.last:type_name -> fedcon.federation.v1.Reply
-	1,  // 12: fedcon.federation.v1.Federation.Session:input_type -> fedcon.federation.v1.ClientMsg
-	2,  // 13: fedcon.federation.v1.Federation.Session:output_type -> fedcon.federation.v1.ServerMsg
-	13, // [13:14] is the sub-list for method output_type
-	12, // [12:13] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	8,  // 4: fedcon.federation.v1.ServerMsg.round:type_name -> fedcon.federation.v1.Round
+	6,  // 5: fedcon.federation.v1.Setup.config:type_name -> fedcon.federation.v1.NodeConfig
+	5,  // 6: fedcon.federation.v1.Setup.drfl:type_name -> fedcon.federation.v1.DrflConfig
+	0,  // 7: fedcon.federation.v1.Round.kind:type_name -> fedcon.federation.v1.Kind
+	10, // 8: fedcon.federation.v1.Round.broadcast:type_name -> fedcon.federation.v1.Broadcast
+	9,  // 9: fedcon.federation.v1.Round.drfl:type_name -> fedcon.federation.v1.DrflRound
+	0,  // 10: fedcon.federation.v1.Reply.kind:type_name -> fedcon.federation.v1.Kind
+	13, // 11: fedcon.federation.v1.Reply.body:type_name -> fedcon.federation.v1.ReplyBody
+	12, // 12: fedcon.federation.v1.Reply.drfl:type_name -> fedcon.federation.v1.DrflReply
+	15, // 13: fedcon.federation.v1.Checkpoint.state:type_name -> fedcon.federation.v1.NodeState
+	11, // 14: fedcon.federation.v1.Checkpoint.last:type_name -> fedcon.federation.v1.Reply
+	1,  // 15: fedcon.federation.v1.Federation.Session:input_type -> fedcon.federation.v1.ClientMsg
+	2,  // 16: fedcon.federation.v1.Federation.Session:output_type -> fedcon.federation.v1.ServerMsg
+	16, // [16:17] is the sub-list for method output_type
+	15, // [15:16] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_federation_proto_init() }
@@ -1288,7 +1546,7 @@ func file_federation_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_federation_proto_rawDesc), len(file_federation_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
