@@ -33,6 +33,7 @@ func TestFederationCommands(t *testing.T) {
 		{"bad client name", []string{"certs", "issue", "--dir", certs, "client-x"}, 2, "not a client identity"},
 		{"server without host", []string{"certs", "issue", "--dir", certs, "server"}, 2, "--host"},
 		{"issue clients", []string{"certs", "issue", "--dir", certs, "--clients", "2"}, 0, "client-2.pem"},
+		{"no server", []string{"client", "--insecure", "--server", "127.0.0.1:1", "--party", "1", "--connect-timeout", "100ms"}, 1, "no server answered within 100ms"},
 		{"insecure announced", []string{"serve", "--insecure", "--listen", "127.0.0.1:0", "--join-timeout", "1ms"}, 1, "WARNING: --insecure"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/federation"
+	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
 // serveFlagKeys are the configuration flags of `serve` (no clients/datasets
@@ -33,7 +35,13 @@ type serveOptions struct {
 	serve    experiments.ServeOptions
 	insecure bool
 	local    bool
+	model    string // drfl
+	loss     string
 }
+
+// serveDRFLFlagKeys are the flags of `serve` that set keys of the DRFL preset.
+var serveDRFLFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta",
+	"max-rounds": "max_rounds", "seed": "seed", "clients": "clients"}
 
 func newCmdServe(f *Factory) *cobra.Command {
 	o := &serveOptions{}
@@ -53,10 +61,15 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&o.common.Config, "config", "", "YAML file overriding the preset (configs/table1.yaml for np, table4.yaml for qp)")
-	fl.StringVar(&o.problem, "problem", "qp", "np (Neyman-Pearson, Table 1) or qp (LCQP, Table 4)")
-	fl.StringVar(&o.dataset, "dataset", "adult-a", "np: data set")
-	fl.IntVar(&o.clients, "clients", 5, "np: number of clients n")
+	fl.StringVar(&o.common.Config, "config", "", "YAML file overriding the preset (configs/table1.yaml for np, table4.yaml for qp, drfl/drfl.yaml for drfl)")
+	fl.StringVar(&o.problem, "problem", "qp", "np (Neyman-Pearson, Table 1), qp (LCQP, Table 4) or drfl (AD-LPMM)")
+	fl.StringVar(&o.dataset, "dataset", "adult-a", "np, drfl: data set")
+	fl.IntVar(&o.clients, "clients", 5, "np: number of clients n (drfl: S, default the preset's 3)")
+	fl.StringVar(&o.model, "model", "drfl", "drfl: model (drfl, afl, drfa, standard)")
+	fl.StringVar(&o.loss, "loss", "", "drfl: hinge (default) or huber (regression)")
+	fl.Float64("kappa", 0, "drfl: label-flip cost κ (default: the preset's)")
+	fl.Float64("theta", 0, "drfl: radius θ of Q (default: the preset's)")
+	fl.Int("max-rounds", 0, "drfl: round cap (default: the preset's)")
 	fl.IntSliceVar(&o.cell, "cell", []int{5, 100, 1}, "qp: n,d,m")
 	fl.IntVar(&o.dim, "dim", 0, "np: dimension d (0: read it from the data set, if the server has it)")
 	fl.IntVar(&o.trial, "trial", 0, "trial index (chooses w0)")
@@ -101,13 +114,45 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		}
 		cfg.Cells = nil // the job names its one cell
 		job.QP, job.N, job.Dim, job.M = cfg, o.cell[0], o.cell[1], o.cell[2]
+	case "drfl":
+		cfg, err := loadDRFLConfig(f, &o.common, serveDRFLFlagKeys)
+		if err != nil {
+			return err
+		}
+		if len(cfg.Imbalance) != cfg.Clients {
+			// A served split is balanced: the preset's ratios (for 3
+			// clients) play no part.
+			cfg.Imbalance = slices.Repeat([]float64{1}, cfg.Clients)
+		}
+		if err := cfg.ValidateData(); err != nil {
+			return err
+		}
+		p, err := drflParams(cfg, o.model, o.loss)
+		if err != nil {
+			return err
+		}
+		job = experiments.NewFedDRFL(o.dataset, cfg.Data(o.dataset, false), cfg.Seed, p,
+			&sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds})
+		job.Trial = o.trial
 	default:
-		return flagErrorf("--problem %q: want np or qp", o.problem)
+		return flagErrorf("--problem %q: want np, qp or drfl", o.problem)
 	}
 	if err := job.Validate(); err != nil {
 		return &FlagError{err: err, usage: c.CommandPath()}
 	}
 	o.serve.Workers = f.NumCPU
+	if o.local && o.problem == "drfl" {
+		r, err := job.SolveDRFLLocal(o.common.ctx, dataDirs(f, c), o.serve.Workers)
+		if r == nil {
+			return err
+		}
+		res := &experiments.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.V,
+			Wall: r.Runtime.Seconds(), AlgBytes: r.BytesTotal, DRFL: &experiments.DRFLServed{Rounds: r.Rounds,
+				Objective: r.Objective, WorstCase: r.WorstCase, QStar: r.QStar, ClientLoss: r.ClientLoss, Lambda: r.Lambda,
+				BytesTotal: r.BytesTotal, QPIterations: r.QPIterations}}
+		res.Stats.Rounds = r.Rounds
+		return serveReport(f, o, res, err)
+	}
 	if o.local {
 		r, err := job.SolveLocal(o.common.ctx, dataDirs(f, c), o.serve.Workers)
 		if r == nil {
@@ -154,7 +199,11 @@ func serveReport(f *Factory, o *serveOptions, res *experiments.ServeResult, err 
 	if res.Error != "" {
 		fmt.Fprintf(f.IO.Out, "stopped: %s\n", res.Error)
 	}
-	fmt.Fprintf(f.IO.Out, "KKT residuals: stationarity %.3g, feasibility %.3g\n", res.Residuals.Stationarity, res.Residuals.Feasibility)
+	if res.DRFL != nil {
+		fmt.Fprintf(f.IO.Out, "objective %.6g, certified worst case %.6g\n", res.DRFL.Objective, res.DRFL.WorstCase)
+	} else {
+		fmt.Fprintf(f.IO.Out, "KKT residuals: stationarity %.3g, feasibility %.3g\n", res.Residuals.Stationarity, res.Residuals.Feasibility)
+	}
 	fmt.Fprintf(f.IO.Out, "bytes: algorithm %d, protobuf on the wire %d (down %d, up %d)\n",
 		res.AlgBytes, res.WireDown+res.WireUp, res.WireDown, res.WireUp)
 	return err

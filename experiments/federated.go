@@ -104,6 +104,8 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 	}
 	run := &FedRun{problem: &solver.Problem{}}
 	switch j.Problem {
+	case "drfl":
+		return nil, &ConfigError{"problem", j.Problem, "a DRFL job has no proximal AL server side (DRFLServer)"}
 	case "np":
 		if j.Dim == 0 {
 			ds, err := datasets.Load(j.Dataset, dirs)

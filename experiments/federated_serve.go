@@ -11,6 +11,7 @@ import (
 
 	"github.com/fedcon/fedcon/federation"
 	"github.com/fedcon/fedcon/solver"
+	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
 // ServeOptions are how `fedcon serve` runs a job.
@@ -38,11 +39,25 @@ type ServeResult struct {
 	Stats     solver.Stats     `json:"stats"`
 	// AlgBytes is 8 bytes per float the algorithm counts; WireDown/WireUp
 	// are the protobuf bytes sent and received (under gRPC/HTTP2/TLS framing).
-	AlgBytes int64          `json:"algorithm_bytes"`
-	WireDown int64          `json:"wire_bytes_down"`
-	WireUp   int64          `json:"wire_bytes_up"`
-	Wall     float64        `json:"wall_seconds"`
-	Result   *solver.Result `json:"-"`
+	AlgBytes int64   `json:"algorithm_bytes"`
+	WireDown int64   `json:"wire_bytes_down"`
+	WireUp   int64   `json:"wire_bytes_up"`
+	Wall     float64 `json:"wall_seconds"`
+	// DRFL holds a DRFL run's outcome (W is then v = (w, b)).
+	DRFL   *DRFLServed    `json:"drfl,omitempty"`
+	Result *solver.Result `json:"-"`
+}
+
+// DRFLServed is the part of solver/drfl's Result a served run records.
+type DRFLServed struct {
+	Rounds       int       `json:"rounds"`
+	Objective    float64   `json:"objective"`
+	WorstCase    float64   `json:"worst_case"`
+	QStar        []float64 `json:"q_star"`
+	ClientLoss   []float64 `json:"client_loss"`
+	Lambda       []float64 `json:"lambda"`
+	BytesTotal   int64     `json:"bytes_total"`
+	QPIterations int       `json:"inner_iterations"`
 }
 
 // StatusClientLost is ServeResult.Status when a client did not come back.
@@ -67,19 +82,26 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	if log == nil {
 		log = func(string, ...any) {}
 	}
-	run, err := job.Server(dirs, o.Workers)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := run.Nodes()
-	if err != nil {
-		return nil, err
-	}
 	jb, err := job.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	cfg := federation.ServerConfig{RunID: o.RunID, Job: jb, Nodes: nodes, RoundTimeout: o.RoundTimeout, Rejoin: o.Rejoin}
+	cfg := federation.ServerConfig{RunID: o.RunID, Job: jb, RoundTimeout: o.RoundTimeout, Rejoin: o.Rejoin}
+	var run *FedRun
+	var dset *sd.Settings
+	if job.Problem == "drfl" {
+		if dset, err = job.DRFLServer(o.Workers); err != nil {
+			return nil, err
+		}
+		cfg.DRFL = &federation.DRFLConfig{C: dset.C, Tol: dset.Tol, Clients: job.N}
+	} else {
+		if run, err = job.Server(dirs, o.Workers); err != nil {
+			return nil, err
+		}
+		if cfg.Nodes, err = run.Nodes(); err != nil {
+			return nil, err
+		}
+	}
 	if !o.Insecure {
 		cfg.Identify = federation.PeerParty
 	}
@@ -115,8 +137,14 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	}
 	log("run %s: %d clients joined", o.RunID, job.N)
 	start := time.Now()
-	res, err := run.Solve(ctx, srv)
-	out := &ServeResult{RunID: o.RunID, Job: job, Wall: time.Since(start).Seconds(), Result: res}
+	out := &ServeResult{RunID: o.RunID, Job: job}
+	var res *solver.Result
+	if dset != nil {
+		err = serveDRFL(ctx, job, srv, dset, out)
+	} else {
+		res, err = run.Solve(ctx, srv)
+	}
+	out.Wall, out.Result = time.Since(start).Seconds(), res
 	out.WireDown, out.WireUp = srv.WireBytes()
 	if res != nil {
 		out.Status, out.W, out.Residuals, out.Stats = res.Status.String(), res.W, res.Residuals, res.Stats
@@ -139,6 +167,30 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	return out, err
 }
 
+// serveDRFL runs AD-LPMM through the joined clients into out.
+func serveDRFL(ctx context.Context, job *FedJob, srv *federation.Server, set *sd.Settings, out *ServeResult) error {
+	clients, d, err := srv.DRFLClients()
+	if err != nil {
+		return err
+	}
+	prob, err := job.DRFLProblem(clients, d-1)
+	if err != nil {
+		return err
+	}
+	res, err := sd.Solve(ctx, prob, set)
+	if err == nil {
+		err = srv.DRFLErr()
+	}
+	if res != nil {
+		out.Status, out.W = res.Status.String(), res.V
+		out.AlgBytes = res.BytesTotal
+		out.DRFL = &DRFLServed{Rounds: res.Rounds, Objective: res.Objective, WorstCase: res.WorstCase, QStar: res.QStar,
+			ClientLoss: res.ClientLoss, Lambda: res.Lambda, BytesTotal: res.BytesTotal, QPIterations: res.QPIterations}
+		out.Stats.Rounds = res.Rounds
+	}
+	return err
+}
+
 // ClientOptions are how `fedcon client` joins a run.
 type ClientOptions struct {
 	Server     string // host:port
@@ -149,7 +201,9 @@ type ClientOptions struct {
 	Data       string // a `fedcon data export` JSON file; empty: the data set by name
 	Checkpoint string
 	StallAt    int64 // fault drills: hang after checkpointing this round
-	Log        func(format string, args ...any)
+	// ConnectTimeout bounds the wait for the server to answer (0: none).
+	ConnectTimeout time.Duration
+	Log            func(format string, args ...any)
 }
 
 // RunClient joins a run as one client and answers its rounds until the
@@ -194,5 +248,16 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 			o.Log("client %d: joined run %s", o.Party, run)
 		}
 	}
-	return federation.RunClient(ctx, conn, federation.ClientOptions{Party: o.Party, Load: load, Checkpoint: o.Checkpoint, Joined: joined, StallAt: o.StallAt})
+	loadDRFL := func(b []byte, party int) (sd.Client, int, error) {
+		job, err := UnmarshalFedJob(b)
+		if err != nil {
+			return nil, 0, err
+		}
+		if o.Data != "" {
+			return nil, 0, &ConfigError{"data", o.Data, "a DRFL client draws its split from the data set; no file"}
+		}
+		return job.DRFLParty(dirs, party)
+	}
+	return federation.RunClient(ctx, conn, federation.ClientOptions{Party: o.Party, Load: load, LoadDRFL: loadDRFL,
+		Checkpoint: o.Checkpoint, Joined: joined, StallAt: o.StallAt, ConnectTimeout: o.ConnectTimeout})
 }

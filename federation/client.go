@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
@@ -31,6 +32,9 @@ type ClientOptions struct {
 	Checkpoint string
 	// Joined, if set, is called once the node is built (for logs).
 	Joined func(runID string, round int64)
+	// ConnectTimeout, if positive, bounds the wait for the server (it may
+	// start after its clients) until the run's setup arrives.
+	ConnectTimeout time.Duration
 	// StallAt, if positive, hangs the client after it checkpointed round
 	// StallAt, before it replies: fault drills (kill it, restart it).
 	StallAt int64
@@ -50,9 +54,24 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if opt.ConnectTimeout > 0 {
+		t := time.AfterFunc(opt.ConnectTimeout, func() {
+			cancel(fmt.Errorf("federation: no server answered within %v", opt.ConnectTimeout))
+		})
+		defer t.Stop()
+		joined := opt.Joined
+		opt.Joined = func(run string, round int64) {
+			t.Stop()
+			if joined != nil {
+				joined(run, round)
+			}
+		}
+	}
 	stream, err := fedpb.NewFederationClient(conn).Session(ctx, grpc.WaitForReady(true))
 	if err != nil {
-		return nil, fmt.Errorf("federation: open session: %w", err)
+		return nil, fmt.Errorf("federation: open session: %w", joinCause(ctx, err))
 	}
 	defer stream.CloseSend()
 	hello := &fedpb.Hello{Protocol: Protocol, Party: int32(opt.Party)}
@@ -64,7 +83,7 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 	}
 	m, err := stream.Recv()
 	if err != nil {
-		return nil, fmt.Errorf("federation: join: %w", err)
+		return nil, fmt.Errorf("federation: join: %w", joinCause(ctx, err))
 	}
 	setup := m.GetSetup()
 	switch {
@@ -168,6 +187,14 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 		last = rd.Round
 		sum.Rounds++
 	}
+}
+
+// joinCause prefers the connect timeout's message to gRPC's "context canceled".
+func joinCause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); c != nil && c != context.Canceled {
+		return c
+	}
+	return err
 }
 
 // recvErr turns a failed Send into the server's reason: gRPC reports it on

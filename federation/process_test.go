@@ -23,7 +23,8 @@ import (
 // TestProcesses runs `fedcon serve` and 5 `fedcon client` processes on
 // 127.0.0.1 with mutual TLS (`make test-federation`; it builds the binary).
 // In the QP run client 3 hangs at a round, is killed and restarted from its
-// checkpoint. Both runs must match the in-process run bit for bit.
+// checkpoint. The QP, NP and DRFL runs must match the in-process runs bit
+// for bit.
 func TestProcesses(t *testing.T) {
 	if os.Getenv("FEDCON_FEDERATION_PROCESSES") == "" {
 		t.Skip("set FEDCON_FEDERATION_PROCESSES=1 (make test-federation) to run client processes")
@@ -48,9 +49,10 @@ func TestProcesses(t *testing.T) {
 	}{
 		{"qp", []string{"--problem", "qp", "--cell", "5,100,1"}, 3},
 		{"np", []string{"--problem", "np", "--dataset", "monks-1", "--clients", "5", "--max-outer", "10"}, 0},
+		{"drfl", []string{"--problem", "drfl", "--dataset", "heart", "--clients", "5", "--max-rounds", "300"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name == "np" {
+			if tc.name != "qp" {
 				needData(t, &experiments.FedJob{Problem: "np"})
 			}
 			addr := freePort(t)
@@ -144,6 +146,16 @@ func compareWithLocal(ctx context.Context, t *testing.T, file string) {
 	job, err := experiments.UnmarshalFedJob(got.Job)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if job.Problem == "drfl" {
+		want, err := job.SolveDRFLLocal(ctx, testDirs, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != want.Status.String() || fmt.Sprint(got.W) != fmt.Sprint(want.V) || got.Stats.Rounds != want.Rounds {
+			t.Errorf("served DRFL: %s, %d rounds, v %v\nin-process: %s, %d rounds, v %v", got.Status, got.Stats.Rounds, got.W, want.Status, want.Rounds, want.V)
+		}
+		return
 	}
 	want, err := job.SolveLocal(ctx, testDirs, 2)
 	if err != nil {

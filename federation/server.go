@@ -71,13 +71,13 @@ type Server struct {
 	setups []*fedpb.Setup
 	slots  []*slot
 
-	mu     sync.Mutex
-	round  int64 // the last round sent
+	mu    sync.Mutex
+	round int64 // the last round sent
 	// drflDim is n+1 of the first DRFL client to join; the others must match.
 	drflDim int
 	drflErr error // the first failed final report
-	joined chan struct{}
-	closed bool
+	joined  chan struct{}
+	closed  bool
 
 	wireDown, wireUp atomic.Int64 // protobuf bytes of rounds and replies
 	out              []*solver.Reply
