@@ -61,10 +61,10 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&o.common.Config, "config", "", "YAML file overriding the preset (configs/table1.yaml for np, table4.yaml for qp, drfl/drfl.yaml for drfl)")
-	fl.StringVar(&o.problem, "problem", "qp", "np (Neyman-Pearson, Table 1), qp (LCQP, Table 4) or drfl (AD-LPMM)")
-	fl.StringVar(&o.dataset, "dataset", "adult-a", "np, drfl: data set")
-	fl.IntVar(&o.clients, "clients", 5, "np: number of clients n (drfl: S, default the preset's 3)")
+	fl.StringVar(&o.common.Config, "config", "", "YAML file overriding the preset (configs/table1.yaml for np, table2.yaml for fair, table4.yaml for qp, drfl/drfl.yaml for drfl)")
+	fl.StringVar(&o.problem, "problem", "qp", "np (Neyman-Pearson, Table 1), fair (fairness, Table 2), qp (LCQP, Table 4) or drfl (AD-LPMM)")
+	fl.StringVar(&o.dataset, "dataset", "adult-a", "np, drfl: data set (fair: adult-b)")
+	fl.IntVar(&o.clients, "clients", 5, "np, fair: number of clients n (drfl: S, default the preset's 3)")
 	fl.StringVar(&o.model, "model", "drfl", "drfl: model (drfl, afl, drfa, standard)")
 	fl.StringVar(&o.loss, "loss", "", "drfl: hinge (default) or huber (regression)")
 	fl.Float64("kappa", 0, "drfl: label-flip cost κ (default: the preset's)")
@@ -101,6 +101,17 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		}
 		cfg.Datasets, cfg.Clients = nil, nil // the job names its one cell
 		job.NP, job.Dataset, job.N, job.Dim = cfg, o.dataset, o.clients, o.dim
+	case "fair":
+		cfg := &experiments.FairConfig{}
+		delete(keys, "admm-start")
+		if err := loadConfig(f, &o.common, "table2", keys, cfg); err != nil {
+			return err
+		}
+		if c.Flags().Changed("dataset") {
+			cfg.Dataset = o.dataset
+		}
+		job.Dataset, cfg.Clients = cfg.Dataset, nil // the job names its one cell
+		job.Fair, job.N = cfg, o.clients
 	case "qp":
 		if len(o.cell) != 3 {
 			return flagErrorf("--cell %v: want n,d,m", o.cell)
@@ -135,7 +146,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 			&sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds})
 		job.Trial = o.trial
 	default:
-		return flagErrorf("--problem %q: want np, qp or drfl", o.problem)
+		return flagErrorf("--problem %q: want np, fair, qp or drfl", o.problem)
 	}
 	if err := job.Validate(); err != nil {
 		return &FlagError{err: err, usage: c.CommandPath()}

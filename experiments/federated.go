@@ -29,6 +29,8 @@ type FedJob struct {
 	// QP: the cell (n, Dim, M) of the configuration QP.
 	QP *QPConfig `json:"qp,omitempty"`
 	M  int       `json:"m,omitempty"`
+	// Fairness (adult-b): the server holds the data set's server rows.
+	Fair *FairConfig `json:"fair,omitempty"`
 	// DRFL: AD-LPMM on one split of Dataset (N = its clients S).
 	DRFL *FedDRFL `json:"drfl,omitempty"`
 }
@@ -50,6 +52,13 @@ func (j *FedJob) Validate() error {
 		c := *j.QP
 		c.Cells = [][]int{{j.N, j.Dim, j.M}}
 		return c.Validate()
+	case "fair":
+		if j.Fair == nil {
+			return &ConfigError{"fair", nil, "missing configuration"}
+		}
+		c := *j.Fair
+		c.Dataset, c.Clients = j.Dataset, []int{j.N}
+		return c.Validate()
 	case "drfl":
 		if j.DRFL == nil {
 			return &ConfigError{"drfl", nil, "missing configuration"}
@@ -60,7 +69,7 @@ func (j *FedJob) Validate() error {
 		_, err := j.DRFL.params()
 		return err
 	}
-	return &ConfigError{"problem", j.Problem, "must be np, qp or drfl"}
+	return &ConfigError{"problem", j.Problem, "must be np, qp, fair or drfl"}
 }
 
 // Marshal encodes the job for the clients.
@@ -120,6 +129,20 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 			run.Method.AdmmStart = run.W0
 		}
 		run.Settings = j.NP.settings(workers)
+	case "fair":
+		ds, err := datasets.Load(j.Dataset, dirs)
+		if err != nil {
+			return nil, err
+		}
+		if ds.Server == nil || ds.Server.Group == nil {
+			return nil, &ConfigError{"dataset", j.Dataset, "has no server rows with a sensitive group"}
+		}
+		_, j.Dim = ds.X.Dims()
+		srvRows, _ := ds.Server.X.Dims()
+		run.problem.Server = fairParty(&datasetsView{ds.Server, ds.Server.Group}, seqInts(srvRows), 0, j.Fair.R)
+		run.W0 = startPoint(j.Fair.W0, j.Fair.RNG, j.Fair.Seed, j.Trial, j.Dim)
+		run.Method, _ = j.Fair.methods()
+		run.Settings = j.Fair.settings(workers)
 	case "qp":
 		inst, err := qpInstance(j.QP, j.N, j.Dim, j.M)
 		if err != nil {
@@ -185,6 +208,24 @@ func (j *FedJob) Party(dirs []string, file string, party int) (solver.Party, int
 		return nil, 0, &ConfigError{"party", party, fmt.Sprintf("must be in 1..%d", j.N)}
 	}
 	switch j.Problem {
+	case "fair":
+		if file != "" {
+			return nil, 0, &ConfigError{"data", file, "a fairness client partitions adult-b itself; no file"}
+		}
+		ds, err := datasets.Load(j.Dataset, dirs)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ds.Group == nil {
+			return nil, 0, &ConfigError{"dataset", j.Dataset, "has no sensitive group"}
+		}
+		rows, d := ds.X.Dims()
+		// The same folds as buildFairCell.
+		folds, _, err := datasets.PartitionFolds(rows, j.N, datasets.PartitionRand(j.Fair.Seed))
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s with %d clients: %w", j.Dataset, j.N, err)
+		}
+		return fairParty(&datasetsView{ds, ds.Group}, folds[party-1], 1/float64(j.N), j.Fair.R), d, nil
 	case "qp":
 		if file != "" {
 			return nil, 0, &ConfigError{"data", file, "the QP clients generate their data; no file"}
@@ -235,7 +276,15 @@ func (j *FedJob) Party(dirs []string, file string, party int) (solver.Party, int
 		return &problems.NPClient{Class0: problems.NewRows(x, i0), Class1: problems.NewRows(x, i1),
 			Scale: 1 / float64(j.N), R: j.NP.R}, d, nil
 	}
-	return nil, 0, &ConfigError{"problem", j.Problem, "must be np or qp"}
+	return nil, 0, &ConfigError{"problem", j.Problem, "must be np, qp or fair"}
+}
+
+func seqInts(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // exportedRows reads party's rows, in file order, from a JSON export.

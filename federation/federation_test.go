@@ -30,7 +30,7 @@ var testDirs = func() []string {
 // needData skips a test of a job on a data set when its files are absent.
 func needData(t testing.TB, job *experiments.FedJob) {
 	t.Helper()
-	if job.Problem != "np" {
+	if job.Problem != "np" && job.Problem != "fair" {
 		return
 	}
 	if _, err := os.Stat(filepath.Join(testDirs[0], "adult", "adult.data")); err != nil {
@@ -49,6 +49,13 @@ func npJob(n int, sub string, maxOuter int) *experiments.FedJob {
 	return &experiments.FedJob{Problem: "np", N: n, Dataset: "monks-1", NP: &experiments.NPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2, AdmmStart: "wk",
 		ALConfig: experiments.ALConfig{Subsolver: sub, MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
+			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
+}
+
+func fairJob(n, maxOuter int) *experiments.FedJob {
+	return &experiments.FedJob{Problem: "fair", N: n, Dataset: "adult-b", Fair: &experiments.FairConfig{
+		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.1,
+		ALConfig: experiments.ALConfig{Subsolver: "newton", MethodConfig: experiments.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
 }
 
@@ -172,10 +179,11 @@ func TestLoopbackSameAnswer(t *testing.T) {
 		{"qp", qpJob(5, 30, 3)},
 		{"np-newton", npJob(5, "newton", 10)},
 		{"np-lbfgs", npJob(3, "lbfgs", 2)},
+		{"fair", fairJob(5, 2)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needData(t, tc.job)
-			if testing.Short() && tc.job.Problem == "np" {
+			if testing.Short() && tc.job.Problem != "qp" {
 				t.Skip("NP runs take seconds (minutes with -race); the QP case covers -short")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -23,7 +23,7 @@ import (
 // TestProcesses runs `fedcon serve` and 5 `fedcon client` processes on
 // 127.0.0.1 with mutual TLS (`make test-federation`; it builds the binary).
 // In the QP run client 3 hangs at a round, is killed and restarted from its
-// checkpoint. The QP, NP and DRFL runs must match the in-process runs bit
+// checkpoint. The QP, NP, fairness and DRFL runs must match the in-process runs bit
 // for bit.
 func TestProcesses(t *testing.T) {
 	if os.Getenv("FEDCON_FEDERATION_PROCESSES") == "" {
@@ -49,6 +49,7 @@ func TestProcesses(t *testing.T) {
 	}{
 		{"qp", []string{"--problem", "qp", "--cell", "5,100,1"}, 3},
 		{"np", []string{"--problem", "np", "--dataset", "monks-1", "--clients", "5", "--max-outer", "10"}, 0},
+		{"fair", []string{"--problem", "fair", "--clients", "5", "--max-outer", "2"}, 0},
 		{"drfl", []string{"--problem", "drfl", "--dataset", "heart", "--clients", "5", "--max-rounds", "300"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
