@@ -238,6 +238,22 @@ func TestAdmission(t *testing.T) {
 	if err := <-runClient(ctx, t, f.addr, certs, 2, 1, ""); err == nil || !contains(err, "certificate is for client 1") {
 		t.Errorf("impersonation: err = %v", err)
 	}
+	// A certificate of another CA: the TLS handshake fails.
+	other := certDir(t, 2)
+	creds, err := federation.ClientCredentials(other, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := federation.Dial(f.addr, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	foreign, cancel3 := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel3()
+	if _, err := federation.RunClient(foreign, conn, federation.ClientOptions{Party: 1, Load: loader}); err == nil {
+		t.Error("a client of another CA was admitted")
+	}
 	// No certificate at all: the TLS handshake fails.
 	short, cancel2 := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel2()
@@ -247,3 +263,63 @@ func TestAdmission(t *testing.T) {
 }
 
 func contains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }
+
+// TestSessionReplaced: a second session for a party (same certificate)
+// replaces the first, which hung; the run is unaffected.
+func TestSessionReplaced(t *testing.T) {
+	job := qpJob(2, 10, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	want, err := job.SolveLocal(ctx, testDirs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certs := certDir(t, 2)
+	f := startServer(t, job, certs, federation.ServerConfig{RoundTimeout: 30 * time.Second})
+	hungClient(ctx, t, f.addr, certs, 2)
+	for !f.srv.Connected()[1] { // the hung session first, then its replacement
+		if ctx.Err() != nil {
+			t.Fatal("the hung session never joined")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// Client 2 joins (replacing the hung session) before client 1, so the
+	// run cannot start with the hung one.
+	creds, err := federation.ClientCredentials(certs, 2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := federation.Dial(f.addr, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	joined, c2 := make(chan struct{}), make(chan error, 1)
+	go func() {
+		_, err := federation.RunClient(ctx, conn, federation.ClientOptions{Party: 2, Load: loader,
+			Joined: func(string, int64) { close(joined) }})
+		c2 <- err
+	}()
+	select {
+	case <-joined:
+	case err := <-c2:
+		t.Fatalf("client 2: %v", err)
+	}
+	c1 := runClient(ctx, t, f.addr, certs, 1, 1, "")
+	if err := f.srv.WaitJoined(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.run.Solve(ctx, f.srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Close()
+	for _, c := range []<-chan error{c1, c2} {
+		if err := <-c; err != nil {
+			t.Error(err)
+		}
+	}
+	if !same(got, want) {
+		t.Errorf("run with a replaced session differs from in-process")
+	}
+}

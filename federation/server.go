@@ -147,6 +147,17 @@ func (s *Server) NumClients() int { return len(s.slots) }
 // client) and of the replies received: the payload under gRPC's framing.
 func (s *Server) WireBytes() (down, up int64) { return s.wireDown.Load(), s.wireUp.Load() }
 
+// Connected reports, per client, whether it has a session now.
+func (s *Server) Connected() []bool {
+	out := make([]bool, len(s.slots))
+	for i, sl := range s.slots {
+		sl.mu.Lock()
+		out[i] = sl.sess != nil
+		sl.mu.Unlock()
+	}
+	return out
+}
+
 // WaitJoined blocks until every client has a session, or ctx ends.
 func (s *Server) WaitJoined(ctx context.Context) error {
 	for _, sl := range s.slots {
@@ -232,11 +243,12 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 	sl.mu.Lock()
 	if old := sl.sess; old != nil {
 		// The certificate is the same: the newer connection wins (the old
-		// one may be half-open after a network failure).
+		// one may be half-open after a network failure). ready is closed.
 		old.stop()
+	} else {
+		close(sl.ready)
 	}
 	sl.sess, sl.mc, sl.rows = sess, int(r.Constraints), r.Rows
-	close(sl.ready)
 	sl.mu.Unlock()
 
 	recvErr := make(chan error, 1)
@@ -415,6 +427,12 @@ func (s *Server) await(ctx context.Context, sl *slot, sess *session, round int64
 			}
 			return r, nil
 		case <-sess.done:
+			sl.mu.Lock()
+			replaced := sl.sess != nil && sl.sess != sess
+			sl.mu.Unlock()
+			if replaced {
+				return nil, nil // a newer session of the same client: ask it
+			}
 			return nil, s.awaitRejoin(ctx, sl.readyChan(), fmt.Sprintf("disconnected (%v)", sess.err))
 		case <-timeout:
 			// A hung client: drop its session, so that it may come back.
