@@ -86,7 +86,7 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	if err != nil {
 		return nil, err
 	}
-	cfg := federation.ServerConfig{RunID: o.RunID, Job: jb, RoundTimeout: o.RoundTimeout, Rejoin: o.Rejoin}
+	cfg := federation.ServerConfig{RunID: o.RunID, Job: jb, RoundTimeout: o.RoundTimeout, Rejoin: o.Rejoin, Log: o.Log}
 	var run *FedRun
 	var dset *sd.Settings
 	if job.Problem == "drfl" {

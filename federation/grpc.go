@@ -51,16 +51,22 @@ func ClientCredentials(dir string, party int, serverName string) (credentials.Tr
 	return credentials.NewTLS(c), nil
 }
 
+// maxMsg bounds one message: w of up to 8 million floats (gRPC's default
+// of 4 MB would stop at half a million).
+const maxMsg = 64 << 20
+
 // NewGRPCServer returns a gRPC server that serves s.
 func NewGRPCServer(s *Server, creds credentials.TransportCredentials) *grpc.Server {
-	g := grpc.NewServer(grpc.Creds(creds), grpc.KeepaliveParams(serverKeepalive), grpc.KeepaliveEnforcementPolicy(enforcement))
+	g := grpc.NewServer(grpc.Creds(creds), grpc.KeepaliveParams(serverKeepalive), grpc.KeepaliveEnforcementPolicy(enforcement),
+		grpc.MaxRecvMsgSize(maxMsg), grpc.MaxSendMsgSize(maxMsg))
 	fedpb.RegisterFederationServer(g, s)
 	return g
 }
 
 // Dial connects to a server at addr (lazily: RunClient waits for it).
 func Dial(addr string, creds credentials.TransportCredentials) (*grpc.ClientConn, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds), grpc.WithKeepaliveParams(clientKeepalive))
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds), grpc.WithKeepaliveParams(clientKeepalive),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMsg), grpc.MaxCallSendMsgSize(maxMsg)))
 	if err != nil {
 		return nil, fmt.Errorf("federation: dial %s: %w", addr, err)
 	}

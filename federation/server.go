@@ -61,6 +61,8 @@ type ServerConfig struct {
 	// for, from its certificate; nil trusts the party the client claims
 	// (insecure mode, loopback only).
 	Identify func(ctx context.Context) (int, error)
+	// Log, if set, reports clients joining, leaving and timing out.
+	Log func(format string, args ...any)
 }
 
 // Server is the gRPC service and, once every client has joined, the
@@ -250,6 +252,7 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 	}
 	sl.sess, sl.mc, sl.rows = sess, int(r.Constraints), r.Rows
 	sl.mu.Unlock()
+	s.logf("client %d joined at round %d", party, round)
 
 	recvErr := make(chan error, 1)
 	go func() { // replies; Exchange sends the rounds
@@ -281,7 +284,14 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 	sl.detach(sess)
 	sess.err = err
 	close(sess.done)
+	s.logf("client %d left: %v", party, err)
 	return err
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.cfg.Log != nil {
+		s.cfg.Log(format, args...)
+	}
 }
 
 // detach removes sess from the slot if it is still the slot's session.
@@ -436,6 +446,7 @@ func (s *Server) await(ctx context.Context, sl *slot, sess *session, round int64
 			return nil, s.awaitRejoin(ctx, sl.readyChan(), fmt.Sprintf("disconnected (%v)", sess.err))
 		case <-timeout:
 			// A hung client: drop its session, so that it may come back.
+			s.logf("client %d: no reply to round %d within %v: session dropped", sl.party, round, s.cfg.RoundTimeout)
 			sess.stop()
 			<-sess.done
 			return nil, s.awaitRejoin(ctx, sl.readyChan(), fmt.Sprintf("no reply within %v", s.cfg.RoundTimeout))
