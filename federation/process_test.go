@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +110,68 @@ func TestProcesses(t *testing.T) {
 			compareWithLocal(ctx, t, result)
 			t.Log(srvOut.String())
 		})
+	}
+}
+
+// TestProcessLost: a client process that hangs is named after the round
+// timeout; serve exits 1 with status ClientLost and the last committed
+// iterate in its result file.
+func TestProcessLost(t *testing.T) {
+	if os.Getenv("FEDCON_FEDERATION_PROCESSES") == "" {
+		t.Skip("set FEDCON_FEDERATION_PROCESSES=1 (make test-federation) to run client processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fedcon")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/fedcon/fedcon").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	addr, result := freePort(t), filepath.Join(dir, "lost.json")
+	srv := exec.CommandContext(ctx, bin, "serve", "--insecure", "--listen", addr, "--problem", "qp", "--cell", "3,50,1",
+		"--round-timeout", "2s", "-o", result)
+	var srvOut bytes.Buffer
+	srv.Stdout, srv.Stderr = &srvOut, &srvOut
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var clients []*exec.Cmd
+	for p := 1; p <= 3; p++ {
+		args := []string{"client", "--insecure", "--server", addr, "--party", strconv.Itoa(p), "--quiet"}
+		if p == 2 {
+			args = append(args, "--checkpoint", filepath.Join(dir, "c2.ckpt"), "--stall-at", "30")
+		}
+		c := exec.CommandContext(ctx, bin, args...)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+	}
+	err := srv.Wait()
+	clients[1].Process.Kill()
+	for _, c := range clients {
+		c.Wait()
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("serve: %v, want exit status 1\n%s", err, srvOut.String())
+	}
+	if !bytes.Contains(srvOut.Bytes(), []byte("client 2, round 30: client lost: no reply within 2s")) {
+		t.Errorf("serve does not name the lost client:\n%s", srvOut.String())
+	}
+	b, err := os.ReadFile(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Status string    `json:"status"`
+		W      []float64 `json:"w"`
+		Error  string    `json:"error"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != experiments.StatusClientLost || len(got.W) != 50 || !strings.Contains(got.Error, "client 2") {
+		t.Errorf("result: status %s, %d weights, error %q; want ClientLost, 50, client 2", got.Status, len(got.W), got.Error)
 	}
 }
 
