@@ -109,6 +109,13 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 	if dim != cfg.Dim {
 		return nil, fmt.Errorf("federation: client %d's data has dimension %d, the run %d", opt.Party, dim, cfg.Dim)
 	}
+	mc := 0
+	if k := party.Cone(); k != nil {
+		mc = k.Dim()
+	}
+	if cfg.Mu0 != nil && len(cfg.Mu0) != mc {
+		return nil, fmt.Errorf("federation: client %d: μ_i^0 has %d entries, the party %d constraints", opt.Party, len(cfg.Mu0), mc)
+	}
 	node, err := solver.NewClientNode(party, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("federation: client %d: %w", opt.Party, err)
@@ -120,10 +127,6 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 			return nil, fmt.Errorf("federation: checkpoint %s: %w", opt.Checkpoint, err)
 		}
 		last, sum.Resumed = ck.Round, true
-	}
-	mc := 0
-	if k := party.Cone(); k != nil {
-		mc = k.Dim()
 	}
 	ready := &fedpb.Ready{RunId: setup.RunId, Party: int32(opt.Party), Dim: int32(dim), Constraints: int32(mc)}
 	if err := stream.Send(&fedpb.ClientMsg{Body: &fedpb.ClientMsg_Ready{Ready: ready}}); err != nil {

@@ -149,6 +149,11 @@ func nodeConfigFromPB(m *fedpb.NodeConfig) (solver.ClientConfig, error) {
 	default:
 		return solver.ClientConfig{}, fmt.Errorf("federation: unknown smooth solver %q", m.Smooth)
 	}
+	for _, v := range []float64{m.Beta, m.Rho} {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return solver.ClientConfig{}, fmt.Errorf("federation: node configuration β = %v, ρ = %v: want finite numbers > 0", m.Beta, m.Rho)
+		}
+	}
 	if m.Dim < 1 || m.Parties < 2 || m.MaxIter < 1 {
 		return solver.ClientConfig{}, fmt.Errorf("federation: node configuration dim %d, parties %d, max_iter %d: out of range", m.Dim, m.Parties, m.MaxIter)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/fedcon/fedcon/federation/fedpb"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -112,4 +114,30 @@ func TestBadReplyRefused(t *testing.T) {
 	if err := checkReply(r, audit, 2, solver.MsgAudit, &dst, 3, 1); err == nil || !strings.Contains(err.Error(), "lag_grad has 1 entries") {
 		t.Errorf("short audit: err = %v", err)
 	}
+}
+
+// FuzzCheckReply: any bytes a client sends are refused or accepted, never
+// a panic; an accepted reply has the sizes the server relies on.
+func FuzzCheckReply(f *testing.F) {
+	good := &fedpb.Reply{RunId: "r", Round: 5, Kind: fedpb.Kind_KIND_ADMM, Party: 2,
+		Body: &fedpb.ReplyBody{UTilde: []float64{1, 2, 3}, EpsTilde: -1, Primal: -1, C: []float64{0}}}
+	b, _ := proto.Marshal(good)
+	f.Add(b)
+	f.Add([]byte{})
+	f.Add([]byte{0x0a, 0x01, 'r', 0x10, 0x05})
+	rd := &fedpb.Round{RunId: "r", Round: 5, Kind: fedpb.Kind_KIND_ADMM}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &fedpb.Reply{}
+		if proto.Unmarshal(data, r) != nil {
+			return
+		}
+		for _, k := range []solver.MsgKind{solver.MsgADMM, solver.MsgAudit} {
+			var dst solver.Reply
+			if checkReply(r, rd, 2, k, &dst, 3, 1) == nil {
+				if k != solver.MsgAudit && len(dst.UTilde) != 3 || k == solver.MsgAudit && (len(dst.LagGrad) != 3 || len(dst.Mu) != 1) {
+					t.Fatalf("accepted a reply of the wrong size: %+v", dst)
+				}
+			}
+		}
+	})
 }

@@ -214,7 +214,7 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 	case h.RunId == "" && round > 0:
 		return status.Errorf(codes.FailedPrecondition, "run %s is at round %d: a client joins late only from its checkpoint", s.cfg.RunID, round)
 	case h.RunId != "" && h.RunId != s.cfg.RunID:
-		return status.Errorf(codes.FailedPrecondition, "checkpoint is of run %s, this run is %s", h.RunId, s.cfg.RunID)
+		return status.Errorf(codes.FailedPrecondition, "checkpoint is of run %s, this run is %s: remove the checkpoint file to join as a new client", h.RunId, s.cfg.RunID)
 	case h.RunId != "" && (h.CheckpointRound < round-1 || h.CheckpointRound > round):
 		return status.Errorf(codes.FailedPrecondition, "checkpoint at round %d cannot resume round %d", h.CheckpointRound, round)
 	}
