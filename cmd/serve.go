@@ -83,6 +83,7 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.DurationVar(&o.serve.Rejoin, "rejoin", 0, "how long a lost client may take to rejoin from its checkpoint (0: stop with ClientLost)")
 	fl.DurationVar(&o.serve.JoinTimeout, "join-timeout", 10*time.Minute, "longest wait for all clients to join")
 	addALFlags(c)
+	fl.MarkHidden("trials") // a served run is one trial (--trial)
 	fl.String("admm-start", "wk", "where Algorithm 2 starts: wk (the paper) or w0")
 	return c
 }

@@ -180,6 +180,9 @@ func TestLoopbackSameAnswer(t *testing.T) {
 		{"np-newton", npJob(5, "newton", 10)},
 		{"np-lbfgs", npJob(3, "lbfgs", 2)},
 		{"fair", fairJob(5, 2)},
+		{"np-rho-adapt", func() *experiments.FedJob { j := npJob(3, "newton", 3); j.NP.RhoAdapt = true; return j }()},
+		{"np-admm-start-w0", func() *experiments.FedJob { j := npJob(3, "newton", 3); j.NP.AdmmStart = "w0"; return j }()},
+		{"qp-measured-test", func() *experiments.FedJob { j := qpJob(3, 20, 2); j.QP.InnerTest = "measured"; return j }()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needData(t, tc.job)
