@@ -43,6 +43,16 @@ func TestProcesses(t *testing.T) {
 			t.Fatalf("certs %v: %v\n%s", args, err, out)
 		}
 	}
+	// NP clients 1 and 2 read their rows from an export, the others from
+	// the data set by name.
+	export := filepath.Join(dir, "monks-1-5.json")
+	if _, err := os.Stat(filepath.Join(testDirs[0], "monks")); err == nil {
+		cmd := exec.CommandContext(ctx, bin, "data", "export", "monks-1", "--clients", "5", "--seed", "1", "--format", "json", "-o", export, "--quiet")
+		cmd.Env = append(os.Environ(), "FEDCON_DATA_DIR="+testDirs[0])
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("data export: %v\n%s", err, out)
+		}
+	}
 	for _, tc := range []struct {
 		name  string
 		serve []string
@@ -80,9 +90,12 @@ func TestProcesses(t *testing.T) {
 			ckpt := filepath.Join(dir, tc.name+"-client.ckpt")
 			var procs []*exec.Cmd
 			for p := 1; p <= 5; p++ {
-				if p == tc.kill {
+				switch {
+				case p == tc.kill:
 					procs = append(procs, client(p, "--checkpoint", ckpt, "--stall-at", strconv.Itoa(stall)))
-				} else {
+				case tc.name == "np" && p <= 2:
+					procs = append(procs, client(p, "--data", export))
+				default:
 					procs = append(procs, client(p))
 				}
 			}
