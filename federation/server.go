@@ -311,14 +311,22 @@ func (s *Server) Close() {
 	s.closed = true
 	s.mu.Unlock()
 	done := &fedpb.ServerMsg{Body: &fedpb.ServerMsg_Round{Round: &fedpb.Round{RunId: s.cfg.RunID, Kind: fedpb.Kind_KIND_DONE}}}
+	// Best effort, and bounded: a hung client's full flow-control window
+	// must not hold the server.
+	var wg sync.WaitGroup
 	for _, sl := range s.slots {
 		sl.mu.Lock()
 		sess := sl.sess
 		sl.mu.Unlock()
 		if sess != nil {
-			sess.send(done) // best effort: a lost client needs no goodbye
+			wg.Go(func() {
+				t := time.AfterFunc(5*time.Second, sess.stop)
+				defer t.Stop()
+				sess.send(done)
+			})
 		}
 	}
+	wg.Wait()
 }
 
 func (se *session) send(m *fedpb.ServerMsg) error {
@@ -399,7 +407,17 @@ func (s *Server) roundTrip(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, 
 			}
 			continue
 		}
-		if err := sess.send(msg); err != nil {
+		// A client that stops reading blocks Send once its flow-control
+		// window is full: the round timeout covers the send too.
+		var t *time.Timer
+		if s.cfg.RoundTimeout > 0 {
+			t = time.AfterFunc(s.cfg.RoundTimeout, sess.stop)
+		}
+		err := sess.send(msg)
+		if t != nil {
+			t.Stop()
+		}
+		if err != nil {
 			sess.stop()
 			<-sess.done
 			continue
