@@ -141,3 +141,51 @@ func FuzzCheckReply(f *testing.F) {
 		}
 	})
 }
+
+// TestBadBroadcastRefused: a client refuses a round it cannot run, and a
+// setup it cannot build from.
+func TestBadBroadcastRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kind fedpb.Kind
+		b    *fedpb.Broadcast
+		want string
+	}{
+		{"short w", fedpb.Kind_KIND_ADMM, &fedpb.Broadcast{W: []float64{1}}, "w has 1 entries, want 2"},
+		{"NaN w", fedpb.Kind_KIND_OUTER, &fedpb.Broadcast{W: []float64{1, math.NaN()}}, "w[1] is NaN"},
+		{"no broadcast", fedpb.Kind_KIND_START, nil, "without a broadcast"},
+		{"done is no round", fedpb.Kind_KIND_DONE, &fedpb.Broadcast{W: []float64{1, 2}}, "not a round"},
+		{"unknown kind", fedpb.Kind(42), &fedpb.Broadcast{W: []float64{1, 2}}, "not a round"},
+	} {
+		if _, err := broadcastFromPB(tc.kind, tc.b, 2); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	good := func() *fedpb.NodeConfig {
+		return &fedpb.NodeConfig{Dim: 2, Parties: 3, Beta: 1, Rho: 1, MaxIter: 5, Smooth: "newton"}
+	}
+	if _, err := nodeConfigFromPB(good()); err != nil {
+		t.Fatalf("good setup refused: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*fedpb.NodeConfig)
+		want string
+	}{
+		{"no config", nil, "without a node configuration"},
+		{"smooth", func(c *fedpb.NodeConfig) { c.Smooth = "sgd" }, `unknown smooth solver "sgd"`},
+		{"beta", func(c *fedpb.NodeConfig) { c.Beta = 0 }, "β = 0"},
+		{"rho", func(c *fedpb.NodeConfig) { c.Rho = math.Inf(1) }, "ρ = +Inf"},
+		{"dim", func(c *fedpb.NodeConfig) { c.Dim = 0 }, "dim 0"},
+		{"admm start", func(c *fedpb.NodeConfig) { c.AdmmStart = []float64{1} }, "admm_start has 1 entries, want 2"},
+	} {
+		var c *fedpb.NodeConfig
+		if tc.edit != nil {
+			c = good()
+			tc.edit(c)
+		}
+		if _, err := nodeConfigFromPB(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
