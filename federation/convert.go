@@ -183,9 +183,9 @@ func smoothName(s solver.SmoothSolver) (string, error) {
 }
 
 func stateToPB(s solver.NodeState) *fedpb.NodeState {
-	return &fedpb.NodeState{Mu: s.Mu, Center: s.Center, U: s.U, Lambda: s.Lambda, UTilde: s.UTilde, Rho: s.Rho}
+	return &fedpb.NodeState{Mu: s.Mu, Center: s.Center, U: s.U, Lambda: s.Lambda, UTilde: s.UTilde, Rho: s.Rho, Hessian: s.Hessian}
 }
 
 func stateFromPB(m *fedpb.NodeState) solver.NodeState {
-	return solver.NodeState{Mu: m.GetMu(), Center: m.GetCenter(), U: m.GetU(), Lambda: m.GetLambda(), UTilde: m.GetUTilde(), Rho: m.GetRho()}
+	return solver.NodeState{Mu: m.GetMu(), Center: m.GetCenter(), U: m.GetU(), Lambda: m.GetLambda(), UTilde: m.GetUTilde(), Rho: m.GetRho(), Hessian: m.GetHessian()}
 }

@@ -23,7 +23,7 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale"}},
 		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "EpsTilde", "Primal", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Iterations", "Evals", "Missed"}},
 		{reflect.TypeFor[solver.PartyValue](), []string{"F", "C"}},
-		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho"}},
+		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "Hessian"}},
 		{reflect.TypeFor[solver.ClientConfig](), []string{"Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "AdmmStart"}},
 	} {
 		var fields []string

@@ -3,6 +3,7 @@ package federation_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -19,27 +20,63 @@ import (
 	"github.com/fedcon/fedcon/solver"
 )
 
-// crashingParty is a QP client that kills its own session (cancels the
-// context) at its evals-th evaluation: a crash in the middle of a run.
-type crashingParty struct {
-	*problems.QPParty
+// crash cancels a session at the at-th evaluation of its party: a crash in
+// the middle of a run.
+type crash struct {
 	evals  atomic.Int64
 	at     int64
 	cancel context.CancelFunc
 }
 
-func (p *crashingParty) Eval(w, grad, c, jac []float64) float64 {
-	if p.evals.Add(1) == p.at {
-		p.cancel()
+func (c *crash) tick() {
+	if c.evals.Add(1) == c.at {
+		c.cancel()
 	}
+}
+
+// crashingQP and crashingNP keep their party's Quadratic and Hessian
+// methods, so that the local solvers are the same as without the wrapper.
+type crashingQP struct {
+	*problems.QPParty
+	*crash
+}
+
+func (p crashingQP) Eval(w, grad, c, jac []float64) float64 {
+	p.tick()
 	return p.QPParty.Eval(w, grad, c, jac)
 }
 
+type crashingNP struct {
+	*problems.NPClient
+	*crash
+}
+
+func (p crashingNP) Eval(w, grad, c, jac []float64) float64 {
+	p.tick()
+	return p.NPClient.Eval(w, grad, c, jac)
+}
+
 // TestRejoinSameAnswer: client 3 crashes twice mid-run and restarts from
-// its checkpoint; the run still gives the in-process answer bit for bit.
+// its checkpoint; the run still gives the in-process answer bit for bit
+// (for NP, the checkpoint carries the Newton solver's kept Hessian).
 func TestRejoinSameAnswer(t *testing.T) {
-	job := qpJob(5, 30, 3)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	for _, tc := range []struct {
+		name    string
+		job     *experiments.FedJob
+		crashes []int64 // evaluations of client 3 at which it crashes
+	}{
+		{"qp", qpJob(5, 30, 3), []int64{5, 12}},
+		{"np-newton", npJob(3, "newton", 4), []int64{40, 300}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			needData(t, tc.job)
+			rejoin(t, tc.job, tc.crashes)
+		})
+	}
+}
+
+func rejoin(t *testing.T, job *experiments.FedJob, crashes []int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	want, err := job.SolveLocal(ctx, testDirs, 2)
 	if err != nil {
@@ -54,11 +91,12 @@ func TestRejoinSameAnswer(t *testing.T) {
 		}
 	}
 	ckpt := filepath.Join(t.TempDir(), "client-3.ckpt")
-	crashes := make(chan error, 3)
+	runs := append(append([]int64(nil), crashes...), 0) // then a clean run
+	ended := make(chan error, len(runs))
 	go func() {
-		// Two crashes (at the 5th and the 12th evaluation), then a clean run.
-		for _, at := range []int64{5, 12, 0} {
+		for _, at := range runs {
 			cctx, ccancel := context.WithCancel(ctx)
+			cr := &crash{at: at, cancel: ccancel}
 			load := func(b []byte, party int) (solver.Party, int, error) {
 				j, err := experiments.UnmarshalFedJob(b)
 				if err != nil {
@@ -68,18 +106,24 @@ func TestRejoinSameAnswer(t *testing.T) {
 				if err != nil {
 					return nil, 0, err
 				}
-				return &crashingParty{QPParty: p.(*problems.QPParty), at: at, cancel: ccancel}, d, nil
+				switch p := p.(type) {
+				case *problems.QPParty:
+					return crashingQP{p, cr}, d, nil
+				case *problems.NPClient:
+					return crashingNP{p, cr}, d, nil
+				}
+				return nil, 0, fmt.Errorf("no crashing wrapper for %T", p)
 			}
 			creds, _ := federation.ClientCredentials(certs, 3, "")
 			conn, err := federation.Dial(f.addr, creds)
 			if err != nil {
-				crashes <- err
+				ended <- err
 				return
 			}
 			_, err = federation.RunClient(cctx, conn, federation.ClientOptions{Party: 3, Load: load, Checkpoint: ckpt})
 			conn.Close()
 			ccancel()
-			crashes <- err
+			ended <- err
 			if at == 0 {
 				return
 			}
@@ -98,12 +142,12 @@ func TestRejoinSameAnswer(t *testing.T) {
 			t.Errorf("client %d: %v", i+1, err)
 		}
 	}
-	for k := range 3 {
-		err := <-crashes
-		if k < 2 && status.Code(err) != codes.Canceled {
+	for k := range runs {
+		err := <-ended
+		if k < len(crashes) && status.Code(err) != codes.Canceled {
 			t.Errorf("crash %d: err = %v, want a canceled session", k+1, err)
 		}
-		if k == 2 && err != nil {
+		if k == len(crashes) && err != nil {
 			t.Errorf("client 3 after its restarts: %v", err)
 		}
 	}

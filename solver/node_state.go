@@ -3,12 +3,13 @@ package solver
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // NodeState is the part of a ClientNode that survives its process: with it a
 // restarted client answers the next broadcast exactly as the lost one would
-// have (cached evaluations and a smooth solver's warm start are not kept, so
-// only exact local solves, as for the QP, are bit-identical after a restore).
+// have. Cached party evaluations are not kept (they only save passes).
 type NodeState struct {
 	Mu     []float64 // μ_i
 	Center []float64 // proximal centre w^k
@@ -16,13 +17,26 @@ type NodeState struct {
 	Lambda []float64 // λ_i
 	UTilde []float64 // ũ_i of the last reply
 	Rho    float64   // ρ_i (changes under residual balancing)
+	// Hessian is the d×d matrix (row-major) that a Newton local solver
+	// keeps factorised across calls; nil when it keeps none.
+	Hessian []float64
 }
 
 // State returns a copy of the node's state.
 func (c *ClientNode) State() NodeState {
 	cp := func(x []float64) []float64 { return append([]float64(nil), x...) }
-	return NodeState{Mu: cp(c.merit.mu), Center: cp(c.merit.center), U: cp(c.u),
+	st := NodeState{Mu: cp(c.merit.mu), Center: cp(c.merit.center), U: cp(c.u),
 		Lambda: cp(c.lambda), UTilde: cp(c.reply.UTilde), Rho: c.cfg.Rho}
+	if nw, ok := c.cfg.Smooth.(*Newton); ok && nw.have && nw.hdim == c.cfg.Dim {
+		d := c.cfg.Dim
+		st.Hessian = make([]float64, d*d)
+		for i := range d {
+			for j := range d {
+				st.Hessian[i*d+j] = nw.h.At(i, j)
+			}
+		}
+	}
+	return st
 }
 
 // Restore sets the node's state to s, checking its sizes.
@@ -42,6 +56,15 @@ func (c *ClientNode) Restore(s NodeState) error {
 	copy(c.u, s.U)
 	copy(c.lambda, s.Lambda)
 	copy(c.reply.UTilde, s.UTilde)
+	if s.Hessian != nil {
+		nw, ok := c.cfg.Smooth.(*Newton)
+		if !ok || len(s.Hessian) != d*d {
+			return fmt.Errorf("solver: restored Hessian of %d entries for a %T local solver on R^%d", len(s.Hessian), c.cfg.Smooth, d)
+		}
+		// The same matrix factorises to the same Cholesky factor.
+		nw.hdim, nw.h = d, mat.NewSymDense(d, append([]float64(nil), s.Hessian...))
+		nw.have = nw.chol.Factorize(nw.h)
+	}
 	if s.Rho != c.cfg.Rho {
 		return c.setRho(s.Rho)
 	}

@@ -1267,6 +1267,7 @@ type NodeState struct {
 	Lambda        []float64              `protobuf:"fixed64,4,rep,packed,name=lambda,proto3" json:"lambda,omitempty"`
 	UTilde        []float64              `protobuf:"fixed64,5,rep,packed,name=u_tilde,json=uTilde,proto3" json:"u_tilde,omitempty"`
 	Rho           float64                `protobuf:"fixed64,6,opt,name=rho,proto3" json:"rho,omitempty"`
+	Hessian       []float64              `protobuf:"fixed64,7,rep,packed,name=hessian,proto3" json:"hessian,omitempty"` // a Newton local solver's kept d×d matrix
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1341,6 +1342,13 @@ func (x *NodeState) GetRho() float64 {
 		return x.Rho
 	}
 	return 0
+}
+
+func (x *NodeState) GetHessian() []float64 {
+	if x != nil {
+		return x.Hessian
+	}
+	return nil
 }
 
 var File_federation_proto protoreflect.FileDescriptor
@@ -1445,14 +1453,15 @@ const file_federation_proto_rawDesc = "" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x14\n" +
 	"\x05round\x18\x03 \x01(\x03R\x05round\x125\n" +
 	"\x05state\x18\x04 \x01(\v2\x1f.fedcon.federation.v1.NodeStateR\x05state\x12/\n" +
-	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\x84\x01\n" +
+	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\x9e\x01\n" +
 	"\tNodeState\x12\x0e\n" +
 	"\x02mu\x18\x01 \x03(\x01R\x02mu\x12\x16\n" +
 	"\x06center\x18\x02 \x03(\x01R\x06center\x12\f\n" +
 	"\x01u\x18\x03 \x03(\x01R\x01u\x12\x16\n" +
 	"\x06lambda\x18\x04 \x03(\x01R\x06lambda\x12\x17\n" +
 	"\au_tilde\x18\x05 \x03(\x01R\x06uTilde\x12\x10\n" +
-	"\x03rho\x18\x06 \x01(\x01R\x03rho*\x95\x01\n" +
+	"\x03rho\x18\x06 \x01(\x01R\x03rho\x12\x18\n" +
+	"\ahessian\x18\a \x03(\x01R\ahessian*\x95\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
