@@ -66,17 +66,21 @@ func addALFlags(c *cobra.Command) {
 	fl.Float64("eps2", 1e-3, "feasibility tolerance ε2")
 	fl.Int("max-outer", 0, "outer iteration cap (default: the preset's)")
 	fl.Int("max-inner", 0, "inner (ADMM) iteration cap per outer iteration (default: the preset's)")
-	fl.String("inner-test", "paper", "Algorithm 2 stopping test: paper (eq. (23)) or measured")
+	fl.String("inner-test", "", "Algorithm 2 stopping test: paper (eq. (23)) or measured (default: the preset's)")
 	fl.String("subsolver", "newton", "smooth subproblem solver: newton or lbfgs")
 	fl.Float64("r", 0, "constraint threshold r_i (default: the preset's)")
-	fl.Bool("rho-adapt", false, "balance the ADMM residuals by doubling/halving ρ_i (not in the paper; keeps the certificate)")
+	fl.String("rho-rule", "", "Algorithm 2's penalty: hessian (M_i = ∇²P_i + σI, converging), adaptive, balance, or fixed (the paper's ρ_i) (default: the preset's)")
+	fl.Float64("metric-shift", 0, "σ in M_i = ∇²P_i + σI for --rho-rule hessian (default: the preset's)")
+	fl.Float64("relax", 0, "over-relaxation α in (0, 2) of Algorithm 2; 1: none, the paper (default: the preset's)")
+	fl.Float64("eps-rel", 0, "cap ε_{t+1} at eps-rel·Σε̃_i/n of the last round; 0: the paper's q^t (default: the preset's)")
 }
 
 var alFlagKeys = map[string]string{
 	"trials": "trials", "seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
-	"subsolver": "subsolver", "r": "r", "rho-adapt": "rho_adapt",
+	"subsolver": "subsolver", "r": "r", "rho-rule": "rho_rule", "metric-shift": "metric_shift",
+	"relax": "relax", "eps-rel": "eps_rel",
 	"clients": "clients", "datasets": "datasets", "admm-start": "admm_start",
 }
 

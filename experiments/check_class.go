@@ -65,7 +65,7 @@ func npCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 // CheckTable2 checks a Table 2 result file (either preset) with
 // configs/reference/table2.yaml.
 func CheckTable2(experiment string, resultJSON []byte) ([]CheckRow, error) {
-	return checkClass(experiment, "table2", resultJSON, fairCheckConfig)
+	return checkClass(experiment, experiment, resultJSON, fairCheckConfig)
 }
 
 func fairCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {

@@ -13,7 +13,7 @@ import (
 func classFixture() *NPResult {
 	cfg := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
 		AdmmStart: "wk", ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
-			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton"}}
+			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	alg := func(obj float64) ClassAlg {
 		return ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
 			Residuals: solver.Residuals{Stationarity: 5e-4, Feasibility: 1e-5}}
@@ -38,7 +38,8 @@ func TestCheckTable1Rules(t *testing.T) {
 		{"infeasible", "max constraint value Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Loss1[1] = 0.25 }},
 		{"kkt", "kkt stationarity Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Residuals.Stationarity = 2e-3 }},
 		{"reldiff", "relative difference", func(r *NPResult) { r.Rows[0].RelDiff.Mean = 0.1 }},
-		{"diverged", "diverged runs Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Status = solver.Diverged }},
+		{"alg1 capped", "status Alg. 1", func(r *NPResult) { r.Trials[1].Alg1.Status = solver.InnerIterationLimit }},
+		{"diverged", "status Alg. 1,diverged runs Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Status = solver.Diverged }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := classFixture()
@@ -54,7 +55,7 @@ func TestCheckTable1Rules(t *testing.T) {
 					failed = append(failed, row.Rule)
 				}
 			}
-			if tc.failRule == "" && len(failed) > 0 || tc.failRule != "" && (len(failed) != 1 || failed[0] != tc.failRule) {
+			if strings.Join(failed, ",") != tc.failRule {
 				t.Errorf("failed rules %v, want [%s]", failed, tc.failRule)
 			}
 		})

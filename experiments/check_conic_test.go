@@ -160,8 +160,8 @@ func TestCheckConicClassRules(t *testing.T) {
 		{"np kkt", false, "kkt feasibility cProx-AL", func(r *ConicClassResult) { r.Trials[1].CProx.Residuals.Feasibility = 2e-3 }},
 		{"np reldiff", false, "relative difference", func(r *ConicClassResult) { r.Rows[0].RelDiff.Mean = 0.05 }},
 		{"fair clean", true, "", func(*ConicClassResult) {}},
-		// Algorithm 1 is not gated on status or feasibility (rho = 1e8, README).
-		{"fair alg1 capped", true, "", func(r *ConicClassResult) { r.Trials[0].Alg1.Status = solver.InnerIterationLimit }},
+		// Under the default rule Algorithm 1 must end Converged too.
+		{"fair alg1 capped", true, "status Alg. 1", func(r *ConicClassResult) { r.Trials[0].Alg1.Status = solver.InnerIterationLimit }},
 		{"fair cprox capped", true, "status cProx-AL", func(r *ConicClassResult) { r.Trials[1].CProx.Status = solver.ConvergedInaccurate }},
 		// r + ε2 = 0.011.
 		{"fair disparity", true, "max constraint value cProx-AL", func(r *ConicClassResult) { r.Trials[0].CProx.Loss1[2] = 0.0115 }},

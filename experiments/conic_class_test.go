@@ -17,7 +17,7 @@ func TestConicFigures(t *testing.T) {
 		t.Skip("real-data figure runs skipped in -short mode")
 	}
 	al := ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
-		MaxOuter: 3, MaxInner: 20, InnerTest: "paper"}, Subsolver: "newton"}
+		MaxOuter: 3, MaxInner: 20, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
 	np := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
 		Clients: []int{2}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}
 	f1, err := RunConicFigure1(context.Background(), np, dirs, RunOptions{Workers: 2})

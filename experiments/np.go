@@ -15,12 +15,20 @@ import (
 )
 
 // ALConfig is MethodConfig plus what the classification experiments
-// (Tables 1-2) choose: the smooth subproblem solver and residual balancing.
+// (Tables 1-2) choose: the smooth subproblem solver and Algorithm 2's ρ rule.
 type ALConfig struct {
 	MethodConfig `mapstructure:",squash"`
 	Subsolver    string `mapstructure:"subsolver" json:"subsolver"`
-	// RhoAdapt enables residual balancing of ρ_i (not in the paper).
-	RhoAdapt bool `mapstructure:"rho_adapt" json:"rho_adapt"`
+	// RhoRule is fixed (the paper), balance (doubling/halving), adaptive
+	// (per-client normalised residuals) or hessian (matrix penalties
+	// M_i = ∇²P_i + metric_shift·I); see solver.RhoRule and docs/rho-rules.md.
+	RhoRule string `mapstructure:"rho_rule" json:"rho_rule"`
+	// MetricShift is σ ≥ 0 in M_i = ∇²P_i + σI (rho_rule hessian only).
+	MetricShift float64 `mapstructure:"metric_shift" json:"metric_shift"`
+	// Relax is the over-relaxation α ∈ (0, 2) of Algorithm 2 (1: none, the paper).
+	Relax float64 `mapstructure:"relax" json:"relax"`
+	// EpsRel caps ε_{t+1} at eps_rel·(Σ_i ε̃_i)/n of the last round (0: the paper's q^t).
+	EpsRel float64 `mapstructure:"eps_rel" json:"eps_rel"`
 }
 
 func (c *ALConfig) validate() error {
@@ -29,6 +37,17 @@ func (c *ALConfig) validate() error {
 	}
 	if c.Subsolver != "newton" && c.Subsolver != "lbfgs" {
 		return &ConfigError{"subsolver", c.Subsolver, "must be newton or lbfgs"}
+	}
+	if _, err := solver.ParseRhoRule(c.RhoRule); err != nil {
+		return &ConfigError{"rho_rule", c.RhoRule, "must be fixed (the paper), balance, adaptive or hessian"}
+	}
+	switch {
+	case !(c.MetricShift >= 0) || math.IsInf(c.MetricShift, 0):
+		return &ConfigError{"metric_shift", c.MetricShift, "must be a finite number >= 0"}
+	case !(c.Relax > 0 && c.Relax < 2):
+		return &ConfigError{"relax", c.Relax, "must be in (0, 2) (1: no over-relaxation)"}
+	case !(c.EpsRel >= 0) || math.IsInf(c.EpsRel, 0):
+		return &ConfigError{"eps_rel", c.EpsRel, "must be a finite number >= 0 (0: the paper's q^t)"}
 	}
 	return nil
 }
@@ -42,7 +61,12 @@ func (c *ALConfig) smooth() solver.SmoothSolver {
 
 func (c *ALConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
 	a1, cp := c.MethodConfig.methods()
-	a1.Smooth, a1.RhoAdapt = c.smooth(), c.RhoAdapt
+	a1.Smooth = c.smooth()
+	a1.Rule, _ = solver.ParseRhoRule(c.RhoRule)
+	if a1.Rule == solver.RhoAdaptive {
+		a1.RhoStart = solver.RhoStartCurvature
+	}
+	a1.MetricShift, a1.Relax, a1.EpsRel = c.MetricShift, c.Relax, c.EpsRel
 	cp.Smooth = c.smooth()
 	return a1, cp
 }

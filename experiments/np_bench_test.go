@@ -23,8 +23,11 @@ func benchNPConfig(b *testing.B, name string, n int, sub string, rhoAdapt bool) 
 		b.Skip("FEDCON_DATA_DIR not set")
 	}
 	cfg := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{name}, Clients: []int{n}, R: 0.2, AdmmStart: "wk",
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: sub}}
-	cfg.RhoAdapt = rhoAdapt
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: sub, RhoRule: "fixed", Relax: 1}}
+	cfg.RhoRule, cfg.Relax = "fixed", 1
+	if rhoAdapt {
+		cfg.RhoRule = "balance"
+	}
 	ds, err := datasets.Load(name, []string{dir})
 	if err != nil {
 		b.Fatal(err)
@@ -112,7 +115,7 @@ func BenchmarkTable2Authors(b *testing.B) {
 	}
 	cfg := &FairConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 10, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{1, 5, 10, 20}, R: 0.1,
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3,
-			MaxOuter: 100, MaxInner: 50, InnerTest: "paper"}, Subsolver: "newton"}}
+			MaxOuter: 100, MaxInner: 50, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	var passes, misses float64
 	for b.Loop() {
 		r, err := RunFair(context.Background(), cfg, []string{dir}, RunOptions{Workers: 2})

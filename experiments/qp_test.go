@@ -130,7 +130,7 @@ func TestQPConfigValidate(t *testing.T) {
 func TestFairConfigValidate(t *testing.T) {
 	good := func() *FairConfig {
 		return &FairConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.1,
-			ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 10, SBar: 1e-3, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10, MaxInner: 10, InnerTest: "paper"}, Subsolver: "newton"}}
+			ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 10, SBar: 1e-3, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10, MaxInner: 10, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	}
 	if err := good().Validate(); err != nil {
 		t.Fatal(err)

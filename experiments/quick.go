@@ -20,13 +20,15 @@ func (c *ConicQPConfig) Quick() {
 	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) < 2 || !slices.Contains(QuickClients, cell[1]) })
 }
 
-// Quick shrinks c to the smoke run: at most 2 trials, n in {1, 5}, and residual
-// balancing of ρ_i: with the paper's fixed ρ_i = 0.01 one adult-a trial
-// hits the inner caps for over 10 minutes (README, Table 1).
+// Quick shrinks c to the smoke run: at most 2 trials, n in {1, 5, 10}
+// (one n = 10 cell, so that the gate sees Algorithm 2 with many clients).
 func (c *NPConfig) Quick() {
 	c.Trials = min(c.Trials, QuickTrials)
+	ten := slices.Contains(c.Clients, 10)
 	c.Clients = quickClients(c.Clients)
-	c.RhoAdapt = true
+	if ten {
+		c.Clients = append(c.Clients, 10)
+	}
 }
 
 // Quick shrinks c to the smoke run: at most 2 trials, n in {1, 5}.

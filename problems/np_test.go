@@ -237,7 +237,7 @@ func TestNPRhoAdapt(t *testing.T) {
 	var inner [2]int
 	for k, adapt := range []bool{false, true} {
 		res, err := solver.Solve(context.Background(), prob, w0, s,
-			&solver.ProxAL{Beta: 300, SBar: 1e-3, Rho: 0.01, Smooth: &solver.Newton{}, RhoAdapt: adapt})
+			&solver.ProxAL{Beta: 300, SBar: 1e-3, Rho: 0.01, Smooth: &solver.Newton{}, Rule: ruleOf(adapt)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -402,7 +402,7 @@ func TestNPAgainstReferenceDatasets(t *testing.T) {
 			const eps = 1e-7
 			s := &solver.Settings{Eps1: eps, Eps2: eps, MaxOuter: 1000, MaxInner: 5000}
 			for _, m := range []solver.Method{
-				&solver.ProxAL{Beta: tc.p.beta, SBar: 1e-3, Rho: tc.p.rho, RhoAdapt: tc.p.adapt, Smooth: &solver.Newton{}},
+				&solver.ProxAL{Beta: tc.p.beta, SBar: 1e-3, Rho: tc.p.rho, Rule: ruleOf(tc.p.adapt), Smooth: &solver.Newton{}},
 				&solver.CProxAL{Beta: tc.p.beta, SBar: 1e-3, Smooth: &solver.Newton{}},
 			} {
 				res, err := solver.Solve(context.Background(), prob, w0, s, m)
@@ -494,4 +494,12 @@ func classRows(ds *datasets.Dataset) (c0, c1 Rows) {
 		}
 	}
 	return NewRows(ds.X, i0), NewRows(ds.X, i1)
+}
+
+// ruleOf is residual balancing when adapt, else the paper's fixed ρ_i.
+func ruleOf(adapt bool) solver.RhoRule {
+	if adapt {
+		return solver.RhoBalance
+	}
+	return solver.RhoFixed
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // MsgKind says which step of Algorithms 1-2 a broadcast asks clients to run.
@@ -38,6 +40,9 @@ type Broadcast struct {
 	// after this step (residual balancing, ProxAL.RhoAdapt): ũ_i is then
 	// formed with the new ρ_i, which the server uses in (18) next.
 	RhoScale float64
+	// Refresh asks clients with a matrix penalty (RhoHessian) to recompute
+	// M_i at their new u_i after this step and send it with ũ_i.
+	Refresh bool
 }
 
 // floats is the number of algorithm floats in b.
@@ -58,6 +63,12 @@ type Reply struct {
 	EpsTilde float64   // ε̃_{i,t+1} of eq. (22) (MsgADMM); -1 when not asked for
 	// Primal is ||u_i^{t+1} - w^{t+1}||_∞ (MsgADMM with residual balancing; -1 otherwise).
 	Primal float64
+	// Metric is M_i, row-major d×d, when the call's penalty is a matrix
+	// (RhoHessian; MsgStart and MsgOuter only, nil otherwise).
+	Metric []float64
+	// Rho is the ρ_i with which ũ_i was formed (MsgStart, MsgADMM, MsgOuter
+	// under RhoAdaptive; 0 otherwise): the server uses it in (18).
+	Rho float64
 
 	StepMu float64 // ||μ_i^{k+1} - μ_i^k||_∞ (MsgOuter)
 	Value  PartyValue
@@ -77,9 +88,9 @@ func (r *Reply) floats(k MsgKind) (alg, diag int64) {
 	diag = 1 + int64(len(r.Value.C)) // f_i and c_i, for traces
 	switch k {
 	case MsgStart:
-		return int64(len(r.UTilde)), diag
+		return int64(len(r.UTilde)) + r.rhoFloats() + r.metricFloats(), diag
 	case MsgADMM:
-		n := int64(len(r.UTilde))
+		n := int64(len(r.UTilde)) + r.rhoFloats() + r.metricFloats()
 		if r.EpsTilde >= 0 {
 			n++
 		}
@@ -88,10 +99,27 @@ func (r *Reply) floats(k MsgKind) (alg, diag int64) {
 		}
 		return n, 0
 	case MsgOuter:
-		return int64(len(r.UTilde)) + 1, diag
+		return int64(len(r.UTilde)) + 1 + r.rhoFloats() + r.metricFloats(), diag
 	default: // MsgAudit
 		return 0, diag + int64(len(r.LagGrad)+len(r.Mu)) + 1
 	}
+}
+
+// metricFloats counts M_i's upper triangle: what crosses when it is sent.
+func (r *Reply) metricFloats() int64 {
+	if r.Metric == nil {
+		return 0
+	}
+	d := int64(len(r.UTilde))
+	return d * (d + 1) / 2
+}
+
+// rhoFloats is 1 when the reply carries ρ_i (RhoAdaptive).
+func (r *Reply) rhoFloats() int64 {
+	if r.Rho != 0 {
+		return 1
+	}
+	return 0
 }
 
 // Transport carries one round: the broadcast to all clients, their local
@@ -114,6 +142,12 @@ type ClientConfig struct {
 	MaxIter int // cap of the local smooth solver per step
 	// AdmmStart, if non-nil, is w̃0 of every Algorithm 2 call (see ProxAL.AdmmStart).
 	AdmmStart []float64
+	// Rule, Relax and MetricShift are ProxAL's fields of the same names;
+	// RhoFromCurvature is ProxAL.RhoStart == RhoStartCurvature.
+	Rule             RhoRule
+	RhoFromCurvature bool
+	Relax            float64
+	MetricShift      float64
 }
 
 // ClientNode is client i's side of Algorithms 1-2: it owns the party's data
@@ -127,6 +161,17 @@ type ClientNode struct {
 	lambda []float64
 	g      []float64
 	reply  Reply
+	// Adaptive ρ_i: w^t of the previous round (dual residual), whether it
+	// is set, and ρ_i's first value (the rule's bounds are relative to it).
+	wprev    []float64
+	havePrev bool
+	rho0     float64
+	target   []float64 // over-relaxed ŵ_i = αw^{t+1} + (1-α)u_i^t
+	// RhoHessian: M_i (row-major d×d) and its Cholesky factor; scr is scratch.
+	useMetric bool
+	metric    []float64
+	mchol     mat.Cholesky
+	scr       []float64
 }
 
 // NewClientNode returns client party p's node.
@@ -136,7 +181,12 @@ func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
 	c := &ClientNode{
 		cfg: cfg, merit: m, sub: newSubproblem(d, m),
 		u: make([]float64, d), lambda: make([]float64, d), g: make([]float64, d),
+		wprev: make([]float64, d), target: make([]float64, d),
 	}
+	if c.cfg.Relax == 0 {
+		c.cfg.Relax = 1
+	}
+	c.scr = make([]float64, 2*d)
 	c.sub.sigma = cfg.Rho
 	c.cfg.Smooth = own(cfg.Smooth)
 	if c.cfg.Smooth == nil {
@@ -150,6 +200,7 @@ func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
 		}
 		c.quad = f
 	}
+	c.useMetric = cfg.Rule == RhoHessian && c.quad == nil && hasHessian(c.sub.merits)
 	return c, nil
 }
 
@@ -157,6 +208,7 @@ func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
 func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 	r := &c.reply
 	r.Iterations, r.Evals, r.Missed = 0, 0, false
+	r.Metric = nil
 	ev0 := c.merit.passes()
 	var err error
 	switch b.Kind {
@@ -172,12 +224,21 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 		}
 	case MsgADMM:
 		err = c.admmStep(b.W, b.Eps, b.NeedEpsTilde, b.RhoScale)
+		if err == nil && b.Refresh && c.useMetric {
+			if err = c.buildMetric(c.u); err == nil {
+				c.formUTilde()
+			}
+		}
 	case MsgOuter:
 		err = c.outer(b.W)
 	case MsgAudit:
 		err = c.audit(b.W)
 	default:
 		err = fmt.Errorf("solver: unknown message kind %d", b.Kind)
+	}
+	r.Rho = 0
+	if (c.cfg.Rule == RhoAdaptive || c.cfg.RhoFromCurvature) && b.Kind != MsgAudit {
+		r.Rho = c.cfg.Rho
 	}
 	r.Evals = c.merit.passes() - ev0
 	return r, err
@@ -186,25 +247,62 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 // startADMM sets (u_i, λ_i, ũ_i) = (w̃0, -∇P_i(w̃0), w̃0 - ∇P_i(w̃0)/ρ_i)
 // (Algorithm 2, initialisation), evaluating the party at w̃0.
 func (c *ClientNode) startADMM(w []float64) error {
+	if c.cfg.RhoFromCurvature && c.rho0 == 0 {
+		rho, ok, err := c.curvatureRho(w)
+		if err != nil {
+			return err
+		}
+		if ok && rho > 0 && rho != c.cfg.Rho {
+			if err := c.setRho(rho); err != nil {
+				return err
+			}
+		}
+	}
+	if c.rho0 == 0 {
+		c.rho0 = c.cfg.Rho
+	}
 	if err := c.merit.eval(w, true); err != nil {
 		return err
 	}
 	c.merit.alTerm()
+	if c.useMetric {
+		if err := c.buildMetric(w); err != nil {
+			return err
+		}
+	}
 	c.initFromEval(w)
 	return nil
 }
 
 // initFromEval finishes the initialisation from an evaluation at w̃0 = w.
 func (c *ClientNode) initFromEval(w []float64) {
+	c.havePrev = false
 	c.merit.gradFromEval(w, c.g)
 	copy(c.u, w)
 	for j := range c.lambda {
 		c.lambda[j] = -c.g[j]
-		c.reply.UTilde[j] = w[j] + c.lambda[j]/c.cfg.Rho
+	}
+	c.formUTilde()
+}
+
+// formUTilde sets ũ_i = u_i + ρ_i⁻¹λ_i, or u_i + M_i⁻¹λ_i (RhoHessian).
+func (c *ClientNode) formUTilde() {
+	if c.useMetric {
+		c.minv(c.reply.UTilde, c.lambda)
+		for j := range c.u {
+			c.reply.UTilde[j] += c.u[j]
+		}
+		return
+	}
+	for j := range c.u {
+		c.reply.UTilde[j] = c.u[j] + c.lambda[j]/c.cfg.Rho
 	}
 }
 
-// admmStep is the client update of Algorithm 2: eqs. (19)-(22).
+// admmStep is the client update of Algorithm 2: eqs. (19)-(22), with
+// over-relaxation (Boyd et al. 2011, §3.4.3) when Relax ≠ 1: (19) and (20)
+// use ŵ_i = αw^{t+1} + (1-α)u_i^t in place of w^{t+1}. ε̃_i of (22) is
+// computed before, from the pair (u_i^t, λ_i^t) that formed ũ_i^t.
 func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool, rhoScale float64) error {
 	rho := c.cfg.Rho
 	c.reply.EpsTilde = -1
@@ -214,14 +312,39 @@ func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool, rhoScale f
 			return err
 		}
 		var et float64
-		for j := range c.g {
-			et = max(et, math.Abs(c.g[j]+c.lambda[j]-rho*(w[j]-c.u[j])))
+		if c.useMetric {
+			mw := c.scr[:len(w)]
+			floats.SubTo(c.scr[len(w):], w, c.u)
+			symv(c.metric, c.scr[len(w):], mw)
+			for j := range c.g {
+				et = max(et, math.Abs(c.g[j]+c.lambda[j]-mw[j]))
+			}
+		} else {
+			for j := range c.g {
+				et = max(et, math.Abs(c.g[j]+c.lambda[j]-rho*(w[j]-c.u[j])))
+			}
 		}
 		c.reply.EpsTilde = et
 	}
-	// (19): φ_{i,t}(u) = P_i(u) + (ρ/2)||u - (w - λ/ρ)||² + const, warm-started at u_i^t.
-	for j := range c.sub.z {
-		c.sub.z[j] = w[j] - c.lambda[j]/rho
+	target := w
+	if a := c.cfg.Relax; a != 1 {
+		target = c.target
+		for j := range target {
+			target[j] = a*w[j] + (1-a)*c.u[j]
+		}
+	}
+	// (19): φ_{i,t}(u) = P_i(u) + (ρ/2)||u - (ŵ - λ/ρ)||² + const, warm-started at u_i^t
+	// (with M_i: ½||u - (ŵ - M_i⁻¹λ)||²_{M_i}).
+	if c.useMetric {
+		c.minv(c.sub.z, c.lambda)
+		for j := range c.sub.z {
+			c.sub.z[j] = target[j] - c.sub.z[j]
+		}
+		c.sub.metric = c.metric
+	} else {
+		for j := range c.sub.z {
+			c.sub.z[j] = target[j] - c.lambda[j]/rho
+		}
 	}
 	if c.quad != nil {
 		c.quad.solveTol(c.u, c.g, c.sub, eps) // (19) asks for ||∇φ||∞ ≤ ε_{t+1} only
@@ -232,13 +355,29 @@ func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool, rhoScale f
 		}
 		c.reply.Iterations, c.reply.Missed = st.Iterations, !st.Converged
 	}
-	// (20); then ρ_i may change (residual balancing) before (21).
+	// (20); then ρ_i may change (residual balancing, adaptive) before (21).
 	c.reply.Primal = -1
 	if rhoScale != 0 {
 		c.reply.Primal = distInf(c.u, w)
 	}
+	if c.useMetric {
+		floats.SubTo(c.scr[len(w):], c.u, target)
+		symv(c.metric, c.scr[len(w):], c.scr[:len(w)])
+		floats.Add(c.lambda, c.scr[:len(w)])
+		c.formUTilde()
+		return nil
+	}
 	for j := range c.lambda {
-		c.lambda[j] += rho * (c.u[j] - w[j])
+		c.lambda[j] += rho * (c.u[j] - target[j])
+	}
+	if c.cfg.Rule == RhoAdaptive {
+		if c.havePrev {
+			f := adaptRho(distInf(c.u, w), max(normInf(c.u), normInf(w)), rho*distInf(w, c.wprev), normInf(c.lambda))
+			f = min(max(f, 1/adaptiveRhoStep), adaptiveRhoStep)
+			rhoScale = min(max(f, c.rho0/adaptiveRhoRange/rho), c.rho0*adaptiveRhoRange/rho)
+		}
+		copy(c.wprev, w)
+		c.havePrev = true
 	}
 	if rhoScale != 0 && rhoScale != 1 {
 		if err := c.setRho(rho * rhoScale); err != nil {
@@ -283,6 +422,11 @@ func (c *ClientNode) outer(w []float64) error {
 	}
 	c.reply.Value = value
 	c.merit.alTerm() // y = Proj(μ^{k+1} + βc(w^{k+1})) for ∇P_{i,k+1}(w^{k+1})
+	if c.useMetric {
+		if err := c.buildMetric(w); err != nil {
+			return err
+		}
+	}
 	c.initFromEval(w)
 	return nil
 }

@@ -98,6 +98,10 @@ func (s *subproblem) Hessian(dst *mat.SymDense, x []float64) bool {
 	for i := 0; i < raw.N; i++ {
 		row := raw.Data[i*raw.Stride+i : i*raw.Stride+raw.N]
 		clear(row)
+		if s.metric != nil {
+			copy(row, s.metric[i*raw.N+i:(i+1)*raw.N])
+			continue
+		}
 		row[0] = s.sigma
 	}
 	for _, m := range s.merits {

@@ -188,6 +188,10 @@ func (p *merit) value() PartyValue {
 type subproblem struct {
 	merits []*merit
 	sigma  float64
+	// metric, if non-nil, replaces σI by a positive definite d×d matrix S
+	// (row-major, full): the term is ½(u - z)ᵀS(u - z) (RhoHessian).
+	metric []float64
+	mscr   []float64 // scratch: u - z, then S(u - z)
 	z      []float64
 	g      []float64 // scratch
 	small  []float64 // scratch of the low-rank exact solve
@@ -222,6 +226,20 @@ func (s *subproblem) FuncGrad(u, grad []float64) float64 {
 			floats.Add(grad, g)
 		}
 	}
+	if s.metric != nil {
+		d := len(u)
+		if len(s.mscr) < 2*d {
+			s.mscr = make([]float64, 2*d)
+		}
+		diff, sd := s.mscr[:d], s.mscr[d:2*d]
+		floats.SubTo(diff, u, s.z)
+		symv(s.metric, diff, sd)
+		v += floats.Dot(diff, sd) / 2
+		if grad != nil {
+			floats.Add(grad, sd)
+		}
+		return v
+	}
 	if s.sigma != 0 {
 		v += s.sigma / 2 * sqDist(u, s.z)
 		if grad != nil {
@@ -243,4 +261,11 @@ func (s *subproblem) evals() int64 {
 		n += m.passes()
 	}
 	return n
+}
+
+// symv sets y = S x for the full row-major d×d matrix S.
+func symv(s, x, y []float64) {
+	d := len(x)
+	blas64.Gemv(blasNoTrans, 1, blas64.General{Rows: d, Cols: d, Stride: d, Data: s},
+		blas64.Vector{N: d, Inc: 1, Data: x}, 0, blas64.Vector{N: d, Inc: 1, Data: y})
 }

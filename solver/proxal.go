@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Defaults of the method parameters (zero fields of ProxAL and CProxAL).
@@ -52,13 +55,25 @@ type ProxAL struct {
 	EpsFloor float64
 	// Test selects eq. (23) or its measured variant.
 	Test InnerTest
-	// RhoAdapt, if true, balances the ADMM residuals (Boyd et al. 2011,
-	// §3.4.1): when max_i ||u_i - w||_∞ exceeds 10·max_i ρ_i||w^{t+1} - w^t||_∞
-	// all ρ_i double, when the reverse holds they halve (within [1e-6, 1e8]
-	// times their initial values). Not in the paper (fixed ρ_i), it keeps
-	// Theorem 7's certificate: the server and the clients use the same ρ_i in
-	// each iteration. Default false.
-	RhoAdapt bool
+	// Rule chooses how ρ_i evolves (default RhoFixed: the paper).
+	Rule RhoRule
+	// RhoStart chooses ρ_i's first value: RhoStartGiven (Rho/RhoClients) or
+	// RhoStartCurvature (each client's sqrt(L_i μ_i), see curvatureRho;
+	// clients whose party gives no Hessian keep the given value).
+	RhoStart RhoStart
+	// Relax is the over-relaxation α ∈ (0, 2) of the clients' steps
+	// (default 1: none, the paper).
+	Relax float64
+	// MetricShift is σ ≥ 0 in M_i = ∇²P_i(w̃^0) + σI (RhoHessian only);
+	// zero means none: P_i's proximal share already makes M_i positive definite.
+	MetricShift float64
+	// EpsRel, if positive, bounds ε_{t+1} above by EpsRel·(Σ_i ε̃_i)/n of
+	// the last round that measured it: the local solves keep pace with the
+	// certificate instead of the fixed schedule q^t, whose early rounds
+	// (q^t ≫ τ_k) add more error to ε̃_i than the ADMM removes. Smaller than
+	// q^t, so the inexactness the paper's analysis allows is respected
+	// (default 0: the paper).
+	EpsRel float64
 	// Mu0 are the initial multipliers, index 0 the server's; nil means 0.
 	Mu0 [][]float64
 	// AdmmStart, if non-nil, is the w̃0 of every Algorithm 2 call instead of
@@ -74,6 +89,16 @@ type ProxAL struct {
 	Transport Transport
 }
 
+// RhoStart selects the first value of ρ_i.
+type RhoStart int
+
+const (
+	// RhoStartGiven uses ProxAL.Rho or RhoClients.
+	RhoStartGiven RhoStart = iota
+	// RhoStartCurvature lets each client set sqrt(L_i μ_i) from its Hessian at w^0.
+	RhoStartCurvature
+)
+
 func (m *ProxAL) params(n int) (beta, sbar, q float64, rho []float64, err error) {
 	beta, sbar, q = orDefault(m.Beta, DefaultBeta), orDefault(m.SBar, DefaultSBar), orDefault(m.Q, DefaultQ)
 	switch {
@@ -85,6 +110,16 @@ func (m *ProxAL) params(n int) (beta, sbar, q float64, rho []float64, err error)
 		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.Q = %v: must be in (0, 1)", m.Q)
 	case m.EpsFloor < 0:
 		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.EpsFloor = %v: must be >= 0", m.EpsFloor)
+	case !(m.EpsRel >= 0) || math.IsInf(m.EpsRel, 0):
+		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.EpsRel = %v: must be a finite number >= 0", m.EpsRel)
+	case !(m.MetricShift >= 0) || math.IsInf(m.MetricShift, 0):
+		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.MetricShift = %v: must be a finite number >= 0", m.MetricShift)
+	case m.Rule < RhoFixed || m.Rule > RhoHessian:
+		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.Rule = %d: unknown rho rule", int(m.Rule))
+	case m.RhoStart != RhoStartGiven && m.RhoStart != RhoStartCurvature:
+		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.RhoStart = %d: unknown", int(m.RhoStart))
+	case m.Relax != 0 && !(m.Relax > 0 && m.Relax < 2):
+		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.Relax = %v: must be in (0, 2)", m.Relax)
 	}
 	rho = make([]float64, n)
 	for i := range rho {
@@ -153,6 +188,29 @@ type proxALRun struct {
 	localIter int
 	misses    int // local solves short of ε_{t+1} (Stats.LocalMisses)
 	evals     int64
+	lastCert  float64 // Σ_i ε̃_i of the last round that measured it; -1 before
+	// RhoHessian: the clients' M_i (nil: ρ_i I), S = Σ_i M_i, and the
+	// Cholesky factor of S + aI (no global constraint) or of S.
+	metric      [][]float64
+	smat        []float64
+	schol       mat.Cholesky
+	useMetric   bool
+	certs       []float64 // Σ_i ε̃_i per round of the current call
+	lastRefresh int
+}
+
+// Matrix penalties are refreshed when the certificate fell by less than
+// half over the last refreshWindow rounds: M_i from w̃^0 no longer
+// matches P_i's curvature where the iterates are.
+const refreshWindow = 5
+
+// stalled reports whether round t should refresh the clients' M_i.
+func (r *proxALRun) stalled(t int) bool {
+	n := len(r.certs)
+	if t-r.lastRefresh < refreshWindow || n < refreshWindow+1 {
+		return false
+	}
+	return r.certs[n-1] > 0.5*r.certs[n-1-refreshWindow]
 }
 
 func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings) (*Result, error) {
@@ -192,6 +250,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 			node, err := NewClientNode(c, ClientConfig{
 				Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mi,
 				Smooth: m.smooth(), Cache: m.Cache, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart,
+				Rule: m.Rule, RhoFromCurvature: m.RhoStart == RhoStartCurvature, Relax: m.Relax, MetricShift: m.MetricShift,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("client %d: %w", i+1, err)
@@ -211,12 +270,19 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 		r.uTilde[i] = make([]float64, d)
 	}
 	r.wt, r.gs, r.wprev = make([]float64, d), make([]float64, d), make([]float64, d)
-	r.rhoScale, r.primal = 1, -1
+	r.rhoScale, r.primal, r.lastCert = 1, -1, -1
 	r.res = &Result{}
 
 	w := append([]float64(nil), w0...)
 	copy(r.server.center, w)
-	if _, err := r.exchange(context.WithoutCancel(ctx), &Broadcast{Kind: MsgStart, W: w}); err != nil {
+	reps, err := r.exchange(context.WithoutCancel(ctx), &Broadcast{Kind: MsgStart, W: w})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.takeRho(reps); err != nil {
+		return nil, err
+	}
+	if err := r.takeMetric(reps); err != nil {
 		return nil, err
 	}
 	loop := &outerLoop{s: s, beta: beta, sbar: sbar, res: r.res}
@@ -268,6 +334,8 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 		copy(r.wt, r.m.AdmmStart)
 	}
 	eps := 1.0 // ε_1 = q^0
+	r.certs, r.lastRefresh = r.certs[:0], 0
+	floor := r.m.EpsFloor
 	var out outerStep
 	out.capped = true
 	out.cert = math.NaN()
@@ -275,7 +343,11 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		epsT := max(eps, r.m.EpsFloor)
+		epsT := eps
+		if r.m.EpsRel > 0 && r.lastCert >= 0 {
+			epsT = min(epsT, r.m.EpsRel*r.lastCert/float64(r.n))
+		}
+		epsT = max(epsT, floor)
 		r0, err := r.serverStep(epsT)
 		if err != nil {
 			return out, err
@@ -286,14 +358,24 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 		}
 		b := &r.bc
 		*b = Broadcast{Kind: MsgADMM, W: r.wt, Eps: epsT, NeedEpsTilde: lhs <= tau}
-		if r.m.RhoAdapt {
+		if r.m.Rule == RhoBalance {
 			b.RhoScale = r.balance(t)
 		}
+		b.Refresh = r.useMetric && r.stalled(t)
 		reps, err := r.exchange(ctx, b)
 		if err != nil {
 			return out, err
 		}
-		if r.m.RhoAdapt {
+		if err := r.takeRho(reps); err != nil {
+			return out, err
+		}
+		if b.Refresh {
+			if err := r.takeMetric(reps); err != nil {
+				return out, err
+			}
+			r.lastRefresh = t
+		}
+		if r.m.Rule == RhoBalance {
 			r.primal = 0
 			for _, rep := range reps {
 				r.primal = max(r.primal, rep.Primal)
@@ -310,6 +392,8 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 				sum += rep.EpsTilde
 			}
 			out.cert = lhs + sum
+			r.lastCert = sum
+			r.certs = append(r.certs, sum)
 			if lhs+sum <= tau { // eq. (23)
 				out.capped = false
 				break
@@ -334,12 +418,138 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 	if err != nil {
 		return out, err
 	}
+	if err := r.takeMetric(reps); err != nil {
+		return out, err
+	}
 	for _, rep := range reps {
 		out.stepMu = max(out.stepMu, rep.StepMu)
 		out.parties = append(out.parties, PartyValue{F: rep.Value.F, C: append([]float64(nil), rep.Value.C...)})
 	}
 	out.wNext = r.wt
 	return out, nil
+}
+
+// takeRho adopts the ρ_i the clients report (RhoAdaptive, or a curvature
+// start): (18) must use the ρ_i with which each ũ_i was formed.
+func (r *proxALRun) takeRho(reps []*Reply) error {
+	changed := false
+	for i, rep := range reps {
+		if rep.Rho == 0 || rep.Rho == r.rho[i] {
+			continue
+		}
+		if !(rep.Rho > 0) || math.IsInf(rep.Rho, 0) {
+			return fmt.Errorf("client %d: reported rho = %v: must be finite and > 0", i+1, rep.Rho)
+		}
+		r.rho[i], changed = rep.Rho, true
+	}
+	if !changed {
+		return nil
+	}
+	r.rhoSum = 0
+	for _, v := range r.rho { // client order
+		r.rhoSum += v
+	}
+	r.sub.sigma = r.rhoSum
+	if r.quad != nil {
+		q, err := r.m.Cache.factor(r.sub.merits, r.d, r.beta, subAlpha(r.sub))
+		if err != nil {
+			return fmt.Errorf("server: %w", err)
+		}
+		r.quad = q
+	}
+	return nil
+}
+
+// takeMetric adopts the M_i the clients sent for the next Algorithm 2 call
+// (RhoHessian) and factors the server's matrix of (18).
+func (r *proxALRun) takeMetric(reps []*Reply) error {
+	any := false
+	for _, rep := range reps {
+		any = any || rep.Metric != nil
+	}
+	if !any {
+		return nil
+	}
+	d := r.d
+	if r.metric == nil {
+		r.metric = make([][]float64, r.n)
+		r.smat = make([]float64, d*d)
+	}
+	clear(r.smat)
+	for i, rep := range reps { // client order
+		if rep.Metric == nil {
+			r.metric[i] = nil
+			for j := 0; j < d; j++ {
+				r.smat[j*d+j] += r.rho[i]
+			}
+			continue
+		}
+		if len(rep.Metric) != d*d || !finite(rep.Metric) {
+			return fmt.Errorf("client %d: metric of length %d (want %d) or not finite", i+1, len(rep.Metric), d*d)
+		}
+		if r.metric[i] == nil {
+			r.metric[i] = make([]float64, d*d)
+		}
+		copy(r.metric[i], rep.Metric)
+		floats.Add(r.smat, rep.Metric)
+	}
+	a := 0.0
+	if r.p.Server == nil {
+		a = r.server.prox
+	}
+	h := mat.NewSymDense(d, nil)
+	for j := 0; j < d; j++ {
+		for l := j; l < d; l++ {
+			h.SetSym(j, l, r.smat[j*d+l])
+		}
+		h.SetSym(j, j, h.At(j, j)+a)
+	}
+	if !r.schol.Factorize(h) {
+		return fmt.Errorf("server: Σ_i M_i is not positive definite")
+	}
+	r.useMetric = true
+	if r.p.Server != nil {
+		r.sub.metric = r.smat
+	}
+	return nil
+}
+
+// metricStep solves (18) with matrix penalties into r.wt: with b =
+// Σ_i M_i ũ_i, w = (S + aI)⁻¹(b + a w^k) without a global constraint,
+// else a smooth solve of P_0(w) + ½||w - S⁻¹b||²_S. Returns the residual.
+func (r *proxALRun) metricStep(eps float64) (float64, error) {
+	d := r.d
+	b, tmp := r.sub.z, r.gs
+	clear(b)
+	for i, u := range r.uTilde { // client order
+		if r.metric[i] == nil {
+			floats.AddScaled(b, r.rho[i], u)
+			continue
+		}
+		symv(r.metric[i], u, tmp)
+		floats.Add(b, tmp)
+	}
+	if r.p.Server == nil {
+		a := r.server.prox
+		floats.AddScaled(b, a, r.server.center)
+		r.schol.SolveVecTo(mat.NewVecDense(d, r.wt), mat.NewVecDense(d, b)) //nolint:errcheck // factored
+		symv(r.smat, r.wt, tmp)
+		var res float64
+		for j := range tmp {
+			res = max(res, math.Abs(tmp[j]+a*r.wt[j]-b[j]))
+		}
+		return res, nil
+	}
+	r.schol.SolveVecTo(mat.NewVecDense(d, b), mat.NewVecDense(d, append([]float64(nil), b...))) //nolint:errcheck // factored
+	st := r.smooth.Minimize(r.sub, r.wt, eps, r.s.MaxInner)
+	r.localIter += st.Iterations
+	if !st.Converged {
+		r.misses++
+	}
+	if r.sub.err != nil {
+		return 0, fmt.Errorf("server: %w", r.sub.err)
+	}
+	return st.GradNorm, nil
 }
 
 // balance returns the factor for ρ_i by residual balancing, from the last
@@ -384,6 +594,9 @@ func (r *proxALRun) setScale(scale float64) {
 
 // serverStep solves eq. (18) into r.wt to ε and returns the residual reached.
 func (r *proxALRun) serverStep(eps float64) (float64, error) {
+	if r.useMetric {
+		return r.metricStep(eps)
+	}
 	// Σ_i (ρ_i/2)||ũ_i - w||² = (R/2)||w - ū||² + const, ū = Σ_i ρ_i ũ_i / R.
 	z := r.sub.z
 	clear(z)

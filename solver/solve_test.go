@@ -519,7 +519,7 @@ func TestRhoAdaptKeepsCertificate(t *testing.T) {
 	for _, rho := range []float64{1e-3, 1, 1e4} {
 		cache := solver.NewQuadCache()
 		res, err := solver.Solve(context.Background(), q.Problem(), w0, &solver.Settings{Eps1: 1e-6, Eps2: 1e-6},
-			&solver.ProxAL{Beta: 10, SBar: 0.1, Rho: rho, RhoAdapt: true, Cache: cache})
+			&solver.ProxAL{Beta: 10, SBar: 0.1, Rho: rho, Rule: solver.RhoBalance, Cache: cache})
 		if err != nil {
 			t.Fatal(err)
 		}

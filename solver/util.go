@@ -10,7 +10,10 @@ import (
 // ErrNonFinite signifies that a party returned NaN or ±Inf.
 var ErrNonFinite = errors.New("solver: non-finite value")
 
-const blasTrans = blas.Trans
+const (
+	blasTrans   = blas.Trans
+	blasNoTrans = blas.NoTrans
+)
 
 func nan() float64 { return math.NaN() }
 

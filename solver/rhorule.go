@@ -1,0 +1,176 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// RhoRule selects how Algorithm 2 sets the ADMM penalties ρ_i. Every rule
+// keeps Theorem 7's certificate: (18) and ε̃_i of (22) use the ρ_i with which
+// client i formed ũ_i (docs/rho-rules.md).
+type RhoRule int
+
+const (
+	// RhoFixed keeps ρ_i as given: the paper.
+	RhoFixed RhoRule = iota
+	// RhoBalance doubles or halves every ρ_i together by residual balancing
+	// (Boyd et al. 2011, §3.4.1) on the ∞-norms of the primal and dual
+	// residuals.
+	RhoBalance
+	// RhoAdaptive lets each client rescale its own ρ_i from its normalised
+	// residuals, as OSQP does (Stellato et al. 2020, §5.2):
+	//
+	//	ρ_i ← ρ_i·sqrt((||u_i - w||/max(||u_i||, ||w||)) / (||ρ_i(w^{t+1} - w^t)||/||λ_i||)),
+	//
+	// applied only when the factor is beyond [1/5, 5], so that a client's
+	// factorisation survives most rounds. The client reports ρ_i with ũ_i.
+	RhoAdaptive
+	// RhoHessian makes the penalty of client i a matrix: M_i = ∇²P_i(v) + σI
+	// (σ = ProxAL.MetricShift), computed by the client at the call's start
+	// (v = w̃^0) and again at v = u_i when the server asks (the certificate
+	// fell by less than half in the last rounds), sent with ũ_i. (18) becomes min P_0(w) + Σ_i ½||ũ_i - w||²_{M_i},
+	// (19) uses ||·||²_{M_i}, (20) λ_i += M_i(u_i - w) and (22)
+	// ε̃_i = ||∇P_i(w^{t+1}) + λ_i^t - M_i(w^{t+1} - u_i^t)||_∞, so the
+	// identity behind Theorem 7 holds unchanged. With M_i equal to P_i's
+	// curvature, ADMM contracts by about ½ per round in every direction
+	// instead of 1 - ρ_i/||∇²P_i|| (docs/rho-rules.md). Clients whose party
+	// is quadratic (solved exactly) or has no Hessian keep ρ_i I.
+	RhoHessian
+)
+
+// rhoRuleNames are the names of the rules, in order (CLI and config values).
+var rhoRuleNames = [...]string{"fixed", "balance", "adaptive", "hessian"}
+
+func (r RhoRule) String() string {
+	if r < 0 || int(r) >= len(rhoRuleNames) {
+		return fmt.Sprintf("RhoRule(%d)", int(r))
+	}
+	return rhoRuleNames[r]
+}
+
+// ParseRhoRule returns the rule named s (fixed, balance or adaptive).
+func ParseRhoRule(s string) (RhoRule, error) {
+	for i, n := range rhoRuleNames {
+		if s == n {
+			return RhoRule(i), nil
+		}
+	}
+	return 0, fmt.Errorf("solver: unknown rho rule %q (valid: fixed, balance, adaptive, hessian)", s)
+}
+
+// Bounds of the adaptive rule, relative to ρ_i's first value, and the factor
+// below which ρ_i is left alone.
+const (
+	adaptiveRhoRange     = 1e6
+	adaptiveRhoThreshold = 5
+	// adaptiveRhoStep caps one change: a client whose λ_i is nearly zero
+	// would otherwise read a huge factor from one noisy round.
+	adaptiveRhoStep = 10
+)
+
+// adaptRho returns the OSQP factor for ρ_i from ∞-norms, or 1 when a norm is
+// zero (no information yet) or the factor is within the threshold.
+func adaptRho(primal, scaleP, dual, scaleD float64) float64 {
+	if !(primal > 0 && scaleP > 0 && dual > 0 && scaleD > 0) {
+		return 1
+	}
+	f := math.Sqrt((primal / scaleP) / (dual / scaleD))
+	if math.IsNaN(f) || math.IsInf(f, 0) || (f <= adaptiveRhoThreshold && f >= 1/adaptiveRhoThreshold) {
+		return 1
+	}
+	return f
+}
+
+// curvatureRho returns sqrt(L·μ) for the client's (19): L the largest
+// eigenvalue of ∇²P_i(w) (power iteration on the dense Hessian), μ = the
+// proximal share 1/((n+1)β), the strong-convexity floor of P_i. For a
+// quadratic model with curvatures in [μ, L] this is the ρ that balances
+// ADMM's slowest modes (Ghadimi et al. 2015; Nishihara et al. 2015). ok is
+// false when the party gives no Hessian.
+func (c *ClientNode) curvatureRho(w []float64) (rho float64, ok bool, err error) {
+	if !hasHessian(c.sub.merits) {
+		return 0, false, nil
+	}
+	d := c.cfg.Dim
+	h := mat.NewSymDense(d, nil)
+	if err := c.merit.hessian(h, w); err != nil {
+		return 0, false, err
+	}
+	l := powerMax(h, 50)
+	mu := c.merit.prox
+	if !(l > mu) {
+		l = mu
+	}
+	return math.Sqrt(l * mu), true, nil
+}
+
+// powerMax estimates the largest eigenvalue of the positive semidefinite h.
+func powerMax(h *mat.SymDense, iters int) float64 {
+	d := h.SymmetricDim()
+	x := mat.NewVecDense(d, nil)
+	for j := 0; j < d; j++ {
+		x.SetVec(j, 1/math.Sqrt(float64(d))+1e-3*float64(j%7)) // deterministic, not orthogonal to a top eigenvector in practice
+	}
+	y := mat.NewVecDense(d, nil)
+	var lam float64
+	for it := 0; it < iters; it++ {
+		y.MulVec(h, x)
+		nrm := mat.Norm(y, 2)
+		if !(nrm > 0) {
+			return 0
+		}
+		lam = mat.Dot(x, y) / mat.Dot(x, x)
+		x.ScaleVec(1/nrm, y)
+	}
+	return lam
+}
+
+// buildMetric sets M_i = ∇²P_i(w) + ρ_i I and factors it (RhoHessian).
+func (c *ClientNode) buildMetric(w []float64) error {
+	d := c.cfg.Dim
+	h := mat.NewSymDense(d, nil)
+	if err := c.merit.hessian(h, w); err != nil {
+		return err
+	}
+	// A nonconvex constraint (the fairness disparity) can make ∇²P_i
+	// indefinite: the shift then grows, as in a modified Cholesky, until
+	// M_i is positive definite.
+	shift, scale := c.cfg.MetricShift, 0.0
+	for j := 0; j < d; j++ {
+		scale = max(scale, math.Abs(h.At(j, j)))
+	}
+	for try := 0; ; try++ {
+		for j := 0; j < d; j++ {
+			h.SetSym(j, j, h.At(j, j)+shift)
+		}
+		if c.mchol.Factorize(h) {
+			break
+		}
+		if try == 60 || !(scale > 0) {
+			return fmt.Errorf("solver: metric ∇²P_i + σI is not positive definite")
+		}
+		add := max(shift, 1e-8*scale)
+		for j := 0; j < d; j++ {
+			h.SetSym(j, j, h.At(j, j)-shift)
+		}
+		shift += add
+	}
+	if c.metric == nil {
+		c.metric = make([]float64, d*d)
+	}
+	for a := 0; a < d; a++ {
+		for b := 0; b < d; b++ {
+			c.metric[a*d+b] = h.At(a, b)
+		}
+	}
+	c.reply.Metric = c.metric
+	return nil
+}
+
+// minv sets dst = M_i⁻¹ x.
+func (c *ClientNode) minv(dst, x []float64) {
+	d := len(x)
+	c.mchol.SolveVecTo(mat.NewVecDense(d, dst), mat.NewVecDense(d, x)) //nolint:errcheck // M_i was factored
+}
