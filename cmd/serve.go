@@ -20,7 +20,8 @@ var serveFlagKeys = map[string]string{
 	"seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
-	"subsolver": "subsolver", "r": "r", "rho-adapt": "rho_adapt", "admm-start": "admm_start",
+	"subsolver": "subsolver", "r": "r", "admm-start": "admm_start",
+	"rho-rule": "rho_rule", "metric-shift": "metric_shift", "relax": "relax", "eps-rel": "eps_rel",
 }
 
 type serveOptions struct {
@@ -117,7 +118,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		if len(o.cell) != 3 {
 			return flagErrorf("--cell %v: want n,d,m", o.cell)
 		}
-		for _, k := range []string{"subsolver", "r", "rho-adapt", "admm-start"} {
+		for _, k := range []string{"subsolver", "r", "admm-start", "rho-rule", "metric-shift", "relax", "eps-rel"} {
 			delete(keys, k)
 		}
 		cfg := &experiments.QPConfig{}

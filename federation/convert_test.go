@@ -20,11 +20,11 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		typ   reflect.Type
 		known []string
 	}{
-		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale"}},
-		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "EpsTilde", "Primal", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Iterations", "Evals", "Missed"}},
+		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale", "Refresh"}},
+		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Iterations", "Evals", "Missed"}},
 		{reflect.TypeFor[solver.PartyValue](), []string{"F", "C"}},
-		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "Hessian"}},
-		{reflect.TypeFor[solver.ClientConfig](), []string{"Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "AdmmStart"}},
+		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "Hessian", "WPrev", "HavePrev", "Rho0", "Metric"}},
+		{reflect.TypeFor[solver.ClientConfig](), []string{"Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "AdmmStart", "Rule", "RhoFromCurvature", "Relax", "MetricShift"}},
 	} {
 		var fields []string
 		for f := range tc.typ.Fields() {
@@ -47,7 +47,8 @@ func TestConvertKnowsEveryField(t *testing.T) {
 func TestReplyRoundTrip(t *testing.T) {
 	in := solver.Reply{UTilde: []float64{1, -0.1, math.Inf(1)}, EpsTilde: 1e-300, Primal: -1, StepMu: 0.5,
 		Value: solver.PartyValue{F: math.Pi, C: []float64{-2}}, LagGrad: []float64{3, 4, 5}, Feas: 1e-9,
-		Mu: []float64{7}, Iterations: 9, Evals: 11, Missed: true}
+		Mu: []float64{7}, Iterations: 9, Evals: 11, Missed: true, Rho: 0.25,
+		Metric: []float64{2, 0.5, 0, 0.5, 3, 0.1, 0, 0.1, 4}}
 	for _, k := range []solver.MsgKind{solver.MsgStart, solver.MsgADMM, solver.MsgOuter, solver.MsgAudit} {
 		var out solver.Reply
 		if err := replyFromPB(&out, k, replyToPB(k, &in), 3, 1); err != nil {
@@ -55,13 +56,13 @@ func TestReplyRoundTrip(t *testing.T) {
 		}
 		want := in
 		if k == solver.MsgAudit {
-			want.UTilde = nil // not sent: the server ignores it
+			want.UTilde, want.Metric = nil, nil // not sent: the server ignores them
 		}
 		if !reflect.DeepEqual(out, want) {
 			t.Errorf("kind %d: got %+v, want %+v", k, out, want)
 		}
 	}
-	b := solver.Broadcast{Kind: solver.MsgADMM, W: []float64{1, 2}, Eps: 0.3, NeedEpsTilde: true, RhoScale: 2}
+	b := solver.Broadcast{Kind: solver.MsgADMM, W: []float64{1, 2}, Eps: 0.3, NeedEpsTilde: true, RhoScale: 2, Refresh: true}
 	k, _ := kindToPB(b.Kind)
 	got, err := broadcastFromPB(k, broadcastToPB(&b), 2)
 	if err != nil || !reflect.DeepEqual(*got, b) {
@@ -95,6 +96,10 @@ func TestBadReplyRefused(t *testing.T) {
 		{"no body", func(r *fedpb.Reply) { r.Body = nil }, "without a body"},
 		{"client error", func(r *fedpb.Reply) { r.Error = "boom" }, "local step failed: boom"},
 		{"negative count", func(r *fedpb.Reply) { r.Body.Iterations = -1 }, "negative"},
+		{"metric size", func(r *fedpb.Reply) { r.Body.Metric = make([]float64, 9) }, "metric has 9 entries, want 6"},
+		{"NaN metric", func(r *fedpb.Reply) { r.Body.Metric = []float64{1, 0, 0, 1, 0, math.NaN()} }, "metric[5] is NaN"},
+		{"negative rho", func(r *fedpb.Reply) { r.Body.Rho = -1 }, "rho = -1"},
+		{"good metric", func(r *fedpb.Reply) { r.Body.Metric = []float64{1, 0, 0, 1, 0, 1}; r.Body.Rho = 2 }, ""},
 	} {
 		r := good()
 		tc.edit(r)
@@ -162,7 +167,7 @@ func TestBadBroadcastRefused(t *testing.T) {
 		}
 	}
 	good := func() *fedpb.NodeConfig {
-		return &fedpb.NodeConfig{Dim: 2, Parties: 3, Beta: 1, Rho: 1, MaxIter: 5, Smooth: "newton"}
+		return &fedpb.NodeConfig{Dim: 2, Parties: 3, Beta: 1, Rho: 1, MaxIter: 5, Smooth: "newton", Rule: "fixed", Relax: 1}
 	}
 	if _, err := nodeConfigFromPB(good()); err != nil {
 		t.Fatalf("good setup refused: %v", err)
@@ -178,6 +183,8 @@ func TestBadBroadcastRefused(t *testing.T) {
 		{"rho", func(c *fedpb.NodeConfig) { c.Rho = math.Inf(1) }, "ρ = +Inf"},
 		{"dim", func(c *fedpb.NodeConfig) { c.Dim = 0 }, "dim 0"},
 		{"admm start", func(c *fedpb.NodeConfig) { c.AdmmStart = []float64{1} }, "admm_start has 1 entries, want 2"},
+		{"rule", func(c *fedpb.NodeConfig) { c.Rule = "magic" }, `unknown rho rule "magic"`},
+		{"relax", func(c *fedpb.NodeConfig) { c.Relax = 2 }, "relax = 2"},
 	} {
 		var c *fedpb.NodeConfig
 		if tc.edit != nil {

@@ -48,15 +48,26 @@ func qpJob(n, d, m int) *experiments.FedJob {
 func npJob(n int, sub string, maxOuter int) *experiments.FedJob {
 	return &experiments.FedJob{Problem: "np", N: n, Dataset: "monks-1", NP: &experiments.NPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2, AdmmStart: "wk",
-		ALConfig: experiments.ALConfig{Subsolver: sub, MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
+		ALConfig: experiments.ALConfig{Subsolver: sub, RhoRule: "fixed", Relax: 1, MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
 }
 
 func fairJob(n, maxOuter int) *experiments.FedJob {
 	return &experiments.FedJob{Problem: "fair", N: n, Dataset: "adult-b", Fair: &experiments.FairConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.1,
-		ALConfig: experiments.ALConfig{Subsolver: "newton", MethodConfig: experiments.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
+		ALConfig: experiments.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: experiments.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
+}
+
+// npRule is a short NP run with Algorithm 2's ρ rule (the presets'
+// settings for hessian: σ = 0.01, the measured test).
+func npRule(n int, rule string) *experiments.FedJob {
+	j := npJob(n, "newton", 3)
+	j.NP.RhoRule = rule
+	if rule == "hessian" {
+		j.NP.MetricShift, j.NP.InnerTest = 0.01, "measured"
+	}
+	return j
 }
 
 // certDir writes a CA, a server certificate for 127.0.0.1 and clients 1..n.
@@ -180,7 +191,14 @@ func TestLoopbackSameAnswer(t *testing.T) {
 		{"np-newton", npJob(5, "newton", 10)},
 		{"np-lbfgs", npJob(3, "lbfgs", 2)},
 		{"fair", fairJob(5, 2)},
-		{"np-rho-adapt", func() *experiments.FedJob { j := npJob(3, "newton", 3); j.NP.RhoAdapt = true; return j }()},
+		{"np-rho-balance", npRule(3, "balance")},
+		{"np-rho-adaptive", npRule(3, "adaptive")},
+		{"np-rho-hessian", npRule(3, "hessian")},
+		{"fair-rho-hessian", func() *experiments.FedJob {
+			j := fairJob(3, 2)
+			j.Fair.RhoRule, j.Fair.MetricShift, j.Fair.InnerTest, j.Fair.Relax = "hessian", 0.01, "measured", 1.5
+			return j
+		}()},
 		{"np-admm-start-w0", func() *experiments.FedJob { j := npJob(3, "newton", 3); j.NP.AdmmStart = "w0"; return j }()},
 		{"qp-measured-test", func() *experiments.FedJob { j := qpJob(3, 20, 2); j.QP.InnerTest = "measured"; return j }()},
 	} {

@@ -20,13 +20,24 @@ type NodeState struct {
 	// Hessian is the d×d matrix (row-major) that a Newton local solver
 	// keeps factorised across calls; nil when it keeps none.
 	Hessian []float64
+	// Adaptive ρ_i: w^t of the previous round, whether it is set, and ρ_i's
+	// first value.
+	WPrev    []float64
+	HavePrev bool
+	Rho0     float64
+	// Metric is M_i, row-major d×d (RhoHessian); nil when not built.
+	Metric []float64
 }
 
 // State returns a copy of the node's state.
 func (c *ClientNode) State() NodeState {
 	cp := func(x []float64) []float64 { return append([]float64(nil), x...) }
 	st := NodeState{Mu: cp(c.merit.mu), Center: cp(c.merit.center), U: cp(c.u),
-		Lambda: cp(c.lambda), UTilde: cp(c.reply.UTilde), Rho: c.cfg.Rho}
+		Lambda: cp(c.lambda), UTilde: cp(c.reply.UTilde), Rho: c.cfg.Rho,
+		WPrev: cp(c.wprev), HavePrev: c.havePrev, Rho0: c.rho0}
+	if c.metric != nil {
+		st.Metric = cp(c.metric)
+	}
 	if nw, ok := c.cfg.Smooth.(*Newton); ok && nw.have && nw.hdim == c.cfg.Dim {
 		d := c.cfg.Dim
 		st.Hessian = make([]float64, d*d)
@@ -50,12 +61,27 @@ func (c *ClientNode) Restore(s NodeState) error {
 			len(s.Center), len(s.U), len(s.Lambda), len(s.UTilde), d)
 	case !(s.Rho > 0) || math.IsInf(s.Rho, 0):
 		return fmt.Errorf("solver: restored ρ_i = %v: must be > 0", s.Rho)
+	case len(s.WPrev) != d || !(s.Rho0 >= 0) || math.IsInf(s.Rho0, 0):
+		return fmt.Errorf("solver: restored adaptive state: w^t of length %d, ρ_i^0 = %v", len(s.WPrev), s.Rho0)
+	case c.useMetric && s.Metric == nil:
+		return fmt.Errorf("solver: restored state lacks M_i of the matrix penalty")
+	case s.Metric != nil && (len(s.Metric) != d*d || !c.useMetric):
+		return fmt.Errorf("solver: restored metric of %d entries for a node on R^%d (matrix penalty: %v)", len(s.Metric), d, c.useMetric)
 	}
 	copy(c.merit.mu, s.Mu)
 	copy(c.merit.center, s.Center)
 	copy(c.u, s.U)
 	copy(c.lambda, s.Lambda)
 	copy(c.reply.UTilde, s.UTilde)
+	copy(c.wprev, s.WPrev)
+	c.havePrev, c.rho0 = s.HavePrev, s.Rho0
+	if s.Metric != nil {
+		// The same matrix factorises to the same Cholesky factor.
+		c.metric = append([]float64(nil), s.Metric...)
+		if !c.mchol.Factorize(mat.NewSymDense(d, append([]float64(nil), s.Metric...))) {
+			return fmt.Errorf("solver: restored metric is not positive definite")
+		}
+	}
 	if s.Hessian != nil {
 		nw, ok := c.cfg.Smooth.(*Newton)
 		if !ok || len(s.Hessian) != d*d {
@@ -91,5 +117,6 @@ func (m *ProxAL) ClientConfig(i, n, d int, s *Settings) (ClientConfig, error) {
 	}
 	s = s.withDefaults()
 	return ClientConfig{Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mu,
-		Smooth: m.Smooth, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart}, nil
+		Smooth: m.Smooth, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart,
+		Rule: m.Rule, RhoFromCurvature: m.RhoStart == RhoStartCurvature, Relax: m.Relax, MetricShift: m.MetricShift}, nil
 }

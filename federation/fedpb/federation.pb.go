@@ -498,17 +498,21 @@ func (x *DrflConfig) GetTol() float64 {
 }
 
 type NodeConfig struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Dim           int32                  `protobuf:"varint,1,opt,name=dim,proto3" json:"dim,omitempty"`
-	Parties       int32                  `protobuf:"varint,2,opt,name=parties,proto3" json:"parties,omitempty"`
-	Beta          float64                `protobuf:"fixed64,3,opt,name=beta,proto3" json:"beta,omitempty"`
-	Rho           float64                `protobuf:"fixed64,4,opt,name=rho,proto3" json:"rho,omitempty"`
-	Mu0           []float64              `protobuf:"fixed64,5,rep,packed,name=mu0,proto3" json:"mu0,omitempty"`
-	MaxIter       int32                  `protobuf:"varint,6,opt,name=max_iter,json=maxIter,proto3" json:"max_iter,omitempty"`
-	AdmmStart     []float64              `protobuf:"fixed64,7,rep,packed,name=admm_start,json=admmStart,proto3" json:"admm_start,omitempty"`
-	Smooth        string                 `protobuf:"bytes,8,opt,name=smooth,proto3" json:"smooth,omitempty"` // "lbfgs" or "newton"
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Dim              int32                  `protobuf:"varint,1,opt,name=dim,proto3" json:"dim,omitempty"`
+	Parties          int32                  `protobuf:"varint,2,opt,name=parties,proto3" json:"parties,omitempty"`
+	Beta             float64                `protobuf:"fixed64,3,opt,name=beta,proto3" json:"beta,omitempty"`
+	Rho              float64                `protobuf:"fixed64,4,opt,name=rho,proto3" json:"rho,omitempty"`
+	Mu0              []float64              `protobuf:"fixed64,5,rep,packed,name=mu0,proto3" json:"mu0,omitempty"`
+	MaxIter          int32                  `protobuf:"varint,6,opt,name=max_iter,json=maxIter,proto3" json:"max_iter,omitempty"`
+	AdmmStart        []float64              `protobuf:"fixed64,7,rep,packed,name=admm_start,json=admmStart,proto3" json:"admm_start,omitempty"`
+	Smooth           string                 `protobuf:"bytes,8,opt,name=smooth,proto3" json:"smooth,omitempty"` // "lbfgs" or "newton"
+	Rule             string                 `protobuf:"bytes,9,opt,name=rule,proto3" json:"rule,omitempty"`     // solver.RhoRule by name: fixed, balance, adaptive, hessian
+	RhoFromCurvature bool                   `protobuf:"varint,10,opt,name=rho_from_curvature,json=rhoFromCurvature,proto3" json:"rho_from_curvature,omitempty"`
+	Relax            float64                `protobuf:"fixed64,11,opt,name=relax,proto3" json:"relax,omitempty"`
+	MetricShift      float64                `protobuf:"fixed64,12,opt,name=metric_shift,json=metricShift,proto3" json:"metric_shift,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *NodeConfig) Reset() {
@@ -595,6 +599,34 @@ func (x *NodeConfig) GetSmooth() string {
 		return x.Smooth
 	}
 	return ""
+}
+
+func (x *NodeConfig) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *NodeConfig) GetRhoFromCurvature() bool {
+	if x != nil {
+		return x.RhoFromCurvature
+	}
+	return false
+}
+
+func (x *NodeConfig) GetRelax() float64 {
+	if x != nil {
+		return x.Relax
+	}
+	return 0
+}
+
+func (x *NodeConfig) GetMetricShift() float64 {
+	if x != nil {
+		return x.MetricShift
+	}
+	return 0
 }
 
 // Ready: the client built its node. constraints is m_i, the length of
@@ -809,6 +841,7 @@ type Broadcast struct {
 	Eps           float64                `protobuf:"fixed64,2,opt,name=eps,proto3" json:"eps,omitempty"`
 	NeedEpsTilde  bool                   `protobuf:"varint,3,opt,name=need_eps_tilde,json=needEpsTilde,proto3" json:"need_eps_tilde,omitempty"`
 	RhoScale      float64                `protobuf:"fixed64,4,opt,name=rho_scale,json=rhoScale,proto3" json:"rho_scale,omitempty"`
+	Refresh       bool                   `protobuf:"varint,5,opt,name=refresh,proto3" json:"refresh,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -869,6 +902,13 @@ func (x *Broadcast) GetRhoScale() float64 {
 		return x.RhoScale
 	}
 	return 0
+}
+
+func (x *Broadcast) GetRefresh() bool {
+	if x != nil {
+		return x.Refresh
+	}
+	return false
 }
 
 type Reply struct {
@@ -1063,6 +1103,8 @@ type ReplyBody struct {
 	Iterations    int64                  `protobuf:"varint,10,opt,name=iterations,proto3" json:"iterations,omitempty"`
 	Evals         int64                  `protobuf:"varint,11,opt,name=evals,proto3" json:"evals,omitempty"`
 	Missed        bool                   `protobuf:"varint,12,opt,name=missed,proto3" json:"missed,omitempty"`
+	Metric        []float64              `protobuf:"fixed64,13,rep,packed,name=metric,proto3" json:"metric,omitempty"` // M_i's upper triangle, row by row; empty when not sent
+	Rho           float64                `protobuf:"fixed64,14,opt,name=rho,proto3" json:"rho,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1181,6 +1223,20 @@ func (x *ReplyBody) GetMissed() bool {
 	return false
 }
 
+func (x *ReplyBody) GetMetric() []float64 {
+	if x != nil {
+		return x.Metric
+	}
+	return nil
+}
+
+func (x *ReplyBody) GetRho() float64 {
+	if x != nil {
+		return x.Rho
+	}
+	return 0
+}
+
 // Checkpoint is a client's state file: written after every answered round,
 // before the reply is sent.
 type Checkpoint struct {
@@ -1268,6 +1324,10 @@ type NodeState struct {
 	UTilde        []float64              `protobuf:"fixed64,5,rep,packed,name=u_tilde,json=uTilde,proto3" json:"u_tilde,omitempty"`
 	Rho           float64                `protobuf:"fixed64,6,opt,name=rho,proto3" json:"rho,omitempty"`
 	Hessian       []float64              `protobuf:"fixed64,7,rep,packed,name=hessian,proto3" json:"hessian,omitempty"` // a Newton local solver's kept d×d matrix
+	Wprev         []float64              `protobuf:"fixed64,8,rep,packed,name=wprev,proto3" json:"wprev,omitempty"`     // adaptive ρ_i: w^t of the previous round
+	HavePrev      bool                   `protobuf:"varint,9,opt,name=have_prev,json=havePrev,proto3" json:"have_prev,omitempty"`
+	Rho0          float64                `protobuf:"fixed64,10,opt,name=rho0,proto3" json:"rho0,omitempty"`
+	Metric        []float64              `protobuf:"fixed64,11,rep,packed,name=metric,proto3" json:"metric,omitempty"` // M_i, d×d (RhoHessian)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1351,6 +1411,34 @@ func (x *NodeState) GetHessian() []float64 {
 	return nil
 }
 
+func (x *NodeState) GetWprev() []float64 {
+	if x != nil {
+		return x.Wprev
+	}
+	return nil
+}
+
+func (x *NodeState) GetHavePrev() bool {
+	if x != nil {
+		return x.HavePrev
+	}
+	return false
+}
+
+func (x *NodeState) GetRho0() float64 {
+	if x != nil {
+		return x.Rho0
+	}
+	return 0
+}
+
+func (x *NodeState) GetMetric() []float64 {
+	if x != nil {
+		return x.Metric
+	}
+	return nil
+}
+
 var File_federation_proto protoreflect.FileDescriptor
 
 const file_federation_proto_rawDesc = "" +
@@ -1382,7 +1470,7 @@ const file_federation_proto_rawDesc = "" +
 	"\n" +
 	"DrflConfig\x12\f\n" +
 	"\x01c\x18\x01 \x01(\x01R\x01c\x12\x10\n" +
-	"\x03tol\x18\x02 \x01(\x01R\x03tol\"\xc2\x01\n" +
+	"\x03tol\x18\x02 \x01(\x01R\x03tol\"\xbd\x02\n" +
 	"\n" +
 	"NodeConfig\x12\x10\n" +
 	"\x03dim\x18\x01 \x01(\x05R\x03dim\x12\x18\n" +
@@ -1393,7 +1481,12 @@ const file_federation_proto_rawDesc = "" +
 	"\bmax_iter\x18\x06 \x01(\x05R\amaxIter\x12\x1d\n" +
 	"\n" +
 	"admm_start\x18\a \x03(\x01R\tadmmStart\x12\x16\n" +
-	"\x06smooth\x18\b \x01(\tR\x06smooth\"|\n" +
+	"\x06smooth\x18\b \x01(\tR\x06smooth\x12\x12\n" +
+	"\x04rule\x18\t \x01(\tR\x04rule\x12,\n" +
+	"\x12rho_from_curvature\x18\n" +
+	" \x01(\bR\x10rhoFromCurvature\x12\x14\n" +
+	"\x05relax\x18\v \x01(\x01R\x05relax\x12!\n" +
+	"\fmetric_shift\x18\f \x01(\x01R\vmetricShift\"|\n" +
 	"\x05Ready\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x10\n" +
@@ -1408,12 +1501,13 @@ const file_federation_proto_rawDesc = "" +
 	"\x04drfl\x18\x05 \x01(\v2\x1f.fedcon.federation.v1.DrflRoundR\x04drfl\"'\n" +
 	"\tDrflRound\x12\f\n" +
 	"\x01v\x18\x01 \x03(\x01R\x01v\x12\f\n" +
-	"\x01z\x18\x02 \x01(\x01R\x01z\"n\n" +
+	"\x01z\x18\x02 \x01(\x01R\x01z\"\x88\x01\n" +
 	"\tBroadcast\x12\f\n" +
 	"\x01w\x18\x01 \x03(\x01R\x01w\x12\x10\n" +
 	"\x03eps\x18\x02 \x01(\x01R\x03eps\x12$\n" +
 	"\x0eneed_eps_tilde\x18\x03 \x01(\bR\fneedEpsTilde\x12\x1b\n" +
-	"\trho_scale\x18\x04 \x01(\x01R\brhoScale\"\xfa\x01\n" +
+	"\trho_scale\x18\x04 \x01(\x01R\brhoScale\x12\x18\n" +
+	"\arefresh\x18\x05 \x01(\bR\arefresh\"\xfa\x01\n" +
 	"\x05Reply\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05round\x18\x02 \x01(\x03R\x05round\x12.\n" +
@@ -1430,7 +1524,7 @@ const file_federation_proto_rawDesc = "" +
 	"iterations\x18\x04 \x01(\x03R\n" +
 	"iterations\x12\x19\n" +
 	"\bcap_hits\x18\x05 \x01(\x03R\acapHits\x12\x12\n" +
-	"\x04loss\x18\x06 \x01(\x01R\x04loss\"\x9b\x02\n" +
+	"\x04loss\x18\x06 \x01(\x01R\x04loss\"\xc5\x02\n" +
 	"\tReplyBody\x12\x17\n" +
 	"\au_tilde\x18\x01 \x03(\x01R\x06uTilde\x12\x1b\n" +
 	"\teps_tilde\x18\x02 \x01(\x01R\bepsTilde\x12\x16\n" +
@@ -1446,14 +1540,16 @@ const file_federation_proto_rawDesc = "" +
 	" \x01(\x03R\n" +
 	"iterations\x12\x14\n" +
 	"\x05evals\x18\v \x01(\x03R\x05evals\x12\x16\n" +
-	"\x06missed\x18\f \x01(\bR\x06missed\"\xb7\x01\n" +
+	"\x06missed\x18\f \x01(\bR\x06missed\x12\x16\n" +
+	"\x06metric\x18\r \x03(\x01R\x06metric\x12\x10\n" +
+	"\x03rho\x18\x0e \x01(\x01R\x03rho\"\xb7\x01\n" +
 	"\n" +
 	"Checkpoint\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x14\n" +
 	"\x05round\x18\x03 \x01(\x03R\x05round\x125\n" +
 	"\x05state\x18\x04 \x01(\v2\x1f.fedcon.federation.v1.NodeStateR\x05state\x12/\n" +
-	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\x9e\x01\n" +
+	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\xfd\x01\n" +
 	"\tNodeState\x12\x0e\n" +
 	"\x02mu\x18\x01 \x03(\x01R\x02mu\x12\x16\n" +
 	"\x06center\x18\x02 \x03(\x01R\x06center\x12\f\n" +
@@ -1461,7 +1557,12 @@ const file_federation_proto_rawDesc = "" +
 	"\x06lambda\x18\x04 \x03(\x01R\x06lambda\x12\x17\n" +
 	"\au_tilde\x18\x05 \x03(\x01R\x06uTilde\x12\x10\n" +
 	"\x03rho\x18\x06 \x01(\x01R\x03rho\x12\x18\n" +
-	"\ahessian\x18\a \x03(\x01R\ahessian*\x95\x01\n" +
+	"\ahessian\x18\a \x03(\x01R\ahessian\x12\x14\n" +
+	"\x05wprev\x18\b \x03(\x01R\x05wprev\x12\x1b\n" +
+	"\thave_prev\x18\t \x01(\bR\bhavePrev\x12\x12\n" +
+	"\x04rho0\x18\n" +
+	" \x01(\x01R\x04rho0\x12\x16\n" +
+	"\x06metric\x18\v \x03(\x01R\x06metric*\x95\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
