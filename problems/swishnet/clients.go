@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/internal/kernels"
 )
 
 // SampleClient is client i of sample-based FL (Algorithms 1-2, FedAvg): it
@@ -39,11 +40,11 @@ func (c *SampleClient) Grad(w []float64, batch []int, g []float64) float64 {
 // SGD): it holds pixels [K0, K1) of every image (w_i = w[K0*J : K1*J]) and,
 // when it holds labels, the labels.
 type FeatureClient struct {
-	Net    Net
-	Img    *datasets.Images
-	K0, K1 int
-	ws     *Work
-	a, sp  []float64 // S(z), S'(z) of the current round's z (Activate)
+	Net      Net
+	Img      *datasets.Images
+	K0, K1   int
+	ws       *Work
+	a, sp, e []float64 // S(z), S'(z), e^-z of the current round's z (Activate)
 }
 
 // NewFeatureClient returns the client owning pixels [k0, k1) of img.
@@ -72,13 +73,8 @@ func (c *FeatureClient) span(m int) (int32, int32) {
 func (c *FeatureClient) Partial(wi []float64, batch []int, h []float64) {
 	J := c.Net.J
 	for b, m := range batch {
-		hb := h[b*J : b*J+J]
-		clear(hb)
 		p0, p1 := c.span(m)
-		for p := p0; p < p1; p++ {
-			k := int(c.Img.Col[p]) - c.K0
-			axpy(pixel[c.Img.Val[p]], wi[k*J:k*J+J], hb)
-		}
+		kernels.ByteRow(h[b*J:b*J+J], wi, c.Img.Col[p0:p1], c.K0, c.Img.Val[p0:p1], &pixel)
 	}
 }
 
@@ -86,12 +82,10 @@ func (c *FeatureClient) Partial(wi []float64, batch []int, h []float64) {
 // once per round for Residual, Block and Top.
 func (c *FeatureClient) Activate(z []float64) {
 	if cap(c.a) < len(z) {
-		c.a, c.sp = make([]float64, len(z)), make([]float64, len(z))
+		c.a, c.sp, c.e = make([]float64, len(z)), make([]float64, len(z)), make([]float64, len(z))
 	}
 	c.a, c.sp = c.a[:len(z)], c.sp[:len(z)]
-	for i, v := range z {
-		c.a[i], c.sp[i] = swishPair(v)
-	}
+	swishPairs(z, c.e, c.a, c.sp)
 }
 
 // Residual sets r (B×L) to Q(w, x_n) - y_n from the activations of z and
@@ -118,8 +112,9 @@ func (c *FeatureClient) Residual(w0 []float64, batch []int, z, r []float64) floa
 func (c *FeatureClient) Block(w0 []float64, batch []int, z, r, gi []float64) {
 	J, L := c.Net.J, c.Net.L
 	clear(gi)
-	d := c.ws.d
-	for b, m := range batch {
+	D := c.ws.sc.rows(len(batch) * J)
+	for b := range batch {
+		d := D[b*J : b*J+J]
 		clear(d)
 		for l, rl := range r[b*L : b*L+L] {
 			axpy(rl, w0[l*J:l*J+J], d)
@@ -127,12 +122,8 @@ func (c *FeatureClient) Block(w0 []float64, batch []int, z, r, gi []float64) {
 		for j, s := range c.sp[b*J : b*J+J] {
 			d[j] *= s
 		}
-		p0, p1 := c.span(m)
-		for p := p0; p < p1; p++ {
-			k := int(c.Img.Col[p]) - c.K0
-			axpy(pixel[c.Img.Val[p]], d, gi[k*J:k*J+J])
-		}
 	}
+	c.ws.sc.add(c.Img, batch, c.span, c.K0, c.K1, J, D, gi)
 }
 
 // Top sets g0 to Σ_n ∇_{w0} f (16): the L×J output-layer gradient Σ r a^T.

@@ -17,6 +17,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/internal/kernels"
 )
 
 // Net is the shape of the network (26).
@@ -60,10 +61,12 @@ func SwishPrime(z float64) float64 { return sigmoid(z) * (1 + z*sigmoid(-z)) }
 // sigmoid is 1/(1+e^-z): e^-z overflows to +Inf for z < -709, giving 0, not NaN.
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 
-// swishPair returns S(z) and S'(z) with one exponential: σ(z) = 1/(1+e),
-// σ(-z) = e σ(z) with e = e^-z (1 when e overflows).
-func swishPair(z float64) (float64, float64) {
-	e := math.Exp(-z)
+// swishPair returns S(z) and S'(z) with one exponential.
+func swishPair(z float64) (float64, float64) { return swishFrom(z, math.Exp(-z)) }
+
+// swishFrom returns S(z) and S'(z) given e = e^-z: σ(z) = 1/(1+e),
+// σ(-z) = e σ(z) (1 when e overflows).
+func swishFrom(z, e float64) (float64, float64) {
 	s := 1 / (1 + e)
 	sm := e * s
 	if math.IsInf(e, 1) {
@@ -72,17 +75,34 @@ func swishPair(z float64) (float64, float64) {
 	return z * s, s * (1 + z*sm)
 }
 
+// swishPairs sets a[i], sp[i] = S(z[i]), S'(z[i]) using e (len(z)) as
+// scratch: the exponentials in one vectorised pass (kernels.Exp).
+func swishPairs(z, e, a, sp []float64) {
+	e = e[:len(z)]
+	for i, v := range z {
+		e[i] = -v
+	}
+	kernels.Exp(e, e)
+	for i, v := range z {
+		a[i], sp[i] = swishFrom(v, e[i])
+	}
+}
+
 // Work is one goroutine's scratch space for per-sample passes.
 type Work struct {
-	z, a, sp, d []float64 // J: pre-activation, S(z), S'(z), back-propagated error
-	o, q        []float64 // L: logits, softmax
+	z, a, sp, d, e []float64 // J: pre-activation, S(z), S'(z), back-propagated error, e^-z
+	o, q           []float64 // L: logits, softmax
+	sc             scatter   // batch-sized, grown on demand
 }
 
 // NewWork allocates scratch space for n.
 func (n Net) NewWork() *Work {
 	return &Work{z: make([]float64, n.J), a: make([]float64, n.J), sp: make([]float64, n.J), d: make([]float64, n.J),
-		o: make([]float64, n.L), q: make([]float64, n.L)}
+		e: make([]float64, n.J), o: make([]float64, n.L), q: make([]float64, n.L)}
 }
+
+// axpy sets y[:len(x)] += a x (AVX2/FMA where available).
+func axpy(a float64, x, y []float64) { kernels.Axpy(a, x, y) }
 
 // softmax sets q = softmax(o) and returns log Σ e^o, shifted by max(o) so
 // that logits of ±1000 stay finite (stable log-sum-exp).
@@ -118,22 +138,17 @@ func dot(x, y []float64) float64 {
 
 // hidden sets ws.z to the pre-activations of image m (its pixels in
 // [k0, k1) only when the CSR range is restricted by the caller: p0, p1).
+// The sum over the pixels p (in column order) for each z[j] is the same as
+// with one axpy per pixel, but z stays in registers (kernels.ByteRow).
 func (n Net) hidden(w1 []float64, img *datasets.Images, p0, p1 int32, z []float64) {
-	clear(z)
-	J := n.J
-	for p := p0; p < p1; p++ {
-		k := int(img.Col[p])
-		axpy(pixel[img.Val[p]], w1[k*J:k*J+J], z)
-	}
+	kernels.ByteRow(z, w1, img.Col[p0:p1], 0, img.Val[p0:p1], &pixel)
 }
 
 // top computes, from ws.z, the activations, the softmax q and the loss
 // -log Q_y (25) of a sample with label y; q is left in ws.q.
 func (n Net) top(w2 []float64, y int, ws *Work) float64 {
 	J := n.J
-	for j, z := range ws.z {
-		ws.a[j], ws.sp[j] = swishPair(z)
-	}
+	swishPairs(ws.z, ws.e, ws.a, ws.sp)
 	for l := range ws.o {
 		ws.o[l] = dot(w2[l*J:l*J+J], ws.a)
 	}
@@ -166,19 +181,82 @@ func (n Net) Grad(w []float64, img *datasets.Images, batch []int, g []float64, w
 	w1, w2 := n.W1(w), n.W2(w)
 	g1, g2 := n.W1(g), n.W2(g)
 	J := n.J
+	D := ws.sc.rows(len(batch) * J)
 	var loss float64
-	for _, m := range batch {
+	for b, m := range batch {
 		p0, p1 := img.RowPtr[m], img.RowPtr[m+1]
 		n.hidden(w1, img, p0, p1, ws.z)
 		y := int(img.Labels[m])
 		loss += n.top(w2, y, ws)
 		n.backTop(w2, g2, y, ws, true)
-		for p := p0; p < p1; p++ {
-			k := int(img.Col[p])
-			axpy(pixel[img.Val[p]], ws.d, g1[k*J:k*J+J])
+		copy(D[b*J:b*J+J], ws.d)
+	}
+	ws.sc.add(img, batch, func(m int) (int32, int32) { return img.RowPtr[m], img.RowPtr[m+1] }, 0, n.K, J, D, g1)
+	return loss
+}
+
+// scatter adds first-layer gradients Σ_b Σ_{p ∈ image b} (val_p/255)·d_b
+// to row col_p of g, by chunks of scatterChunk images and, within a chunk,
+// row by row of g (kernels.ByteRowAdd keeps a row in registers; the
+// chunk's d_b stay in L1): every entry gets the same fused sums in the same
+// (batch) order as one axpy per pixel and image, but a row of g is loaded
+// and stored once per chunk instead of once per pixel.
+type scatter struct {
+	d          []float64 // B×J: the images' back-propagated errors
+	start, pos []int32   // per pixel: its entries' range in b, v
+	b          []uint16  // chunk positions, pixel by pixel
+	v          []uint8   // pixel values
+}
+
+// scatterChunk images' errors (J = 128: 16 KB) fit in L1 with room to spare.
+const scatterChunk = 16
+
+func (s *scatter) rows(n int) []float64 {
+	if cap(s.d) < n {
+		s.d = make([]float64, n)
+	}
+	return s.d[:n]
+}
+
+// add adds the gradient of pixels [k0, k1) (image m's CSR range span(m))
+// to g ((k1-k0)×J).
+func (s *scatter) add(img *datasets.Images, batch []int, span func(int) (int32, int32), k0, k1, J int, D, g []float64) {
+	nk := k1 - k0
+	if cap(s.start) < nk+1 {
+		s.start, s.pos = make([]int32, nk+1), make([]int32, nk+1)
+	}
+	start, pos := s.start[:nk+1], s.pos[:nk+1]
+	for c0 := 0; c0 < len(batch); c0 += scatterChunk {
+		chunk := batch[c0:min(c0+scatterChunk, len(batch))]
+		clear(start)
+		for _, m := range chunk {
+			p0, p1 := span(m)
+			for _, c := range img.Col[p0:p1] {
+				start[int(c)-k0+1]++
+			}
+		}
+		for k := 1; k <= nk; k++ {
+			start[k] += start[k-1]
+		}
+		if n := int(start[nk]); cap(s.b) < n {
+			s.b, s.v = make([]uint16, n), make([]uint8, n)
+		}
+		copy(pos, start)
+		for b, m := range chunk {
+			p0, p1 := span(m)
+			for p := p0; p < p1; p++ {
+				k := int(img.Col[p]) - k0
+				s.b[pos[k]], s.v[pos[k]] = uint16(b), img.Val[p]
+				pos[k]++
+			}
+		}
+		dc := D[c0*J : (c0+len(chunk))*J]
+		for k := 0; k < nk; k++ {
+			if a, e := start[k], start[k+1]; a < e {
+				kernels.ByteRowAdd(g[k*J:k*J+J], dc, s.b[a:e], 0, s.v[a:e], &pixel)
+			}
 		}
 	}
-	return loss
 }
 
 // Eval returns the sum of -log Q_y and the number of correct argmax

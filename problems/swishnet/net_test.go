@@ -183,23 +183,40 @@ func TestEvaluateWorkers(t *testing.T) {
 	}
 }
 
-// TestAxpy checks the kernel (FMA or not) against a plain loop, for lengths
-// that take and that miss the 16-multiple fast path.
-func TestAxpy(t *testing.T) {
-	rng := rand.New(rand.NewPCG(8, 8))
-	for _, n := range []int{0, 3, 16, 128, 130} {
-		x, y := make([]float64, n), make([]float64, n+2)
-		for i := range x {
-			x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
+// TestGradScatterOrder: Grad's pixel-major scatter of the first-layer
+// gradient gives bit for bit the per-image, per-pixel axpys it replaces
+// (the same fused sums in batch order), for kernel (J = 8) and fallback
+// (J = 5) widths, with repeated images in the batch.
+func TestGradScatterOrder(t *testing.T) {
+	for _, n := range []Net{{20, 8, 3}, {20, 5, 3}} {
+		img := tinyImages(30, n.K, n.L, 4)
+		w := make([]float64, n.Dim())
+		n.Init(w, rand.New(rand.NewPCG(2, 3)))
+		batch := []int{3, 7, 7, 0, 29, 12, 5, 3}
+		g := make([]float64, n.Dim())
+		loss := n.Grad(w, img, batch, g, n.NewWork())
+		want := make([]float64, n.Dim())
+		ws := n.NewWork()
+		var wantLoss float64
+		w1, w2 := n.W1(w), n.W2(w)
+		g1, g2 := n.W1(want), n.W2(want)
+		for _, m := range batch {
+			p0, p1 := img.RowPtr[m], img.RowPtr[m+1]
+			n.hidden(w1, img, p0, p1, ws.z)
+			y := int(img.Labels[m])
+			wantLoss += n.top(w2, y, ws)
+			n.backTop(w2, g2, y, ws, true)
+			for p := p0; p < p1; p++ {
+				k := int(img.Col[p])
+				axpy(pixel[img.Val[p]], ws.d, g1[k*n.J:k*n.J+n.J])
+			}
 		}
-		want := append([]float64(nil), y...)
-		for i := range x {
-			want[i] += 0.37 * x[i]
+		if loss != wantLoss {
+			t.Fatalf("%v: loss %v, want %v", n, loss, wantLoss)
 		}
-		axpy(0.37, x, y)
-		for i := range y {
-			if math.Abs(y[i]-want[i]) > 1e-15*(1+math.Abs(want[i])) {
-				t.Fatalf("n=%d: y[%d] = %v, want %v", n, i, y[i], want[i])
+		for i := range g {
+			if g[i] != want[i] {
+				t.Fatalf("%v: g[%d] = %v, want %v", n, i, g[i], want[i])
 			}
 		}
 	}

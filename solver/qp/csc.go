@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/floats"
+	"github.com/fedcon/fedcon/internal/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -172,7 +172,7 @@ func (c *CSC) triplets(rows, cols []int, vals []float64) ([]int, []int, []float6
 }
 
 // minRun is the column length from which a column whose row indices are
-// consecutive is processed with the vectorised kernels of gonum/floats.
+// consecutive is processed with the vectorised kernels of internal/kernels.
 const minRun = 16
 
 // contiguity returns, per column, whether the column has at least minRun
@@ -206,7 +206,7 @@ func (c *CSC) mulAdd(y, x []float64) {
 		lo, hi := c.P[j], c.P[j+1]
 		if contig[j] {
 			r := c.I[lo]
-			floats.AddScaled(y[r:r+hi-lo], xj, c.X[lo:hi])
+			kernels.Axpy(xj, c.X[lo:hi], y[r:r+hi-lo])
 			continue
 		}
 		for p := lo; p < hi; p++ {
@@ -222,7 +222,7 @@ func (c *CSC) mulTAdd(y, x []float64) {
 		lo, hi := c.P[j], c.P[j+1]
 		if contig[j] {
 			r := c.I[lo]
-			y[j] += floats.Dot(c.X[lo:hi], x[r:r+hi-lo])
+			y[j] += kernels.Dot(c.X[lo:hi], x[r:r+hi-lo])
 			continue
 		}
 		var s float64
@@ -244,8 +244,8 @@ func (c *CSC) symMulAdd(y, x []float64) {
 			// Rows r..j: the off-diagonal part r..j−1 by vector kernels.
 			r := c.I[lo]
 			e := hi - 1
-			floats.AddScaled(y[r:j], xj, c.X[lo:e])
-			y[j] += floats.Dot(c.X[lo:e], x[r:j]) + c.X[e]*xj
+			kernels.Axpy(xj, c.X[lo:e], y[r:j])
+			y[j] += kernels.Dot(c.X[lo:e], x[r:j]) + c.X[e]*xj
 			continue
 		}
 		var s float64
@@ -267,7 +267,7 @@ func (c *CSC) colDot(j int, x []float64) float64 {
 	lo, hi := c.P[j], c.P[j+1]
 	if contig[j] {
 		r := c.I[lo]
-		return floats.Dot(c.X[lo:hi], x[r:r+hi-lo])
+		return kernels.Dot(c.X[lo:hi], x[r:r+hi-lo])
 	}
 	var s float64
 	for p := lo; p < hi; p++ {
@@ -282,7 +282,7 @@ func (c *CSC) colAxpy(j int, alpha float64, y []float64) {
 	lo, hi := c.P[j], c.P[j+1]
 	if contig[j] {
 		r := c.I[lo]
-		floats.AddScaled(y[r:r+hi-lo], alpha, c.X[lo:hi])
+		kernels.Axpy(alpha, c.X[lo:hi], y[r:r+hi-lo])
 		return
 	}
 	for p := lo; p < hi; p++ {

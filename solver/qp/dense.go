@@ -3,55 +3,26 @@ package qp
 import (
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/fedcon/fedcon/internal/kernels"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // The dense path stores symmetric matrices as the upper triangle of a
-// row-major n×n slice and factors them with LAPACK's blocked Cholesky
-// (K = UᵀU): in row-major storage the upper triangle is the column-major
-// lower one that gonum's Dpotrf handles fastest (about 6× faster than the
-// lower variant at n = 200).
+// row-major n×n slice and factors them with internal/kernels' left-looking
+// Cholesky (K = UᵀU): in row-major storage the upper triangle is the
+// column-major lower one, so each column of the factor is contiguous.
 
 // potrf overwrites the upper triangle of the row-major n×n matrix k with
-// its Cholesky factor U (k = UᵀU). It reports false if k is not
-// numerically positive definite.
-func potrf(k []float64, n int) bool {
-	if n == 0 {
-		return true
-	}
-	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: k})
-	if !ok {
-		return false
-	}
-	// Dpotrf rejects non-positive and NaN pivots but not +Inf (overflow).
-	for j := 0; j < n; j++ {
-		if math.IsInf(k[j*n+j], 1) {
-			return false
-		}
-	}
-	return true
-}
+// its Cholesky factor U (k = UᵀU) and the strict lower triangle with Uᵀ
+// (for cholSolve; fillP and densePolish.factor clear it before refilling).
+// It reports false if k is not numerically positive definite (a pivot
+// <= 0, NaN or +Inf).
+func potrf(k []float64, n int) bool { return kernels.Cholesky(k, n) }
 
-// cholSolve overwrites x with K⁻¹x given the factor U of K = UᵀU. The two
-// triangular solves run on contiguous rows of U with the vectorised kernels
-// of gonum/floats (axpy for Uᵀ, dot for U), which measured 2–3× faster than
-// blas64.Trsv at n = 200.
-func cholSolve(u []float64, n int, x []float64) {
-	x = x[:n]
-	for i := 0; i < n; i++ {
-		xi := x[i] / u[i*n+i]
-		x[i] = xi
-		if xi != 0 && i+1 < n {
-			floats.AddScaled(x[i+1:], -xi, u[i*n+i+1:i*n+n])
-		}
-	}
-	for i := n - 1; i >= 0; i-- {
-		x[i] = (x[i] - floats.Dot(u[i*n+i+1:i*n+n], x[i+1:])) / u[i*n+i]
-	}
-}
+// cholSolve overwrites x with K⁻¹x given the factor U of K = UᵀU: the two
+// triangular solves run on contiguous rows of U (axpys for Uᵀ, dot
+// products for U).
+func cholSolve(u []float64, n int, x []float64) { kernels.CholSolve(u, n, x) }
 
 // fillP writes P + shift·I into the upper triangle of the row-major k and
 // zeros its strict lower triangle.
@@ -67,7 +38,7 @@ func fillP(k []float64, P *CSC, shift float64) {
 }
 
 // denseRowMin: a row of A with at least n/denseRowMin entries is added to
-// AᵀρA by the rank-k update Syrk (cost n²/2 per row, at BLAS speed), a
+// AᵀρA by the rank-k update Syrk (cost n²/2 per row, vectorised: kernels.SyrkT), a
 // sparser one entry by entry (cost nnz²/2, scattered).
 const denseRowMin = 2
 
@@ -116,8 +87,7 @@ func (g *gram) addTo(k []float64, rho []float64) {
 		nd++
 	}
 	if nd > 0 {
-		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: nd, Cols: n, Stride: n, Data: g.work[:nd*n]},
-			1, blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: k})
+		kernels.SyrkT(1, g.work[:nd*n], nd, n, k, n)
 	}
 	At := g.at
 	for _, i := range g.sparse {
@@ -309,8 +279,7 @@ func (dp *densePolish) factor(rows []int) bool {
 		nd++
 	}
 	if nd > 0 && nf > 0 {
-		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: nd, Cols: nf, Stride: nf, Data: dp.work[:nd*nf]},
-			1, blas64.Symmetric{Uplo: blas.Upper, N: nf, Stride: nf, Data: k})
+		kernels.SyrkT(1, dp.work[:nd*nf], nd, nf, k, nf)
 	}
 	for _, t := range dp.other {
 		i := dp.rows[t]

@@ -1,6 +1,10 @@
 package qp
 
-import "math"
+import (
+	"math"
+
+	"github.com/fedcon/fedcon/internal/kernels"
+)
 
 // scaling holds the Ruiz equilibration of OSQP Section 5.1: the scaled
 // problem has P̄ = c·D P D, q̄ = c·D q, Ā = E A D, l̄ = E l, ū = E u, and
@@ -116,11 +120,19 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 // D P D, P given by its upper triangle.
 func pColMax(cm []float64, P *CSC, d []float64) {
 	clear(cm)
+	contig, _ := P.contiguity()
 	for j := 0; j < P.N; j++ {
 		dj := d[j]
 		mj := cm[j]
 		lo, hi := P.P[j], P.P[j+1]
 		idx, val := P.I[lo:hi], P.X[lo:hi]
+		if contig[j] {
+			// Consecutive rows r..: the same products and maxima, vectorised.
+			r := idx[0]
+			m := kernels.AbsMax(val, d[r:r+len(val)], dj, cm[r:r+len(val)])
+			cm[j] = max(cm[j], mj, m)
+			continue
+		}
 		val = val[:len(idx)]
 		// A running maximum rarely changes (a predictable branch); the
 		// scattered ones do at random, so they use the branch-free builtin.
