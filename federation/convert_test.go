@@ -24,6 +24,10 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Iterations", "Evals", "Missed"}},
 		{reflect.TypeFor[solver.PartyValue](), []string{"F", "C"}},
 		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "Hessian", "WPrev", "HavePrev", "Rho0", "Metric"}},
+		// A new field of ClientNode is state that a checkpoint may have to
+		// carry (solver.NodeState, node_state.go): decide, then list it.
+		{reflect.TypeFor[solver.ClientNode](), []string{"cfg", "merit", "sub", "quad", "u", "lambda", "g", "reply",
+			"wprev", "havePrev", "rho0", "target", "useMetric", "metric", "mchol", "scr"}},
 		{reflect.TypeFor[solver.ClientConfig](), []string{"Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "AdmmStart", "Rule", "RhoFromCurvature", "Relax", "MetricShift"}},
 	} {
 		var fields []string
