@@ -36,7 +36,7 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		}
 		for _, f := range fields {
 			if !slices.Contains(tc.known, f) {
-				t.Errorf("%v has field %s that federation/convert.go does not carry", tc.typ, f)
+				t.Errorf("%v has field %s that federation/convert.go (and, for node state, solver/node_state.go) does not handle", tc.typ, f)
 			}
 		}
 		for _, f := range tc.known {
