@@ -11,7 +11,7 @@ export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
 endif
 endif
 
-.PHONY: help build test test-short vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
+.PHONY: help build test test-short test-federation vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -29,8 +29,11 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$fmtout" ]; then echo "gofmt needed:"; echo "$$fmtout"; exit 1; fi
 	$(GO) test -count=1 $(PKGS)
-	$(GO) test -count=1 -race -short ./solver/... ./experiments/... ./problems/... ./cmd/...
+	$(GO) test -count=1 -race -short ./solver/... ./experiments/... ./problems/... ./cmd/... ./federation/...
 	for f in $(FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./datasets || exit $$?; done
+
+test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted): same answers as in-process
+	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 2m -run 'TestProcess' -v ./federation
 
 test-short: ## unit tests without the slow cases
 	$(GO) test -short $(PKGS)

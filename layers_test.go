@@ -13,11 +13,13 @@ import (
 // allowed lists, per top-level directory, the fedcon directories its
 // non-test code may import: dependencies point one way, cmd → experiments
 // → problems/datasets → solver (internal/ and configs/ are leaves usable
-// from above). A solver that imported a problem would put client data on
+// from above; federation/, the network transport, sits beside experiments).
+// A solver that imported a problem would put client data on
 // the server's side of the federation boundary.
 var allowed = map[string][]string{
-	"cmd":         {"cmd", "experiments", "problems", "datasets", "solver", "configs", "internal"},
-	"experiments": {"experiments", "problems", "datasets", "solver", "configs", "internal"},
+	"cmd":         {"cmd", "experiments", "federation", "problems", "datasets", "solver", "configs", "internal"},
+	"experiments": {"experiments", "federation", "problems", "datasets", "solver", "configs", "internal"},
+	"federation":  {"federation", "problems", "datasets", "solver", "internal"},
 	"problems":    {"problems", "datasets", "solver", "internal"},
 	"datasets":    {"datasets", "internal"},
 	"solver":      {"solver", "internal"},

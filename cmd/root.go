@@ -70,6 +70,9 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdData(f),
 		newCmdCheck(f, nil),
 		newCmdTune(f),
+		newCmdServe(f),
+		newCmdClient(f),
+		newCmdCerts(f),
 	)
 	return root
 }

@@ -1,0 +1,223 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/federation"
+	sd "github.com/fedcon/fedcon/solver/drfl"
+)
+
+// serveFlagKeys are the configuration flags of `serve` (no clients/datasets
+// lists: a served run is one cell).
+var serveFlagKeys = map[string]string{
+	"seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
+	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
+	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
+	"subsolver": "subsolver", "r": "r", "admm-start": "admm_start",
+	"rho-rule": "rho_rule", "metric-shift": "metric_shift", "relax": "relax", "eps-rel": "eps_rel",
+}
+
+type serveOptions struct {
+	common   commonOptions
+	problem  string
+	dataset  string
+	clients  int
+	cell     []int
+	dim      int
+	trial    int
+	output   string
+	serve    experiments.ServeOptions
+	insecure bool
+	local    bool
+	model    string // drfl
+	loss     string
+}
+
+// serveDRFLFlagKeys are the flags of `serve` that set keys of the DRFL preset.
+var serveDRFLFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta",
+	"max-rounds": "max_rounds", "seed": "seed", "clients": "clients"}
+
+func newCmdServe(f *Factory) *cobra.Command {
+	o := &serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Run Algorithm 1 as the server of clients in other processes (gRPC, mutual TLS)",
+		Long: `serve listens for the run's n clients ('fedcon client --party i'), sends each
+its configuration, and runs Algorithm 1 with Algorithm 2 through them: the
+clients' data never leave their processes. The answer is bit-identical to
+the in-process run of the same configuration and seed. See docs/federation.md.`,
+		Example: `  fedcon serve --problem qp --cell 5,100,1 --listen 0.0.0.0:7070 --certs certs
+  fedcon serve --problem np --dataset adult-a --clients 10 --insecure --listen 127.0.0.1:7070`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.common.bind(c)
+			return serveRun(f, c, o)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.common.Config, "config", "", "YAML file overriding the preset (configs/table1.yaml for np, table2.yaml for fair, table4.yaml for qp, drfl/drfl.yaml for drfl)")
+	fl.StringVar(&o.problem, "problem", "qp", "np (Neyman-Pearson, Table 1), fair (fairness, Table 2), qp (LCQP, Table 4) or drfl (AD-LPMM)")
+	fl.StringVar(&o.dataset, "dataset", "adult-a", "np, drfl: data set (fair: adult-b)")
+	fl.IntVar(&o.clients, "clients", 5, "np, fair: number of clients n (drfl: S, default the preset's 3)")
+	fl.StringVar(&o.model, "model", "drfl", "drfl: model (drfl, afl, drfa, standard)")
+	fl.StringVar(&o.loss, "loss", "", "drfl: hinge (default) or huber (regression)")
+	fl.Float64("kappa", 0, "drfl: label-flip cost κ (default: the preset's)")
+	fl.Float64("theta", 0, "drfl: radius θ of Q (default: the preset's)")
+	fl.Int("max-rounds", 0, "drfl: round cap (default: the preset's)")
+	fl.IntSliceVar(&o.cell, "cell", []int{5, 100, 1}, "qp: n,d,m")
+	fl.IntVar(&o.dim, "dim", 0, "np: dimension d (0: read it from the data set, if the server has it)")
+	fl.IntVar(&o.trial, "trial", 0, "trial index (chooses w0)")
+	fl.StringVarP(&o.output, "output", "o", "", "write the result as JSON to this file")
+	fl.StringVar(&o.serve.Listen, "listen", "127.0.0.1:7070", "address to listen on")
+	fl.StringVar(&o.serve.Certs, "certs", "certs", "certificate directory (ca.pem, server.pem, server-key.pem)")
+	fl.BoolVar(&o.insecure, "insecure", false, "no TLS and no client authentication (loopback only)")
+	fl.BoolVar(&o.local, "in-process", false, "run the same job with every party in this process (the reference answer; no network)")
+	fl.StringVar(&o.serve.RunID, "run-id", "", "run id (default: random)")
+	fl.DurationVar(&o.serve.RoundTimeout, "round-timeout", 2*time.Minute, "longest wait for one client's reply to a round (0: none)")
+	fl.DurationVar(&o.serve.Rejoin, "rejoin", 0, "how long a lost client may take to rejoin from its checkpoint (0: stop with ClientLost)")
+	fl.DurationVar(&o.serve.JoinTimeout, "join-timeout", 10*time.Minute, "longest wait for all clients to join")
+	addALFlags(c)
+	fl.MarkHidden("trials") // a served run is one trial (--trial)
+	fl.String("admm-start", "wk", "where Algorithm 2 starts: wk (the paper) or w0")
+	return c
+}
+
+func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
+	job := &experiments.FedJob{Problem: o.problem, Trial: o.trial}
+	keys := map[string]string{}
+	for k, v := range serveFlagKeys {
+		keys[k] = v
+	}
+	switch o.problem {
+	case "np":
+		cfg := &experiments.NPConfig{}
+		if err := loadConfig(f, &o.common, "table1", keys, cfg); err != nil {
+			return err
+		}
+		cfg.Datasets, cfg.Clients = nil, nil // the job names its one cell
+		job.NP, job.Dataset, job.N, job.Dim = cfg, o.dataset, o.clients, o.dim
+	case "fair":
+		cfg := &experiments.FairConfig{}
+		delete(keys, "admm-start")
+		if err := loadConfig(f, &o.common, "table2", keys, cfg); err != nil {
+			return err
+		}
+		if c.Flags().Changed("dataset") {
+			cfg.Dataset = o.dataset
+		}
+		job.Dataset, cfg.Clients = cfg.Dataset, nil // the job names its one cell
+		job.Fair, job.N = cfg, o.clients
+	case "qp":
+		if len(o.cell) != 3 {
+			return flagErrorf("--cell %v: want n,d,m", o.cell)
+		}
+		for _, k := range []string{"subsolver", "r", "admm-start", "rho-rule", "metric-shift", "relax", "eps-rel"} {
+			delete(keys, k)
+		}
+		cfg := &experiments.QPConfig{}
+		if err := loadConfig(f, &o.common, "table4", keys, cfg); err != nil {
+			return err
+		}
+		cfg.Cells = nil // the job names its one cell
+		job.QP, job.N, job.Dim, job.M = cfg, o.cell[0], o.cell[1], o.cell[2]
+	case "drfl":
+		cfg, err := loadDRFLConfig(f, &o.common, serveDRFLFlagKeys)
+		if err != nil {
+			return err
+		}
+		if len(cfg.Imbalance) != cfg.Clients {
+			// A served split is balanced: the preset's ratios (for 3
+			// clients) play no part.
+			cfg.Imbalance = slices.Repeat([]float64{1}, cfg.Clients)
+		}
+		if err := cfg.ValidateData(); err != nil {
+			return err
+		}
+		p, err := drflParams(cfg, o.model, o.loss)
+		if err != nil {
+			return err
+		}
+		job = experiments.NewFedDRFL(o.dataset, cfg.Data(o.dataset, false), cfg.Seed, p,
+			&sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds})
+		job.Trial = o.trial
+	default:
+		return flagErrorf("--problem %q: want np, fair, qp or drfl", o.problem)
+	}
+	if err := job.Validate(); err != nil {
+		return &FlagError{err: err, usage: c.CommandPath()}
+	}
+	o.serve.Workers = f.NumCPU
+	if o.local && o.problem == "drfl" {
+		r, err := job.SolveDRFLLocal(o.common.ctx, dataDirs(f, c), o.serve.Workers)
+		if r == nil {
+			return err
+		}
+		res := &experiments.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.V,
+			Wall: r.Runtime.Seconds(), AlgBytes: r.BytesTotal, DRFL: &experiments.DRFLServed{Rounds: r.Rounds,
+				Objective: r.Objective, WorstCase: r.WorstCase, QStar: r.QStar, ClientLoss: r.ClientLoss, Lambda: r.Lambda,
+				BytesTotal: r.BytesTotal, QPIterations: r.QPIterations}}
+		res.Stats.Rounds = r.Rounds
+		return serveReport(f, o, res, err)
+	}
+	if o.local {
+		r, err := job.SolveLocal(o.common.ctx, dataDirs(f, c), o.serve.Workers)
+		if r == nil {
+			return err
+		}
+		res := &experiments.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.W,
+			Residuals: r.Residuals, Stats: r.Stats, Wall: r.Stats.Runtime.Seconds(), // Solve alone, as served
+			AlgBytes: 8 * (r.Stats.FloatsDown + r.Stats.FloatsUp + r.Stats.DiagFloatsUp)}
+		return serveReport(f, o, res, err)
+	}
+	o.serve.Insecure = o.insecure
+	if o.insecure && !federation.IsLoopback(o.serve.Listen) {
+		return flagErrorf("--insecure with --listen %s: allowed on a loopback address only (127.0.0.1:PORT)", o.serve.Listen)
+	}
+	if o.insecure {
+		fmt.Fprintln(f.IO.ErrOut, "WARNING: --insecure: NO TLS, NO CLIENT AUTHENTICATION. Anyone on this host can join or read the run. Loopback only; never for real data.")
+	}
+	o.serve.Log = func(format string, args ...any) {
+		if !o.common.Quiet {
+			fmt.Fprintf(f.IO.ErrOut, format+"\n", args...)
+		}
+	}
+	res, err := experiments.Serve(o.common.ctx, job, dataDirs(f, c), o.serve)
+	if res == nil {
+		return err
+	}
+	return serveReport(f, o, res, err)
+}
+
+// serveReport writes the result file and prints the summary.
+func serveReport(f *Factory, o *serveOptions, res *experiments.ServeResult, err error) error {
+	if o.output != "" {
+		b, jerr := json.MarshalIndent(res, "", "  ")
+		if jerr == nil {
+			jerr = os.WriteFile(o.output, append(b, '\n'), 0o644)
+		}
+		if jerr != nil {
+			return fmt.Errorf("serve: %w", jerr)
+		}
+	}
+	st := res.Stats
+	fmt.Fprintf(f.IO.Out, "run %s: %s, %d outer iterations, %d rounds in %.2f s (%.0f rounds/s, %.0f µs/round)\n",
+		res.RunID, res.Status, st.OuterIterations, st.Rounds, res.Wall, float64(st.Rounds)/max(res.Wall, 1e-9), 1e6*res.Wall/float64(max(st.Rounds, 1)))
+	if res.Error != "" {
+		fmt.Fprintf(f.IO.Out, "stopped: %s\n", res.Error)
+	}
+	if res.DRFL != nil {
+		fmt.Fprintf(f.IO.Out, "objective %.6g, certified worst case %.6g\n", res.DRFL.Objective, res.DRFL.WorstCase)
+	} else {
+		fmt.Fprintf(f.IO.Out, "KKT residuals: stationarity %.3g, feasibility %.3g\n", res.Residuals.Stationarity, res.Residuals.Feasibility)
+	}
+	fmt.Fprintf(f.IO.Out, "bytes: algorithm %d, protobuf on the wire %d (down %d, up %d)\n",
+		res.AlgBytes, res.WireDown+res.WireUp, res.WireDown, res.WireUp)
+	return err
+}

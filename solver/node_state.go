@@ -1,0 +1,122 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// NodeState is the part of a ClientNode that survives its process: with it a
+// restarted client answers the next broadcast exactly as the lost one would
+// have. Cached party evaluations are not kept (they only save passes).
+type NodeState struct {
+	Mu     []float64 // μ_i
+	Center []float64 // proximal centre w^k
+	U      []float64 // u_i
+	Lambda []float64 // λ_i
+	UTilde []float64 // ũ_i of the last reply
+	Rho    float64   // ρ_i (changes under residual balancing)
+	// Hessian is the d×d matrix (row-major) that a Newton local solver
+	// keeps factorised across calls; nil when it keeps none.
+	Hessian []float64
+	// Adaptive ρ_i: w^t of the previous round, whether it is set, and ρ_i's
+	// first value.
+	WPrev    []float64
+	HavePrev bool
+	Rho0     float64
+	// Metric is M_i, row-major d×d (RhoHessian); nil when not built.
+	Metric []float64
+}
+
+// State returns a copy of the node's state.
+func (c *ClientNode) State() NodeState {
+	cp := func(x []float64) []float64 { return append([]float64(nil), x...) }
+	st := NodeState{Mu: cp(c.merit.mu), Center: cp(c.merit.center), U: cp(c.u),
+		Lambda: cp(c.lambda), UTilde: cp(c.reply.UTilde), Rho: c.cfg.Rho,
+		WPrev: cp(c.wprev), HavePrev: c.havePrev, Rho0: c.rho0}
+	if c.metric != nil {
+		st.Metric = cp(c.metric)
+	}
+	if nw, ok := c.cfg.Smooth.(*Newton); ok && nw.have && nw.hdim == c.cfg.Dim {
+		d := c.cfg.Dim
+		st.Hessian = make([]float64, d*d)
+		for i := range d {
+			for j := range d {
+				st.Hessian[i*d+j] = nw.h.At(i, j)
+			}
+		}
+	}
+	return st
+}
+
+// Restore sets the node's state to s, checking its sizes.
+func (c *ClientNode) Restore(s NodeState) error {
+	d := c.cfg.Dim
+	switch {
+	case len(s.Mu) != len(c.merit.mu):
+		return fmt.Errorf("solver: restored μ_i has length %d, want %d", len(s.Mu), len(c.merit.mu))
+	case len(s.Center) != d || len(s.U) != d || len(s.Lambda) != d || len(s.UTilde) != d:
+		return fmt.Errorf("solver: restored state has vectors of lengths %d, %d, %d, %d, want %d",
+			len(s.Center), len(s.U), len(s.Lambda), len(s.UTilde), d)
+	case !(s.Rho > 0) || math.IsInf(s.Rho, 0):
+		return fmt.Errorf("solver: restored ρ_i = %v: must be > 0", s.Rho)
+	case len(s.WPrev) != d || !(s.Rho0 >= 0) || math.IsInf(s.Rho0, 0):
+		return fmt.Errorf("solver: restored adaptive state: w^t of length %d, ρ_i^0 = %v", len(s.WPrev), s.Rho0)
+	case c.useMetric && s.Metric == nil:
+		return fmt.Errorf("solver: restored state lacks M_i of the matrix penalty")
+	case s.Metric != nil && (len(s.Metric) != d*d || !c.useMetric):
+		return fmt.Errorf("solver: restored metric of %d entries for a node on R^%d (matrix penalty: %v)", len(s.Metric), d, c.useMetric)
+	}
+	copy(c.merit.mu, s.Mu)
+	copy(c.merit.center, s.Center)
+	copy(c.u, s.U)
+	copy(c.lambda, s.Lambda)
+	copy(c.reply.UTilde, s.UTilde)
+	copy(c.wprev, s.WPrev)
+	c.havePrev, c.rho0 = s.HavePrev, s.Rho0
+	if s.Metric != nil {
+		// The same matrix factorises to the same Cholesky factor.
+		c.metric = append([]float64(nil), s.Metric...)
+		if !c.mchol.Factorize(mat.NewSymDense(d, append([]float64(nil), s.Metric...))) {
+			return fmt.Errorf("solver: restored metric is not positive definite")
+		}
+	}
+	if s.Hessian != nil {
+		nw, ok := c.cfg.Smooth.(*Newton)
+		if !ok || len(s.Hessian) != d*d {
+			return fmt.Errorf("solver: restored Hessian of %d entries for a %T local solver on R^%d", len(s.Hessian), c.cfg.Smooth, d)
+		}
+		// The same matrix factorises to the same Cholesky factor.
+		nw.hdim, nw.h = d, mat.NewSymDense(d, append([]float64(nil), s.Hessian...))
+		nw.have = nw.chol.Factorize(nw.h)
+	}
+	if s.Rho != c.cfg.Rho {
+		return c.setRho(s.Rho)
+	}
+	return nil
+}
+
+// ClientConfig returns the configuration that Solve gives client i (0-based)
+// of n on R^d under settings s: what a remote client needs to build the same
+// ClientNode. Smooth is m's solver (nil: the default); Cache is left nil.
+func (m *ProxAL) ClientConfig(i, n, d int, s *Settings) (ClientConfig, error) {
+	beta, _, _, rho, err := m.params(n)
+	if err != nil {
+		return ClientConfig{}, err
+	}
+	if i < 0 || i >= n {
+		return ClientConfig{}, fmt.Errorf("solver: client index %d outside 0..%d", i, n-1)
+	}
+	var mu []float64
+	if m.Mu0 != nil {
+		if len(m.Mu0) != n+1 {
+			return ClientConfig{}, fmt.Errorf("solver: len(ProxAL.Mu0) = %d, want n+1 = %d", len(m.Mu0), n+1)
+		}
+		mu = m.Mu0[i+1]
+	}
+	s = s.withDefaults()
+	return ClientConfig{Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mu,
+		Smooth: m.Smooth, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart,
+		Rule: m.Rule, RhoFromCurvature: m.RhoStart == RhoStartCurvature, Relax: m.Relax, MetricShift: m.MetricShift}, nil
+}
