@@ -842,6 +842,7 @@ type Broadcast struct {
 	NeedEpsTilde  bool                   `protobuf:"varint,3,opt,name=need_eps_tilde,json=needEpsTilde,proto3" json:"need_eps_tilde,omitempty"`
 	RhoScale      float64                `protobuf:"fixed64,4,opt,name=rho_scale,json=rhoScale,proto3" json:"rho_scale,omitempty"`
 	Refresh       bool                   `protobuf:"varint,5,opt,name=refresh,proto3" json:"refresh,omitempty"`
+	Restart       bool                   `protobuf:"varint,6,opt,name=restart,proto3" json:"restart,omitempty"` // MsgADMM: start Algorithm 2 afresh at w (the server's safeguard)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -907,6 +908,13 @@ func (x *Broadcast) GetRhoScale() float64 {
 func (x *Broadcast) GetRefresh() bool {
 	if x != nil {
 		return x.Refresh
+	}
+	return false
+}
+
+func (x *Broadcast) GetRestart() bool {
+	if x != nil {
+		return x.Restart
 	}
 	return false
 }
@@ -1501,13 +1509,14 @@ const file_federation_proto_rawDesc = "" +
 	"\x04drfl\x18\x05 \x01(\v2\x1f.fedcon.federation.v1.DrflRoundR\x04drfl\"'\n" +
 	"\tDrflRound\x12\f\n" +
 	"\x01v\x18\x01 \x03(\x01R\x01v\x12\f\n" +
-	"\x01z\x18\x02 \x01(\x01R\x01z\"\x88\x01\n" +
+	"\x01z\x18\x02 \x01(\x01R\x01z\"\xa2\x01\n" +
 	"\tBroadcast\x12\f\n" +
 	"\x01w\x18\x01 \x03(\x01R\x01w\x12\x10\n" +
 	"\x03eps\x18\x02 \x01(\x01R\x03eps\x12$\n" +
 	"\x0eneed_eps_tilde\x18\x03 \x01(\bR\fneedEpsTilde\x12\x1b\n" +
 	"\trho_scale\x18\x04 \x01(\x01R\brhoScale\x12\x18\n" +
-	"\arefresh\x18\x05 \x01(\bR\arefresh\"\xfa\x01\n" +
+	"\arefresh\x18\x05 \x01(\bR\arefresh\x12\x18\n" +
+	"\arestart\x18\x06 \x01(\bR\arestart\"\xfa\x01\n" +
 	"\x05Reply\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05round\x18\x02 \x01(\x03R\x05round\x12.\n" +
