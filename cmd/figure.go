@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -154,6 +155,9 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		p.Add(l)
 		p.Legend.Add(h.Name, l)
 	}
+	if allIntegers(pn) {
+		p.X.Tick.Marker = intTicks{}
+	}
 	if pn.YMax > 0 {
 		ymax = math.Min(ymax, pn.YMax)
 	}
@@ -173,4 +177,51 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		p.X.Min, p.X.Max = xmin-0.5, xmax+0.5
 	}
 	return p, nil
+}
+
+// allIntegers reports whether every x of the panel's series is a whole
+// number (outer iterations, client counts): its axis gets integer ticks.
+func allIntegers(pn experiments.Panel) bool {
+	n := 0
+	for _, s := range pn.Series {
+		for _, x := range s.X {
+			if x != math.Trunc(x) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// intTicks are plot.DefaultTicks without fractional major ticks (no
+// "2.50" outer iterations), or unit steps when too few are left.
+type intTicks struct{}
+
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Label != "" && t.Value != math.Trunc(t.Value) {
+			continue
+		}
+		if t.Label != "" {
+			t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)
+		}
+		out = append(out, t)
+	}
+	majors := 0
+	for _, t := range out {
+		if t.Label != "" {
+			majors++
+		}
+	}
+	if majors >= 2 {
+		return out
+	}
+	out = out[:0]
+	step := math.Max(1, math.Ceil((hi-lo)/5))
+	for v := math.Ceil(lo); v <= hi; v += step {
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,25 @@ func TestRenderFigureTitleWidth(t *testing.T) {
 		}
 		if cfg.Width < tc.minPx || tc.exactPx > 0 && cfg.Width != tc.exactPx {
 			t.Errorf("%d panels: width %d px, want >= %d (exactly %d if set)", tc.panels, cfg.Width, tc.minPx, tc.exactPx)
+		}
+	}
+}
+
+// TestIntTicks: an iteration axis gets whole-number major ticks only.
+func TestIntTicks(t *testing.T) {
+	for _, r := range [][2]float64{{0, 3}, {0, 15}, {1, 100}, {0, 1}, {2, 2.5}} {
+		majors := 0
+		for _, tk := range (intTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label == "" {
+				continue
+			}
+			majors++
+			if tk.Value != math.Trunc(tk.Value) || strings.Contains(tk.Label, ".") {
+				t.Errorf("range %v: tick %v %q", r, tk.Value, tk.Label)
+			}
+		}
+		if majors == 0 && r[1]-r[0] >= 1 {
+			t.Errorf("range %v: no major tick", r)
 		}
 	}
 }

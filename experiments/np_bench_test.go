@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -16,8 +17,9 @@ func benchNP(b *testing.B, name string, n int, sub string) {
 	benchNPConfig(b, name, n, sub, false)
 }
 
-// benchNPConfig is benchNP, with residual balancing if rhoAdapt.
-func benchNPConfig(b *testing.B, name string, n int, sub string, rhoAdapt bool) {
+// benchNPConfig is benchNP at the paper's parameters, or with the presets'
+// default Algorithm 2 (hessian metric, measured test, eps_rel 0.1) if def.
+func benchNPConfig(b *testing.B, name string, n int, sub string, def bool) {
 	dir := os.Getenv("FEDCON_DATA_DIR")
 	if dir == "" {
 		b.Skip("FEDCON_DATA_DIR not set")
@@ -25,8 +27,8 @@ func benchNPConfig(b *testing.B, name string, n int, sub string, rhoAdapt bool) 
 	cfg := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{name}, Clients: []int{n}, R: 0.2, AdmmStart: "wk",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: sub, RhoRule: "fixed", Relax: 1}}
 	cfg.RhoRule, cfg.Relax = "fixed", 1
-	if rhoAdapt {
-		cfg.RhoRule = "balance"
+	if def {
+		cfg.RhoRule, cfg.MetricShift, cfg.EpsRel, cfg.InnerTest = "hessian", 0.01, 0.1, "measured"
 	}
 	ds, err := datasets.Load(name, []string{dir})
 	if err != nil {
@@ -45,6 +47,8 @@ func benchNPConfig(b *testing.B, name string, n int, sub string, rhoAdapt bool) 
 		b.ReportMetric(float64(tr.Alg1.Stats.Evaluations), "passes-A1")
 		b.ReportMetric(float64(tr.CProx.Stats.Evaluations), "passes-cP")
 		b.ReportMetric(float64(tr.Alg1.Stats.InnerIterations), "inner-A1")
+		b.ReportMetric(float64(tr.Alg1.Stats.Rounds), "rounds-A1")
+		b.ReportMetric(float64(tr.Alg1.Stats.InnerCapHits), "caps-A1")
 		b.ReportMetric(float64(tr.Alg1.Stats.OuterIterations), "outer-A1")
 		b.ReportMetric(tr.Alg1.Wall, "s-A1")
 		b.ReportMetric(tr.CProx.Wall, "s-cP")
@@ -62,11 +66,14 @@ func BenchmarkNPTrial(b *testing.B) {
 	}
 }
 
-// BenchmarkNPTrialRhoAdapt: one Table 1 trial with residual balancing
-// (--rho-adapt), the configuration in which adult-a runs in seconds.
-func BenchmarkNPTrialRhoAdapt(b *testing.B) {
+// BenchmarkNPTrialDefault: one Table 1 trial (trial 0) with the presets'
+// default Algorithm 2, per data set and n: the cost in passes and rounds
+// of a certified answer (docs/rho-rules.md).
+func BenchmarkNPTrialDefault(b *testing.B) {
 	for _, name := range []string{"breast-cancer-wisc", "monks-1", "adult-a"} {
-		b.Run(name, func(b *testing.B) { benchNPConfig(b, name, 5, "newton", true) })
+		for _, n := range []int{1, 5, 10, 20} {
+			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) { benchNPConfig(b, name, n, "newton", true) })
+		}
 	}
 }
 
