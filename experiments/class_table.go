@@ -164,9 +164,10 @@ func classTables(title, feasName string, rows []ClassRow, withDataset bool, r fl
 // Tables renders Table 1.
 func (r *NPResult) Tables() []*Table {
 	rr := 0.2
+	var al *ALConfig
 	if cfg, ok := r.Info.Config.(*NPConfig); ok {
-		rr = cfg.R
+		rr, al = cfg.R, &cfg.ALConfig
 	}
-	return classTables("Table 1: Neyman-Pearson classification, eq. (30) — class-0 loss (objective), class-1 loss (feasibility)",
-		"class-1 loss", r.Rows, true, rr, func(row ClassRow) []float64 { return row.Published })
+	return withAlgorithm2Note(classTables("Table 1: Neyman-Pearson classification, eq. (30) — class-0 loss (objective), class-1 loss (feasibility)",
+		"class-1 loss", r.Rows, true, rr, func(row ClassRow) []float64 { return row.Published }), al)
 }

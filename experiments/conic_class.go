@@ -50,11 +50,12 @@ func RunConicFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOp
 // the table of what the paper does not report.
 func (r *ConicClassResult) Tables() []*Table {
 	var rr float64
+	var al *ALConfig
 	switch cfg := r.Info.Config.(type) {
 	case *NPConfig:
-		rr = cfg.R
+		rr, al = cfg.R, &cfg.ALConfig
 	case *FairConfig:
-		rr = cfg.R
+		rr, al = cfg.R, &cfg.ALConfig
 	}
 	nop := func(ClassRow) []float64 { return nil }
 	np := r.Table == "table2"
@@ -66,7 +67,7 @@ func (r *ConicClassResult) Tables() []*Table {
 		title = "Conic paper, Table 3: fairness, eq. (28), adult-b — classification loss, loss disparity over clients and server"
 		objName, feasName = "loss", "disparity"
 	}
-	tables := classTables(title, feasName, r.Rows, np, rr, nop)
+	tables := withAlgorithm2Note(classTables(title, feasName, r.Rows, np, rr, nop), al)
 	head := []string{}
 	if np {
 		head = append(head, "dataset")

@@ -207,11 +207,12 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 // Tables renders Table 2.
 func (r *FairResult) Tables() []*Table {
 	rr := 0.1
+	var al *ALConfig
 	if cfg, ok := r.Info.Config.(*FairConfig); ok {
-		rr = cfg.R
+		rr, al = cfg.R, &cfg.ALConfig
 	}
-	return classTables("Table 2: fairness, eq. (32), adult-b — mean loss (objective), loss disparity |L(sex=0) - L(sex=1)| over clients and server (feasibility)",
-		"disparity", r.Rows, false, rr, func(row ClassRow) []float64 { return row.Published })
+	return withAlgorithm2Note(classTables("Table 2: fairness, eq. (32), adult-b — mean loss (objective), loss disparity |L(sex=0) - L(sex=1)| over clients and server (feasibility)",
+		"disparity", r.Rows, false, rr, func(row ClassRow) []float64 { return row.Published }), al)
 }
 
 // Figure2Result is Figure 2: one trial per n.

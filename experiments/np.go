@@ -52,6 +52,29 @@ func (c *ALConfig) validate() error {
 	return nil
 }
 
+// algorithm2Note says which Algorithm 2 ran, for the tables' notes.
+func (c *ALConfig) algorithm2Note() string {
+	test := "the measured test"
+	if c.InnerTest == "paper" {
+		test = "test (23)"
+	}
+	switch c.RhoRule {
+	case "hessian":
+		return fmt.Sprintf("Algorithm 2: rho rule hessian (M_i = ∇²P_i + σI, σ = %g, docs/rho-rules.md), %s, eps_rel %g.", c.MetricShift, test, c.EpsRel)
+	case "fixed":
+		return fmt.Sprintf("Algorithm 2: rho rule fixed (the paper's, ρ_i = %g), %s, eps_rel %g.", c.Rho, test, c.EpsRel)
+	}
+	return fmt.Sprintf("Algorithm 2: rho rule %s (ρ_i from %g), %s, eps_rel %g.", c.RhoRule, c.Rho, test, c.EpsRel)
+}
+
+// withAlgorithm2Note adds the note to the first table.
+func withAlgorithm2Note(ts []*Table, c *ALConfig) []*Table {
+	if len(ts) > 0 && c != nil && c.RhoRule != "" {
+		ts[0].Notes = append(ts[0].Notes, c.algorithm2Note())
+	}
+	return ts
+}
+
 func (c *ALConfig) smooth() solver.SmoothSolver {
 	if c.Subsolver == "lbfgs" {
 		return solver.LBFGS{}
