@@ -50,7 +50,7 @@ var allJobs = []allJob{
 	{"table1", true, func(f *Factory, o commonOptions, dirs []string) error {
 		return npRun(f, &NPOptions{commonOptions: o, Dirs: dirs})
 	}},
-	// SSCA (Ye & Cui) Figures 2-4 on Fashion-MNIST: hours with 100 runs (README).
+	// SSCA (Ye & Cui) Figures 2-4 on Fashion-MNIST: hours with 100 runs (docs/papers/ssca.md).
 	{"ssca-figure2", true, func(f *Factory, o commonOptions, dirs []string) error {
 		return sscaReproduce(f, &SSCAOptions{commonOptions: o, Dirs: dirs, Figures: []string{"figure2"}})
 	}},
