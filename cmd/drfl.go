@@ -52,8 +52,8 @@ func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 	def := experiments.DefaultDRFLConfig()
 	c := &cobra.Command{
 		Use:   "drfl",
-		Short: "Train one DRFL-family model (issue 10) on one repetition's split and print its test accuracy (SVM) or MSE (Huber)",
-		Long: `Train one DRFL-family model (issue 10) on one repetition's split and print its test accuracy (SVM) or MSE (Huber).
+		Short: "Train one DRFL-family model on one repetition's split and print its test accuracy (SVM) or MSE (Huber)",
+		Long: `Train one DRFL-family model on one repetition's split and print its test accuracy (SVM) or MSE (Huber).
 
 Defaults come from the preset configs/drfl/drfl.yaml; --config FILE overrides its keys,
 FEDCON_<KEY> (e.g. FEDCON_TOL, FEDCON_CV_GRID_KAPPA=0.3,0.6) any key but lists of maps, and flags

@@ -50,7 +50,7 @@ var allJobs = []allJob{
 	{"table1", true, func(f *Factory, o commonOptions, dirs []string) error {
 		return npRun(f, &NPOptions{commonOptions: o, Dirs: dirs})
 	}},
-	// SSCA (Ye & Cui) Figures 2-4 on Fashion-MNIST: hours with 100 runs (README).
+	// SSCA (Ye & Cui) Figures 2-4 on Fashion-MNIST: hours with 100 runs (docs/papers/ssca.md).
 	{"ssca-figure2", true, func(f *Factory, o commonOptions, dirs []string) error {
 		return sscaReproduce(f, &SSCAOptions{commonOptions: o, Dirs: dirs, Figures: []string{"figure2"}})
 	}},
@@ -146,9 +146,8 @@ the aggregated table or figure, and manifest.json. A rerun skips the trials alre
 for the same configuration, so an interrupted run resumes where it stopped (--force
 recomputes). A failed experiment does not stop the others; the exit code reports it.
 
---quick is a smoke run of a few minutes into results/quick/: 2 trials, n in {1, 5}, Table 1
-and Figure 1 with residual balancing of rho (fixed rho = 0.01 needs hours there), and the
-paper's Table 2 preset left out (its rho = 1e8 runs into the caps for hours). Of the conic
+--quick is a smoke run of a few minutes into results/quick/: 2 trials, n in {1, 5} (Table 1
+also n = 10), without the Table 2 preset (its fairness runs need many ADMM rounds). Of the conic
 paper's experiments only conic-table1 (2 instances, n in {1, 5}) and conic-figure2 (n = 5)
 are in the smoke run.`,
 		Example: `  fedcon reproduce all --quick

@@ -73,6 +73,7 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdServe(f),
 		newCmdClient(f),
 		newCmdCerts(f),
+		newCmdDocs(f),
 	)
 	return root
 }
