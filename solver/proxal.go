@@ -589,6 +589,12 @@ func (r *proxALRun) metricStep(eps float64) (float64, error) {
 		return res, nil
 	}
 	r.schol.SolveVecTo(mat.NewVecDense(d, b), mat.NewVecDense(d, append([]float64(nil), b...))) //nolint:errcheck // factored
+	return r.smoothStep(eps)
+}
+
+// smoothStep solves the server's (18) by its smooth solver into r.wt and
+// returns the residual reached.
+func (r *proxALRun) smoothStep(eps float64) (float64, error) {
 	st := r.smooth.Minimize(r.sub, r.wt, eps, r.s.MaxInner)
 	r.localIter += st.Iterations
 	if !st.Converged {
@@ -671,15 +677,7 @@ func (r *proxALRun) serverStep(eps float64) (float64, error) {
 	case r.quad != nil:
 		r.quad.solve(r.wt, r.gs, r.sub)
 	default:
-		st := r.smooth.Minimize(r.sub, r.wt, eps, r.s.MaxInner)
-		r.localIter += st.Iterations
-		if !st.Converged {
-			r.misses++
-		}
-		if r.sub.err != nil {
-			return 0, fmt.Errorf("server: %w", r.sub.err)
-		}
-		return st.GradNorm, nil
+		return r.smoothStep(eps)
 	}
 	r.sub.FuncGrad(r.wt, r.gs)
 	if r.sub.err != nil {
