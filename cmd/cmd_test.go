@@ -50,6 +50,12 @@ func TestExitCodes(t *testing.T) {
 		{"unknown dataset", []string{"run", "np", "--dataset", "iris", "--out", dir}, 2, "dataset = iris"},
 		{"missing data", []string{"run", "np", "--data-dir", filepath.Join(dir, "none"), "--out", dir}, 2, "not found"},
 		{"bad subsolver", []string{"run", "np", "--subsolver", "sgd", "--out", dir}, 2, "subsolver = sgd"},
+		{"unknown rho rule", []string{"run", "np", "--rho-rule", "osqp", "--out", dir}, 2, "rho_rule = osqp"},
+		{"relax at 2", []string{"run", "fair", "--relax", "2", "--out", dir}, 2, "relax = 2"},
+		{"relax at 0", []string{"reproduce", "conic-table2", "--relax", "0", "--out", dir}, 2, "relax = 0"},
+		{"non-positive rho", []string{"run", "np", "--rho", "-0.5", "--out", dir}, 2, "rho = -0.5"},
+		{"negative metric shift", []string{"run", "np", "--metric-shift", "-1", "--out", dir}, 2, "metric_shift = -1"},
+		{"NaN eps-rel", []string{"run", "fair", "--eps-rel", "NaN", "--out", dir}, 2, "eps_rel = NaN"},
 		{"more clients than rows of a class", []string{"run", "np", "--clients", "300", "--data-dir", "../../shared/datasets", "--out", dir}, 2, "clients"},
 		{"regression dataset for NP", []string{"run", "np", "--dataset", "abalone", "--clients", "1", "--trials", "1", "--data-dir", "../../shared/datasets", "--out", dir}, 2, "regression dataset"},
 	}
