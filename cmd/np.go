@@ -40,7 +40,7 @@ func newCmdRunNP(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 	o := &NPOptions{Single: true}
 	c := npCommand(f, "np", "Neyman-Pearson classification (eq. (30)) on one dataset with n clients, both algorithms",
 		"  fedcon run np --dataset adult-a --clients 10 --trials 3", o, npRun, runF)
-	c.Flags().StringVar(&o.Dataset, "dataset", "breast-cancer-wisc", "dataset: breast-cancer-wisc, adult-a or monks-1")
+	c.Flags().StringVar(&o.Dataset, "dataset", "breast-cancer-wisc", "classification dataset: breast-cancer-wisc, adult-a, monks-1 (Table 1) or another two-class one of 'fedcon data list'")
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
 	return c
 }
