@@ -127,7 +127,7 @@ func powerMax(h *mat.SymDense, iters int) float64 {
 	return lam
 }
 
-// buildMetric sets M_i = ∇²P_i(w) + ρ_i I and factors it (RhoHessian).
+// buildMetric sets M_i = ∇²P_i(w) + σI (σ = MetricShift) and factors it (RhoHessian).
 func (c *ClientNode) buildMetric(w []float64) error {
 	d := c.cfg.Dim
 	h := mat.NewSymDense(d, nil)
