@@ -588,7 +588,7 @@ func (r *proxALRun) metricStep(eps float64) (float64, error) {
 		}
 		return res, nil
 	}
-	copy(tmp, b) // z = S⁻¹b into r.sub.z, from a copy (no allocation per round)
+	copy(tmp, b)                                                       // z = S⁻¹b into r.sub.z, from a copy (no allocation per round)
 	r.schol.SolveVecTo(mat.NewVecDense(d, b), mat.NewVecDense(d, tmp)) //nolint:errcheck // factored
 	return r.smoothStep(eps)
 }
