@@ -588,7 +588,8 @@ func (r *proxALRun) metricStep(eps float64) (float64, error) {
 		}
 		return res, nil
 	}
-	copy(tmp, b)                                                       // z = S⁻¹b into r.sub.z, from a copy (no allocation per round)
+	// z = S⁻¹b into r.sub.z, solved from a copy (no allocation per round).
+	copy(tmp, b)
 	r.schol.SolveVecTo(mat.NewVecDense(d, b), mat.NewVecDense(d, tmp)) //nolint:errcheck // factored
 	return r.smoothStep(eps)
 }
