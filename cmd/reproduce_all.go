@@ -243,7 +243,7 @@ func allRun(f *Factory, o *AllOptions) error {
 		if err := printJSON(f.IO.Out, t); err != nil {
 			return err
 		}
-	} else if err := printTables(f.IO.Out, t); err != nil {
+	} else if err := printTables(f.IO.Out, f.tableWidth(), t); err != nil {
 		return err
 	}
 	return firstErr
