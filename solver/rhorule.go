@@ -137,11 +137,15 @@ func (c *ClientNode) buildMetric(w []float64) error {
 	// A nonconvex constraint (the fairness disparity) can make ∇²P_i
 	// indefinite: M_i then takes the absolute values of its eigenvalues
 	// (|∇²P_i|, the closest positive semidefinite metric with the same
-	// curvature magnitudes).
+	// curvature magnitudes), so that (19)'s Hessian ∇²P_i + M_i is at least
+	// σI at w̃0. Testing ∇²P_i + σI alone would not do: a negative
+	// eigenvalue in (-σ, -σ/2) leaves ∇²P_i + M_i = 2∇²P_i + σI indefinite,
+	// and the local solves and the ADMM stall.
+	psd := c.mchol.Factorize(h)
 	for j := 0; j < d; j++ {
 		h.SetSym(j, j, h.At(j, j)+c.cfg.MetricShift)
 	}
-	if !c.mchol.Factorize(h) {
+	if !psd || !c.mchol.Factorize(h) {
 		for j := 0; j < d; j++ {
 			h.SetSym(j, j, h.At(j, j)-c.cfg.MetricShift)
 		}
