@@ -287,3 +287,52 @@ func TestOwnDataMatchesBuiltIn(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnDataLIBSVMMatchesCSV: the same samples as a CSV and as a LIBSVM
+// file (labels +1/-1, zeros left out) give the same trials.
+func TestOwnDataLIBSVMMatchesCSV(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 0))
+	var csv, svm strings.Builder
+	csv.WriteString("a,b,c,y\n")
+	for range 90 {
+		x := []float64{math.Round(rng.NormFloat64()*100) / 100, float64(rng.IntN(3)), math.Round(rng.NormFloat64()*100) / 100}
+		y := 0
+		if rng.Float64() < 1/(1+math.Exp(-x[0]-0.5*x[1])) {
+			y = 1
+		}
+		fmt.Fprintf(&csv, "%g,%g,%g,%d\n", x[0], x[1], x[2], y)
+		fmt.Fprintf(&svm, "%+d", 2*y-1)
+		for j, v := range x {
+			if v != 0 {
+				fmt.Fprintf(&svm, " %d:%g", j+1, v)
+			}
+		}
+		svm.WriteString("\n")
+	}
+	files := map[string]string{"s.csv": csv.String(), "s.svm": svm.String()}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var trials []map[string]string
+	for _, name := range []string{"s.csv", "s.svm"} {
+		out := filepath.Join(dir, "out-"+name)
+		f, _, errOut := testFactory()
+		args := []string{"run", "np", "--data", filepath.Join(dir, name), "--positive", "1", "--clients", "3", "--trials", "2", "--out", out, "--quiet"}
+		if got := run(context.Background(), f, args); got != 0 {
+			t.Fatalf("%v: exit %d; stderr: %s", args, got, errOut)
+		}
+		ts := trialFiles(t, filepath.Join(out, "np-s-n3"))
+		// Only the configuration's hash may differ (the files differ).
+		hashes := regexp.MustCompile(`"config_hash":\s*"[0-9a-f]+"`)
+		for k, v := range ts {
+			ts[k] = hashes.ReplaceAllString(v, "")
+		}
+		trials = append(trials, ts)
+	}
+	if !maps.Equal(trials[0], trials[1]) {
+		t.Error("the CSV and the LIBSVM file give different trials")
+	}
+}

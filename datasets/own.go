@@ -23,8 +23,8 @@ import (
 type Table struct {
 	// File is the name used in error messages.
 	File string
-	// Names are the column names: the CSV header, or for LIBSVM "label"
-	// then "f1".."fd".
+	// Names are the column names: the CSV header, or for LIBSVM "f1".."fd"
+	// then "label".
 	Names []string
 	// Lines are the 1-based file lines of the rows.
 	Lines []int
@@ -145,8 +145,8 @@ func csvError(err error, file string) error {
 // ParseLIBSVM reads a LIBSVM / SVMlight file: per line a label, then
 // index:value pairs with 1-based, strictly increasing indices (absent
 // entries are 0); an SVMlight "qid:N" pair is skipped, and '#' starts a
-// comment. The columns are "label" (the labels as written) and f1..fd, d the
-// largest index. A malformed line is a *ParseError naming file:line and the
+// comment. The columns are f1..fd, d the largest index, and "label" (the
+// labels as written), last. A malformed line is a *ParseError naming file:line and the
 // pair.
 func ParseLIBSVM(r io.Reader, file string) (*Table, error) {
 	data, err := io.ReadAll(r)
@@ -211,14 +211,16 @@ func parseLIBSVM(data []byte, file string) (*Table, error) {
 	if len(labels) == 0 {
 		return nil, &ParseError{File: file, Line: 1, Msg: "expected data lines (label index:value ...), found none"}
 	}
-	t := &Table{File: file, Names: []string{"label"}, Lines: lines, cols: make([]tableColumn, d+1)}
-	t.cols[0].str = labels
-	for j := 1; j <= d; j++ {
-		t.Names = append(t.Names, "f"+strconv.Itoa(j))
+	// Features f1..fd, then the label: the last column, Build's default.
+	t := &Table{File: file, Lines: lines, cols: make([]tableColumn, d+1)}
+	for j := range d {
+		t.Names = append(t.Names, "f"+strconv.Itoa(j+1))
 		t.cols[j].num = make([]float64, len(labels))
 	}
+	t.Names = append(t.Names, "label")
+	t.cols[d].str = labels
 	for _, e := range entries {
-		t.cols[e.col].num[e.row] = e.v
+		t.cols[e.col-1].num[e.row] = e.v
 	}
 	return t, nil
 }

@@ -80,20 +80,28 @@ func TestParseLIBSVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"label", "f1", "f2", "f3"}; !slices.Equal(tb.Names, want) {
+	if want := []string{"f1", "f2", "f3", "label"}; !slices.Equal(tb.Names, want) {
 		t.Fatalf("names %q, want %q", tb.Names, want)
 	}
 	if want := []int{2, 4, 5}; !slices.Equal(tb.Lines, want) {
 		t.Errorf("lines %v, want %v", tb.Lines, want)
 	}
-	if want := []string{"+1", "-1", "+1"}; !slices.Equal(tb.cols[0].str, want) {
-		t.Errorf("labels %q, want %q", tb.cols[0].str, want)
+	if want := []string{"+1", "-1", "+1"}; !slices.Equal(tb.cols[3].str, want) {
+		t.Errorf("labels %q, want %q", tb.cols[3].str, want)
 	}
 	want := [][]float64{{0.5, 0, 0}, {0, -1, 0}, {2, 0, 0}} // columns f1, f2, f3
 	for j, w := range want {
-		if !slices.Equal(tb.cols[j+1].num, w) {
-			t.Errorf("f%d = %v, want %v", j+1, tb.cols[j+1].num, w)
+		if !slices.Equal(tb.cols[j].num, w) {
+			t.Errorf("f%d = %v, want %v", j+1, tb.cols[j].num, w)
 		}
+	}
+	// Build's default label is the LIBSVM label; +1 is the larger class.
+	d, err := Build(tb, OwnSpec{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Y, []float64{1, 0, 1}) || len(d.FeatureNames) != 4 {
+		t.Errorf("Y %v, features %q; want [1 0 1] and f1, f2, f3, intercept", d.Y, d.FeatureNames)
 	}
 
 	bad := []struct{ in, msg string }{
@@ -257,7 +265,7 @@ func TestReadOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb, sum, err := ReadOwn(p, "")
-	if err != nil || tb.Names[0] != "label" {
+	if err != nil || tb.Names[len(tb.Names)-1] != "label" {
 		t.Fatalf("%v %v: want the LIBSVM reader by extension", tb, err)
 	}
 	// sha256 of "1 1:2\n0 1:3\n", from sha256sum(1).
