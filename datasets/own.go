@@ -333,10 +333,11 @@ func Build(t *Table, spec OwnSpec, seed uint64) (*Dataset, error) {
 	if len(keep) == 0 {
 		return nil, &RequestError{Field: "data", Value: t.File, Reason: "every row has a missing value (empty, ?, NA or NaN)"}
 	}
-	y, label, err := b.code(b.label, spec.Positive, "label", "positive", keep)
+	y, positive, err := b.code(b.label, spec.Positive, "label", "positive", keep)
 	if err != nil {
 		return nil, err
 	}
+	label := fmt.Sprintf("1 = %s %s, 0 = any other value", Show(t.Names[b.label]), Show(positive))
 	var group []float64
 	groupName := ""
 	if b.sensitive >= 0 {

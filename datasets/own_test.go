@@ -157,8 +157,8 @@ func TestBuild(t *testing.T) {
 	if len(d.Scalings) != 1 || d.Scalings[0].Mean != 2 || math.Abs(d.Scalings[0].Std-s) > 1e-15 {
 		t.Errorf("scalings %+v", d.Scalings)
 	}
-	if d.Label != "yes" {
-		t.Errorf("label %q: the larger of no/yes is positive", d.Label)
+	if want := "1 = y yes, 0 = any other value"; d.Label != want {
+		t.Errorf("label %q, want %q: the larger of no/yes is positive", d.Label, want)
 	}
 }
 
