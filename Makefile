@@ -19,7 +19,7 @@ help: ## list targets
 build: ## build bin/fedcon
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
-FUZZ     := FuzzParseIDX FuzzParseAdult FuzzParseBreastCancer FuzzParseMonks FuzzParseHeart FuzzParseAbalone
+FUZZ     := FuzzParseIDX FuzzParseAdult FuzzParseBreastCancer FuzzParseMonks FuzzParseHeart FuzzParseAbalone FuzzParseCSV FuzzParseLIBSVM
 # A count, not a duration: with -fuzztime 5s Go 1.26's fuzz coordinator can
 # fail at the deadline with "context deadline exceeded" and no crasher
 # (go.dev/issue/75804, fixed in Go 1.27). 30,000 inputs take about 3 s each.

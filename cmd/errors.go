@@ -41,12 +41,13 @@ func exitCode(err error) int {
 	var ce *experiments.ConfigError
 	var dfe *datasets.FileError
 	var dre *datasets.RequestError
+	var dpe *datasets.ParseError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &fe), errors.As(err, &ce), errors.As(err, &dfe), errors.As(err, &dre):
+	case errors.As(err, &fe), errors.As(err, &ce), errors.As(err, &dfe), errors.As(err, &dre), errors.As(err, &dpe):
 		return exitUsage
 	default:
 		return exitFailure

@@ -16,6 +16,7 @@ type FairOptions struct {
 	Preset  string
 	Single  bool
 	Clients int
+	Own     ownDataOptions
 }
 
 func (o *FairOptions) setDirs(d []string) { o.Dirs = d }
@@ -43,8 +44,9 @@ func newCmdReproduceTable2(f *Factory, runF func(*FairOptions) error) *cobra.Com
 func newCmdRunFair(f *Factory, runF func(*FairOptions) error) *cobra.Command {
 	o := &FairOptions{Single: true}
 	c := fairCommand(f, "fair", "Fairness-constrained classification (eq. (32)) with n clients, both algorithms",
-		"  fedcon run fair --clients 10 --trials 3", o, fairRun, runF)
+		"  fedcon run fair --clients 10 --trials 3\n  fedcon run fair --data people.csv --label income --positive high --sensitive sex", o, fairRun, runF)
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
+	addOwnDataFlags(c, &o.Own, true)
 	return c
 }
 
@@ -60,9 +62,21 @@ func loadFair(f *Factory, o *FairOptions) (*experiments.FairConfig, int, error) 
 	}
 	if o.Single {
 		cfg.Clients = []int{o.Clients}
+		src, err := o.Own.source(o.cmd)
+		if err != nil {
+			return nil, 0, err
+		}
+		if src != nil {
+			cfg.Dataset, cfg.Clients, cfg.Data = "", []int{o.Own.clients(o.cmd, src, o.Clients)}, src
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, 0, err
+	}
+	if cfg.Data != nil {
+		if err := checkData(f, &o.commonOptions, cfg.Data, cfg.Seed, cfg.Clients, true); err != nil {
+			return nil, 0, err
+		}
 	}
 	workers, err := workersFlag(f, o.Workers)
 	return cfg, workers, err
@@ -76,6 +90,9 @@ func fairRun(f *Factory, o *FairOptions) error {
 	name := o.Preset
 	if o.Single {
 		name = fmt.Sprintf("fair-n%d", o.Clients)
+		if cfg.Data != nil {
+			name = o.Own.runName("fair", cfg.Data, cfg.Clients[0])
+		}
 	}
 	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
 	res, err := experiments.RunFair(o.ctx, cfg, o.Dirs, out.options())

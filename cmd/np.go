@@ -16,6 +16,7 @@ type NPOptions struct {
 	Single  bool
 	Dataset string
 	Clients int
+	Own     ownDataOptions
 }
 
 func (o *NPOptions) setDirs(d []string) { o.Dirs = d }
@@ -39,9 +40,10 @@ func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Comma
 func newCmdRunNP(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 	o := &NPOptions{Single: true}
 	c := npCommand(f, "np", "Neyman-Pearson classification (eq. (30)) on one dataset with n clients, both algorithms",
-		"  fedcon run np --dataset adult-a --clients 10 --trials 3", o, npRun, runF)
+		"  fedcon run np --dataset adult-a --clients 10 --trials 3\n  fedcon run np --data patients.csv --label outcome --positive sick --partition-by hospital", o, npRun, runF)
 	c.Flags().StringVar(&o.Dataset, "dataset", "breast-cancer-wisc", "classification dataset: breast-cancer-wisc, adult-a, monks-1 (Table 1) or another two-class one of 'fedcon data list'")
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
+	addOwnDataFlags(c, &o.Own, false)
 	return c
 }
 
@@ -54,9 +56,23 @@ func npRun(f *Factory, o *NPOptions) error {
 	if o.Single {
 		cfg.Datasets, cfg.Clients = []string{o.Dataset}, []int{o.Clients}
 		name = fmt.Sprintf("np-%s-n%d", o.Dataset, o.Clients)
+		src, err := o.Own.source(o.cmd)
+		if err != nil {
+			return err
+		}
+		if src != nil {
+			n := o.Own.clients(o.cmd, src, o.Clients)
+			cfg.Datasets, cfg.Clients, cfg.Data = nil, []int{n}, src
+			name = o.Own.runName("np", src, n)
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if cfg.Data != nil {
+		if err := checkData(f, &o.commonOptions, cfg.Data, cfg.Seed, cfg.Clients, false); err != nil {
+			return err
+		}
 	}
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {

@@ -63,13 +63,30 @@
 // dataset's own rows after dropping, before any partitioning, and recorded
 // in Dataset.Scalings; adult-b's Server reuses the adult.data statistics.
 //
+// # A user's data
+//
+// ParseCSV (a header row, then rows of as many fields) and ParseLIBSVM
+// (label index:value ...) read a user's file into a Table; ReadOwn reads a
+// path, choosing the reader by extension, and returns the file's SHA-256.
+// Build preprocesses a Table as the named pipelines do, by rules instead
+// of a fixed layout (OwnSpec): rows with a missing value (empty, ?, NA,
+// NaN) dropped; the label coded 0/1; a column whose first value is a
+// number standardised, any other one-hot with its values in increasing
+// order; the sensitive indicator and the intercept last; optionally a
+// seeded fraction of the rows held out as the Server (ServerRand). A bad
+// row is a *ParseError naming file:line and the column; an impossible
+// request a *RequestError. docs/own-data.md is the user's guide.
+//
 // # Partitioning
 //
 // PartitionByClass gives each of n clients floor(count/n) rows of every
 // class (so all clients share the class ratio) and PartitionFolds splits
 // rows into n equal folds; both drop and report the remainder, and both are
 // pure functions of their inputs and the *rand.Rand state. PartitionRand
-// returns the generator that fedcon uses for a seed.
+// returns the generator that fedcon uses for a seed. For a user's data,
+// PartitionBySite gives one client per value of a column and
+// PartitionDirichlet skews the classes among clients with Dirichlet(alpha)
+// proportions.
 //
 // # Errors
 //

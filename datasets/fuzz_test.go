@@ -3,6 +3,7 @@ package datasets
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -96,4 +97,62 @@ func FuzzParseAbalone(f *testing.F) {
 			return (r.Sex == "M" || r.Sex == "F" || r.Sex == "I") && finite(r.Measurements[:]...) && r.Rings >= 0
 		})
 	})
+}
+
+// checkOwn is the property of the user-data readers: no panic, either a
+// table or a *ParseError at a line that exists; and Build of a table with
+// the default spec gives a Dataset with finite entries or a one-line
+// *ParseError or *RequestError.
+func checkOwn(t *testing.T, data []byte, parse func([]byte, string) (*Table, error)) {
+	tb, err := parse(data, "fuzz")
+	if err != nil {
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line < 1 || pe.File != "fuzz" || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("error %q is not a one-line *ParseError with a line", err)
+		}
+		return
+	}
+	if tb.Rows() == 0 || len(tb.Names) == 0 {
+		t.Fatal("no error and no rows")
+	}
+	d, err := Build(tb, OwnSpec{ServerFraction: 0.5}, 1)
+	if err != nil {
+		var pe *ParseError
+		var re *RequestError
+		if !errors.As(err, &pe) && !errors.As(err, &re) || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("build error %q is not a one-line *ParseError or *RequestError", err)
+		}
+		return
+	}
+	for _, ds := range []*Dataset{d, d.Server} {
+		if ds == nil {
+			continue
+		}
+		if r, c := ds.X.Dims(); r != ds.Rows() || c != len(ds.FeatureNames) {
+			t.Fatalf("X is %dx%d for %d rows, %d features", r, c, ds.Rows(), len(ds.FeatureNames))
+		}
+		if !finite(ds.X.RawMatrix().Data...) {
+			t.Fatal("non-finite design matrix entry")
+		}
+		for _, y := range ds.Y {
+			if y != 0 && y != 1 {
+				t.Fatalf("label %v", y)
+			}
+		}
+	}
+}
+
+func FuzzParseCSV(f *testing.F) {
+	f.Add([]byte("a,b,y\n1,x,0\n2,z,1\n3,x,1\n"))
+	f.Add([]byte("\"a\";b\r\n1;?\r\n2;3\r\n"))
+	f.Add([]byte("x\ty\n1e308\t0\n-1e308\t1\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) { checkOwn(t, data, parseCSV) })
+}
+
+func FuzzParseLIBSVM(f *testing.F) {
+	f.Add([]byte("+1 1:0.5 3:2\n-1 qid:1 2:1 # c\n"))
+	f.Add([]byte("0 1:1\n1\n2 4:1e-300\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) { checkOwn(t, data, parseLIBSVM) })
 }

@@ -40,9 +40,15 @@ type Dataset struct {
 	Scalings []Scaling
 	// Files are the raw files read, in order.
 	Files []string
-	// Server is, for adult-b only, the adult.test rows through the same
+	// Site is, for a user's data split by a column (OwnSpec.PartitionBy),
+	// the index in Sites of each row's value; nil otherwise.
+	Site []int
+	// Sites are that column's distinct values, in increasing order.
+	Sites []string
+	// Server is, for adult-b, the adult.test rows through the same
 	// pipeline: the same columns and the same standardisation statistics
-	// (those of the adult.data rows). Nil otherwise.
+	// (those of the adult.data rows); for a user's data, the rows Build
+	// holds out (OwnSpec.ServerFraction). Nil otherwise.
 	Server *Dataset
 }
 

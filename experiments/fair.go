@@ -19,7 +19,10 @@ type FairConfig struct {
 	R           float64 `mapstructure:"r" json:"r"`
 	// W0 is the starting point: sphere (also when empty: the core paper),
 	// zeros (the conic paper's Section 5.3) or ones.
-	W0       string `mapstructure:"w0" json:"w0,omitempty"`
+	W0 string `mapstructure:"w0" json:"w0,omitempty"`
+	// Data, when set, is a user's data file solved instead of Dataset: it
+	// needs a sensitive column and a server fraction.
+	Data     *DataSource `mapstructure:"data" json:"data,omitempty"`
 	ALConfig `mapstructure:",squash"`
 }
 
@@ -31,17 +34,32 @@ func (c *FairConfig) Validate() error {
 	switch {
 	case !(c.R > 0) || math.IsInf(c.R, 0):
 		return &ConfigError{"r", c.R, "must be a finite number > 0"}
-	case c.Dataset != "adult-b":
+	case c.Data == nil && c.Dataset != "adult-b":
 		return &ConfigError{"dataset", c.Dataset, "the fairness experiment needs a sensitive attribute and server rows: adult-b"}
 	case len(c.Clients) == 0:
 		return &ConfigError{"clients", c.Clients, "need at least one client count"}
+	case c.Data != nil && c.Data.Sensitive == "":
+		return &ConfigError{"sensitive", `""`, "the fairness experiment needs --sensitive COLUMN of " + c.Data.File}
+	case c.Data != nil && !(c.Data.ServerFraction > 0 && c.Data.ServerFraction < 1):
+		return &ConfigError{"server-fraction", c.Data.ServerFraction, "must be in (0, 1): the fairness problem's server needs rows"}
+	}
+	if err := validateData(c.Data, c.Dataset != "", c.Clients); err != nil {
+		return err
 	}
 	for _, n := range c.Clients {
-		if n < 1 {
+		if n < 1 && (n != 0 || c.Data == nil) {
 			return &ConfigError{"clients", n, "must be >= 1"}
 		}
 	}
 	return validateW0(c.W0)
+}
+
+// name is the dataset's name in tables and trial files.
+func (c *FairConfig) name() string {
+	if c.Data != nil {
+		return c.Data.Name()
+	}
+	return c.Dataset
 }
 
 // fairCell is one n: the server and the client parties.
@@ -78,9 +96,24 @@ func buildFairCell(ds *datasets.Dataset, n int, cfg *FairConfig) (*fairCell, err
 		return nil, fmt.Errorf("experiments: dataset %s has no sensitive group or server rows", ds.Name)
 	}
 	rows, _ := ds.X.Dims()
-	folds, dropped, err := datasets.PartitionFolds(rows, n, datasets.PartitionRand(cfg.Seed))
+	var (
+		folds   [][]int
+		dropped int
+		err     error
+	)
+	if cfg.Data != nil {
+		if err := cfg.Data.checkServerGroups(ds); err != nil {
+			return nil, err
+		}
+		folds, dropped, n, err = cfg.Data.partition(ds, n, cfg.Seed, true)
+	} else {
+		folds, dropped, err = datasets.PartitionFolds(rows, n, datasets.PartitionRand(cfg.Seed))
+		if err != nil {
+			err = fmt.Errorf("%s with %d clients: %w", ds.Name, n, err)
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s with %d clients: %w", ds.Name, n, err)
+		return nil, err
 	}
 	_, d := ds.X.Dims()
 	srvRows, _ := ds.Server.X.Dims()
@@ -127,7 +160,12 @@ type FairResult struct {
 }
 
 // TrialHash is what one trial depends on: all keys but those choosing the cells and trials.
-func (c *FairConfig) TrialHash() string { return TrialHash(c, "trials", "clients") }
+// A data file enters through its checksum and settings, not its path.
+func (c *FairConfig) TrialHash() string {
+	cc := *c
+	cc.Data = cc.Data.forHash()
+	return TrialHash(&cc, "trials", "clients")
+}
 
 // RunFair runs every (n, trial) of cfg.
 func RunFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions) (*FairResult, error) {
@@ -138,10 +176,17 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ds, err := datasets.Load(cfg.Dataset, dirs)
+	var ds *datasets.Dataset
+	var err error
+	if cfg.Data != nil {
+		ds, err = cfg.Data.Load(cfg.Seed)
+	} else {
+		ds, err = datasets.Load(cfg.Dataset, dirs)
+	}
 	if err != nil {
 		return nil, err
 	}
+	name := cfg.name()
 	res := &FairResult{}
 	pc := &progressCounter{total: len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
 	for _, n := range cfg.Clients {
@@ -149,17 +194,20 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 		if err != nil {
 			return res, err
 		}
-		trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", cfg.Dataset, n), fmt.Sprintf("%s-n%d", cfg.Dataset, n), cfg.Seed,
+		n := cell.n // by-column: from the data
+		trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
 			func(ctx context.Context, t int) (ClassTrial, error) { return fairTrial(ctx, cfg, cell, t, keepTrace) })
 		if err != nil {
 			return res, err
 		}
 		res.Trials = append(res.Trials, trials...)
-		row := classRow(cfg.Dataset, n, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+		row := classRow(name, n, trials, cfg.R, cfg.Eps1, cfg.Eps2)
 		row.Dropped = cell.dropped
 		row.Uncons1 = meanStd(cell.uncons)
 		row.Uncons1Max = maxOf(cell.uncons)
-		row.Published = published("table2", fmt.Sprint(n))
+		if cfg.Data == nil {
+			row.Published = published("table2", fmt.Sprint(n))
+		}
 		res.Rows = append(res.Rows, row)
 	}
 	return res, nil
@@ -168,7 +216,7 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keepTrace bool) (ClassTrial, error) {
 	w0 := startPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
 	a1, cp := cfg.methods()
-	tr := ClassTrial{Dataset: cfg.Dataset, N: cell.n, Trial: t}
+	tr := ClassTrial{Dataset: cfg.name(), N: cell.n, Trial: t}
 	for _, run := range []struct {
 		dst *ClassAlg
 		m   solver.Method
@@ -208,10 +256,15 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 func (r *FairResult) Tables() []*Table {
 	rr := 0.1
 	var al *ALConfig
+	title := "Table 2: fairness, eq. (32), adult-b — mean loss (objective), loss disparity |L(sex=0) - L(sex=1)| over clients and server (feasibility)"
 	if cfg, ok := r.Info.Config.(*FairConfig); ok {
 		rr, al = cfg.R, &cfg.ALConfig
+		if d := cfg.Data; d != nil {
+			title = fmt.Sprintf("Fairness, eq. (32), %s — mean loss (objective), loss disparity |L(%s=0) - L(%s=1)| over clients and server (feasibility)",
+				d.Name(), d.Sensitive, d.Sensitive)
+		}
 	}
-	return withAlgorithm2Note(classTables("Table 2: fairness, eq. (32), adult-b — mean loss (objective), loss disparity |L(sex=0) - L(sex=1)| over clients and server (feasibility)",
+	return withAlgorithm2Note(classTables(title,
 		"disparity", r.Rows, false, rr, func(row ClassRow) []float64 { return row.Published }), al)
 }
 

@@ -115,7 +115,9 @@ type NPConfig struct {
 	// W0 is the starting point: sphere (a uniform point on the unit sphere
 	// per trial; also when empty: the core paper), ones (the conic paper's
 	// Section 5.2) or zeros.
-	W0       string `mapstructure:"w0" json:"w0,omitempty"`
+	W0 string `mapstructure:"w0" json:"w0,omitempty"`
+	// Data, when set, is a user's data file solved instead of Datasets.
+	Data     *DataSource `mapstructure:"data" json:"data,omitempty"`
 	ALConfig `mapstructure:",squash"`
 }
 
@@ -127,7 +129,7 @@ func (c *NPConfig) Validate() error {
 	switch {
 	case !(c.R > 0) || math.IsInf(c.R, 0):
 		return &ConfigError{"r", c.R, "must be a finite number > 0"}
-	case len(c.Datasets) == 0:
+	case len(c.Datasets) == 0 && c.Data == nil:
 		return &ConfigError{"datasets", c.Datasets, "need at least one of " + fmt.Sprint(datasets.Names())}
 	case len(c.Clients) == 0:
 		return &ConfigError{"clients", c.Clients, "need at least one client count"}
@@ -137,8 +139,11 @@ func (c *NPConfig) Validate() error {
 	if err := validateW0(c.W0); err != nil {
 		return err
 	}
+	if err := validateData(c.Data, len(c.Datasets) > 0, c.Clients); err != nil {
+		return err
+	}
 	for _, n := range c.Clients {
-		if n < 1 {
+		if n < 1 && (n != 0 || c.Data == nil) {
 			return &ConfigError{"clients", n, "must be >= 1"}
 		}
 	}
@@ -196,10 +201,22 @@ func buildNPCell(ds *datasets.Dataset, name string, n int, cfg *NPConfig) (*npCe
 	if ds.Regression {
 		return nil, &ConfigError{"dataset", name, "is a regression dataset; Neyman-Pearson classification needs two classes (breast-cancer-wisc, adult-a, monks-1, ...)"}
 	}
-	// The same stream as `fedcon data export --clients n --seed S`.
-	parts, dropped, err := datasets.PartitionByClass(ds.Y, n, datasets.PartitionRand(cfg.Seed))
+	var (
+		parts   [][]int
+		dropped int
+		err     error
+	)
+	if cfg.Data != nil {
+		parts, dropped, n, err = cfg.Data.partition(ds, n, cfg.Seed, false)
+	} else {
+		// The same stream as `fedcon data export --clients n --seed S`.
+		parts, dropped, err = datasets.PartitionByClass(ds.Y, n, datasets.PartitionRand(cfg.Seed))
+		if err != nil {
+			err = fmt.Errorf("%s with %d clients: %w", name, n, err)
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s with %d clients: %w", name, n, err)
+		return nil, err
 	}
 	_, d := ds.X.Dims()
 	cell := &npCell{dataset: name, n: n, d: d, dropped: dropped}
@@ -250,16 +267,31 @@ func RunNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions) (*
 }
 
 // TrialHash is what one trial depends on: all keys but those choosing the cells and trials.
-func (c *NPConfig) TrialHash() string { return TrialHash(c, "trials", "datasets", "clients") }
+// A data file enters through its checksum and settings, not its path.
+func (c *NPConfig) TrialHash() string {
+	cc := *c
+	cc.Data = cc.Data.forHash()
+	return TrialHash(&cc, "trials", "datasets", "clients")
+}
 
 func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, keepTrace bool) (*NPResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	res := &NPResult{}
-	pc := &progressCounter{total: len(cfg.Datasets) * len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
-	for _, name := range cfg.Datasets {
-		ds, err := datasets.Load(name, dirs)
+	names := cfg.Datasets
+	if cfg.Data != nil {
+		names = []string{cfg.Data.Name()}
+	}
+	pc := &progressCounter{total: len(names) * len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
+	for _, name := range names {
+		var ds *datasets.Dataset
+		var err error
+		if cfg.Data != nil {
+			ds, err = cfg.Data.Load(cfg.Seed)
+		} else {
+			ds, err = datasets.Load(name, dirs)
+		}
 		if err != nil {
 			return res, err
 		}
@@ -268,6 +300,7 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 			if err != nil {
 				return res, err
 			}
+			n := cell.n // by-column: from the data
 			cell.uncons1 = unconstrainedLoss1(ds, cell)
 			inner := max(1, opt.workers()/cfg.Trials)
 			trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
@@ -282,7 +315,9 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 			row.Dropped = cell.dropped
 			row.Uncons1 = meanStd(cell.uncons1)
 			row.Uncons1Max = maxOf(cell.uncons1)
-			row.Published = published("table1", name, fmt.Sprint(n))
+			if cfg.Data == nil {
+				row.Published = published("table1", name, fmt.Sprint(n))
+			}
 			res.Rows = append(res.Rows, row)
 		}
 	}
