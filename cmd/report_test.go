@@ -1,0 +1,54 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReportCommand: report writes index.html and report.md into the
+// results directory and prints their paths; a broken file is a warning on
+// stderr, not a failure; no directory or no results is a usage error.
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	f, out, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"report", filepath.Join(dir, "none")}); code != 2 || !strings.Contains(errOut.String(), "no such directory") {
+		t.Fatalf("missing dir: exit %d (%s)", code, errOut)
+	}
+	errOut.Reset()
+	if code := run(context.Background(), f, []string{"report", dir}); code != 2 || !strings.Contains(errOut.String(), "no results in") {
+		t.Fatalf("empty dir: exit %d (%s)", code, errOut)
+	}
+	if code := run(context.Background(), f, []string{"reproduce", "table4", "--config", writeConfig(t, dir, "cells: [[2, 10, 1]]\ntrials: 2\n"), "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("reproduce: exit %d (%s)", code, errOut)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "broken"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broken", "manifest.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := run(context.Background(), f, []string{"report", dir}); code != 0 {
+		t.Fatalf("report: exit %d (%s)", code, errOut)
+	}
+	want := filepath.Join(dir, "index.html") + "\n" + filepath.Join(dir, "report.md") + "\n"
+	if out.String() != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	if w := errOut.String(); strings.Count(w, "\n") != 1 || !strings.Contains(w, "warning: broken/manifest.json: invalid manifest") {
+		t.Errorf("stderr %q, want one warning about broken/manifest.json", w)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Table 4", "PASS: ", `href="table4/manifest.json"`, "broken/manifest.json"} {
+		if !strings.Contains(string(page), s) {
+			t.Errorf("index.html lacks %q", s)
+		}
+	}
+}
