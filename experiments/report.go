@@ -64,6 +64,11 @@ type ReportManifest struct {
 type ReportTable struct {
 	File string // the .csv, relative to the results directory
 	*Table
+	// Data marks a CSV without a Markdown twin: the data behind a figure,
+	// shown collapsed after the figures.
+	Data bool
+	// ID is the element id of the table's block in the page.
+	ID string
 }
 
 // ReportFigure is one figure: its SVG, validated, to inline, else its PNG.
@@ -73,6 +78,8 @@ type ReportFigure struct {
 	// SVG is the file's <svg> element, checked to be well-formed XML without
 	// scripts; empty when the figure is shown from its PNG.
 	SVG string
+	// ID is the element id of the <figure> in the page.
+	ID string
 }
 
 // ReportGate is the check gate over one directory, as `fedcon check DIR`
@@ -281,7 +288,7 @@ func readRun(dir, rel string, root bool) (ReportRun, bool) {
 				warn(name, err)
 			}
 			for _, t := range tables {
-				run.Tables = append(run.Tables, ReportTable{File: join(name), Table: t})
+				run.Tables = append(run.Tables, ReportTable{File: join(name), Table: t, Data: md == ""})
 			}
 		case ext == ".svg", ext == ".png" && !have[base+".svg"]:
 			fig := ReportFigure{Title: base, File: join(name)}
@@ -306,6 +313,12 @@ func readRun(dir, rel string, root bool) (ReportRun, bool) {
 			}
 			run.Figures = append(run.Figures, fig)
 		}
+	}
+	for i := range run.Tables {
+		run.Tables[i].ID = anchor("table", run.Tables[i].File+"-"+strconv.Itoa(i))
+	}
+	for i := range run.Figures {
+		run.Figures[i].ID = anchor("figure", run.Figures[i].File)
 	}
 	return run, len(run.Manifests)+len(run.Tables)+len(run.Figures)+len(run.Warnings) > 0
 }
@@ -439,9 +452,13 @@ func checkSVG(b []byte) (string, error) {
 	return string(b[start:end]), nil
 }
 
+// maxDataRows caps the rows shown of a CSV file without a Markdown twin.
+const maxDataRows = 50
+
 // readTables reads the tables of a result file pair: header and rows from
 // the CSV (tables separated by a blank line, as WriteOutputs writes them),
-// titles and notes from the Markdown twin, when it has as many tables.
+// titles and notes from the Markdown twin, when it has as many tables. A
+// CSV without a twin is titled by its name and shows maxDataRows rows.
 func readTables(csvPath, mdPath string) ([]*Table, error) {
 	b, err := readFile(csvPath)
 	if err != nil {
@@ -459,6 +476,15 @@ func readTables(csvPath, mdPath string) ([]*Table, error) {
 		tables[i] = &Table{Header: r[0], Rows: r[1:]}
 	}
 	if mdPath == "" {
+		// Data behind a figure (points, grids), not a printed table: the
+		// page shows its head.
+		for _, t := range tables {
+			t.Title = filepath.Base(csvPath)
+			if n := len(t.Rows); n > maxDataRows {
+				t.Rows = t.Rows[:maxDataRows]
+				t.Notes = []string{fmt.Sprintf("The first %d of %d rows; all are in %s.", maxDataRows, n, filepath.Base(csvPath))}
+			}
+		}
 		return tables, nil
 	}
 	md, err := readFile(mdPath)
@@ -627,21 +653,12 @@ func (g *ReportGate) Verdict() string {
 	return s
 }
 
-// FactsTable lists a manifest's facts: what produced the run and how.
-func (m *ReportManifest) FactsTable() *Table {
-	t := &Table{Header: []string{"fact", "value"}}
-	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
-	add("experiment", m.Experiment)
-	add("fedcon version", m.Version)
-	add("commit", dash(m.Commit))
-	add("Go", m.GoVersion)
-	add("machine", fmt.Sprintf("%s, %d CPUs, %d workers", m.CPU, m.NumCPU, m.Workers))
-	add("config hash", m.ConfigHash)
-	add("trial hash", dash(m.TrialHash))
-	add("seed", strconv.FormatUint(m.Seed, 10))
-	add("start", m.Start.Format("2006-01-02 15:04:05 MST"))
-	add("end", m.End.Format("2006-01-02 15:04:05 MST"))
-	add("wall time", fmt.Sprintf("%.1f s", m.WallSec))
+// factKeys are the rows of FactsTable.
+var factKeys = []string{"experiment", "fedcon version", "commit", "Go", "machine", "config hash", "trial hash", "seed",
+	"start", "end", "wall time", "trials", "trial files", "complete", "error"}
+
+// facts are a manifest's values for factKeys: what produced the run and how.
+func (m *ReportManifest) facts() []string {
 	tr := fmt.Sprintf("%d computed, %d reused", m.Computed, m.Reused)
 	if len(m.ReusedVersions) > 0 {
 		var vs []string
@@ -650,11 +667,37 @@ func (m *ReportManifest) FactsTable() *Table {
 		}
 		tr += " (" + strings.Join(vs, ", ") + ")"
 	}
-	add("trials", tr)
-	add("trial files", strconv.Itoa(len(m.TrialFiles)))
-	add("complete", yesNo(m.Complete))
-	if m.Error != "" {
-		add("error", m.Error)
+	return []string{m.Experiment, m.Version, dash(m.Commit), m.GoVersion,
+		fmt.Sprintf("%s, %d CPUs, %d workers", m.CPU, m.NumCPU, m.Workers),
+		m.ConfigHash, dash(m.TrialHash), strconv.FormatUint(m.Seed, 10),
+		m.Start.Format("2006-01-02 15:04:05 MST"), m.End.Format("2006-01-02 15:04:05 MST"),
+		fmt.Sprintf("%.1f s", m.WallSec), tr, strconv.Itoa(len(m.TrialFiles)), yesNo(m.Complete), dash(m.Error)}
+}
+
+// FactsTable lists the run's manifest facts, one column per manifest; nil
+// without a manifest.
+func (run *ReportRun) FactsTable() *Table {
+	if len(run.Manifests) == 0 {
+		return nil
+	}
+	t := &Table{Header: []string{"fact"}}
+	cols := make([][]string, len(run.Manifests))
+	hasErr := false
+	for i := range run.Manifests {
+		m := &run.Manifests[i]
+		t.Header = append(t.Header, path.Base(m.File))
+		cols[i] = m.facts()
+		hasErr = hasErr || m.Error != ""
+	}
+	for k, key := range factKeys {
+		if key == "error" && !hasErr {
+			continue
+		}
+		row := []string{key}
+		for _, c := range cols {
+			row = append(row, c[k])
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
@@ -727,9 +770,8 @@ func (r *Report) Markdown() string {
 		if len(run.Warnings) > 0 {
 			b.WriteString("\n")
 		}
-		for i := range run.Manifests {
-			m := &run.Manifests[i]
-			fmt.Fprintf(&b, "Manifest [%s](%s)\n\n%s\n", path.Base(m.File), mdPath(m.File), m.FactsTable().Markdown())
+		if ft := run.FactsTable(); ft != nil {
+			fmt.Fprintf(&b, "%s\n", ft.Markdown())
 		}
 		for _, t := range run.Tables {
 			fmt.Fprintf(&b, "%s\nFrom [%s](%s).\n\n", t.Markdown(), path.Base(t.File), mdPath(t.File))
@@ -766,11 +808,8 @@ func (r *Report) HTML() ([]byte, error) {
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"svg":  func(s string) template.HTML { return template.HTML(s) }, // checked by checkSVG
-	"base": path.Base,
-	"anchor": func(prefix, s string, i int) string {
-		return anchor(prefix, s+"-"+strconv.Itoa(i))
-	},
+	"svg":       func(s string) template.HTML { return template.HTML(s) }, // checked by checkSVG
+	"base":      path.Base,
 	"trialsDir": func(p string) string { return path.Join(p, "trials") + "/" },
 }).Parse(reportHTML))
 
@@ -842,19 +881,22 @@ pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.8em; }
 {{- range .Warnings}}
 <p class="warn">warning: {{.}}</p>
 {{- end}}
-{{- range .Manifests}}
-<h3>Manifest <a href="{{.File}}">{{base .File}}</a></h3>
-{{template "table" .FactsTable}}
-<details><summary>Configuration</summary><pre>{{.ConfigJSON}}</pre></details>
+{{- with .FactsTable}}
+<div class="scroll">
+{{template "table" .}}
+</div>
 {{- end}}
-{{- range $i, $t := .Tables}}
-<div class="scroll result-table" id="{{anchor "table" $t.File $i}}" data-src="{{$t.File}}">
+{{- range .Manifests}}
+<details><summary>Configuration of <a href="{{.File}}">{{base .File}}</a></summary><pre>{{.ConfigJSON}}</pre></details>
+{{- end}}
+{{- range $i, $t := .Tables}}{{if not $t.Data}}
+<div class="scroll result-table" id="{{$t.ID}}" data-src="{{$t.File}}">
 {{template "table" $t.Table}}
 <p class="note">From <a href="{{$t.File}}">{{base $t.File}}</a>.</p>
 </div>
-{{- end}}
+{{- end}}{{end}}
 {{- range $i, $f := .Figures}}
-<figure class="result-figure" id="{{anchor "figure" $f.File $i}}" data-src="{{$f.File}}">
+<figure class="result-figure" id="{{$f.ID}}" data-src="{{$f.File}}">
 {{- if $f.SVG}}
 {{svg $f.SVG}}
 {{- else}}
@@ -863,6 +905,13 @@ pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.8em; }
 <figcaption>{{$f.Title}} (<a href="{{$f.File}}">{{base $f.File}}</a>)</figcaption>
 </figure>
 {{- end}}
+{{- range $i, $t := .Tables}}{{if $t.Data}}
+<details><summary>Data: {{base $t.File}} ({{len $t.Rows}} rows shown)</summary>
+<div class="scroll result-table" id="{{$t.ID}}" data-src="{{$t.File}}">
+{{template "table" $t.Table}}
+</div>
+</details>
+{{- end}}{{end}}
 <p>Files:{{range .Files}} <a href="{{.}}">{{base .}}</a>{{end}}{{if .Trials}} <a href="{{trialsDir .Path}}">trials/</a> ({{.Trials}} files){{end}}</p>
 </section>
 {{- end}}
