@@ -420,7 +420,8 @@ func checkSVG(b []byte) (string, error) {
 				start = off
 			}
 			switch strings.ToLower(t.Name.Local) {
-			case "script", "foreignobject", "iframe", "object", "embed":
+			case "script", "foreignobject", "iframe", "object", "embed",
+				"set", "animate", "animatemotion", "animatetransform", "handler", "listener": // animations can rewrite an href
 				return "", fmt.Errorf("unsafe SVG: contains <%s>", t.Name.Local)
 			}
 			for _, a := range t.Attr {
@@ -704,11 +705,14 @@ func (run *ReportRun) FactsTable() *Table {
 
 // ConfigJSON is the manifest's configuration, indented.
 func (m *ReportManifest) ConfigJSON() string {
-	b, err := json.MarshalIndent(m.Config, "", "  ")
-	if err != nil {
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetIndent("", "  ")
+	e.SetEscapeHTML(false) // the template escapes
+	if err := e.Encode(m.Config); err != nil {
 		return fmt.Sprint(m.Config)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func dash(s string) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -386,6 +387,7 @@ func TestCheckSVG(t *testing.T) {
 		{"script", `<svg ` + ns + `><script>x()</script></svg>`, "", "unsafe SVG: contains <script>"},
 		{"handler", `<svg ` + ns + ` onload="x()"></svg>`, "", "unsafe SVG: attribute onload"},
 		{"external link", `<svg ` + ns + `><a href="javascript:x()"/></svg>`, "", "unsafe SVG: attribute href"},
+		{"animated link", `<svg ` + ns + `><a href="#x"><set attributeName="href" to="javascript:x()"/></a></svg>`, "", "unsafe SVG: contains <set>"},
 		{"foreign object", `<svg ` + ns + `><foreignObject/></svg>`, "", "unsafe SVG: contains <foreignObject>"},
 		{"not svg", `<html/>`, "", "root element <html>"},
 		{"two roots", `<svg/><svg/>`, "", "more than one root"},
@@ -510,4 +512,59 @@ func isPrintable(s string) bool {
 		}
 	}
 	return true
+}
+
+// TestReportGolden renders a hand-written results directory and compares
+// the page and its Markdown twin with testdata/report/*.golden (go test
+// -update rewrites them): nothing of the machine or the clock may enter.
+func TestReportGolden(t *testing.T) {
+	rep, err := BuildReport(filepath.Join("testdata", "report", "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Warnings) > 0 {
+		t.Errorf("warnings: %q", rep.Warnings)
+	}
+	page, err := rep.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parseXHTML(t, page)
+	for _, g := range []struct {
+		file string
+		got  []byte
+	}{{"index.html.golden", page}, {"report.md.golden", []byte(rep.Markdown())}} {
+		p := filepath.Join("testdata", "report", g.file)
+		if *update {
+			if err := os.WriteFile(p, g.got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(g.got, want) {
+			t.Errorf("%s differs (go test -run TestReportGolden -update ./experiments/ rewrites it):\n%s", g.file, firstDiff(string(g.got), string(want)))
+		}
+	}
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n got  %q\n want %q", i+1, a, b)
+		}
+	}
+	return ""
 }
