@@ -2,10 +2,14 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // TestReportCommand: report writes index.html and report.md into the
@@ -46,7 +50,17 @@ func TestReportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"Table 4", "PASS: ", `href="table4/manifest.json"`, "broken/manifest.json"} {
+	// The page's verdict is the check command's.
+	out.Reset()
+	if code := run(context.Background(), f, []string{"check", "--json", dir}); code != 0 {
+		t.Fatalf("check: exit %d (%s)", code, errOut)
+	}
+	var rows []experiments.CheckRow
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil || len(rows) == 0 {
+		t.Fatalf("check --json: %v (%d rows)", err, len(rows))
+	}
+	verdict := fmt.Sprintf("PASS: %d checks, 0 failed", len(rows))
+	for _, s := range []string{"Table 4", verdict, `href="table4/manifest.json"`, "broken/manifest.json"} {
 		if !strings.Contains(string(page), s) {
 			t.Errorf("index.html lacks %q", s)
 		}

@@ -190,46 +190,38 @@ func BuildReport(dir string) (*Report, error) {
 	return rep, nil
 }
 
-// checkGates runs the check gate over every directory that holds an
-// experiment's result file <name>/<name>.json.
+// checkGates runs the check gate on every result file <name>.json of an
+// experiment it knows (CheckNames) in the runs' directories, one gate per
+// parent directory, as `fedcon check PARENT` would.
 func checkGates(dir string, rep *Report) []ReportGate {
 	var gates []ReportGate
 	at := map[string]int{}
 	for _, run := range rep.Runs {
-		name := path.Base(run.Path)
-		if run.Path == "." {
-			abs, _ := filepath.Abs(dir)
-			name = filepath.Base(abs)
-		}
-		if !slices.Contains(CheckNames(), name) {
-			continue
-		}
-		file := path.Join(run.Path, name+".json")
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		parent := path.Dir(run.Path)
-		if run.Path == "." {
-			parent = ".."
-		}
-		i, ok := at[parent]
-		if !ok {
-			i = len(gates)
-			at[parent] = i
-			gates = append(gates, ReportGate{Dir: parent})
-		}
-		g := &gates[i]
-		if err == nil {
-			var rows []CheckRow
-			if rows, err = Check(name, b); err == nil {
-				g.Rows = append(g.Rows, rows...)
+		for _, name := range CheckNames() {
+			file := path.Join(run.Path, name+".json")
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
+			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
+			parent := path.Dir(run.Path) // "." for the root itself
+			i, ok := at[parent]
+			if !ok {
+				i = len(gates)
+				at[parent] = i
+				gates = append(gates, ReportGate{Dir: parent})
+			}
+			g := &gates[i]
+			if err == nil {
+				var rows []CheckRow
+				if rows, err = Check(name, b); err == nil {
+					g.Rows = append(g.Rows, rows...)
+					continue
+				}
+			}
+			msg := fmt.Sprintf("%s: %v", file, err)
+			g.Errors = append(g.Errors, msg)
+			rep.Warnings = append(rep.Warnings, msg)
 		}
-		msg := fmt.Sprintf("%s: %v", file, err)
-		g.Errors = append(g.Errors, msg)
-		rep.Warnings = append(rep.Warnings, msg)
 	}
 	slices.SortStableFunc(gates, func(a, b ReportGate) int { return strings.Compare(a.Dir, b.Dir) })
 	return gates
