@@ -15,6 +15,7 @@ import (
 type ReportOptions struct {
 	Dir   string
 	Quick bool
+	JSON  bool
 }
 
 func newCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
@@ -41,6 +42,7 @@ in a warning on stderr; the rest of the report is still written.`,
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
+			o.JSON, _ = c.Flags().GetBool("json")
 			if runF != nil {
 				return runF(o)
 			}
@@ -67,6 +69,24 @@ func reportRun(f *Factory, o *ReportOptions) error {
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(f.IO.ErrOut, "fedcon report: warning: %s\n", w)
+	}
+	if o.JSON {
+		type gate struct {
+			Dir     string `json:"dir"`
+			Pass    bool   `json:"pass"`
+			Verdict string `json:"verdict"`
+		}
+		doc := struct {
+			Written  []string `json:"written"`
+			Runs     int      `json:"runs"`
+			Gates    []gate   `json:"gates"`
+			Warnings []string `json:"warnings"`
+		}{Written: paths, Runs: len(r.Runs), Gates: []gate{}, Warnings: r.Warnings}
+		for i := range r.Gates {
+			g := &r.Gates[i]
+			doc.Gates = append(doc.Gates, gate{g.Dir, g.Pass(), g.Verdict()})
+		}
+		return printJSON(f.IO.Out, doc)
 	}
 	for _, p := range paths {
 		fmt.Fprintln(f.IO.Out, p)

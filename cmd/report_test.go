@@ -50,6 +50,20 @@ func TestReportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	out.Reset()
+	if code := run(context.Background(), f, []string{"report", "--json", dir}); code != 0 {
+		t.Fatalf("report --json: exit %d (%s)", code, errOut)
+	}
+	var doc struct {
+		Written  []string
+		Runs     int
+		Gates    []struct{ Pass bool }
+		Warnings []string
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Written) != 2 || doc.Runs != 2 ||
+		len(doc.Gates) != 1 || !doc.Gates[0].Pass || len(doc.Warnings) != 1 {
+		t.Errorf("report --json: %v %+v", err, doc)
+	}
 	// The page's verdict is the check command's.
 	out.Reset()
 	if code := run(context.Background(), f, []string{"check", "--json", dir}); code != 0 {
