@@ -81,7 +81,7 @@ func reportRun(f *Factory, o *ReportOptions) error {
 			Runs     int      `json:"runs"`
 			Gates    []gate   `json:"gates"`
 			Warnings []string `json:"warnings"`
-		}{Written: paths, Runs: len(r.Runs), Gates: []gate{}, Warnings: r.Warnings}
+		}{Written: paths, Runs: len(r.Runs), Gates: []gate{}, Warnings: append([]string{}, r.Warnings...)}
 		for i := range r.Gates {
 			g := &r.Gates[i]
 			doc.Gates = append(doc.Gates, gate{g.Dir, g.Pass(), g.Verdict()})
