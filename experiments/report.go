@@ -128,6 +128,17 @@ func (g *ReportGate) Failed() int {
 	return n
 }
 
+// FailedRows are the checks that failed.
+func (g *ReportGate) FailedRows() []CheckRow {
+	var out []CheckRow
+	for _, r := range g.Rows {
+		if !r.Pass {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Pass reports whether the gate passes: every check passed and every
 // result file was read.
 func (g *ReportGate) Pass() bool { return g.Failed() == 0 && len(g.Errors) == 0 }
@@ -756,6 +767,9 @@ func (r *Report) Markdown() string {
 	for i := range r.Gates {
 		g := &r.Gates[i]
 		fmt.Fprintf(&b, "%s\n\n%s\n", g.Verdict(), g.GateTable().Markdown())
+		if failed := g.FailedRows(); len(failed) > 0 {
+			fmt.Fprintf(&b, "%s\n", CheckTable(failed).Markdown())
+		}
 	}
 	fmt.Fprintf(&b, "## Runs\n\n%s\n", r.RunsTable().Markdown())
 	for _, run := range r.Runs {
@@ -856,13 +870,12 @@ pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.8em; }
 {{- range .Gates}}
 <p class="verdict {{if .Pass}}pass{{else}}fail{{end}}">{{.Verdict}}</p>
 {{template "table" .GateTable}}
+{{- with .FailedRows}}
+<div class="scroll">{{template "checks" .}}</div>
+{{- end}}
 {{- if .Rows}}
 <details><summary>Every check ({{len .Rows}})</summary>
-<div class="scroll"><table class="check-rows">
-<thead><tr><th>experiment</th><th>cell</th><th>rule</th><th>value</th><th>bound</th><th>result</th><th>detail</th></tr></thead>
-<tbody>{{range .Rows}}
-<tr><td>{{.Experiment}}</td><td>{{.Cell}}</td><td>{{.Rule}}</td><td>{{printf "%.3g" .Value}}</td><td>{{printf "%.3g" .Bound}}</td>{{if .Pass}}<td class="pass">pass</td>{{else}}<td class="fail">FAIL</td>{{end}}<td>{{.Detail}}</td></tr>{{end}}
-</tbody></table></div>
+<div class="scroll">{{template "checks" .Rows}}</div>
 </details>
 {{- end}}
 {{- end}}
@@ -913,6 +926,11 @@ pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.8em; }
 {{- end}}
 </body>
 </html>
+{{define "checks"}}<table class="check-rows">
+<thead><tr><th>experiment</th><th>cell</th><th>rule</th><th>value</th><th>bound</th><th>result</th><th>detail</th></tr></thead>
+<tbody>{{range .}}
+<tr><td>{{.Experiment}}</td><td>{{.Cell}}</td><td>{{.Rule}}</td><td>{{printf "%.3g" .Value}}</td><td>{{printf "%.3g" .Bound}}</td>{{if .Pass}}<td class="pass">pass</td>{{else}}<td class="fail">FAIL</td>{{end}}<td>{{.Detail}}</td></tr>{{end}}
+</tbody></table>{{end}}
 {{define "table"}}<table>
 {{- if .Title}}
 <caption>{{.Title}}</caption>

@@ -546,7 +546,7 @@ func TestReportGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(g.got, want) {
-			t.Errorf("%s differs (go test -run TestReportGolden -update ./experiments/ rewrites it):\n%s", g.file, firstDiff(string(g.got), string(want)))
+			t.Errorf("%s differs (go test ./experiments/ -run TestReportGolden -update rewrites it):\n%s", g.file, firstDiff(string(g.got), string(want)))
 		}
 	}
 }
@@ -566,5 +566,5 @@ func firstDiff(got, want string) string {
 			return fmt.Sprintf("line %d:\n got  %q\n want %q", i+1, a, b)
 		}
 	}
-	return ""
+	return fmt.Sprintf("%d bytes, want %d", len(got), len(want))
 }
