@@ -89,7 +89,7 @@ func checkRun(f *Factory, o *CheckOptions) error {
 		if err := printJSON(f.IO.Out, rows); err != nil {
 			return err
 		}
-	} else if err := printTables(f.IO.Out, experiments.CheckTable(rows)); err != nil {
+	} else if err := printTables(f.IO.Out, f.tableWidth(), experiments.CheckTable(rows)); err != nil {
 		return err
 	}
 	for _, r := range rows {

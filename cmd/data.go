@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -466,18 +467,22 @@ func NewCmdDataFetch(f *Factory, runF func(*DataFetchOptions) error) *cobra.Comm
 	o := &DataFetchOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "fetch [NAME...]",
-		Short: "Download the raw UCI files over HTTPS into the cache dir and verify them",
-		Long: `Download the raw files of the named datasets (all when none is named) from the
-UCI archive into --data-dir if given, else the per-user cache dir, keeping
-files already present and intact. A download whose record count or SHA-256
-differs from the pinned one is not installed unless --no-verify is given.`,
+		Short: "Download the raw data files over HTTPS into the cache dir and verify them",
+		Long: `Download the raw files of the named datasets (all UCI ones when none is named)
+from the UCI archive, and Fashion-MNIST from its original host, into --data-dir
+if given, else the per-user cache dir, keeping files already present and
+intact. A download whose record count or SHA-256 differs from the pinned one
+(Fashion-MNIST: the SHA-256 of each decompressed file) is not installed unless
+--no-verify is given. 'fedcon reproduce all' fetches what it needs by itself.`,
 		Example: `  fedcon data fetch
-  fedcon data fetch adult-b --data-dir ~/uci
+  fedcon data fetch adult-b fashion-mnist --data-dir ~/data
   fedcon data fetch --mirror https://mirror.example.org/uci/`,
-		ValidArgs: datasets.Names(),
+		ValidArgs: datasets.FetchNames(),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkDatasetArgs(c, args); err != nil {
-				return err
+			for _, a := range args {
+				if !slices.Contains(datasets.FetchNames(), a) {
+					return flagErrorf("dataset %s: unknown (valid: %s)", a, strings.Join(datasets.FetchNames(), ", "))
+				}
 			}
 			o.cmd, o.Names = c, args
 			o.Dir, _ = c.Flags().GetString("data-dir")

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 
 	"golang.org/x/term"
 )
@@ -17,6 +18,9 @@ type IOStreams struct {
 	ErrOut io.Writer
 	// ErrTTY reports whether ErrOut is a terminal (progress bars only then).
 	ErrTTY bool
+	// Width is Out's width in columns when known (a terminal, or $COLUMNS);
+	// zero means unknown, and tables then fit defaultWidth.
+	Width int
 }
 
 // systemIO returns the process streams.
@@ -24,7 +28,21 @@ func systemIO() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())) && os.Getenv("CI") == "",
+		Width:  outWidth(),
 	}
+}
+
+// outWidth is stdout's terminal width, else a valid $COLUMNS, else zero.
+func outWidth() int {
+	if fd := int(os.Stdout.Fd()); term.IsTerminal(fd) {
+		if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+			return w
+		}
+	}
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	return 0
 }
 
 // testIO returns streams backed by buffers, for tests.
@@ -43,6 +61,19 @@ type Factory struct {
 	Getenv func(string) string
 	// NumCPU is the default worker count.
 	NumCPU int
+	// Wide prints every table whole (--wide), whatever the width.
+	Wide bool
+}
+
+// tableWidth is the width terminal tables fit: 0 (no limit) under --wide.
+func (f *Factory) tableWidth() int {
+	switch {
+	case f.Wide:
+		return 0
+	case f.IO.Width > 0:
+		return f.IO.Width
+	}
+	return defaultWidth
 }
 
 func newFactory(io *IOStreams) *Factory {

@@ -168,15 +168,24 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		return p, nil
 	}
 	if !math.IsInf(ymin, 1) {
-		// Headroom above the data for the legend.
+		// Headroom above the data for the legend: its entries are about
+		// 11 pt each in a data area of about 190 pt, so the legend's share
+		// of the height grows with the number of entries.
 		span := math.Max(ymax-ymin, 1e-9)
 		p.Y.Min = math.Min(0, ymin)
-		p.Y.Max = ymax + 0.45*span
+		p.Y.Max = ymax + legendHeadroom(len(pn.Series)+len(pn.HLines))*(ymax-p.Y.Min+1e-9*span)
 	}
 	if xmax == xmin {
 		p.X.Min, p.X.Max = xmin-0.5, xmax+0.5
 	}
 	return p, nil
+}
+
+// legendHeadroom is the fraction of the data's height to add above it so
+// that a top legend of n entries stays clear of the curves.
+func legendHeadroom(n int) float64 {
+	share := math.Min(0.8, (11*float64(n)+8)/190)
+	return math.Max(0.45, share/(1-share))
 }
 
 // allIntegers reports whether every x of the panel's series is a whole
@@ -201,8 +210,8 @@ type intTicks struct{}
 func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 	var out []plot.Tick
 	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
-		if t.Label != "" && t.Value != math.Trunc(t.Value) {
-			continue
+		if t.Value != math.Trunc(t.Value) {
+			continue // no "2.50" outer iteration, labelled or not
 		}
 		if t.Label != "" {
 			t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)

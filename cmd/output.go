@@ -135,7 +135,7 @@ func (r *runOutput) tables(doc any, tables []*experiments.Table, runErr error) e
 	case r.o.JSON:
 		return printJSON(r.f.IO.Out, doc)
 	default:
-		if err := printTables(r.f.IO.Out, tables...); err != nil {
+		if err := printTables(r.f.IO.Out, r.f.tableWidth(), tables...); err != nil {
 			return err
 		}
 	}

@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	twc "github.com/olekukonko/tablewriter/tw"
@@ -11,30 +14,155 @@ import (
 	"github.com/fedcon/fedcon/experiments"
 )
 
-// printTables renders tables for the terminal.
-func printTables(w io.Writer, tables ...*experiments.Table) error {
+// defaultWidth is the table width when the terminal's is unknown (a pipe,
+// CI, a file).
+const defaultWidth = 120
+
+// printTables renders tables for the terminal. A table wider than width is
+// split into parts that repeat its key columns; titles and notes wrap.
+// width <= 0 prints every table whole (--wide). Files keep every column.
+func printTables(w io.Writer, width int, tables ...*experiments.Table) error {
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if t.Title != "" {
-			fmt.Fprintln(w, t.Title)
+		parts, err := fitTable(t, width)
+		if err != nil {
+			return err
 		}
-		tw := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(twc.Off))
-		tw.Header(anySlice(t.Header)...)
-		for _, r := range t.Rows {
-			if err := tw.Append(anySlice(r)...); err != nil {
+		for j, p := range parts {
+			if j > 0 {
+				fmt.Fprintln(w)
+			}
+			title := t.Title
+			if len(parts) > 1 {
+				title = strings.TrimSpace(fmt.Sprintf("%s (part %d of %d)", title, j+1, len(parts)))
+			}
+			if title != "" {
+				fmt.Fprintln(w, wrapText(title, width))
+			}
+			if _, err := w.Write(p); err != nil {
 				return err
 			}
 		}
-		if err := tw.Render(); err != nil {
-			return err
-		}
 		for _, n := range t.Notes {
-			fmt.Fprintln(w, n)
+			fmt.Fprintln(w, wrapText(n, width))
 		}
 	}
 	return nil
+}
+
+// fitTable renders t as one box table, or as several whose columns are the
+// key columns plus a greedy run of the others, each at most width wide
+// when it can be (a single column wider than width still gets a part).
+func fitTable(t *experiments.Table, width int) ([][]byte, error) {
+	whole, err := renderBox(t.Header, t.Rows)
+	if err != nil || width <= 0 || textWidth(whole) <= width || len(t.Header) < 2 {
+		return [][]byte{whole}, err
+	}
+	keys := t.Keys
+	if keys <= 0 {
+		keys = 1
+	}
+	if keys >= len(t.Header) {
+		return [][]byte{whole}, nil
+	}
+	var parts [][]byte
+	var group []int
+	var last []byte
+	flush := func() {
+		parts = append(parts, last)
+		group, last = group[:0], nil
+	}
+	for c := keys; c < len(t.Header); c++ {
+		try := append(append([]int{}, group...), c)
+		out, err := renderBox(pick(t.Header, keys, try), pickRows(t.Rows, keys, try))
+		if err != nil {
+			return nil, err
+		}
+		if textWidth(out) > width && len(group) > 0 {
+			flush()
+			try = []int{c}
+			if out, err = renderBox(pick(t.Header, keys, try), pickRows(t.Rows, keys, try)); err != nil {
+				return nil, err
+			}
+		}
+		group, last = try, out
+	}
+	flush()
+	return parts, nil
+}
+
+// pick returns the first keys cells of row followed by the cells at cols.
+func pick(row []string, keys int, cols []int) []string {
+	out := append([]string{}, row[:min(keys, len(row))]...)
+	for _, c := range cols {
+		if c < len(row) {
+			out = append(out, row[c])
+		} else {
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+func pickRows(rows [][]string, keys int, cols []int) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = pick(r, keys, cols)
+	}
+	return out
+}
+
+// renderBox draws one box table.
+func renderBox(header []string, rows [][]string) ([]byte, error) {
+	var b bytes.Buffer
+	tw := tablewriter.NewTable(&b, tablewriter.WithHeaderAutoFormat(twc.Off))
+	tw.Header(anySlice(header)...)
+	for _, r := range rows {
+		if err := tw.Append(anySlice(r)...); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Render(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// textWidth is the widest line of b in runes (the tables' box drawing and
+// symbols are one column each).
+func textWidth(b []byte) int {
+	w := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		w = max(w, utf8.RuneCountInString(line))
+	}
+	return w
+}
+
+// wrapText breaks s at spaces so that no line exceeds width runes (a word
+// longer than width keeps its own line). width <= 0 leaves s alone.
+func wrapText(s string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	var b strings.Builder
+	n := 0
+	for _, word := range strings.Fields(s) {
+		wl := utf8.RuneCountInString(word)
+		switch {
+		case n == 0:
+		case n+1+wl > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += wl
+	}
+	return b.String()
 }
 
 func anySlice(s []string) []any {

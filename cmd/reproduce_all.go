@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 )
 
@@ -20,6 +21,12 @@ type AllOptions struct {
 	Dirs  []string
 	Only  []string
 	Quick bool
+	// NoFetch: do not download missing data sets (--no-fetch).
+	NoFetch bool
+	// FetchDir is where missing data sets go: --data-dir, else the cache dir.
+	FetchDir string
+	// fetcher downloads them (tests inject a mirror).
+	fetcher *datasets.Fetcher
 }
 
 // allJob is one table or figure of `reproduce all`.
@@ -127,6 +134,23 @@ func drflNoiseJob(name string) allJob {
 	}}
 }
 
+// allJobData names the data sets each job reads (datasets.FetchNames);
+// jobs on synthetic data have none. TestAllJobData checks them against
+// the presets.
+var allJobData = map[string][]string{
+	"table3": npData, "table4": nil, "table2-authors": {"adult-b"}, "figure2-authors": {"adult-b"},
+	"figure1": npData, "table1": npData,
+	"ssca-figure2": {"fashion-mnist"}, "ssca-figure3": {"fashion-mnist"}, "ssca-figure4": {"fashion-mnist"},
+	"table2": {"adult-b"}, "figure2": {"adult-b"}, "drfl-figure1": nil,
+	"drfl-figure2": {"heart", "abalone"}, "drfl-figure3": {"breast-cancer-wisc"},
+	"drfl-figure4": {"breast-cancer-wisc"}, "drfl-figure5": {"heart"},
+	"conic-table1": nil, "conic-table2": npData, "conic-table3": {"adult-b"},
+	"conic-figure1": npData, "conic-figure2": {"adult-b"},
+}
+
+// npData are the Neyman-Pearson data sets of Tables 1 and 3 and Figure 1.
+var npData = []string{"breast-cancer-wisc", "adult-a", "monks-1"}
+
 func allJobNames() []string {
 	var out []string
 	for _, j := range allJobs {
@@ -146,6 +170,11 @@ the aggregated table or figure, and manifest.json. A rerun skips the trials alre
 for the same configuration, so an interrupted run resumes where it stopped (--force
 recomputes). A failed experiment does not stop the others; the exit code reports it.
 
+Data sets that are on no search path (--data-dir, $FEDCON_DATA_DIR, the cache dir;
+Debian's /usr/share/datasets/fashion-mnist too) are fetched first into --data-dir, else the
+cache dir, with their pinned checksums; offline, the experiments that need a missing data
+set are skipped and named (--no-fetch skips the download).
+
 --quick is a smoke run of a few minutes into results/quick/: 2 trials, n in {1, 5} (Table 1
 also n = 10), without the Table 2 preset (its fairness runs need many ADMM rounds). Of the conic
 paper's experiments only conic-table1 (2 instances, n in {1, 5}) and conic-figure2 (n = 5)
@@ -157,6 +186,9 @@ are in the smoke run.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.bind(c)
 			o.Dirs = dataDirs(f, c)
+			if o.FetchDir, _ = c.Flags().GetString("data-dir"); o.FetchDir == "" {
+				o.FetchDir = datasets.CacheDir()
+			}
 			for _, name := range o.Only {
 				if !slices.Contains(allJobNames(), name) {
 					return flagErrorf("--only %s: unknown (valid: %s)", name, strings.Join(allJobNames(), ", "))
@@ -172,6 +204,7 @@ are in the smoke run.`,
 	fl := c.Flags()
 	fl.StringSliceVar(&o.Only, "only", nil, "comma-separated subset: "+strings.Join(allJobNames(), ","))
 	fl.BoolVar(&o.Quick, "quick", false, "smoke run: 2 trials, n in {1, 5}, into <out>/quick/")
+	fl.BoolVar(&o.NoFetch, "no-fetch", false, "do not download missing data sets (experiments that need them are skipped)")
 	fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
 	fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
 	return c
@@ -205,8 +238,21 @@ func allRun(f *Factory, o *AllOptions) error {
 	}
 	var outs []outcome
 	start := time.Now()
+	var jobs []allJob
 	for _, j := range allJobs {
 		if len(o.Only) > 0 && !slices.Contains(o.Only, j.name) || len(o.Only) == 0 && o.Quick && !j.quick {
+			continue
+		}
+		jobs = append(jobs, j)
+	}
+	missing, err := allData(f, o, jobs)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if lack := missingOf(allJobData[j.name], missing); len(lack) > 0 {
+			outs = append(outs, outcome{j.name, runReport{dir: filepath.Join(co.OutDir, j.name)},
+				&missingDataError{lack}})
 			continue
 		}
 		jo := co
@@ -229,8 +275,12 @@ func allRun(f *Factory, o *AllOptions) error {
 		status := "ok"
 		if r.err != nil {
 			status = "FAILED"
-			if errors.Is(r.err, context.Canceled) {
+			var me *missingDataError
+			switch {
+			case errors.Is(r.err, context.Canceled):
 				status = "interrupted"
+			case errors.As(r.err, &me):
+				status = "skipped: no " + strings.Join(me.names, ", ")
 			}
 			if firstErr == nil {
 				firstErr = r.err
@@ -243,8 +293,72 @@ func allRun(f *Factory, o *AllOptions) error {
 		if err := printJSON(f.IO.Out, t); err != nil {
 			return err
 		}
-	} else if err := printTables(f.IO.Out, t); err != nil {
+	} else if err := printTables(f.IO.Out, f.tableWidth(), t); err != nil {
 		return err
 	}
 	return firstErr
+}
+
+// allData makes sure the data sets of jobs are on the search path: the
+// missing ones are fetched (unless --no-fetch) into o.FetchDir, with one
+// line saying what came from where. It returns those still missing.
+func allData(f *Factory, o *AllOptions, jobs []allJob) ([]string, error) {
+	var need []string
+	for _, j := range jobs {
+		for _, n := range allJobData[j.name] {
+			if !slices.Contains(need, n) {
+				need = append(need, n)
+			}
+		}
+	}
+	missing, err := datasets.Missing(need, o.Dirs)
+	if err != nil || len(missing) == 0 {
+		return nil, err
+	}
+	if o.NoFetch {
+		fmt.Fprintf(f.IO.ErrOut, "data: missing %s (--no-fetch): the experiments that need them are skipped\n", strings.Join(missing, ", "))
+		return missing, nil
+	}
+	fe := o.fetcher
+	if fe == nil {
+		fe = &datasets.Fetcher{}
+	}
+	ctx := o.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := fe.Ensure(ctx, o.FetchDir, o.Dirs, missing)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Fetched) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "data: fetched %s into %s (%.1f MB, checksums verified)\n",
+			strings.Join(res.Fetched, ", "), res.Dir, float64(res.Bytes)/1e6)
+	}
+	var still []string
+	for _, n := range missing {
+		if err, ok := res.Failed[n]; ok {
+			still = append(still, n)
+			fmt.Fprintf(f.IO.ErrOut, "data: %s is missing and could not be fetched (%v): the experiments that need it are skipped\n", n, err)
+		}
+	}
+	return still, nil
+}
+
+// missingOf returns the names of need that are in missing.
+func missingOf(need, missing []string) []string {
+	var out []string
+	for _, n := range need {
+		if slices.Contains(missing, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// missingDataError is a job skipped for want of data.
+type missingDataError struct{ names []string }
+
+func (e *missingDataError) Error() string {
+	return "skipped: data set " + strings.Join(e.names, ", ") + " not found and not fetched (see 'fedcon data fetch')"
 }

@@ -18,6 +18,7 @@ type Table3Options struct {
 	NoVerify bool     // --no-verify
 	Quiet    bool     // --quiet
 	JSON     bool     // --json
+	Width    int      // terminal table width (0: --wide)
 	batch    bool     // reproduce all: no table on stdout
 }
 
@@ -43,6 +44,7 @@ results/table3/table3.{json,csv,md}.`,
 			o.Dirs = dataDirs(f, c)
 			o.Quiet, _ = c.Flags().GetBool("quiet")
 			o.JSON, _ = c.Flags().GetBool("json")
+			o.Width = f.tableWidth()
 			if runF != nil {
 				return runF(o)
 			}
@@ -81,7 +83,7 @@ func table3Run(o *Table3Options) error {
 	if o.JSON {
 		return printJSON(o.IO.Out, res)
 	}
-	if err := printTables(o.IO.Out, tables...); err != nil {
+	if err := printTables(o.IO.Out, o.Width, tables...); err != nil {
 		return err
 	}
 	if !o.Quiet {

@@ -55,12 +55,18 @@ Every reported solution is checked against its KKT conditions.`,
 		SilenceUsage:  true,
 		Args:          cobra.ArbitraryArgs,
 		RunE:          requireSubcommand,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			wide, err := c.Flags().GetBool("wide")
+			f.Wide = wide
+			return err
+		},
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &FlagError{err: err, usage: c.CommandPath()}
 	})
 	root.PersistentFlags().Bool("quiet", false, "print no progress")
 	root.PersistentFlags().Bool("json", false, "print results as JSON instead of tables")
+	root.PersistentFlags().Bool("wide", false, "print every table whole (default: split to fit the terminal, 120 columns when unknown)")
 	root.PersistentFlags().String("data-dir", "", "directory with the raw data files (else $FEDCON_DATA_DIR, else the cache dir)")
 	root.AddCommand(
 		newCmdVersion(f),

@@ -210,7 +210,7 @@ func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr
 	case out.o.JSON:
 		return printJSON(out.f.IO.Out, res)
 	default:
-		if err := printTables(out.f.IO.Out, res.Summary); err != nil {
+		if err := printTables(out.f.IO.Out, out.f.tableWidth(), res.Summary); err != nil {
 			return err
 		}
 		for _, p := range paths {

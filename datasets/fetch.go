@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -36,6 +37,9 @@ type Fetcher struct {
 	Force bool
 	// MaxBytes caps a download; 0 means DefaultMaxBytes.
 	MaxBytes int64
+	// IDXBaseURL is where Fashion-MNIST's .gz files are; "" means
+	// FashionMNISTBaseURL. It must be an https URL.
+	IDXBaseURL string
 }
 
 // FetchResult reports what Fetch did with one file.
@@ -55,8 +59,8 @@ type FetchResult struct {
 	Normalized bool
 }
 
-// Fetch downloads the raw files of the named datasets (all datasets when
-// names is empty) into dir, keeping its layout (dir/adult/adult.data, ...).
+// Fetch downloads the raw files of the named datasets (all UCI datasets
+// when names is empty; "fashion-mnist" from FashionMNISTBaseURL) into dir, keeping its layout (dir/adult/adult.data, ...).
 // A file already in dir that passes verification (with NoVerify: any file
 // already there) is kept unless Force is set. Unless NoVerify is set, a download is installed only if its record
 // count and checksum match the pinned ones; otherwise a *FileError is
@@ -71,7 +75,9 @@ func (f *Fetcher) Fetch(ctx context.Context, dir string, names ...string) ([]Fet
 	if dir == "" {
 		return nil, &RequestError{Field: "data dir", Value: `""`, Reason: "no directory to fetch into"}
 	}
-	if len(names) == 0 {
+	fashion := slices.Contains(names, "fashion-mnist")
+	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "fashion-mnist" })
+	if len(names) == 0 && !fashion {
 		names = Names()
 	}
 	type job struct {
@@ -99,6 +105,10 @@ func (f *Fetcher) Fetch(ctx context.Context, dir string, names ...string) ([]Fet
 			return out, err
 		}
 		out = append(out, r)
+	}
+	if fashion {
+		rs, err := f.fetchFashion(ctx, dir)
+		return append(out, rs...), err
 	}
 	return out, nil
 }

@@ -126,6 +126,7 @@ func classTables(title, feasName string, rows []ClassRow, withDataset bool, r fl
 		"outer A1 / cP", "inner A1 / cP", "passes A1 / cP", "rounds A1", "MB A1",
 		"KKT stat / feas max A1", "KKT stat / feas max cP", "worst max A1 / cP", "unconstrained "+feasName+" mean / max",
 		"wall s A1 / cP", "flags")}
+	main.Keys, extra.Keys = len(head)+1, len(head)+1
 	for _, row := range rows {
 		lead := []string{}
 		if withDataset {

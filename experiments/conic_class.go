@@ -72,7 +72,7 @@ func (r *ConicClassResult) Tables() []*Table {
 	if np {
 		head = append(head, "dataset")
 	}
-	main := &Table{Title: title + " (paper beside ours)", Header: append(head, "n",
+	main := &Table{Title: title + " (paper beside ours)", Keys: len(head) + 1, Header: append(head, "n",
 		objName+" Alg. 1", objName+" cProx-AL", "paper Alg. 1 / cProx-AL",
 		feasName+" mean / max Alg. 1", feasName+" mean / max cProx-AL", "paper mean / max Alg. 1", "paper mean / max cProx-AL", "flags")}
 	for _, row := range r.Rows {

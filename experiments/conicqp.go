@@ -220,7 +220,7 @@ func (r *ConicQPResult) Tables() []*Table {
 	if balls {
 		title = "Conic paper, Table 1 setting with norm-ball (second-order-cone) constraints — mean over instances; the paper has no ball, its values are shown for scale only"
 	}
-	main := &Table{Title: title, Header: []string{"d", "n", "m̃",
+	main := &Table{Title: title, Keys: 3, Header: []string{"d", "n", "m̃",
 		"objective Alg. 1", "objective cProx-AL", "paper objective Alg. 1 / cProx-AL",
 		"feas. viol. ×1e-4 Alg. 1 / cProx-AL", "paper ×1e-4", "outer Alg. 1 / cProx-AL", "paper outer", "f* (independent)"}}
 	for _, row := range r.Rows {
@@ -246,6 +246,7 @@ func (r *ConicQPResult) Tables() []*Table {
 		"Instances from fedcon's stream: they agree with the paper's only in distribution (A_i eigenvalues U[5, 10], N(0, 1) entries), so objectives differ instance by instance; f* is the mean optimum of our instances by an independent solve (KKT system; bisection on the ball's multiplier with one ball; '-' with several balls).",
 		qpDivergedNote)
 	extra := &Table{
+		Keys:  3,
 		Title: "Conic Table 1, what the paper does not report — means over instances",
 		Header: []string{"d", "n", "m̃", "inner A1", "rounds A1", "MB A1", "relative difference",
 			"KKT stat / feas max A1", "KKT stat / feas max cP", "||w-w*||_inf A1 / cP", "wall s A1 / cP", "flags"},

@@ -232,7 +232,8 @@ func RunFigure2(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOpti
 	if err != nil {
 		return nil, err
 	}
-	out := &Figure2Result{Trials: res.Trials, Figure: Figure{Title: "Figure 2: Algorithm 1 on fairness-constrained classification, adult-b (one trial)"}}
+	out := &Figure2Result{Trials: res.Trials, Figure: Figure{
+		Title: fmt.Sprintf("Figure 2: Algorithm 1 on fairness-constrained classification, %s, %s (one trial)", c.Dataset, c.rhoLabel())}}
 	for _, t := range res.Trials {
 		var local, obj [][]float64
 		srv := Series{Name: "global disparity (server)", Color: 0, Dash: "dashdot"}

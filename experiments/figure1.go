@@ -25,7 +25,7 @@ func RunFigure1(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOption
 		return nil, err
 	}
 	out := &Figure1Result{Trials: res.Trials, Figure: Figure{
-		Title: fmt.Sprintf("Figure 1: Algorithm 1 on Neyman-Pearson classification, n = %d (one trial)", c.Clients[0]),
+		Title: fmt.Sprintf("Figure 1: Algorithm 1 on Neyman-Pearson classification, n = %d, %s (one trial)", c.Clients[0], c.rhoLabel()),
 	}}
 	for _, t := range res.Trials {
 		var l0, l1 [][]float64

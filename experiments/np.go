@@ -67,6 +67,15 @@ func (c *ALConfig) algorithm2Note() string {
 	return fmt.Sprintf("Algorithm 2: rho rule %s (ρ_i from %g), %s, eps_rel %g.", c.RhoRule, c.Rho, test, c.EpsRel)
 }
 
+// rhoLabel names Algorithm 2's penalty rule for a figure title.
+func (c *ALConfig) rhoLabel() string {
+	switch c.RhoRule {
+	case "", "fixed":
+		return fmt.Sprintf("ρ_i = %g (fixed)", c.Rho)
+	}
+	return "rho rule " + c.RhoRule
+}
+
 // withAlgorithm2Note adds the note to the first table.
 func withAlgorithm2Note(ts []*Table, c *ALConfig) []*Table {
 	if len(ts) > 0 && c != nil && c.RhoRule != "" {

@@ -11,6 +11,7 @@ func (r *QPResult) Tables() []*Table {
 		rng = cfg.RNG
 	}
 	main := &Table{
+		Keys:  3,
 		Title: "Table 4: LCQP eq. (84), Algorithm 1 vs cProx-AL — mean (std) over trials",
 		Header: []string{"n", "d", "m̃", "objective Alg. 1", "objective cProx-AL", "relative difference",
 			"feas. viol. Alg. 1", "feas. viol. cProx-AL", "exact optimum f*", "paper Alg. 1 / cProx-AL"},
@@ -35,6 +36,7 @@ func (r *QPResult) Tables() []*Table {
 		main.Notes = append(main.Notes, "Instances from fedcon's own stream: they agree with the paper's only in distribution, so f* differs cell by cell (use --rng numpy for the paper's instances).")
 	}
 	extra := &Table{
+		Keys:  3,
 		Title: "Table 4, what the paper does not report — means over trials",
 		Header: []string{"n", "d", "m̃", "outer A1 / cP", "inner A1", "rounds A1", "MB A1",
 			"KKT stat / feas max A1", "KKT stat / feas max cP", "||w-w*||_inf A1 / cP", "wall s A1 / cP", "flags"},

@@ -22,6 +22,10 @@ type Table struct {
 	Rows   [][]string `json:"rows"`
 	// Notes are printed under the table (how statistics were computed, flags).
 	Notes []string `json:"notes,omitempty"`
+	// Keys is how many leading columns identify a row (dataset, n, ...): a
+	// terminal too narrow for the whole table repeats them in every part.
+	// Zero means one.
+	Keys int `json:"-"`
 }
 
 // Markdown renders t as a Markdown table with its title and notes.

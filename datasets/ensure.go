@@ -1,0 +1,183 @@
+package datasets
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// FashionMNISTBaseURL is Fashion-MNIST's original host: the four .gz files
+// of its repository's data/fashion/ folder.
+const FashionMNISTBaseURL = "https://github.com/zalandoresearch/fashion-mnist/raw/master/data/fashion/"
+
+// fashionFiles pins Fashion-MNIST's four idx files by the SHA-256 of their
+// decompressed bytes: the upstream .gz files and Debian's
+// dataset-fashion-mnist recompression differ as archives but not inside.
+var fashionFiles = []struct {
+	name, sha256 string
+	size         int64
+}{
+	{"train-images-idx3-ubyte", "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888", 47040016},
+	{"train-labels-idx1-ubyte", "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9", 60008},
+	{"t10k-images-idx3-ubyte", "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b", 7840016},
+	{"t10k-labels-idx1-ubyte", "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34", 10008},
+}
+
+// FetchNames are the data sets Fetcher can download: the UCI ones, then
+// Fashion-MNIST.
+func FetchNames() []string { return append(Names(), "fashion-mnist") }
+
+// Missing returns, of names (UCI data sets or "fashion-mnist"), those with a
+// file in none of dirs (for Fashion-MNIST: IDXSearchPath), in order. A file
+// that is present but damaged is not missing: loading it names the damage.
+func Missing(names []string, dirs []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		present := true
+		if n == "fashion-mnist" {
+			for _, f := range fashionFiles {
+				if _, err := locateIDX(f.name, IDXSearchPath(n, dirs)); err != nil {
+					present = false
+				}
+			}
+		} else {
+			fs, err := Files(n)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range fs {
+				if _, err := Locate(f.Path, dirs); err != nil {
+					present = false
+				}
+			}
+		}
+		if !present {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// fetchFashion installs Fashion-MNIST's four .gz files into
+// dir/fashion-mnist/, each verified by the SHA-256 of its decompressed
+// bytes; an intact copy already there is kept unless Force is set.
+func (f *Fetcher) fetchFashion(ctx context.Context, dir string) ([]FetchResult, error) {
+	base := f.IDXBaseURL
+	if base == "" {
+		base = FashionMNISTBaseURL
+	}
+	if u, err := url.Parse(base); err != nil || u.Scheme != "https" || u.Host == "" {
+		return nil, &RequestError{Field: "Fashion-MNIST mirror", Value: base, Reason: "must be an https URL"}
+	}
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	var out []FetchResult
+	for _, ff := range fashionFiles {
+		rel := "fashion-mnist/" + ff.name + ".gz"
+		dest := filepath.Join(dir, filepath.FromSlash(rel))
+		res := FetchResult{File: File{Path: rel, URL: base + ff.name + ".gz", ContentSHA256: ff.sha256}, Path: dest}
+		if !f.Force {
+			if data, err := os.ReadFile(dest); err == nil && (f.NoVerify || checkGzip(data, ff.sha256, ff.size) == nil) {
+				res.Bytes = len(data)
+				out = append(out, res)
+				continue
+			}
+		}
+		res.URL = res.File.URL
+		data, err := f.download(ctx, res.URL)
+		if err != nil {
+			return out, err
+		}
+		if !f.NoVerify {
+			if err := checkGzip(data, ff.sha256, ff.size); err != nil {
+				return out, &FileError{File: rel, Path: res.URL, URL: res.URL, Dirs: []string{dir}, Dataset: "fashion-mnist", Fix: idxFix("fashion-mnist"), Err: err}
+			}
+		}
+		if err := writeAtomic(dest, data); err != nil {
+			return out, &FileError{File: rel, Path: dest, Dirs: []string{dir}, Dataset: "fashion-mnist", Err: err}
+		}
+		res.Downloaded, res.Bytes = true, len(data)
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// checkGzip decompresses data (at most size bytes are accepted) and
+// compares the SHA-256 of the result with want.
+func checkGzip(data []byte, want string, size int64) error {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("not a gzip file: %w", err)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(zr, size+1))
+	if err != nil {
+		return fmt.Errorf("gzip: %w", err)
+	}
+	if n != size {
+		return fmt.Errorf("%d decompressed bytes, want %d", n, size)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return &ChecksumError{Got: got, Want: want}
+	}
+	return nil
+}
+
+// EnsureResult reports what Ensure did.
+type EnsureResult struct {
+	// Dir is where missing data sets were fetched to.
+	Dir string
+	// Fetched are the data sets downloaded; Failed maps those that stayed
+	// missing to the reason.
+	Fetched []string
+	Failed  map[string]error
+	// Bytes is the total size of the files downloaded.
+	Bytes int
+}
+
+// Ensure fetches, into dir, every data set of names that is in none of
+// dirs (see Missing). A data set whose download fails is reported in
+// Failed and the others are still fetched, so that an offline machine
+// runs what it can. Only an invalid request or a canceled ctx is an error.
+func (f *Fetcher) Ensure(ctx context.Context, dir string, dirs []string, names []string) (*EnsureResult, error) {
+	missing, err := Missing(names, dirs)
+	if err != nil {
+		return nil, err
+	}
+	res := &EnsureResult{Dir: dir, Failed: map[string]error{}}
+	for _, n := range missing {
+		if dir == "" {
+			res.Failed[n] = errors.New("no per-user cache dir on this system: pass --data-dir")
+			continue
+		}
+		got, err := f.Fetch(ctx, dir, n)
+		for _, r := range got {
+			if r.Downloaded {
+				res.Bytes += r.Bytes
+			}
+		}
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		var re *RequestError
+		if errors.As(err, &re) {
+			return res, err
+		}
+		if err != nil {
+			res.Failed[n] = err
+			continue
+		}
+		res.Fetched = append(res.Fetched, n)
+	}
+	return res, nil
+}
