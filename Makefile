@@ -11,7 +11,7 @@ export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
 endif
 endif
 
-.PHONY: help build test test-short test-federation vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
+.PHONY: help build test test-short test-federation test-report vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -35,6 +35,13 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 
 test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted): same answers as in-process
 	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 2m -run 'TestProcess' -v ./federation
+
+# Installs Debian's chromium when missing (about 80 s as root), then renders a small report in it.
+test-report: ## fedcon report rendered by headless Chromium: every table and figure in the DOM
+	@command -v chromium >/dev/null || { t0=$$(date +%s); \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || exit $$?; \
+	  echo "chromium installed in $$(( $$(date +%s) - t0 )) s"; }
+	FEDCON_REPORT_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestReportBrowser$$' -v ./cmd/
 
 test-short: ## unit tests without the slow cases
 	$(GO) test -short $(PKGS)

@@ -3,7 +3,9 @@ package experiments
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -20,6 +22,32 @@ type CheckRow struct {
 	Bound      float64 `json:"bound"`
 	Pass       bool    `json:"pass"`
 	Detail     string  `json:"detail,omitempty"`
+}
+
+// checkers maps an experiment to the function that checks its result file
+// <dir>/<experiment>/<experiment>.json.
+var checkers = map[string]func([]byte) ([]CheckRow, error){
+	"table4":         CheckTable4,
+	"table1":         func(b []byte) ([]CheckRow, error) { return CheckTable1("table1", b) },
+	"table2":         func(b []byte) ([]CheckRow, error) { return CheckTable2("table2", b) },
+	"table2-authors": func(b []byte) ([]CheckRow, error) { return CheckTable2("table2-authors", b) },
+	"conic-table1":   CheckConicTable1,
+	"conic-table2":   CheckConicTable2,
+	"conic-table3":   CheckConicTable3,
+}
+
+// CheckNames lists, sorted, the experiments whose result files the check
+// gate compares with configs/reference/.
+func CheckNames() []string { return slices.Sorted(maps.Keys(checkers)) }
+
+// Check applies the rules of configs/reference/ to the result file (its
+// JSON) of experiment, one of CheckNames.
+func Check(experiment string, resultJSON []byte) ([]CheckRow, error) {
+	check, ok := checkers[experiment]
+	if !ok {
+		return nil, fmt.Errorf("experiments: no check rules for %q", experiment)
+	}
+	return check(resultJSON)
 }
 
 type checkRule struct {
