@@ -39,7 +39,8 @@ test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutua
 # Installs Debian's chromium when missing (about 80 s as root), then renders a small report in it.
 test-report: ## fedcon report rendered by headless Chromium: every table and figure in the DOM
 	@command -v chromium >/dev/null || { t0=$$(date +%s); \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || exit $$?; \
+	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || exit $$?; \
 	  echo "chromium installed in $$(( $$(date +%s) - t0 )) s"; }
 	FEDCON_REPORT_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestReportBrowser$$' -v ./cmd/
 
@@ -57,10 +58,12 @@ bench: ## benchmarks (compare runs with benchstat)
 
 reproduce: build ## every table and figure into results/<name>/ (hours: see README); resumes after Ctrl-C
 	$(BIN) reproduce all
+	$(BIN) report
 	$(BIN) check
 
 reproduce-quick: build ## smoke run of every experiment into results/quick/ (~5 min on 2 cores, SSCA included), then the check gate
 	$(BIN) reproduce all --quick
+	$(BIN) report --quick
 	$(BIN) check --quick
 
 reproduce-drfl-cv: build ## DRFL Figures 5, 3, 4, 2 with the paper's 5-fold cross-validation into results/drfl/ (hours each: see README); resumes after Ctrl-C
