@@ -172,6 +172,7 @@ are in the smoke run.`,
 	fl := c.Flags()
 	fl.StringSliceVar(&o.Only, "only", nil, "comma-separated subset: "+strings.Join(allJobNames(), ","))
 	fl.BoolVar(&o.Quick, "quick", false, "smoke run: 2 trials, n in {1, 5}, into <out>/quick/")
+	addYesFlag(c, &o.commonOptions)
 	fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
 	fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
 	return c
@@ -182,7 +183,7 @@ func allRun(f *Factory, o *AllOptions) error {
 	co.batch, co.JSON = true, false
 	if o.Quick {
 		co.quick = true
-		co.OutDir = filepath.Join(co.OutDir, "quick")
+		co.OutDir = resultsDir(co.OutDir, true)
 		co.adjust = func(cfg any) {
 			switch c := cfg.(type) {
 			case *experiments.QPConfig:

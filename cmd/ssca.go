@@ -172,9 +172,7 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 // store shared by every SSCA figure and run under the same configuration.
 func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int) *runOutput {
 	oo := o.commonOptions
-	if o.Quick && !strings.HasSuffix(filepath.Clean(oo.OutDir), "quick") {
-		oo.OutDir = filepath.Join(oo.OutDir, "quick")
-	}
+	oo.OutDir = resultsDir(oo.OutDir, o.Quick)
 	return newRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
 }
 

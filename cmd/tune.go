@@ -87,9 +87,7 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 		return err
 	}
 	oo := o.commonOptions
-	if o.Quick {
-		oo.OutDir = filepath.Join(oo.OutDir, "quick")
-	}
+	oo.OutDir = resultsDir(oo.OutDir, o.Quick)
 	out := newRunOutput(f, &oo, "ssca-tune", cfg, grid.Seed, cfg.TrialHash(), workers)
 	res, err := experiments.RunSGDTune(o.ctx, cfg, data, grid, out.options())
 	if err != nil {

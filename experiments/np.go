@@ -250,16 +250,21 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 	res := &NPResult{}
 	pc := &progressCounter{total: len(cfg.Datasets) * len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
 	for _, name := range cfg.Datasets {
-		ds, err := datasets.Load(name, dirs)
+		ds, err := interruptible(ctx, func() (*datasets.Dataset, error) { return datasets.Load(name, dirs) })
 		if err != nil {
 			return res, err
 		}
 		for _, n := range cfg.Clients {
-			cell, err := buildNPCell(ds, name, n, cfg)
+			cell, err := interruptible(ctx, func() (*npCell, error) {
+				cell, err := buildNPCell(ds, name, n, cfg)
+				if err == nil {
+					cell.uncons1 = unconstrainedLoss1(ds, cell)
+				}
+				return cell, err
+			})
 			if err != nil {
 				return res, err
 			}
-			cell.uncons1 = unconstrainedLoss1(ds, cell)
 			inner := max(1, opt.workers()/cfg.Trials)
 			trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
 				func(ctx context.Context, t int) (ClassTrial, error) {
