@@ -176,7 +176,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 	if err != nil {
 		return experiments.DRFLNoiseConfig{}, nil, err
 	}
-	d, err := datasets.Load(fig.Dataset, o.Dirs)
+	d, err := experiments.Interruptible(o.ctx, func() (*datasets.Dataset, error) { return datasets.Load(fig.Dataset, o.Dirs) })
 	if err != nil {
 		return experiments.DRFLNoiseConfig{}, nil, err
 	}

@@ -86,6 +86,9 @@ func hostileCases(dir string) []hostileCase {
 		{"yaml bool for a word", t4(), nil, "inner_test: true\n", 2, "inner_test: true is not a word"},
 		{"yaml nested unknown (drfl)", []string{"run", "drfl"}, nil, "figure1: {draw: 5}\n", 2, `unknown key "figure1.draw"`},
 		{"yaml negative unsigned (np)", []string{"run", "np", "--out", dir}, nil, "seed: -1\n", 2, "seed: -1 is negative"},
+		// Sweep files: base and swept values have the config's types.
+		{"sweep value bool", []string{"sweep", writeSweepFile(dir, "preset: table4\nbase: {cells: [[2, 10, 1]]}\nsweep:\n  beta: [5, true]\n"), "--out", dir}, nil, "", 2, "sweep: beta: true is not a number"},
+		{"sweep base fraction", []string{"sweep", writeSweepFile(dir, "preset: table4\nbase: {trials: 2.5}\nsweep:\n  beta: [5]\n"), "--out", dir}, nil, "", 2, "sweep: trials: 2.5 is not an integer"},
 		// Environment variables are named.
 		{"env trials 2.5", t4(), map[string]string{"FEDCON_TRIALS": "2.5"}, "", 2, "environment FEDCON_TRIALS=2.5 (key trials): 2.5 is not an integer"},
 		{"env seed -1", t4(), map[string]string{"FEDCON_SEED": "-1"}, "", 2, "FEDCON_SEED=-1 (key seed): -1 is negative"},
@@ -103,6 +106,20 @@ func hostileCases(dir string) []hostileCase {
 		{"out is a file (reproduce all)", []string{"reproduce", "all", "--quick", "--out", file}, nil, "", 2, "is a file, not a directory"},
 		{"out is a file (np)", []string{"run", "np", "--out", file}, nil, "", 2, "is a file, not a directory"},
 	}
+}
+
+// writeSweepFile writes a sweep file into a fresh directory under dir's parent
+// (not dir: a refused command must leave dir as it was).
+func writeSweepFile(dir, body string) string {
+	d, err := os.MkdirTemp(filepath.Dir(dir), "sweep")
+	if err != nil {
+		panic(err)
+	}
+	p := filepath.Join(d, "s.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		panic(err)
+	}
+	return p
 }
 
 // TestHostileInputs: every input of the corpus is one line and its exit

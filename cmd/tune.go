@@ -82,7 +82,7 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 	if err := grid.Validate(cfg); err != nil {
 		return err
 	}
-	workers, data, err := sscaSetup(f, o.Workers, cfg, o.Dirs)
+	workers, data, err := sscaSetup(o.ctx, f, o.Workers, cfg, o.Dirs)
 	if err != nil {
 		return err
 	}

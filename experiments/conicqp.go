@@ -155,7 +155,7 @@ func RunConicQP(ctx context.Context, cfg *ConicQPConfig, opt RunOptions) (*Conic
 }
 
 func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (ConicQPTrial, error) {
-	inst, err := interruptible(ctx, func() (*problems.ConicQP, error) { return conicInstance(cfg, d, n, m, t) })
+	inst, err := Interruptible(ctx, func() (*problems.ConicQP, error) { return conicInstance(cfg, d, n, m, t) })
 	if err != nil {
 		return ConicQPTrial{}, err
 	}
@@ -166,7 +166,7 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 			w []float64
 			f float64
 		}
-		ex, err := interruptible(ctx, func() (exact, error) {
+		ex, err := Interruptible(ctx, func() (exact, error) {
 			w, _, f, err := inst.ExactSingleBall()
 			return exact{w, f}, err
 		})
@@ -188,7 +188,7 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
 		// One worker per trial: trials, not clients, share the cores (RunQP).
-		r, err := interruptible(ctx, func() (*solver.Result, error) {
+		r, err := Interruptible(ctx, func() (*solver.Result, error) {
 			return solver.Solve(ctx, inst.Problem(), w0, cfg.settings(1), run.m)
 		})
 		if err != nil {

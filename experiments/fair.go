@@ -138,14 +138,14 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ds, err := interruptible(ctx, func() (*datasets.Dataset, error) { return datasets.Load(cfg.Dataset, dirs) })
+	ds, err := Interruptible(ctx, func() (*datasets.Dataset, error) { return datasets.Load(cfg.Dataset, dirs) })
 	if err != nil {
 		return nil, err
 	}
 	res := &FairResult{}
 	pc := &progressCounter{total: len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
 	for _, n := range cfg.Clients {
-		cell, err := interruptible(ctx, func() (*fairCell, error) { return buildFairCell(ds, n, cfg) })
+		cell, err := Interruptible(ctx, func() (*fairCell, error) { return buildFairCell(ds, n, cfg) })
 		if err != nil {
 			return res, err
 		}

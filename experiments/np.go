@@ -250,12 +250,12 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 	res := &NPResult{}
 	pc := &progressCounter{total: len(cfg.Datasets) * len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
 	for _, name := range cfg.Datasets {
-		ds, err := interruptible(ctx, func() (*datasets.Dataset, error) { return datasets.Load(name, dirs) })
+		ds, err := Interruptible(ctx, func() (*datasets.Dataset, error) { return datasets.Load(name, dirs) })
 		if err != nil {
 			return res, err
 		}
 		for _, n := range cfg.Clients {
-			cell, err := interruptible(ctx, func() (*npCell, error) {
+			cell, err := Interruptible(ctx, func() (*npCell, error) {
 				cell, err := buildNPCell(ds, name, n, cfg)
 				if err == nil {
 					cell.uncons1 = unconstrainedLoss1(ds, cell)

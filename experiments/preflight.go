@@ -89,15 +89,19 @@ func joinKey(prefix, k string) string {
 	return prefix + "." + k
 }
 
-// interruptible runs f and returns its result, or ctx's error as soon as
+// Interruptible runs f and returns its result, or ctx's error as soon as
 // ctx is done: a dense factorisation or instance build cannot look at ctx
 // inside gonum, so an interrupted caller stops waiting for it instead. The
 // abandoned f runs to its end in the background and its result is dropped;
-// the command exits right after, so nothing half-built is ever used.
-func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
+// the command exits right after, so nothing half-built is ever used. A nil
+// ctx just calls f.
+func Interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	type result struct {
 		v   T
 		err error
+	}
+	if ctx == nil {
+		return f()
 	}
 	if err := ctx.Err(); err != nil {
 		var zero T

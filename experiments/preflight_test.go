@@ -43,15 +43,15 @@ func TestInterruptible(t *testing.T) {
 	defer close(release)
 	time.AfterFunc(20*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := interruptible(ctx, func() (int, error) { <-release; return 1, nil })
+	_, err := Interruptible(ctx, func() (int, error) { <-release; return 1, nil })
 	if !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
 		t.Fatalf("err %v after %v, want context.Canceled at once", err, time.Since(start))
 	}
-	v, err := interruptible(context.Background(), func() (int, error) { return 7, errors.New("x") })
+	v, err := Interruptible(context.Background(), func() (int, error) { return 7, errors.New("x") })
 	if v != 7 || err == nil || err.Error() != "x" {
 		t.Fatalf("got %d, %v", v, err)
 	}
-	if _, err := interruptible(ctx, func() (int, error) { t.Error("ran after cancel"); return 0, nil }); !errors.Is(err, context.Canceled) {
+	if _, err := Interruptible(ctx, func() (int, error) { t.Error("ran after cancel"); return 0, nil }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
 }

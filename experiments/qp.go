@@ -294,7 +294,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 		m   solver.Method
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
-		r, err := interruptible(ctx, func() (*solver.Result, error) {
+		r, err := Interruptible(ctx, func() (*solver.Result, error) {
 			return solver.Solve(ctx, inst.Problem(), w0, cfg.settings(workers), run.m)
 		})
 		if err != nil {
