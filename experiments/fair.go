@@ -174,7 +174,9 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 		m   solver.Method
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
-		r, err := solver.Solve(ctx, cell.problem(), w0, cfg.settings(1), run.m)
+		r, err := Interruptible(ctx, func() (*solver.Result, error) {
+			return solver.Solve(ctx, cell.problem(), w0, cfg.settings(1), run.m)
+		})
 		if err != nil {
 			return tr, err
 		}

@@ -305,7 +305,9 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 		m   solver.Method
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
-		r, err := solver.Solve(ctx, npProblem(cell), w0, cfg.settings(workers), run.m)
+		r, err := Interruptible(ctx, func() (*solver.Result, error) {
+			return solver.Solve(ctx, npProblem(cell), w0, cfg.settings(workers), run.m)
+		})
 		if err != nil {
 			return tr, err
 		}
