@@ -130,10 +130,10 @@ type Cost struct {
 	Model   string
 }
 
-// flopRate is the dense floating-point rate the time models assume for one
-// core: gonum's blocked routines reach 2-4 Gflop/s here, so 2 Gflop/s
-// overestimates the time rather than under.
-const flopRate = 2e9
+// flopRate is the floating-point rate the time models assume for one core:
+// the Table 4 cells ran at 6-11 Gflop/s of this model's count on one core
+// here, so 4 Gflop/s overestimates the time rather than under.
+const flopRate = 4e9
 
 // qpCellCost models one LCQP cell (n clients, dimension d, m rows per party)
 // with trials trials. Memory: each client keeps A_i and the factorisations
@@ -153,7 +153,7 @@ func qpCellCost(n, d, m, trials int) (bytes, flops float64) {
 	return bytes, flops
 }
 
-const qpCostModel = "per cell 8·(4n·d² + 4d² + (d+(n+1)m)²) bytes, (14/3·n·d³ + trials·(n·d³ + 4000·n·d²)) flops at 2 Gflop/s"
+const qpCostModel = "per cell 8·(4n·d² + 4d² + (d+(n+1)m)²) bytes, (14/3·n·d³ + trials·(n·d³ + 4000·n·d²)) flops at 4 Gflop/s"
 
 // Cost estimates RunQP's memory (every cell's instance stays in memory until
 // the table is built) and serial time.
