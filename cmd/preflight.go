@@ -450,18 +450,8 @@ func (e *RefusedError) Error() string { return e.msg }
 // and one whose estimated wall time (cost over workers) exceeds the time
 // limit unless --yes was given.
 func checkCost(f *Factory, o *commonOptions, what string, c experiments.Cost, workers int) error {
-	limit, ok := memAvailable()
-	src := "available (MemAvailable)"
-	if s := f.Getenv("FEDCON_MAX_MEMORY"); s != "" {
-		v, err := parseBytes(s)
-		if err != nil {
-			return &FlagError{err: fmt.Errorf("environment FEDCON_MAX_MEMORY=%s: %v", s, err)}
-		}
-		limit, ok, src = v, true, "allowed by FEDCON_MAX_MEMORY"
-	}
-	if ok && c.Bytes > limit {
-		return &RefusedError{fmt.Sprintf("%s needs about %s of memory, %s %s: refused (model: %s)",
-			what, experiments.FormatBytes(c.Bytes), experiments.FormatBytes(limit), src, c.Model)}
+	if err := checkMemory(f, what, c); err != nil {
+		return err
 	}
 	maxTime := defaultMaxTime
 	if s := f.Getenv("FEDCON_MAX_TIME"); s != "" {
@@ -475,6 +465,24 @@ func checkCost(f *Factory, o *commonOptions, what string, c experiments.Cost, wo
 	if !o.Yes && wall > maxTime.Seconds() {
 		return &RefusedError{fmt.Sprintf("%s would take about %s with %d workers, over the %s limit (FEDCON_MAX_TIME): rerun with --yes to run it anyway (model: %s)",
 			what, formatSeconds(wall), workers, maxTime, c.Model)}
+	}
+	return nil
+}
+
+// checkMemory refuses a command whose estimated memory exceeds the limit.
+func checkMemory(f *Factory, what string, c experiments.Cost) error {
+	limit, ok := memAvailable()
+	src := "available (MemAvailable)"
+	if s := f.Getenv("FEDCON_MAX_MEMORY"); s != "" {
+		v, err := parseBytes(s)
+		if err != nil {
+			return &FlagError{err: fmt.Errorf("environment FEDCON_MAX_MEMORY=%s: %v", s, err)}
+		}
+		limit, ok, src = v, true, "allowed by FEDCON_MAX_MEMORY"
+	}
+	if ok && c.Bytes > limit {
+		return &RefusedError{fmt.Sprintf("%s needs about %s of memory, %s %s: refused (model: %s)",
+			what, experiments.FormatBytes(c.Bytes), experiments.FormatBytes(limit), src, c.Model)}
 	}
 	return nil
 }

@@ -65,6 +65,8 @@ func hostileCases(dir string) []hostileCase {
 		{"clients 100000 at dim 200001", qp("--clients", "100000", "--dim", "200001"), mem, "", 1, "of memory, 8.0 GiB allowed"},
 		{"dim 3000 over the time limit", qp("--dim", "3000"), map[string]string{"FEDCON_MAX_TIME": "1m", "FEDCON_MAX_MEMORY": "8G"}, "", 1, "over the 1m0s limit (FEDCON_MAX_TIME): rerun with --yes"},
 		{"table4 cells over memory", t4("--cells", "5x60000x1"), mem, "", 1, "needs about"},
+		{"serve qp over memory", []string{"serve", "--problem", "qp", "--cell", "5,100000,1", "--in-process"}, mem, "", 1, "serve qp needs about 1.8 TiB of memory"},
+		{"serve qp infeasible", []string{"serve", "--problem", "qp", "--cell", "5,5,3", "--in-process"}, nil, "", 2, "18 equality rows"},
 		{"bad FEDCON_MAX_MEMORY", qp(), map[string]string{"FEDCON_MAX_MEMORY": "lots"}, "", 2, "environment FEDCON_MAX_MEMORY=lots"},
 		{"bad FEDCON_MAX_TIME", qp(), map[string]string{"FEDCON_MAX_TIME": "-5m"}, "", 2, "environment FEDCON_MAX_TIME=-5m"},
 		// Strict YAML: file, line, key, problem.
