@@ -32,6 +32,7 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 	$(GO) test -count=1 -race -short ./solver/... ./experiments/... ./problems/... ./cmd/... ./federation/...
 	for f in $(FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./datasets || exit $$?; done
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckReply$$' -fuzztime $(FUZZTIME) ./federation
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckConfigYAML$$' -fuzztime $(FUZZTIME) ./cmd
 
 test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted): same answers as in-process
 	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 2m -run 'TestProcess' -v ./federation

@@ -32,12 +32,10 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Dir = "results"
-			if o.Quick {
-				o.Dir = filepath.Join("results", "quick")
-			}
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
+			o.Dir = resultsDir(o.Dir, o.Quick)
 			o.JSON, _ = c.Flags().GetBool("json")
 			if runF != nil {
 				return runF(o)
@@ -45,7 +43,7 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 			return checkRun(f, o)
 		},
 	}
-	c.Flags().BoolVar(&o.Quick, "quick", false, "check the smoke run of 'reproduce all --quick' (default dir results/quick)")
+	c.Flags().BoolVar(&o.Quick, "quick", false, "check the smoke run of 'reproduce all --quick': results-dir/quick/ (default results/quick/)")
 	c.Flags().StringVar(&o.Baseline, "print-baseline", "", "print the per-trial objectives of the table1/table2*/conic-table* results as a baseline entry for configs/reference/ (DESCRIPTION), then exit")
 	return c
 }

@@ -55,7 +55,7 @@ func TestExitCodes(t *testing.T) {
 		{"relax at 0", []string{"reproduce", "conic-table2", "--relax", "0", "--out", dir}, 2, "relax = 0"},
 		{"non-positive rho", []string{"run", "np", "--rho", "-0.5", "--out", dir}, 2, "rho = -0.5"},
 		{"negative metric shift", []string{"run", "np", "--metric-shift", "-1", "--out", dir}, 2, "metric_shift = -1"},
-		{"NaN eps-rel", []string{"run", "fair", "--eps-rel", "NaN", "--out", dir}, 2, "eps_rel = NaN"},
+		{"NaN eps-rel", []string{"run", "fair", "--eps-rel", "NaN", "--out", dir}, 2, "--eps-rel NaN: must be a finite number"},
 		{"more clients than rows of a class", []string{"run", "np", "--clients", "300", "--data-dir", "../../shared/datasets", "--out", dir}, 2, "clients"},
 		{"regression dataset for NP", []string{"run", "np", "--dataset", "abalone", "--clients", "1", "--trials", "1", "--data-dir", "../../shared/datasets", "--out", dir}, 2, "regression dataset"},
 	}
@@ -150,9 +150,8 @@ func TestConfigPrecedence(t *testing.T) {
 	})
 	c.SetArgs([]string{"--config", file})
 	err := c.Execute()
-	var ce *experiments.ConfigError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "betta") || !strings.Contains(err.Error(), "sbar") {
-		t.Fatalf("err = %v, want a ConfigError naming betta and listing valid keys", err)
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), `c.yaml:1: unknown key "betta"`) || !strings.Contains(err.Error(), "sbar") {
+		t.Fatalf("err = %v, want a usage error naming the file, line and betta and listing valid keys", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -38,17 +39,26 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		if err != nil {
 			return &FlagError{err: fmt.Errorf("--config: %w", err)}
 		}
+		if err := checkConfigYAML(file, data, cfg); err != nil {
+			return err
+		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return &FlagError{err: fmt.Errorf("--config %s: %w", file, err)}
 		}
 	}
-	for k, val := range o.overrides {
-		v.Set(k, val)
+	for _, k := range slices.Sorted(maps.Keys(o.overrides)) {
+		if err := checkOverride(k, o.overrides[k], cfg); err != nil {
+			return err
+		}
+		v.Set(k, o.overrides[k])
 	}
 	for _, k := range valid {
 		val := f.Getenv(envName(k))
 		if val == "" {
 			continue
+		}
+		if err := checkEnv(envName(k), k, val, cfg); err != nil {
+			return err
 		}
 		list, isList := v.Get(k).([]any)
 		if !isList {
@@ -94,7 +104,7 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 	if o.adjust != nil {
 		o.adjust(cfg)
 	}
-	return nil
+	return experiments.CheckFinite(cfg)
 }
 
 // envName is the environment variable of config key k: FEDCON_ and the

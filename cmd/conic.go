@@ -38,6 +38,7 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 		},
 	}
 	addCommonFlags(c, &o.commonOptions, "conic-table1")
+	addYesFlag(c, &o.commonOptions)
 	// Section 5.1: β = 1, s̄ = 0.01 (Table 4: 10, 0.1).
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 1, SBar: 0.01, TrialsHelp: "instances per cell",
 		SeedHelp: "seed of the instance stream", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (19)) or measured"})
@@ -60,6 +61,9 @@ func conicQPRun(f *Factory, o *ConicQPOptions) error {
 	}
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
+		return err
+	}
+	if err := checkCost(f, &o.commonOptions, "conic-table1", cfg.Cost(workers), workers); err != nil {
 		return err
 	}
 	out := newRunOutput(f, &o.commonOptions, "conic-table1", cfg, cfg.Seed, cfg.TrialHash(), workers)

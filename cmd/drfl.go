@@ -225,7 +225,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 			}
 		}
 	}
-	d, err := datasets.Load(o.Dataset, o.Dirs)
+	d, err := experiments.Interruptible(o.ctx, func() (*datasets.Dataset, error) { return datasets.Load(o.Dataset, o.Dirs) })
 	if err != nil {
 		return err
 	}

@@ -199,25 +199,25 @@ func TestDRFLConfigBadInput(t *testing.T) {
 		yaml string
 		msg  []string
 	}{
-		{"run drfl", "kapa: 0.5\n", []string{"invalid keys: kapa", "valid keys: c, clients, cv_grid.kappa,", "max_rounds"}},
+		{"run drfl", "kapa: 0.5\n", []string{`cfg.yaml:1: unknown key "kapa"`, "valid keys: c, clients, cv_grid,", "max_rounds"}},
 		{"run drfl", "kappa: -1\n", []string{"kappa = -1"}},
 		{"run drfl", "p: 3\n", []string{"p = 3"}},
 		{"run drfl", "qhat: 0.5,0.5\n", []string{"want 3 weights"}},
 		{"run drfl", "clients: 2\n", []string{"imbalance", "want 2 ratios"}},
 		{"run drfl", "train_noise: {heart: {sd: -1}}\n", []string{"train_noise.heart"}},
 		{"run drfl", "max_rounds: 0\n", []string{"tol/max_rounds"}},
-		{"run drfl", "tol: abc\n", []string{"tol", "valid keys:"}},
+		{"run drfl", "tol: abc\n", []string{"cfg.yaml:1: tol: abc is not a number"}},
 		{"reproduce drfl-figure5", "kappa: -1\n", []string{"kappa = -1"}},
 		{"reproduce drfl-figure5", "p: 3\n", []string{"p = 3"}},
-		{"reproduce drfl-figure5", "figures: 5\n", []string{"invalid keys: figures", "valid keys:"}},
+		{"reproduce drfl-figure5", "figures: 5\n", []string{`unknown key "figures"`, "valid keys:"}},
 		{"reproduce drfl-figure5", "rho: 0.1,0.2,0.3\n", []string{"one radius for every client"}},
 		{"reproduce drfl-figure5", "figure5: [{dataset: heart, fixed_sd: -1}]\n", []string{"figure5"}},
-		{"reproduce drfl-figure5", "figure5: [{dataset: heart, fixed_sd: 1, sd: 2}]\n", []string{"'figure5[0]' has invalid keys: sd"}},
+		{"reproduce drfl-figure5", "figure5: [{dataset: heart, fixed_sd: 1, sd: 2}]\n", []string{`unknown key "figure5.sd" (valid keys: dataset, fixed_mean, fixed_sd, imbalanced, ratio)`}},
 		{"reproduce drfl-figure5", "repetitions: 0\n", []string{"repetitions = 0"}},
 		{"reproduce drfl-figure5", "folds: 0\n", []string{"folds = 0"}}, // also without --cv
 		{"reproduce drfl-figure2", "cv_grid: {kappa: [0]}\n", []string{"cv_grid.kappa"}},
 		{"reproduce drfl-figure1", "figure1: {runs: 0}\n", []string{"runs = 0"}},
-		{"reproduce drfl-figure1", "figure1: {draw: 5}\n", []string{"'figure1' has invalid keys: draw"}},
+		{"reproduce drfl-figure1", "figure1: {draw: 5}\n", []string{`unknown key "figure1.draw"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.cmd+" "+strings.TrimSpace(tc.yaml), func(t *testing.T) {

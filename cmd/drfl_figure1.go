@@ -62,7 +62,7 @@ them and flags set on the command line win.`,
 	}
 	addDRFLConfigFlag(c, &o.commonOptions)
 	fl := c.Flags()
-	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/figure1.{png,svg,csv,json}")
+	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/figure1.{png,svg,csv,json} (--quick: <out>/quick/drfl/)")
 	fl.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("%d random distributions per level and a ρ grid step of %g", def.QuickDraws, def.QuickRhoStep))
 	fl.Uint64("seed", def.Seed, "random seed")
 	fl.Int("runs", def.Runs, "runs of the coverage stage")
@@ -76,7 +76,7 @@ func drflFigure1Run(f *Factory, o *DRFLFigure1Options) error {
 	if err != nil {
 		return err
 	}
-	base := filepath.Join(o.OutDir, "drfl", "figure1")
+	base := filepath.Join(resultsDir(o.OutDir, o.Quick), "drfl", "figure1")
 	paths, js, err := writeFigureFiles(f, "drfl-figure1", o.Config, &res.Figure, res, res.CSV(), base)
 	if err != nil {
 		return err

@@ -67,7 +67,7 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 	}
 	addDRFLConfigFlag(c, &o.commonOptions)
 	fl := c.Flags()
-	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/"+strings.TrimPrefix(name, "drfl-")+".{png,svg,csv,json}")
+	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/"+strings.TrimPrefix(name, "drfl-")+".{png,svg,csv,json} (--quick: <out>/quick/drfl/)")
 	fl.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("%d repetitions and noise levels %g apart", def.QuickRepetitions, def.QuickNoiseStep))
 	fl.Int("repetitions", def.Repetitions, fmt.Sprintf("repetitions (--quick: %d, unless set)", def.QuickRepetitions))
 	fl.Uint64("seed", def.Seed, "seed of the first repetition")
@@ -84,7 +84,7 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 }
 
 func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
-	path := filepath.Join(o.OutDir, "drfl", strings.TrimPrefix(o.Name, "drfl-"))
+	path := filepath.Join(resultsDir(o.OutDir, o.Quick), "drfl", strings.TrimPrefix(o.Name, "drfl-"))
 	rows := o.Cfg.FigureRows(o.Name)
 	if len(rows) == 0 {
 		return &experiments.ConfigError{Field: strings.TrimPrefix(o.Name, "drfl-"), Value: nil, Reason: "want at least one row (dataset)"}
@@ -176,7 +176,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 	if err != nil {
 		return experiments.DRFLNoiseConfig{}, nil, err
 	}
-	d, err := datasets.Load(fig.Dataset, o.Dirs)
+	d, err := experiments.Interruptible(o.ctx, func() (*datasets.Dataset, error) { return datasets.Load(fig.Dataset, o.Dirs) })
 	if err != nil {
 		return experiments.DRFLNoiseConfig{}, nil, err
 	}

@@ -42,16 +42,16 @@ func TestRunDRFLBadInput(t *testing.T) {
 		{[]string{"--imbalance", "0.5,1"}, "want 3 ratios"},
 		{[]string{"--imbalance", "0.01,1,1"}, "client 1 has no rows of class"},
 		{[]string{"--c", "0"}, "c = 0"},
-		{[]string{"--theta", "Inf"}, "theta = +Inf"},
-		{[]string{"--theta", "NaN"}, "theta = NaN"},
-		{[]string{"--c", "Inf"}, "c = +Inf"},
+		{[]string{"--theta", "Inf"}, "--theta +Inf: must be a finite number"},
+		{[]string{"--theta", "NaN"}, "--theta NaN: must be a finite number"},
+		{[]string{"--c", "Inf"}, "--c +Inf: must be a finite number"},
 		{[]string{"--rho", "Inf"}, "rho = +Inf"},
 		{[]string{"--rho", "0.1,Inf,0.1"}, "client 2"},
-		{[]string{"--kappa", "Inf"}, "kappa = +Inf"},
+		{[]string{"--kappa", "Inf"}, "--kappa +Inf: must be a finite number"},
 		{[]string{"--qhat", "NaN,0.5,0.5"}, "finite numbers ≥ 0"},
 		{[]string{"--qhat", "Inf,0,0"}, "finite numbers ≥ 0"},
-		{[]string{"--tol", "Inf"}, "finite tol"},
-		{[]string{"--epsilon", "Inf"}, "epsilon = +Inf"},
+		{[]string{"--tol", "Inf"}, "--tol +Inf: must be a finite number"},
+		{[]string{"--epsilon", "Inf"}, "--epsilon +Inf: must be a finite number"},
 		{[]string{"--qhat", "0.5,0.5"}, "want 3 weights"},
 		{[]string{"--qhat", "0.5,0.4,0.2"}, "sum to 1"},
 		{[]string{"--model", "svm"}, "model = svm"},
@@ -111,8 +111,8 @@ func TestRunDRFLOutput(t *testing.T) {
 	}
 }
 
-// TestReproduceDRFLFigure1: the quick figure writes its four files and a
-// table of the 19 guarantee levels.
+// TestReproduceDRFLFigure1: the quick figure writes its four files under
+// quick/ (resultsDir's rule) and a table of the 19 guarantee levels.
 func TestReproduceDRFLFigure1(t *testing.T) {
 	dir := t.TempDir()
 	f, out, errOut := testFactory()
@@ -120,7 +120,7 @@ func TestReproduceDRFLFigure1(t *testing.T) {
 		t.Fatalf("exit %d: %s", got, errOut)
 	}
 	for _, ext := range []string{"png", "svg", "csv", "json"} {
-		if st, err := os.Stat(dir + "/drfl/figure1." + ext); err != nil || st.Size() == 0 {
+		if st, err := os.Stat(dir + "/quick/drfl/figure1." + ext); err != nil || st.Size() == 0 {
 			t.Errorf("figure1.%s: %v", ext, err)
 		}
 	}

@@ -13,6 +13,7 @@ type commonOptions struct {
 	Workers int
 	OutDir  string
 	Force   bool
+	Yes     bool // run beyond the pre-flight time limit
 	Quiet   bool
 	JSON    bool
 	cmd     *cobra.Command

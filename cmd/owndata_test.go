@@ -85,7 +85,7 @@ func TestOwnDataErrors(t *testing.T) {
 		{"more clients than rows", np("--data", good, "--label", "outcome", "--clients", "61"), "fewer than the 61 clients"},
 		{"dirichlet alpha zero", np("--data", good, "--label", "outcome", "--dirichlet-alpha", "0"), "dirichlet-alpha = 0: must be a finite number > 0"},
 		{"dirichlet alpha negative", np("--data", good, "--label", "outcome", "--partition", "dirichlet", "--dirichlet-alpha", "-1"), "dirichlet-alpha = -1"},
-		{"dirichlet alpha NaN", np("--data", good, "--label", "outcome", "--dirichlet-alpha", "NaN"), "dirichlet-alpha = NaN"},
+		{"dirichlet alpha NaN", np("--data", good, "--label", "outcome", "--dirichlet-alpha", "NaN"), "--dirichlet-alpha NaN: must be a finite number"},
 		{"alpha without dirichlet", np("--data", good, "--label", "outcome", "--partition", "iid", "--dirichlet-alpha", "2"), "dirichlet-alpha = 2: needs partition dirichlet"},
 		{"unknown partition", np("--data", good, "--label", "outcome", "--partition", "random"), "partition = random: must be iid, by-column or dirichlet"},
 		{"unknown format", np("--data", good, "--format", "xlsx"), "format = xlsx"},

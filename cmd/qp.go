@@ -62,6 +62,7 @@ func addQPMethodFlags(c *cobra.Command, d qpFlagDefaults) {
 
 func addQPFlags(c *cobra.Command, o *QPOptions) {
 	addCommonFlags(c, &o.commonOptions, "table4")
+	addYesFlag(c, &o.commonOptions)
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 10, SBar: 0.1, TrialsHelp: "trials per cell (they differ in w0 only)",
 		SeedHelp: "seed of the instance and w0 streams", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (23)) or measured (authors' QP practice)"})
 	c.Flags().String("rng", "fedcon", "random stream: fedcon, or numpy (the authors' exact instances)")
@@ -118,6 +119,9 @@ func qpRun(f *Factory, o *QPOptions) error {
 	}
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
+		return err
+	}
+	if err := checkCost(f, &o.commonOptions, name, cfg.Cost(workers), workers); err != nil {
 		return err
 	}
 	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)

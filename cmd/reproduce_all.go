@@ -205,6 +205,7 @@ are in the smoke run.`,
 	fl.StringSliceVar(&o.Only, "only", nil, "comma-separated subset: "+strings.Join(allJobNames(), ","))
 	fl.BoolVar(&o.Quick, "quick", false, "smoke run: 2 trials, n in {1, 5}, into <out>/quick/")
 	fl.BoolVar(&o.NoFetch, "no-fetch", false, "do not download missing data sets (experiments that need them are skipped)")
+	addYesFlag(c, &o.commonOptions)
 	fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
 	fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
 	return c
@@ -215,7 +216,7 @@ func allRun(f *Factory, o *AllOptions) error {
 	co.batch, co.JSON = true, false
 	if o.Quick {
 		co.quick = true
-		co.OutDir = filepath.Join(co.OutDir, "quick")
+		co.OutDir = resultsDir(co.OutDir, true)
 		co.adjust = func(cfg any) {
 			switch c := cfg.(type) {
 			case *experiments.QPConfig:

@@ -82,5 +82,6 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdCerts(f),
 		newCmdDocs(f),
 	)
+	guardCommands(root)
 	return root
 }

@@ -153,6 +153,13 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	if err := job.Validate(); err != nil {
 		return &FlagError{err: err, usage: c.CommandPath()}
 	}
+	if job.QP != nil {
+		qc := *job.QP
+		qc.Cells, qc.Trials = [][]int{{job.N, job.Dim, job.M}}, 1
+		if err := checkMemory(f, "serve qp", qc.Cost(1)); err != nil {
+			return err
+		}
+	}
 	o.serve.Workers = f.NumCPU
 	if o.local && o.problem == "drfl" {
 		r, err := job.SolveDRFLLocal(o.common.ctx, dataDirs(f, c), o.serve.Workers)

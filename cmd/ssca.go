@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -135,12 +136,12 @@ func newCmdRunSSCA(f *Factory, runF func(*SSCAOptions) error) *cobra.Command {
 
 // sscaSetup resolves --workers and loads cfg's data: the common start of
 // the SSCA commands.
-func sscaSetup(f *Factory, workers int, cfg *experiments.SSCAConfig, dirs []string) (int, *experiments.SSCAData, error) {
+func sscaSetup(ctx context.Context, f *Factory, workers int, cfg *experiments.SSCAConfig, dirs []string) (int, *experiments.SSCAData, error) {
 	w, err := workersFlag(f, workers)
 	if err != nil {
 		return 0, nil, err
 	}
-	data, err := experiments.LoadSSCAData(cfg, dirs)
+	data, err := experiments.Interruptible(ctx, func() (*experiments.SSCAData, error) { return experiments.LoadSSCAData(cfg, dirs) })
 	return w, data, err
 }
 
@@ -156,7 +157,7 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err := cfg.CheckSpec(spec); err != nil {
 		return err
 	}
-	workers, data, err := sscaSetup(f, o.Workers, cfg, o.Dirs)
+	workers, data, err := sscaSetup(o.ctx, f, o.Workers, cfg, o.Dirs)
 	if err != nil {
 		return err
 	}
@@ -172,9 +173,7 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 // store shared by every SSCA figure and run under the same configuration.
 func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int) *runOutput {
 	oo := o.commonOptions
-	if o.Quick && !strings.HasSuffix(filepath.Clean(oo.OutDir), "quick") {
-		oo.OutDir = filepath.Join(oo.OutDir, "quick")
-	}
+	oo.OutDir = resultsDir(oo.OutDir, o.Quick)
 	return newRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
 }
 
@@ -269,7 +268,7 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
-	workers, data, err := sscaSetup(f, o.Workers, cfg, o.Dirs)
+	workers, data, err := sscaSetup(o.ctx, f, o.Workers, cfg, o.Dirs)
 	if err != nil {
 		return err
 	}

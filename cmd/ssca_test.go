@@ -153,7 +153,7 @@ func TestSSCABadInput(t *testing.T) {
 		msg  string
 	}{
 		{r("--data-dir", tiny, "--algo", "fedavg", "--batch", "1", "--sgd-lr", lrFile), "sgd_rates.fedavg-b1-e1 = {a: -1, beta: 0}: a must be a finite number > 0"},
-		{r("--data-dir", tiny, "--batch", "1", "--config", infFile), "gamma_offset = +Inf"},
+		{r("--data-dir", tiny, "--batch", "1", "--config", infFile), "inf.yaml:1: gamma_offset: .inf is not a finite number"},
 	} {
 		f, _, errOut := testFactory()
 		got := run(context.Background(), f, c.args)

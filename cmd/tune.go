@@ -82,14 +82,12 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 	if err := grid.Validate(cfg); err != nil {
 		return err
 	}
-	workers, data, err := sscaSetup(f, o.Workers, cfg, o.Dirs)
+	workers, data, err := sscaSetup(o.ctx, f, o.Workers, cfg, o.Dirs)
 	if err != nil {
 		return err
 	}
 	oo := o.commonOptions
-	if o.Quick {
-		oo.OutDir = filepath.Join(oo.OutDir, "quick")
-	}
+	oo.OutDir = resultsDir(oo.OutDir, o.Quick)
 	out := newRunOutput(f, &oo, "ssca-tune", cfg, grid.Seed, cfg.TrialHash(), workers)
 	res, err := experiments.RunSGDTune(o.ctx, cfg, data, grid, out.options())
 	if err != nil {

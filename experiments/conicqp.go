@@ -155,17 +155,25 @@ func RunConicQP(ctx context.Context, cfg *ConicQPConfig, opt RunOptions) (*Conic
 }
 
 func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (ConicQPTrial, error) {
-	inst, err := conicInstance(cfg, d, n, m, t)
+	inst, err := Interruptible(ctx, func() (*problems.ConicQP, error) { return conicInstance(cfg, d, n, m, t) })
 	if err != nil {
 		return ConicQPTrial{}, err
 	}
 	tr := ConicQPTrial{D: d, N: n, M: m, Trial: t, Balls: inst.NumBalls()}
 	var wstar []float64
 	if tr.Balls <= 1 {
-		if wstar, _, tr.FStar, err = inst.ExactSingleBall(); err != nil {
+		type exact struct {
+			w []float64
+			f float64
+		}
+		ex, err := Interruptible(ctx, func() (exact, error) {
+			w, _, f, err := inst.ExactSingleBall()
+			return exact{w, f}, err
+		})
+		if err != nil {
 			return tr, err
 		}
-		tr.Exact = true
+		wstar, tr.FStar, tr.Exact = ex.w, ex.f, true
 	}
 	w0 := startPoint(cfg.W0, cfg.RNG, cfg.Seed, t, d)
 	a1, cp := cfg.methods()
@@ -180,7 +188,9 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
 		// One worker per trial: trials, not clients, share the cores (RunQP).
-		r, err := solver.Solve(ctx, inst.Problem(), w0, cfg.settings(1), run.m)
+		r, err := Interruptible(ctx, func() (*solver.Result, error) {
+			return solver.Solve(ctx, inst.Problem(), w0, cfg.settings(1), run.m)
+		})
 		if err != nil {
 			return tr, err
 		}

@@ -176,13 +176,12 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	var ds *datasets.Dataset
-	var err error
-	if cfg.Data != nil {
-		ds, err = cfg.Data.Load(cfg.Seed)
-	} else {
-		ds, err = datasets.Load(cfg.Dataset, dirs)
-	}
+	ds, err := Interruptible(ctx, func() (*datasets.Dataset, error) {
+		if cfg.Data != nil {
+			return cfg.Data.Load(cfg.Seed)
+		}
+		return datasets.Load(cfg.Dataset, dirs)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +189,7 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 	res := &FairResult{}
 	pc := &progressCounter{total: len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
 	for _, n := range cfg.Clients {
-		cell, err := buildFairCell(ds, n, cfg)
+		cell, err := Interruptible(ctx, func() (*fairCell, error) { return buildFairCell(ds, n, cfg) })
 		if err != nil {
 			return res, err
 		}
@@ -222,7 +221,9 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 		m   solver.Method
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
-		r, err := solver.Solve(ctx, cell.problem(), w0, cfg.settings(1), run.m)
+		r, err := Interruptible(ctx, func() (*solver.Result, error) {
+			return solver.Solve(ctx, cell.problem(), w0, cfg.settings(1), run.m)
+		})
 		if err != nil {
 			return tr, err
 		}

@@ -23,8 +23,8 @@ type TrialConfig struct {
 
 func (c *TrialConfig) validate() error {
 	switch {
-	case c.Trials < 1:
-		return &ConfigError{"trials", c.Trials, "must be >= 1"}
+	case c.Trials < 1 || c.Trials > MaxTrials:
+		return &ConfigError{"trials", c.Trials, fmt.Sprintf("must be in [1, %d]", MaxTrials)}
 	case c.RNG != "fedcon" && c.RNG != "numpy":
 		return &ConfigError{"rng", c.RNG, "must be fedcon or numpy"}
 	}
@@ -68,14 +68,14 @@ func (c *MethodConfig) validate() error {
 	switch {
 	case !(c.Q > 0 && c.Q < 1):
 		return &ConfigError{"q", c.Q, "must be in (0, 1)"}
-	case c.EpsFloor < 0:
-		return &ConfigError{"eps_floor", c.EpsFloor, "must be >= 0"}
+	case !(c.EpsFloor >= 0) || math.IsInf(c.EpsFloor, 0):
+		return &ConfigError{"eps_floor", c.EpsFloor, "must be a finite number >= 0"}
 	case c.Eps1 >= 1 || c.Eps2 >= 1:
 		return &ConfigError{"eps1/eps2", fmt.Sprint(c.Eps1, ", ", c.Eps2), "must be < 1"}
-	case c.MaxOuter < 1:
-		return &ConfigError{"max_outer", c.MaxOuter, "must be >= 1"}
-	case c.MaxInner < 1:
-		return &ConfigError{"max_inner", c.MaxInner, "must be >= 1"}
+	case c.MaxOuter < 1 || c.MaxOuter > MaxIter:
+		return &ConfigError{"max_outer", c.MaxOuter, fmt.Sprintf("must be in [1, %d]", MaxIter)}
+	case c.MaxInner < 1 || c.MaxInner > MaxIter:
+		return &ConfigError{"max_inner", c.MaxInner, fmt.Sprintf("must be in [1, %d]", MaxIter)}
 	case c.InnerTest != "paper" && c.InnerTest != "measured":
 		return &ConfigError{"inner_test", c.InnerTest, "must be paper or measured"}
 	}

@@ -285,23 +285,27 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 	}
 	pc := &progressCounter{total: len(names) * len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
 	for _, name := range names {
-		var ds *datasets.Dataset
-		var err error
-		if cfg.Data != nil {
-			ds, err = cfg.Data.Load(cfg.Seed)
-		} else {
-			ds, err = datasets.Load(name, dirs)
-		}
+		ds, err := Interruptible(ctx, func() (*datasets.Dataset, error) {
+			if cfg.Data != nil {
+				return cfg.Data.Load(cfg.Seed)
+			}
+			return datasets.Load(name, dirs)
+		})
 		if err != nil {
 			return res, err
 		}
 		for _, n := range cfg.Clients {
-			cell, err := buildNPCell(ds, name, n, cfg)
+			cell, err := Interruptible(ctx, func() (*npCell, error) {
+				cell, err := buildNPCell(ds, name, n, cfg)
+				if err == nil {
+					cell.uncons1 = unconstrainedLoss1(ds, cell)
+				}
+				return cell, err
+			})
 			if err != nil {
 				return res, err
 			}
 			n := cell.n // by-column: from the data
-			cell.uncons1 = unconstrainedLoss1(ds, cell)
 			inner := max(1, opt.workers()/cfg.Trials)
 			trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
 				func(ctx context.Context, t int) (ClassTrial, error) {
@@ -344,7 +348,9 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 		m   solver.Method
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
-		r, err := solver.Solve(ctx, npProblem(cell), w0, cfg.settings(workers), run.m)
+		r, err := Interruptible(ctx, func() (*solver.Result, error) {
+			return solver.Solve(ctx, npProblem(cell), w0, cfg.settings(workers), run.m)
+		})
 		if err != nil {
 			return tr, err
 		}

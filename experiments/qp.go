@@ -38,14 +38,15 @@ func (c *QPConfig) Validate() error {
 		switch {
 		case len(cell) != 3:
 			return &ConfigError{"cells", cell, "each cell is [n, d, m]"}
-		case cell[0] < 1:
-			return &ConfigError{"clients", cell[0], "must be >= 1"}
-		case cell[1] < 1:
-			return &ConfigError{"dim", cell[1], "must be >= 1"}
-		case cell[2] < 1:
-			return &ConfigError{"constraints", cell[2], "must be >= 1"}
-		case cell[2] >= cell[1]:
-			return &ConfigError{"constraints", cell[2], fmt.Sprintf("must be < dim = %d (the constraints of all parties must stay independent)", cell[1])}
+		case cell[0] < 1 || cell[0] >= 1<<20:
+			return &ConfigError{"clients", cell[0], "must be in [1, 2^20)"}
+		case cell[1] < 1 || cell[1] >= 1<<20:
+			return &ConfigError{"dim", cell[1], "must be in [1, 2^20)"}
+		case cell[2] < 1 || cell[2] >= 1<<20:
+			return &ConfigError{"constraints", cell[2], "must be in [1, 2^20)"}
+		case (cell[0]+1)*cell[2] >= cell[1]:
+			return &ConfigError{"constraints", cell[2], fmt.Sprintf("(clients+1)·constraints = %d equality rows must be < dim = %d: "+
+				"the stacked constraints of the server and %d clients must stay independent", (cell[0]+1)*cell[2], cell[1], cell[0])}
 		}
 	}
 	return nil
@@ -194,6 +195,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 	// instance and factorisations (serial work) overlaps other trials.
 	type cellState struct {
 		once   sync.Once
+		ready  chan struct{} // closed when the fields below are set
 		inst   *problems.LCQP
 		wstar  []float64
 		nu1    float64 // ||ν*||₁
@@ -204,7 +206,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 	}
 	cells := make([]*cellState, len(cfg.Cells))
 	for i := range cells {
-		cells[i] = &cellState{trials: make([]QPTrial, cfg.Trials)}
+		cells[i] = &cellState{ready: make(chan struct{}), trials: make([]QPTrial, cfg.Trials)}
 	}
 	total := len(cfg.Cells) * cfg.Trials
 	done := 0
@@ -223,17 +225,27 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 				}
 				key := trialKey(fmt.Sprintf("n%d-d%d-m%d", n, d, m), t)
 				tr, err := cached(opt.Store, key, cfg.Seed, func() (QPTrial, error) {
+					// The build (minutes at d = 3000) runs apart, so that an
+					// interrupt stops the waiting trials at once.
 					cs.once.Do(func() {
-						cs.inst, cs.err = qpInstance(cfg, n, d, m)
-						if cs.err == nil {
-							var nu []float64
-							cs.wstar, nu, cs.fstar, cs.err = cs.inst.ExactKKT()
-							for _, v := range nu {
-								cs.nu1 += math.Abs(v)
+						go func() {
+							defer close(cs.ready)
+							cs.inst, cs.err = qpInstance(cfg, n, d, m)
+							if cs.err == nil {
+								var nu []float64
+								cs.wstar, nu, cs.fstar, cs.err = cs.inst.ExactKKT()
+								for _, v := range nu {
+									cs.nu1 += math.Abs(v)
+								}
 							}
-						}
-						cs.cache = solver.NewQuadCache()
+							cs.cache = solver.NewQuadCache()
+						}()
 					})
+					select {
+					case <-cs.ready:
+					case <-gctx.Done():
+						return QPTrial{}, gctx.Err()
+					}
 					if cs.err != nil {
 						return QPTrial{}, cs.err
 					}
@@ -282,7 +294,9 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 		m   solver.Method
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
-		r, err := solver.Solve(ctx, inst.Problem(), w0, cfg.settings(workers), run.m)
+		r, err := Interruptible(ctx, func() (*solver.Result, error) {
+			return solver.Solve(ctx, inst.Problem(), w0, cfg.settings(workers), run.m)
+		})
 		if err != nil {
 			return tr, err
 		}

@@ -109,6 +109,13 @@ func TestQPConfigValidate(t *testing.T) {
 		{"dim 0", func(c *QPConfig) { c.Cells = [][]int{{1, 0, 1}} }, "dim"},
 		{"short cell", func(c *QPConfig) { c.Cells = [][]int{{1, 10}} }, "cells"},
 		{"rng", func(c *QPConfig) { c.RNG = "x" }, "rng"},
+		{"NaN eps floor", func(c *QPConfig) { c.EpsFloor = math.NaN() }, "eps_floor"},
+		{"Inf eps floor", func(c *QPConfig) { c.EpsFloor = math.Inf(1) }, "eps_floor"},
+		{"trials over the cap", func(c *QPConfig) { c.Trials = MaxTrials + 1 }, "trials"},
+		{"max_outer over the cap", func(c *QPConfig) { c.MaxOuter = MaxIter + 1 }, "max_outer"},
+		{"15 + 3 rows in 5 unknowns", func(c *QPConfig) { c.Cells = [][]int{{5, 5, 3}} }, "constraints"},
+		{"rows = dim", func(c *QPConfig) { c.Cells = [][]int{{4, 10, 2}} }, "constraints"},
+		{"dim 2^20", func(c *QPConfig) { c.Cells = [][]int{{1, 1 << 20, 1}} }, "dim"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
