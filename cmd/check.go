@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -20,18 +18,6 @@ type CheckOptions struct {
 	JSON     bool
 	Quick    bool
 	Baseline string // print a baseline entry for configs/reference instead of checking
-}
-
-// checkers maps an experiment to the function that checks its result file
-// <dir>/<experiment>/<experiment>.json.
-var checkers = map[string]func([]byte) ([]experiments.CheckRow, error){
-	"table4":         experiments.CheckTable4,
-	"table1":         func(b []byte) ([]experiments.CheckRow, error) { return experiments.CheckTable1("table1", b) },
-	"table2":         func(b []byte) ([]experiments.CheckRow, error) { return experiments.CheckTable2("table2", b) },
-	"table2-authors": func(b []byte) ([]experiments.CheckRow, error) { return experiments.CheckTable2("table2-authors", b) },
-	"conic-table1":   experiments.CheckConicTable1,
-	"conic-table2":   experiments.CheckConicTable2,
-	"conic-table3":   experiments.CheckConicTable3,
 }
 
 func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
@@ -67,8 +53,7 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 func checkRun(f *Factory, o *CheckOptions) error {
 	var rows []experiments.CheckRow
 	found := 0
-	for _, name := range slices.Sorted(maps.Keys(checkers)) {
-		check := checkers[name]
+	for _, name := range experiments.CheckedExperiments {
 		b, err := os.ReadFile(filepath.Join(o.Dir, name, name+".json"))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -88,7 +73,7 @@ func checkRun(f *Factory, o *CheckOptions) error {
 			fmt.Fprintf(f.IO.Out, "# %s\n%s", name, y)
 			continue
 		}
-		r, err := check(b)
+		r, err := experiments.CheckExperiment(filepath.Join(o.Dir, name), name, b)
 		if err != nil {
 			return err
 		}

@@ -120,7 +120,10 @@ func qpRun(f *Factory, o *QPOptions) error {
 	if err != nil {
 		return err
 	}
-	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	out, err := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return err
+	}
 	res, err := experiments.RunQP(o.ctx, cfg, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)

@@ -160,7 +160,10 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
-	out := sscaOutput(f, o, cfg, workers)
+	out, err := sscaOutput(f, o, cfg, workers)
+	if err != nil {
+		return err
+	}
 	curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, []experiments.SSCASpec{spec}, cfg.Runs, out.options())
 	res := experiments.NewSSCAResult("run", cfg, data, curves)
 	res.Name = "run-" + spec.Key()
@@ -170,12 +173,12 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 
 // sscaOutput is results/ssca/ (quick: results/quick/ssca/) with the trial
 // store shared by every SSCA figure and run under the same configuration.
-func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int) *runOutput {
+func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int) (*runOutput, error) {
 	oo := o.commonOptions
 	if o.Quick && !strings.HasSuffix(filepath.Clean(oo.OutDir), "quick") {
 		oo.OutDir = filepath.Join(oo.OutDir, "quick")
 	}
-	return newRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
+	return openRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
 }
 
 // sscaFinish writes <name>.{json,csv,md}, <name>-points.csv, the figure
@@ -185,9 +188,7 @@ func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr
 	if runErr != nil {
 		return out.failed(runErr, nil, nil)
 	}
-	if err := out.writeManifest(nil); err != nil {
-		return err
-	}
+	defer out.unlock()
 	base := filepath.Join(out.dir, res.Name)
 	paths, err := experiments.WriteOutputs(out.dir, res.Name, res, res.Summary)
 	if err != nil {
@@ -204,6 +205,9 @@ func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr
 			return fmt.Errorf("%s: %w", res.Name, err)
 		}
 		paths = append(paths, fp...)
+	}
+	if err := out.writeManifest(nil); err != nil {
+		return err
 	}
 	switch {
 	case out.o.batch:
@@ -274,7 +278,10 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 		return err
 	}
 	for _, fig := range o.Figures {
-		out := sscaOutput(f, o, cfg, workers)
+		out, err := sscaOutput(f, o, cfg, workers)
+		if err != nil {
+			return err
+		}
 		out.name = "ssca-" + fig
 		curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), out.options())
 		res := experiments.NewSSCAResult(fig, cfg, data, curves)

@@ -90,7 +90,10 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 	if o.Quick {
 		oo.OutDir = filepath.Join(oo.OutDir, "quick")
 	}
-	out := newRunOutput(f, &oo, "ssca-tune", cfg, grid.Seed, cfg.TrialHash(), workers)
+	out, err := newRunOutput(f, &oo, "ssca-tune", cfg, grid.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return err
+	}
 	res, err := experiments.RunSGDTune(o.ctx, cfg, data, grid, out.options())
 	if err != nil {
 		return out.failed(err, nil, nil)
