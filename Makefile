@@ -11,7 +11,7 @@ export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
 endif
 endif
 
-.PHONY: help build test test-short test-federation vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
+.PHONY: help build test test-short test-federation test-faults vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -32,9 +32,13 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 	$(GO) test -count=1 -race -short ./solver/... ./experiments/... ./problems/... ./cmd/... ./federation/...
 	for f in $(FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./datasets || exit $$?; done
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckReply$$' -fuzztime $(FUZZTIME) ./federation
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTrial$$' -fuzztime $(FUZZTIME) ./experiments
 
 test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted): same answers as in-process
 	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 2m -run 'TestProcess' -v ./federation
+
+test-faults: ## fedcon killed with SIGKILL then resumed, two runs on one --out, tampered stored files: exit codes, messages, results and the gate
+	FEDCON_FAULTS=1 $(GO) test -count=1 -timeout 5m -run '^TestFault' -v ./cmd
 
 test-short: ## unit tests without the slow cases
 	$(GO) test -short $(PKGS)

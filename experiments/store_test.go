@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -320,4 +321,44 @@ func TestLockDir(t *testing.T) {
 		t.Fatalf("after unlock: %v", err)
 	}
 	l2.Unlock()
+}
+
+// FuzzDecodeTrial: the trial-file parser never panics, and whatever it
+// accepts survives a save and a second validation unchanged.
+func FuzzDecodeTrial(f *testing.F) {
+	dir := f.TempDir()
+	cfg := smallQP()
+	cfg.Cells, cfg.Trials = [][]int{{1, 6, 1}}, 1
+	s := &Store{Dir: dir, Hash: "h", Version: "test"}
+	if _, err := RunQP(context.Background(), cfg, RunOptions{Workers: 1, Store: s}); err != nil {
+		f.Fatal(err)
+	}
+	valid, err := os.ReadFile(filepath.Join(dir, "n1-d6-m1-t00.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(valid)
+	f.Add(valid[:len(valid)/2])
+	f.Add(bytes.Replace(valid, []byte(`"objective": `), []byte(`"objective": null, "x": `), 1))
+	f.Add([]byte(`{"schema": 2, "config_hash": "h", "key": "n1-d6-m1-t00", "trial": {}}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var tr QPTrial
+		if _, err := decodeTrial(b, "n1-d6-m1-t00", "h", &tr); err != nil {
+			return
+		}
+		s := &Store{Dir: t.TempDir(), Hash: "h", Version: "test"}
+		if err := s.save("n1-d6-m1-t00", 1, &tr); err != nil {
+			t.Fatalf("accepted trial cannot be saved: %v", err)
+		}
+		var again QPTrial
+		if !s.load("n1-d6-m1-t00", &again) {
+			t.Fatalf("accepted trial fails validation once saved")
+		}
+		x, _ := json.Marshal(&tr)
+		y, _ := json.Marshal(&again)
+		if !bytes.Equal(x, y) {
+			t.Fatalf("round trip changed the trial:\n%s\n%s", x, y)
+		}
+	})
 }
