@@ -61,8 +61,8 @@ func newRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint6
 	return r, nil
 }
 
-// openRunOutput is newRunOutput without the early manifest, for runs that
-// name their manifest only at the end (SSCA).
+// openRunOutput is newRunOutput without the early manifest: the caller
+// names its manifest first, then calls begin (SSCA).
 func openRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint64, trialHash string, workers int) (*runOutput, error) {
 	dir := filepath.Join(o.OutDir, name)
 	lock, err := experiments.LockDir(dir, strings.Join(os.Args, " "))

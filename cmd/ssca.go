@@ -160,7 +160,7 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := sscaOutput(f, o, cfg, workers)
+	out, err := sscaOutput(f, o, cfg, workers, "run-"+spec.Key())
 	if err != nil {
 		return err
 	}
@@ -173,12 +173,22 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 
 // sscaOutput is results/ssca/ (quick: results/quick/ssca/) with the trial
 // store shared by every SSCA figure and run under the same configuration.
-func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int) (*runOutput, error) {
+// Each result name has its own manifest, marked incomplete before any work.
+func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int, resName string) (*runOutput, error) {
 	oo := o.commonOptions
 	if o.Quick && !strings.HasSuffix(filepath.Clean(oo.OutDir), "quick") {
 		oo.OutDir = filepath.Join(oo.OutDir, "quick")
 	}
-	return openRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
+	out, err := openRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return nil, err
+	}
+	out.manifest = "manifest-" + resName + ".json"
+	if err := out.begin(); err != nil {
+		out.unlock()
+		return nil, err
+	}
+	return out, nil
 }
 
 // sscaFinish writes <name>.{json,csv,md}, <name>-points.csv, the figure
@@ -278,7 +288,7 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 		return err
 	}
 	for _, fig := range o.Figures {
-		out, err := sscaOutput(f, o, cfg, workers)
+		out, err := sscaOutput(f, o, cfg, workers, "ssca-"+fig)
 		if err != nil {
 			return err
 		}
