@@ -107,8 +107,16 @@ func (r *runOutput) options() experiments.RunOptions {
 	return experiments.RunOptions{Workers: r.info.Workers, Progress: newProgress(r.f, r.o.Quiet, r.name).fn(), Store: r.store}
 }
 
+// finish stamps the run's end once: the result files, written first, and the
+// manifest, written last, record the same times.
+func (r *runOutput) finish() {
+	if r.info.End.IsZero() {
+		r.info.Finish()
+	}
+}
+
 func (r *runOutput) writeManifest(runErr error) error {
-	r.info.Finish()
+	r.finish()
 	if rep := r.o.report; rep != nil {
 		c := r.counts()
 		rep.dir, rep.reused, rep.trials = r.dir, c.Reused, c.Reused+c.Computed
@@ -169,6 +177,7 @@ func (r *runOutput) tables(doc any, tables []*experiments.Table, runErr error) e
 		return r.failed(runErr, doc, tables)
 	}
 	defer r.unlock()
+	r.finish()
 	if _, err := experiments.WriteOutputs(r.dir, r.name, doc, tables...); err != nil {
 		return err
 	}
@@ -199,6 +208,7 @@ func (r *runOutput) figure(doc any, fig *experiments.Figure, runErr error) error
 		return r.failed(runErr, nil, nil)
 	}
 	defer r.unlock()
+	r.finish()
 	base := filepath.Join(r.dir, r.name)
 	if err := experiments.WriteJSON(base+".json", doc); err != nil {
 		return err

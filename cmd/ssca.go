@@ -199,6 +199,7 @@ func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr
 		return out.failed(runErr, nil, nil)
 	}
 	defer out.unlock()
+	out.finish()
 	base := filepath.Join(out.dir, res.Name)
 	paths, err := experiments.WriteOutputs(out.dir, res.Name, res, res.Summary)
 	if err != nil {
