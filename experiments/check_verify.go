@@ -465,8 +465,8 @@ func mapKeysAny(m map[string]any) func(func(string) bool) {
 }
 
 func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:37]) + "..."
 	}
 	return s
 }
