@@ -11,7 +11,7 @@ export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
 endif
 endif
 
-.PHONY: help build test test-short test-federation test-report vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
+.PHONY: help build test test-short test-federation test-report test-faults vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -33,6 +33,7 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 	for f in $(FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./datasets || exit $$?; done
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckReply$$' -fuzztime $(FUZZTIME) ./federation
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckConfigYAML$$' -fuzztime $(FUZZTIME) ./cmd
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTrial$$' -fuzztime $(FUZZTIME) ./experiments
 
 test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted): same answers as in-process
 	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 2m -run 'TestProcess' -v ./federation
@@ -44,6 +45,8 @@ test-report: ## fedcon report rendered by headless Chromium: every table and fig
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || exit $$?; \
 	  echo "chromium installed in $$(( $$(date +%s) - t0 )) s"; }
 	FEDCON_REPORT_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestReportBrowser$$' -v ./cmd/
+test-faults: ## fedcon killed with SIGKILL then resumed, two runs on one --out, tampered stored files: exit codes, messages, results and the gate
+	FEDCON_FAULTS=1 $(GO) test -count=1 -timeout 5m -run '^TestFault' -v ./cmd
 
 test-short: ## unit tests without the slow cases
 	$(GO) test -short $(PKGS)

@@ -25,7 +25,11 @@ func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "check [results-dir]",
 		Short: "Compare result files with the papers' values and the algorithms' guarantees; exit 1 on any failure",
-		Long: `check reads the result files in results-dir (default results/) and applies the rules of
+		Long: `check reads the result files in results-dir (default results/). It first rebuilds each table
+from its trial files and fails on any difference: manifest complete and of the same configuration,
+the configuration's cells and trial counts, every trial file valid and equal to the result's trial,
+rows and CSV/Markdown tables equal to their recomputation, each Converged run's KKT residuals within
+(ε1, ε2), and (Table 4) f* equal to an independent solve. Then it applies the rules of
 configs/reference/*.yaml: statuses, KKT residuals and feasibility against (ε1, ε2), objectives
 against the exact optimum with a KKT-derived band, and, for the paper's own instances, against
 the published values. It prints a pass/fail table and exits 1 if any check fails.`,
@@ -54,6 +58,12 @@ func checkRun(f *Factory, o *CheckOptions) error {
 	for _, name := range experiments.CheckNames() {
 		b, err := os.ReadFile(filepath.Join(o.Dir, name, name+".json"))
 		if errors.Is(err, fs.ErrNotExist) {
+			// A manifest without its table: a run that was killed or failed.
+			if _, merr := os.Stat(filepath.Join(o.Dir, name, "manifest.json")); merr == nil && o.Baseline == "" {
+				found++
+				rows = append(rows, experiments.CheckRow{Experiment: name, Cell: "all", Rule: "result file", Value: 1,
+					Detail: name + ".json missing beside its manifest: the run did not finish (rerun it to resume)"})
+			}
 			continue
 		}
 		if err != nil {
@@ -71,7 +81,7 @@ func checkRun(f *Factory, o *CheckOptions) error {
 			fmt.Fprintf(f.IO.Out, "# %s\n%s", name, y)
 			continue
 		}
-		r, err := experiments.Check(name, b)
+		r, err := experiments.CheckExperiment(filepath.Join(o.Dir, name), name, b)
 		if err != nil {
 			return err
 		}

@@ -237,6 +237,16 @@ func TestReproduceAllQuickResumes(t *testing.T) {
 		if m.Reused != want.reused || m.Computed != want.computed || len(m.TrialFiles) != 12 || !m.Complete || m.TrialHash == "" {
 			t.Fatalf("pass %d: manifest %+v", pass, m.StoreCounts)
 		}
+		// The result file, written before the manifest, records the same end.
+		var res struct {
+			Info experiments.RunInfo `json:"run"`
+		}
+		if b, err = os.ReadFile(filepath.Join(dir, "quick", "table4", "table4.json")); err != nil || json.Unmarshal(b, &res) != nil {
+			t.Fatalf("table4.json: %v", err)
+		}
+		if res.Info.End.IsZero() || !res.Info.End.Equal(m.End) || res.Info.WallSec != m.WallSec {
+			t.Errorf("pass %d: result end %v (%g s), manifest end %v (%g s)", pass, res.Info.End, res.Info.WallSec, m.End, m.WallSec)
+		}
 		if !strings.Contains(out.String(), "table4") {
 			t.Errorf("no summary table: %s", out)
 		}

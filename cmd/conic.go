@@ -66,7 +66,10 @@ func conicQPRun(f *Factory, o *ConicQPOptions) error {
 	if err := checkCost(f, &o.commonOptions, "conic-table1", cfg.Cost(workers), workers); err != nil {
 		return err
 	}
-	out := newRunOutput(f, &o.commonOptions, "conic-table1", cfg, cfg.Seed, cfg.TrialHash(), workers)
+	out, err := newRunOutput(f, &o.commonOptions, "conic-table1", cfg, cfg.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return err
+	}
 	res, err := experiments.RunConicQP(o.ctx, cfg, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)
@@ -136,7 +139,10 @@ func conicClassRun(f *Factory, o *ConicClassOptions, name string, cfg any, valid
 	if err != nil {
 		return err
 	}
-	out := newRunOutput(f, &o.commonOptions, name, cfg, seed, hash, workers)
+	out, err := newRunOutput(f, &o.commonOptions, name, cfg, seed, hash, workers)
+	if err != nil {
+		return err
+	}
 	res, err := run(out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -213,7 +214,15 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 		}
 		fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s%s\n", fig.Dataset, p.Rep, cfg.Repetitions, p.Model, r.StatusFlags(), r.Rounds, r.Seconds, cv)
 	}
-	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version}
+	// The repetitions' directory is this figure's: one run at a time.
+	lock, err := experiments.LockDir(trials, strings.Join(os.Args, " "))
+	if err != nil {
+		return cfg, nil, err
+	}
+	defer lock.Unlock()
+	errOut := f.IO.ErrOut
+	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version,
+		Warn: func(msg string) { fmt.Fprintln(errOut, msg) }}
 	res, err := experiments.RunDRFLNoise(ctx, d, cfg, store, progress)
 	if err != nil {
 		return cfg, nil, err

@@ -94,7 +94,10 @@ func fairRun(f *Factory, o *FairOptions) error {
 			name = o.Own.runName("fair", cfg.Data, cfg.Clients[0])
 		}
 	}
-	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	out, err := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return err
+	}
 	res, err := experiments.RunFair(o.ctx, cfg, o.Dirs, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)
@@ -115,7 +118,10 @@ func figure2Run(f *Factory, o *FairOptions) error {
 	if o.Preset != "table2" {
 		name += "-" + strings.TrimPrefix(o.Preset, "table2-")
 	}
-	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	out, err := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return err
+	}
 	res, err := experiments.RunFigure2(o.ctx, cfg, o.Dirs, out.options())
 	if err != nil {
 		return out.failed(err, nil, nil)

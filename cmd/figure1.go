@@ -42,7 +42,10 @@ func figureRun(f *Factory, o *commonOptions, name string, cfg any, seed uint64, 
 	if err != nil {
 		return err
 	}
-	out := newRunOutput(f, o, name, cfg, seed, hash, workers)
+	out, err := newRunOutput(f, o, name, cfg, seed, hash, workers)
+	if err != nil {
+		return err
+	}
 	doc, fig, err := run(out.options(), out.info)
 	if err != nil {
 		return out.failed(err, nil, nil)

@@ -78,7 +78,10 @@ func npRun(f *Factory, o *NPOptions) error {
 	if err != nil {
 		return err
 	}
-	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	out, err := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return err
+	}
 	res, err := experiments.RunNP(o.ctx, cfg, o.Dirs, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/fedcon/fedcon/experiments"
 )
@@ -28,6 +29,7 @@ type runOutput struct {
 	// manifest is the manifest's file name in dir (default manifest.json;
 	// SSCA runs share one directory and name theirs).
 	manifest string
+	lock     *experiments.DirLock
 }
 
 // addCounts adds the trials of another store (a sweep point) to the run's.
@@ -44,21 +46,77 @@ func (r *runOutput) counts() experiments.StoreCounts {
 	return c
 }
 
-func newRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint64, trialHash string, workers int) *runOutput {
-	dir := filepath.Join(o.OutDir, name)
-	return &runOutput{f: f, o: o, name: name, dir: dir, seed: seed,
-		info:  experiments.NewRunInfo(name, f.Version, cfg, workers),
-		store: &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: trialHash, Force: o.Force, Version: f.Version},
+// newRunOutput takes the lock of <out>/<name>/ (a second run on it exits 1
+// naming the holder), which also removes the temporary files of a killed run;
+// finish releases it.
+func newRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint64, trialHash string, workers int) (*runOutput, error) {
+	r, err := openRunOutput(f, o, name, cfg, seed, trialHash, workers)
+	if err != nil {
+		return nil, err
 	}
+	if err := r.begin(); err != nil {
+		r.unlock()
+		return nil, err
+	}
+	return r, nil
 }
+
+// openRunOutput is newRunOutput without the early manifest: the caller
+// names its manifest first, then calls begin (SSCA).
+func openRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint64, trialHash string, workers int) (*runOutput, error) {
+	dir := filepath.Join(o.OutDir, name)
+	lock, err := experiments.LockDir(dir, strings.Join(os.Args, " "))
+	if err != nil {
+		return nil, err
+	}
+	if lock.Cleaned > 0 && !o.Quiet {
+		fmt.Fprintf(f.IO.ErrOut, "%s: removed %d temporary files of an interrupted run\n", dir, lock.Cleaned)
+	}
+	errOut := f.IO.ErrOut
+	return &runOutput{f: f, o: o, name: name, dir: dir, seed: seed, lock: lock,
+		info: experiments.NewRunInfo(name, f.Version, cfg, workers),
+		store: &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: trialHash, Force: o.Force, Version: f.Version,
+			Warn: func(msg string) { fmt.Fprintln(errOut, msg) }},
+	}, nil
+}
+
+// begin marks the directory's manifest incomplete before any work, so that a
+// killed run never leaves an earlier run's manifest claiming completion.
+func (r *runOutput) begin() error {
+	m, err := experiments.NewManifest(r.info, r.seed, r.store, errRunning)
+	if err != nil {
+		return err
+	}
+	return experiments.WriteJSON(filepath.Join(r.dir, r.manifestName()), m)
+}
+
+var errRunning = errors.New("running (or killed before it finished)")
+
+func (r *runOutput) manifestName() string {
+	if r.manifest == "" {
+		return "manifest.json"
+	}
+	return r.manifest
+}
+
+// unlock releases the directory; the process exiting releases it too.
+func (r *runOutput) unlock() { r.lock.Unlock() }
 
 // options are the experiments' run options: workers, progress, trial store.
 func (r *runOutput) options() experiments.RunOptions {
 	return experiments.RunOptions{Workers: r.info.Workers, Progress: newProgress(r.f, r.o.Quiet, r.name).fn(), Store: r.store}
 }
 
+// finish stamps the run's end once: the result files, written first, and the
+// manifest, written last, record the same times.
+func (r *runOutput) finish() {
+	if r.info.End.IsZero() {
+		r.info.Finish()
+	}
+}
+
 func (r *runOutput) writeManifest(runErr error) error {
-	r.info.Finish()
+	r.finish()
 	if rep := r.o.report; rep != nil {
 		c := r.counts()
 		rep.dir, rep.reused, rep.trials = r.dir, c.Reused, c.Reused+c.Computed
@@ -69,17 +127,14 @@ func (r *runOutput) writeManifest(runErr error) error {
 	}
 	m.Reused += r.extra.Reused
 	m.Computed += r.extra.Computed
-	name := r.manifest
-	if name == "" {
-		name = "manifest.json"
-	}
-	return experiments.WriteJSON(filepath.Join(r.dir, name), m)
+	return experiments.WriteJSON(filepath.Join(r.dir, r.manifestName()), m)
 }
 
 // failed records an unsuccessful run: the manifest (the finished trials are
 // already on disk) and, when interrupted with whole cells finished, their
 // table under <name>-partial.
 func (r *runOutput) failed(runErr error, doc any, tables []*experiments.Table) error {
+	defer r.unlock()
 	if err := r.writeManifest(runErr); err != nil {
 		return errors.Join(runErr, err)
 	}
@@ -121,14 +176,17 @@ func (r *runOutput) tables(doc any, tables []*experiments.Table, runErr error) e
 	if runErr != nil {
 		return r.failed(runErr, doc, tables)
 	}
-	if err := r.writeManifest(nil); err != nil {
-		return err
-	}
+	defer r.unlock()
+	r.finish()
 	if _, err := experiments.WriteOutputs(r.dir, r.name, doc, tables...); err != nil {
 		return err
 	}
 	for _, ext := range []string{"json", "csv", "md"} { // an earlier interruption's
 		_ = os.Remove(filepath.Join(r.dir, r.name+"-partial."+ext))
+	}
+	// Last: a manifest that says complete vouches for the files above.
+	if err := r.writeManifest(nil); err != nil {
+		return err
 	}
 	switch {
 	case r.o.batch:
@@ -149,9 +207,8 @@ func (r *runOutput) figure(doc any, fig *experiments.Figure, runErr error) error
 	if runErr != nil {
 		return r.failed(runErr, nil, nil)
 	}
-	if err := r.writeManifest(nil); err != nil {
-		return err
-	}
+	defer r.unlock()
+	r.finish()
 	base := filepath.Join(r.dir, r.name)
 	if err := experiments.WriteJSON(base+".json", doc); err != nil {
 		return err
@@ -159,6 +216,9 @@ func (r *runOutput) figure(doc any, fig *experiments.Figure, runErr error) error
 	paths, err := renderFigure(fig, base)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	if err := r.writeManifest(nil); err != nil {
+		return err
 	}
 	switch {
 	case r.o.batch:

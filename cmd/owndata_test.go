@@ -117,7 +117,7 @@ func TestOwnDataErrors(t *testing.T) {
 
 // trialFiles returns the trial files of a run with the timings removed:
 // what a run must reproduce byte for byte.
-func trialFiles(t *testing.T, dir string) map[string]string {
+func ownTrialFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	timing := regexp.MustCompile(`"(runtime_ns|wall_seconds)":\s*[0-9.e+-]+`)
 	files, err := filepath.Glob(filepath.Join(dir, "trials", "*.json"))
@@ -135,7 +135,7 @@ func trialFiles(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-func readManifest(t *testing.T, path string) *experiments.Manifest {
+func ownReadManifest(t *testing.T, path string) *experiments.Manifest {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -183,8 +183,8 @@ func TestOwnDataEndToEnd(t *testing.T) {
 				out := filepath.Join(dir, fmt.Sprintf("%s-%d", strings.ReplaceAll(tt.name, " ", "-"), k))
 				runOK(append(append([]string{"run", tt.run, "--out", out}, common...), tt.args...)...)
 				res := filepath.Join(out, tt.dir)
-				trials = append(trials, trialFiles(t, res))
-				m := readManifest(t, filepath.Join(res, "manifest.json"))
+				trials = append(trials, ownTrialFiles(t, res))
+				m := ownReadManifest(t, filepath.Join(res, "manifest.json"))
 				if !m.Complete || m.Computed != 2 {
 					t.Fatalf("manifest: complete %v, %d computed; want true, 2", m.Complete, m.Computed)
 				}
@@ -218,7 +218,7 @@ func TestOwnDataEndToEnd(t *testing.T) {
 		t.Helper()
 		runOK("run", "np", "--out", out, "--data", path, "--label", "outcome", "--drop", "id", "--clients", "2", "--trials", "1", "--quiet")
 		name := strings.TrimSuffix(filepath.Base(path), ".csv")
-		m := readManifest(t, filepath.Join(out, "np-"+name+"-n2", "manifest.json"))
+		m := ownReadManifest(t, filepath.Join(out, "np-"+name+"-n2", "manifest.json"))
 		return m.TrialHash, m.Reused
 	}
 	out := filepath.Join(dir, "hash")
@@ -324,7 +324,7 @@ func TestOwnDataLIBSVMMatchesCSV(t *testing.T) {
 		if got := run(context.Background(), f, args); got != 0 {
 			t.Fatalf("%v: exit %d; stderr: %s", args, got, errOut)
 		}
-		ts := trialFiles(t, filepath.Join(out, "np-s-n3"))
+		ts := ownTrialFiles(t, filepath.Join(out, "np-s-n3"))
 		// Only the configuration's hash may differ (the files differ).
 		hashes := regexp.MustCompile(`"config_hash":\s*"[0-9a-f]+"`)
 		for k, v := range ts {

@@ -124,7 +124,10 @@ func qpRun(f *Factory, o *QPOptions) error {
 	if err := checkCost(f, &o.commonOptions, name, cfg.Cost(workers), workers); err != nil {
 		return err
 	}
-	out := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	out, err := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return err
+	}
 	res, err := experiments.RunQP(o.ctx, cfg, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)

@@ -161,7 +161,10 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
-	out := sscaOutput(f, o, cfg, workers)
+	out, err := sscaOutput(f, o, cfg, workers, "run-"+spec.Key())
+	if err != nil {
+		return err
+	}
 	curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, []experiments.SSCASpec{spec}, cfg.Runs, out.options())
 	res := experiments.NewSSCAResult("run", cfg, data, curves)
 	res.Name = "run-" + spec.Key()
@@ -171,10 +174,20 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 
 // sscaOutput is results/ssca/ (quick: results/quick/ssca/) with the trial
 // store shared by every SSCA figure and run under the same configuration.
-func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int) *runOutput {
+// Each result name has its own manifest, marked incomplete before any work.
+func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int, resName string) (*runOutput, error) {
 	oo := o.commonOptions
 	oo.OutDir = resultsDir(oo.OutDir, o.Quick)
-	return newRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
+	out, err := openRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return nil, err
+	}
+	out.manifest = "manifest-" + resName + ".json"
+	if err := out.begin(); err != nil {
+		out.unlock()
+		return nil, err
+	}
+	return out, nil
 }
 
 // sscaFinish writes <name>.{json,csv,md}, <name>-points.csv, the figure
@@ -184,9 +197,8 @@ func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr
 	if runErr != nil {
 		return out.failed(runErr, nil, nil)
 	}
-	if err := out.writeManifest(nil); err != nil {
-		return err
-	}
+	defer out.unlock()
+	out.finish()
 	base := filepath.Join(out.dir, res.Name)
 	paths, err := experiments.WriteOutputs(out.dir, res.Name, res, res.Summary)
 	if err != nil {
@@ -203,6 +215,9 @@ func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr
 			return fmt.Errorf("%s: %w", res.Name, err)
 		}
 		paths = append(paths, fp...)
+	}
+	if err := out.writeManifest(nil); err != nil {
+		return err
 	}
 	switch {
 	case out.o.batch:
@@ -273,7 +288,10 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 		return err
 	}
 	for _, fig := range o.Figures {
-		out := sscaOutput(f, o, cfg, workers)
+		out, err := sscaOutput(f, o, cfg, workers, "ssca-"+fig)
+		if err != nil {
+			return err
+		}
 		out.name = "ssca-" + fig
 		curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), out.options())
 		res := experiments.NewSSCAResult(fig, cfg, data, curves)

@@ -168,11 +168,14 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 	}
 	name := "sweep-" + strings.TrimSuffix(filepath.Base(o.File), filepath.Ext(o.File))
 	res := &experiments.SweepResult{Preset: sf.Preset, Axes: axes}
-	out := newRunOutput(f, &o.commonOptions, name, struct {
+	out, err := newRunOutput(f, &o.commonOptions, name, struct {
 		Preset string                  `json:"preset"`
 		Base   map[string]any          `json:"base"`
 		Axes   []experiments.SweepAxis `json:"axes"`
 	}{sf.Preset, sf.Base, axes}, 0, "", workers)
+	if err != nil {
+		return err
+	}
 	res.Info = out.info
 	var runErr error
 	for i, p := range points {

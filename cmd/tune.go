@@ -88,7 +88,10 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 	}
 	oo := o.commonOptions
 	oo.OutDir = resultsDir(oo.OutDir, o.Quick)
-	out := newRunOutput(f, &oo, "ssca-tune", cfg, grid.Seed, cfg.TrialHash(), workers)
+	out, err := newRunOutput(f, &oo, "ssca-tune", cfg, grid.Seed, cfg.TrialHash(), workers)
+	if err != nil {
+		return err
+	}
 	res, err := experiments.RunSGDTune(o.ctx, cfg, data, grid, out.options())
 	if err != nil {
 		return out.failed(err, nil, nil)

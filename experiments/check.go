@@ -40,16 +40,6 @@ var checkers = map[string]func([]byte) ([]CheckRow, error){
 // gate compares with configs/reference/.
 func CheckNames() []string { return slices.Sorted(maps.Keys(checkers)) }
 
-// Check applies the rules of configs/reference/ to the result file (its
-// JSON) of experiment, one of CheckNames.
-func Check(experiment string, resultJSON []byte) ([]CheckRow, error) {
-	check, ok := checkers[experiment]
-	if !ok {
-		return nil, fmt.Errorf("experiments: no check rules for %q", experiment)
-	}
-	return check(resultJSON)
-}
-
 type checkRule struct {
 	Name       string  `yaml:"name"`
 	Factor     float64 `yaml:"factor"`

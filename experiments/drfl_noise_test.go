@@ -96,6 +96,7 @@ func TestRunDRFLNoise(t *testing.T) {
 	for _, doctor := range []bool{false, true} {
 		for _, key := range []string{"rep-001", "rep-002"} {
 			var st struct {
+				Schema     int             `json:"schema"`
 				ConfigHash string          `json:"config_hash"`
 				Version    string          `json:"fedcon_version"`
 				Key        string          `json:"key"`

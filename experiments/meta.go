@@ -42,9 +42,13 @@ func (r *RunInfo) Finish() {
 }
 
 // ConfigHash is the SHA-256 of cfg's JSON encoding (first 16 hex digits):
-// results computed under the same hash are interchangeable.
+// results computed under the same hash are interchangeable. It is empty when
+// cfg cannot be encoded (NaN, ±Inf), never the hash of an empty encoding.
 func ConfigHash(cfg any) string {
-	b, _ := json.Marshal(cfg)
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return ""
+	}
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
 }

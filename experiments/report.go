@@ -224,7 +224,7 @@ func checkGates(dir string, rep *Report) []ReportGate {
 			g := &gates[i]
 			if err == nil {
 				var rows []CheckRow
-				if rows, err = Check(name, b); err == nil {
+				if rows, err = CheckExperiment(filepath.Join(dir, filepath.FromSlash(run.Path)), name, b); err == nil {
 					g.Rows = append(g.Rows, rows...)
 					continue
 				}

@@ -3,7 +3,6 @@ package experiments
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -159,8 +158,11 @@ func TestReport(t *testing.T) {
 		t.Fatalf("manifests %+v, trials %d (want %d)", run.Manifests, run.Trials, len(res.Trials))
 	}
 	// Check gate: the same rows as the check itself.
-	js, _ := json.Marshal(res)
-	wantRows, err := CheckTable4(js)
+	js, err := os.ReadFile(filepath.Join(dir, "table4", "table4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows, err := CheckExperiment(filepath.Join(dir, "table4"), "table4", js)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,14 +340,15 @@ func TestReportFailedCheck(t *testing.T) {
 	if status.Failed != 1 {
 		t.Errorf("status rule %+v, want one failure", status)
 	}
-	if q := rep.Gates[1]; q.Pass() || len(q.Errors) != 1 || !strings.HasPrefix(q.Errors[0], "quick/table1/table1.json: ") {
+	// An unreadable result file is a failed check, as in `fedcon check`.
+	if q := rep.Gates[1]; q.Pass() || len(q.Rows) == 0 || q.Rows[0].Rule != "result file" || q.Rows[0].Pass {
 		t.Errorf("unreadable result file: gate %+v", q)
 	}
 	page, err := rep.HTML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"FAIL: ", `<td class="fail">FAIL</td>`, "quick: FAIL: 0 checks, 0 failed, 1 result files not read", "Not checked: quick/table1/table1.json"} {
+	for _, s := range []string{"FAIL: ", `<td class="fail">FAIL</td>`, "quick: FAIL: 2 checks, 2 failed"} {
 		if !strings.Contains(string(page), s) {
 			t.Errorf("page lacks %q", s)
 		}
@@ -546,13 +549,13 @@ func TestReportGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(g.got, want) {
-			t.Errorf("%s differs (go test ./experiments/ -run TestReportGolden -update rewrites it):\n%s", g.file, firstDiff(string(g.got), string(want)))
+			t.Errorf("%s differs (go test ./experiments/ -run TestReportGolden -update rewrites it):\n%s", g.file, reportFirstDiff(string(g.got), string(want)))
 		}
 	}
 }
 
 // firstDiff shows the first line where got and want differ.
-func firstDiff(got, want string) string {
+func reportFirstDiff(got, want string) string {
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
 	for i := 0; i < len(g) || i < len(w); i++ {
 		var a, b string

@@ -6,12 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
 	"sync"
 )
+
+// TrialSchema is the version of the trial file format; files of another
+// schema (or none) are recomputed.
+const TrialSchema = 2
 
 // Store keeps one JSON file per finished trial in Dir, written atomically, so
 // that Ctrl-C or a crash loses no finished trial and a rerun with the same
@@ -19,21 +25,27 @@ import (
 type Store struct {
 	Dir string
 	// Hash identifies what a trial's outcome depends on (TrialHash); a file
-	// recorded under another hash is recomputed and overwritten.
+	// recorded under another hash is recomputed and overwritten. Empty means
+	// the configuration could not be hashed: the store refuses every trial.
 	Hash string
 	// Force recomputes every trial.
 	Force bool
 	// Version is recorded in every file written.
 	Version string
+	// Warn, if set, receives one line per trial file that is present but
+	// invalid (and therefore recomputed).
+	Warn func(msg string)
 
 	mu       sync.Mutex
 	reused   int
 	computed int
-	versions map[string]int // fedcon versions of the reused files
+	versions map[string]int      // fedcon versions of the reused files
+	used     map[string]struct{} // keys reused or computed by this run
 }
 
 // storedTrial is the file format of one trial.
 type storedTrial struct {
+	Schema     int             `json:"schema"`
 	ConfigHash string          `json:"config_hash"`
 	Version    string          `json:"fedcon_version"`
 	Key        string          `json:"key"`
@@ -41,39 +53,55 @@ type storedTrial struct {
 	Trial      json.RawMessage `json:"trial"`
 }
 
-// TrialHash hashes cfg's JSON encoding without the keys in drop: those that
-// only select which trials run (trials, cells, clients, datasets), so that
-// adding cells or trials reuses the ones already on disk.
-func TrialHash(cfg any, drop ...string) string {
-	b, _ := json.Marshal(cfg)
+// HashConfig is the SHA-256 (first 16 hex digits) of cfg's canonical JSON
+// encoding without the keys in drop. It fails on a configuration JSON cannot
+// encode (NaN, ±Inf), so that no two configurations share a hash.
+func HashConfig(cfg any, drop ...string) (string, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "", fmt.Errorf("experiments: configuration cannot be hashed: %w", err)
+	}
 	var m map[string]any
 	if json.Unmarshal(b, &m) == nil {
 		for _, k := range drop {
 			delete(m, k)
 		}
-		b, _ = json.Marshal(m) // map keys are sorted: a canonical encoding
+		if b, err = json.Marshal(m); err != nil { // map keys are sorted: a canonical encoding
+			return "", fmt.Errorf("experiments: configuration cannot be hashed: %w", err)
+		}
 	}
 	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:8])
+	return hex.EncodeToString(h[:8]), nil
+}
+
+// TrialHash hashes cfg's JSON encoding without the keys in drop: those that
+// only select which trials run (trials, cells, clients, datasets), so that
+// adding cells or trials reuses the ones already on disk. It is empty when
+// cfg cannot be hashed (HashConfig), and a Store with an empty hash refuses
+// to store or reuse anything.
+func TrialHash(cfg any, drop ...string) string {
+	h, _ := HashConfig(cfg, drop...)
+	return h
 }
 
 func (s *Store) path(key string) string { return filepath.Join(s.Dir, key+".json") }
 
 // load fills v from the trial stored under key and reports whether it was
-// there under the store's hash.
+// there, valid, under the store's hash. A file that is there but invalid is
+// reported through Warn.
 func (s *Store) load(key string, v any) bool {
-	if s == nil || s.Force {
+	if s == nil || s.Force || s.Hash == "" {
 		return false
 	}
 	b, err := os.ReadFile(s.path(key))
 	if err != nil {
 		return false
 	}
-	var st storedTrial
-	if json.Unmarshal(b, &st) != nil || st.ConfigHash != s.Hash || st.Key != key {
-		return false
-	}
-	if json.Unmarshal(st.Trial, v) != nil {
+	st, err := decodeTrial(b, key, s.Hash, v)
+	if err != nil {
+		if !errors.Is(err, errOtherConfig) && s.Warn != nil {
+			s.Warn(fmt.Sprintf("warning: %s: %v; recomputing it", s.path(key), err))
+		}
 		return false
 	}
 	s.mu.Lock()
@@ -83,7 +111,100 @@ func (s *Store) load(key string, v any) bool {
 		s.versions = map[string]int{}
 	}
 	s.versions[st.Version]++
+	s.use(key)
 	return true
+}
+
+// use records key as part of this run; s.mu is held.
+func (s *Store) use(key string) {
+	if s.used == nil {
+		s.used = map[string]struct{}{}
+	}
+	s.used[key] = struct{}{}
+}
+
+// errOtherConfig marks a valid trial file of another configuration: it is
+// replaced without a warning, as a change of configuration is routine.
+var errOtherConfig = errors.New("trial of another configuration")
+
+// decodeTrial validates a trial file's bytes (schema, hash, key, every field
+// of the trial present and not null, the trial's own checks) and decodes its
+// trial into v.
+func decodeTrial(b []byte, key, hash string, v any) (*storedTrial, error) {
+	var st storedTrial
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("not a trial file: %w", err)
+	}
+	switch {
+	case st.Schema == 0:
+		return nil, fmt.Errorf("no trial schema (an older format), want schema %d", TrialSchema)
+	case st.Schema != TrialSchema:
+		return nil, fmt.Errorf("trial schema %d, want %d", st.Schema, TrialSchema)
+	case st.ConfigHash != hash:
+		return nil, errOtherConfig
+	case st.Key != key:
+		return nil, fmt.Errorf("key %q, want %q", st.Key, key)
+	}
+	if err := requireFields(&st, b, "file"); err != nil {
+		return nil, err
+	}
+	if err := requireFields(v, st.Trial, "trial"); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(st.Trial, v); err != nil {
+		return nil, fmt.Errorf("trial: %w", err)
+	}
+	if c, ok := v.(interface{ check() error }); ok {
+		if err := c.check(); err != nil {
+			return nil, err
+		}
+	}
+	return &st, nil
+}
+
+// requireFields checks that raw has every field that v's type encodes, at
+// every depth, and no null where the type's zero value is not null: a
+// missing block or a null objective would otherwise decode as zeros.
+func requireFields(v any, raw []byte, what string) error {
+	zero := reflect.New(reflect.TypeOf(v).Elem()).Interface()
+	tb, err := json.Marshal(zero)
+	if err != nil {
+		return fmt.Errorf("trial: %w", err)
+	}
+	var tmpl, got any
+	if err := json.Unmarshal(tb, &tmpl); err != nil {
+		return fmt.Errorf("trial: %w", err)
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		return fmt.Errorf("trial: %w", err)
+	}
+	return sameShape(what, tmpl, got)
+}
+
+func sameShape(path string, tmpl, got any) error {
+	switch t := tmpl.(type) {
+	case nil:
+		return nil // a nil slice or map: any value, checked by decoding
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: want an object", path)
+		}
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			gv, ok := g[k]
+			if !ok {
+				return fmt.Errorf("%s.%s missing", path, k)
+			}
+			if err := sameShape(path+"."+k, t[k], gv); err != nil {
+				return err
+			}
+		}
+	default:
+		if got == nil {
+			return fmt.Errorf("%s is null", path)
+		}
+	}
+	return nil
 }
 
 // save records trial v under key.
@@ -91,11 +212,14 @@ func (s *Store) save(key string, seed uint64, v any) error {
 	if s == nil {
 		return nil
 	}
+	if s.Hash == "" {
+		return errNoHash
+	}
 	tb, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}
-	b, err := json.MarshalIndent(storedTrial{ConfigHash: s.Hash, Version: s.Version, Key: key, Seed: seed, Trial: tb}, "", " ")
+	b, err := json.MarshalIndent(storedTrial{Schema: TrialSchema, ConfigHash: s.Hash, Version: s.Version, Key: key, Seed: seed, Trial: tb}, "", " ")
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}
@@ -104,13 +228,19 @@ func (s *Store) save(key string, seed uint64, v any) error {
 	}
 	s.mu.Lock()
 	s.computed++
+	s.use(key)
 	s.mu.Unlock()
 	return nil
 }
 
+var errNoHash = errors.New("experiments: the configuration cannot be hashed (a value JSON cannot encode, such as NaN or Inf)")
+
 // cached returns the trial stored under key, or computes, stores and returns it.
 func cached[T any](s *Store, key string, seed uint64, compute func() (T, error)) (T, error) {
 	var v T
+	if s != nil && s.Hash == "" {
+		return v, errNoHash // before any work, so that none is lost
+	}
 	if s.load(key, &v) {
 		return v, nil
 	}
@@ -146,23 +276,17 @@ func (s *Store) Counts() StoreCounts {
 	return c
 }
 
-// Files lists the trial files in the store's directory.
+// Files lists the trial files this run reused or computed, sorted: not the
+// other files of the directory (other configurations, trials not asked for).
 func (s *Store) Files() ([]string, error) {
 	if s == nil {
 		return nil, nil
 	}
-	ents, err := os.ReadDir(s.Dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("experiments: %w", err)
-	}
-	var out []string
-	for _, e := range ents {
-		if !e.IsDir() && filepath.Ext(e.Name()) == ".json" {
-			out = append(out, e.Name())
-		}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.used))
+	for k := range s.used {
+		out = append(out, k+".json")
 	}
 	sort.Strings(out)
 	return out, nil

@@ -1,9 +1,12 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,4 +170,195 @@ func TestStoreKeepsTrialsOnCancel(t *testing.T) {
 	if c := s.Counts(); c.Reused != kept || c.Reused+c.Computed != 3 || len(res.Trials) != 3 {
 		t.Fatalf("rerun: %+v, %d trials", c, len(res.Trials))
 	}
+}
+
+// TestStoreRecomputesInvalidFiles: a trial file that parses but fails
+// validation is named in one warning line and recomputed, never reused as
+// zeros; the rerun's rows equal a clean run's. A valid file of another
+// configuration is replaced without a warning.
+func TestStoreRecomputesInvalidFiles(t *testing.T) {
+	cfg := smallQP()
+	cfg.Cells, cfg.Trials = [][]int{{2, 10, 1}}, 2
+	clean, err := RunQP(context.Background(), cfg, RunOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := stripWall(t, clean)
+	const key = "n2-d10-m1-t00"
+	cases := []struct {
+		name string
+		edit func(file, trial map[string]any)
+		warn string // "" for no warning
+	}{
+		{"objective null", func(_, tr map[string]any) { tr["alg1"].(map[string]any)["objective"] = nil }, "trial.alg1.objective is null"},
+		{"Algorithm 1 block missing", func(_, tr map[string]any) { delete(tr, "alg1") }, "trial.alg1 missing"},
+		{"stats block missing", func(_, tr map[string]any) { delete(tr["cprox"].(map[string]any), "stats") }, "trial.cprox.stats missing"},
+		{"trial null", func(f, _ map[string]any) { f["trial"] = nil }, "trial: want an object"},
+		{"no schema (older format)", func(f, _ map[string]any) { delete(f, "schema") }, "no trial schema"},
+		{"future schema", func(f, _ map[string]any) { f["schema"] = TrialSchema + 1 }, "trial schema 3"},
+		{"seed missing", func(f, _ map[string]any) { delete(f, "seed") }, "file.seed missing"},
+		{"version missing", func(f, _ map[string]any) { delete(f, "fedcon_version") }, "file.fedcon_version missing"},
+		{"another key", func(f, _ map[string]any) { f["key"] = "n2-d10-m1-t01" }, "key"},
+		{"negative residual", func(_, tr map[string]any) {
+			tr["alg1"].(map[string]any)["kkt_residuals"].(map[string]any)["feasibility"] = -1.0
+		}, "negative"},
+		{"unknown status", func(_, tr map[string]any) { tr["cprox"].(map[string]any)["status"] = "Great" }, "unknown status"},
+		{"cell zero", func(_, tr map[string]any) { tr["n"] = 0.0 }, "bad cell"},
+		{"another configuration", func(f, _ map[string]any) { f["config_hash"] = "0123456789abcdef" }, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := &Store{Dir: dir, Hash: cfg.TrialHash(), Version: "test"}
+			if _, err := RunQP(context.Background(), cfg, RunOptions{Workers: 1, Store: s}); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, key+".json")
+			editJSON(t, p, func(m map[string]any) {
+				var tr map[string]any
+				if v, ok := m["trial"].(map[string]any); ok {
+					tr = v
+				}
+				c.edit(m, tr)
+			})
+			var warnings []string
+			s = &Store{Dir: dir, Hash: cfg.TrialHash(), Version: "test", Warn: func(m string) { warnings = append(warnings, m) }}
+			res, err := RunQP(context.Background(), cfg, RunOptions{Workers: 1, Store: s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := s.Counts(); n.Computed != 1 || n.Reused != 1 {
+				t.Errorf("counts %+v, want 1 computed, 1 reused", n)
+			}
+			if got := stripWall(t, res); got != want {
+				t.Errorf("rows after recomputing differ from a clean run")
+			}
+			switch {
+			case c.warn == "" && len(warnings) > 0:
+				t.Errorf("warnings %q, want none", warnings)
+			case c.warn != "" && (len(warnings) != 1 || !strings.Contains(warnings[0], p) || !strings.Contains(warnings[0], c.warn) || strings.Contains(warnings[0], "\n")):
+				t.Errorf("warnings %q, want one line naming %s and %q", warnings, p, c.warn)
+			}
+			// The recomputed file is valid again.
+			s = &Store{Dir: dir, Hash: cfg.TrialHash(), Version: "test"}
+			if _, err := RunQP(context.Background(), cfg, RunOptions{Workers: 1, Store: s}); err != nil || s.Counts().Reused != 2 {
+				t.Errorf("third run: %+v, %v", s.Counts(), err)
+			}
+		})
+	}
+}
+
+// TestHashRefusesUnencodable: a configuration with NaN or ±Inf has no hash
+// (never the hash of an empty encoding, shared by every such configuration),
+// and a store under it refuses before computing anything.
+func TestHashRefusesUnencodable(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		cfg := smallQP()
+		cfg.EpsFloor = v
+		if _, err := HashConfig(cfg, "trials"); err == nil {
+			t.Errorf("eps_floor %v: hashed", v)
+		}
+		if h := cfg.TrialHash(); h != "" {
+			t.Errorf("eps_floor %v: trial hash %q", v, h)
+		}
+		if h := ConfigHash(cfg); h != "" {
+			t.Errorf("eps_floor %v: config hash %q", v, h)
+		}
+		dir := t.TempDir()
+		s := &Store{Dir: dir, Hash: cfg.TrialHash()}
+		computed := false
+		_, err := cached(s, "k", 1, func() (int, error) { computed = true; return 1, nil })
+		if err == nil || computed {
+			t.Errorf("eps_floor %v: store ran a trial (err %v)", v, err)
+		}
+	}
+	a, b := smallQP(), smallQP()
+	b.EpsFloor = 1e-9
+	if a.TrialHash() == b.TrialHash() || a.TrialHash() == "" {
+		t.Errorf("distinct configurations share a hash")
+	}
+}
+
+// TestLockDir: a second lock on a directory fails naming the holder (pid
+// and command) until the first is released; taking the lock removes the
+// temporary files a killed writer left, and nothing else.
+func TestLockDir(t *testing.T) {
+	dir := t.TempDir()
+	stale := []string{filepath.Join(dir, ".table4.json.tmp123"), filepath.Join(dir, "trials", ".n1-d5-m1-t00.json.tmp9")}
+	keep := []string{filepath.Join(dir, "table4.json"), filepath.Join(dir, "trials", "n1-d5-m1-t00.json")}
+	for _, p := range append(stale, keep...) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := LockDir(dir, "fedcon first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Cleaned != len(stale) {
+		t.Errorf("cleaned %d, want %d", l.Cleaned, len(stale))
+	}
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s not removed", p)
+		}
+	}
+	for _, p := range keep {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed", p)
+		}
+	}
+	_, err = LockDir(dir, "fedcon second")
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) || !strings.Contains(err.Error(), "fedcon first") {
+		t.Fatalf("second lock: %v", err)
+	}
+	l.Unlock()
+	l2, err := LockDir(dir, "fedcon third")
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	l2.Unlock()
+}
+
+// FuzzDecodeTrial: the trial-file parser never panics, and whatever it
+// accepts survives a save and a second validation unchanged.
+func FuzzDecodeTrial(f *testing.F) {
+	dir := f.TempDir()
+	cfg := smallQP()
+	cfg.Cells, cfg.Trials = [][]int{{1, 6, 1}}, 1
+	s := &Store{Dir: dir, Hash: "h", Version: "test"}
+	if _, err := RunQP(context.Background(), cfg, RunOptions{Workers: 1, Store: s}); err != nil {
+		f.Fatal(err)
+	}
+	valid, err := os.ReadFile(filepath.Join(dir, "n1-d6-m1-t00.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(valid)
+	f.Add(valid[:len(valid)/2])
+	f.Add(bytes.Replace(valid, []byte(`"objective": `), []byte(`"objective": null, "x": `), 1))
+	f.Add([]byte(`{"schema": 2, "config_hash": "h", "key": "n1-d6-m1-t00", "trial": {}}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var tr QPTrial
+		if _, err := decodeTrial(b, "n1-d6-m1-t00", "h", &tr); err != nil {
+			return
+		}
+		s := &Store{Dir: t.TempDir(), Hash: "h", Version: "test"}
+		if err := s.save("n1-d6-m1-t00", 1, &tr); err != nil {
+			t.Fatalf("accepted trial cannot be saved: %v", err)
+		}
+		var again QPTrial
+		if !s.load("n1-d6-m1-t00", &again) {
+			t.Fatalf("accepted trial fails validation once saved")
+		}
+		x, _ := json.Marshal(&tr)
+		y, _ := json.Marshal(&again)
+		if !bytes.Equal(x, y) {
+			t.Fatalf("round trip changed the trial:\n%s\n%s", x, y)
+		}
+	})
 }

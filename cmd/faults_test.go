@@ -1,0 +1,276 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// The process-level fault tests (`make test-faults`) build fedcon, run it,
+// kill it and tamper with what it wrote. They need FEDCON_FAULTS=1.
+
+// faultBinary builds fedcon into a temporary directory.
+func faultBinary(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("FEDCON_FAULTS") == "" {
+		t.Skip("process-level fault test: set FEDCON_FAULTS=1 (make test-faults)")
+	}
+	bin := filepath.Join(t.TempDir(), "fedcon")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/fedcon/fedcon").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// faultRun runs fedcon to the end and returns its exit code and stderr.
+func faultRun(t *testing.T, bin string, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, bin, args...)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	err := c.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stderr.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), stderr.String()
+	}
+	t.Fatalf("%v: %v", args, err)
+	return -1, ""
+}
+
+// faultTable4 is a Table 4 run slow enough to be killed mid-way (seconds).
+func faultTable4(out string) []string {
+	return []string{"reproduce", "table4", "--cells", "5x500x5,1x300x3", "--trials", "5", "--workers", "1", "--out", out}
+}
+
+// trialFiles lists the finished trial files of dir/table4.
+func trialFiles(t *testing.T, out string) []string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(out, "table4", "trials", "*.json"))
+	return m
+}
+
+// waitFor polls cond every 10 ms until it holds or the process exits.
+func waitFor(t *testing.T, c *exec.Cmd, done <-chan error, what string, cond func() bool) {
+	t.Helper()
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("fedcon exited (%v) before %s", err, what)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if cond() {
+			return
+		}
+	}
+}
+
+func readManifest(t *testing.T, out string) experiments.Manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "table4", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m experiments.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// deterministic is a result file without what may differ between runs
+// (wall times, the run record).
+func deterministic(t *testing.T, out string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "table4", "table4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r experiments.QPResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	r.Info = nil
+	for i := range r.Trials {
+		for _, a := range []*experiments.QPAlg{&r.Trials[i].Alg1, &r.Trials[i].CProx} {
+			a.Wall, a.Stats.Runtime = 0, 0
+		}
+	}
+	for i := range r.Rows {
+		r.Rows[i].Wall1, r.Rows[i].WallC = experiments.MeanStd{}, experiments.MeanStd{}
+	}
+	b, _ = json.Marshal(r)
+	return string(b)
+}
+
+// TestFaultKillResume: SIGKILL mid-run leaves finished trials, maybe a
+// temporary file, and a manifest that says incomplete (the gate fails);
+// the rerun removes the temporary file, reuses the trials, and writes the
+// same results as an uninterrupted run; the gate then passes.
+func TestFaultKillResume(t *testing.T) {
+	bin := faultBinary(t)
+	ref := t.TempDir()
+	if code, errOut := faultRun(t, bin, append(faultTable4(ref), "--quiet")...); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d\n%s", code, errOut)
+	}
+	out := t.TempDir()
+	c := exec.Command(bin, append(faultTable4(out), "--quiet")...)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	waitFor(t, c, done, "its first trial", func() bool { return len(trialFiles(t, out)) >= 1 })
+	_ = c.Process.Signal(syscall.SIGKILL)
+	<-done
+	kept := len(trialFiles(t, out))
+	if kept >= 10 {
+		t.Skipf("the run finished all %d trials before SIGKILL", kept)
+	}
+	// A write cut short by the kill.
+	stale := filepath.Join(out, "table4", "trials", ".n1-d300-m3-t04.json.tmp4242")
+	if err := os.WriteFile(stale, []byte(`{"schema": 2, "tri`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if m := readManifest(t, out); m.Complete {
+		t.Fatalf("after SIGKILL the manifest says complete")
+	}
+	if code, _ := faultRun(t, bin, "check", out); code != 1 {
+		t.Errorf("gate on a killed run: exit %d, want 1", code)
+	}
+	code, errOut := faultRun(t, bin, faultTable4(out)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "removed 1 temporary files") {
+		t.Errorf("resume did not report the stale temporary file:\n%s", errOut)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("stale %s left", stale)
+	}
+	m := readManifest(t, out)
+	if !m.Complete || m.Reused != kept || m.Reused+m.Computed != 10 || len(m.TrialFiles) != 10 {
+		t.Errorf("manifest after resume: complete %v, reused %d (kept %d), computed %d, %d files", m.Complete, m.Reused, kept, m.Computed, len(m.TrialFiles))
+	}
+	if deterministic(t, out) != deterministic(t, ref) {
+		t.Errorf("resumed results differ from an uninterrupted run")
+	}
+	if code, errOut := faultRun(t, bin, "check", out); code != 0 {
+		t.Errorf("gate after resume: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestFaultConcurrentRuns: a second run on the same directory exits 1 at
+// once, naming the holder's pid and command, and writes nothing; the first
+// finishes alone and passes the gate.
+func TestFaultConcurrentRuns(t *testing.T) {
+	bin := faultBinary(t)
+	out := t.TempDir()
+	first := exec.Command(bin, append(faultTable4(out), "--quiet")...)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- first.Wait() }()
+	holder := fmt.Sprintf("pid %d", first.Process.Pid)
+	waitFor(t, first, done, "taking its lock", func() bool {
+		b, _ := os.ReadFile(filepath.Join(out, "table4", experiments.LockFile))
+		return strings.Contains(string(b), holder)
+	})
+	start := time.Now()
+	code, errOut := faultRun(t, bin, append(faultTable4(out), "--quiet")...)
+	if code != 1 || !strings.Contains(errOut, "in use") || !strings.Contains(errOut, holder) || !strings.Contains(errOut, "reproduce table4") {
+		t.Errorf("second run: exit %d, stderr %q; want 1 naming %s", code, errOut, holder)
+	}
+	if lines := strings.Count(strings.TrimSpace(errOut), "\n"); lines > 0 {
+		t.Errorf("second run printed %d lines, want one", lines+1)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("second run took %v to refuse", d)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+	m := readManifest(t, out)
+	if !m.Complete || m.Computed != 10 || m.Reused != 0 {
+		t.Errorf("first run's manifest: complete %v, computed %d, reused %d", m.Complete, m.Computed, m.Reused)
+	}
+	if code, errOut := faultRun(t, bin, "check", out); code != 0 {
+		t.Errorf("gate: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestFaultStoredFiles: through the binary, an incomplete trial file is
+// named in one warning and recomputed (the rerun's results equal the
+// first's), and a tampered table or trial fails the gate with exit 1.
+func TestFaultStoredFiles(t *testing.T) {
+	bin := faultBinary(t)
+	out := t.TempDir()
+	args := []string{"reproduce", "table4", "--cells", "1x100x1,5x100x1", "--trials", "2", "--out", out}
+	if code, errOut := faultRun(t, bin, append(args, "--quiet")...); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	want := deterministic(t, out)
+	if code, errOut := faultRun(t, bin, "check", out); code != 0 {
+		t.Fatalf("gate on an honest run: exit %d\n%s", code, errOut)
+	}
+	trial := filepath.Join(out, "table4", "trials", "n5-d100-m1-t01.json")
+	orig, err := os.ReadFile(trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(old, new string) {
+		t.Helper()
+		if !bytes.Contains(orig, []byte(old)) {
+			t.Fatalf("%s has no %q", trial, old)
+		}
+		if err := os.WriteFile(trial, bytes.Replace(orig, []byte(old), []byte(new), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(`"objective": `, `"objective": null, "x": `)
+	code, errOut := faultRun(t, bin, args...)
+	if code != 0 || !strings.Contains(errOut, "warning: "+trial) || !strings.Contains(errOut, "objective is null") {
+		t.Fatalf("rerun over a null objective: exit %d\n%s", code, errOut)
+	}
+	if got := deterministic(t, out); got != want {
+		t.Errorf("results after recomputing differ")
+	}
+	for _, c := range []struct {
+		name   string
+		tamper func()
+	}{
+		{"table {}", func() { os.WriteFile(filepath.Join(out, "table4", "table4.json"), []byte("{}"), 0o644) }},
+		{"KKT residual 500x", func() {
+			orig, _ = os.ReadFile(trial)
+			edit(`"stationarity": `, `"stationarity": 0.5, "x": `)
+		}},
+	} {
+		saved := map[string][]byte{}
+		for _, p := range []string{filepath.Join(out, "table4", "table4.json"), trial} {
+			saved[p], _ = os.ReadFile(p)
+		}
+		c.tamper()
+		if code, errOut := faultRun(t, bin, "check", out); code != 1 || !strings.Contains(errOut, "fedcon check: failed") {
+			t.Errorf("%s: gate exit %d, want 1\n%s", c.name, code, errOut)
+		}
+		for p, b := range saved {
+			os.WriteFile(p, b, 0o644)
+		}
+	}
+}
