@@ -37,23 +37,9 @@ func PartitionByClass(y []float64, n int, rng *rand.Rand) (clients [][]int, drop
 	if len(y) == 0 {
 		return nil, 0, &RequestError{Field: "clients", Value: n, Reason: "there are no rows to partition"}
 	}
-	byClass := map[float64][]int{}
-	for i, v := range y {
-		if math.IsNaN(v) {
-			return nil, 0, &RequestError{Field: "labels", Value: "NaN", Reason: fmt.Sprintf("row %d has no class", i)}
-		}
-		byClass[v] = append(byClass[v], i)
-	}
-	labels := make([]float64, 0, len(byClass))
-	for v := range byClass {
-		labels = append(labels, v)
-	}
-	slices.Sort(labels)
-	for _, v := range labels {
-		if c := len(byClass[v]); c < n {
-			return nil, 0, &RequestError{Field: "clients", Value: n,
-				Reason: fmt.Sprintf("class %v has %d rows, fewer than the %d clients", v, c, n)}
-		}
+	byClass, labels, err := classRows(y, n)
+	if err != nil {
+		return nil, 0, err
 	}
 	clients = make([][]int, n)
 	for _, v := range labels {
@@ -69,6 +55,30 @@ func PartitionByClass(y []float64, n int, rng *rand.Rand) (clients [][]int, drop
 		slices.Sort(c)
 	}
 	return clients, dropped, nil
+}
+
+// classRows groups the row indices of y by class (in increasing order) and
+// returns the classes sorted; every class must have at least n rows.
+func classRows(y []float64, n int) (map[float64][]int, []float64, error) {
+	byClass := map[float64][]int{}
+	for i, v := range y {
+		if math.IsNaN(v) {
+			return nil, nil, &RequestError{Field: "labels", Value: "NaN", Reason: fmt.Sprintf("row %d has no class", i)}
+		}
+		byClass[v] = append(byClass[v], i)
+	}
+	labels := make([]float64, 0, len(byClass))
+	for v := range byClass {
+		labels = append(labels, v)
+	}
+	slices.Sort(labels)
+	for _, v := range labels {
+		if c := len(byClass[v]); c < n {
+			return nil, nil, &RequestError{Field: "clients", Value: n,
+				Reason: fmt.Sprintf("class %v has %d rows, fewer than the %d clients", v, c, n)}
+		}
+	}
+	return byClass, labels, nil
 }
 
 // PartitionFolds splits rows 0..rows-1 into n folds of floor(rows/n) rows,

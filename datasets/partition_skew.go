@@ -52,23 +52,9 @@ func PartitionDirichlet(y []float64, n int, alpha float64, rng *rand.Rand) ([][]
 	case len(y) == 0:
 		return nil, &RequestError{Field: "clients", Value: n, Reason: "there are no rows to partition"}
 	}
-	byClass := map[float64][]int{}
-	for i, v := range y {
-		if math.IsNaN(v) {
-			return nil, &RequestError{Field: "labels", Value: "NaN", Reason: fmt.Sprintf("row %d has no class", i)}
-		}
-		byClass[v] = append(byClass[v], i)
-	}
-	labels := make([]float64, 0, len(byClass))
-	for v := range byClass {
-		labels = append(labels, v)
-	}
-	slices.Sort(labels)
-	for _, v := range labels {
-		if c := len(byClass[v]); c < n {
-			return nil, &RequestError{Field: "clients", Value: n,
-				Reason: fmt.Sprintf("class %v has %d rows, fewer than the %d clients", v, c, n)}
-		}
+	byClass, labels, err := classRows(y, n)
+	if err != nil {
+		return nil, err
 	}
 	clients := make([][]int, n)
 	p := make([]float64, n)

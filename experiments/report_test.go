@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -554,20 +553,5 @@ func TestReportGolden(t *testing.T) {
 	}
 }
 
-// firstDiff shows the first line where got and want differ.
-func reportFirstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var a, b string
-		if i < len(g) {
-			a = g[i]
-		}
-		if i < len(w) {
-			b = w[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\n got  %q\n want %q", i+1, a, b)
-		}
-	}
-	return fmt.Sprintf("%d bytes, want %d", len(got), len(want))
-}
+// reportFirstDiff shows the first line where got and want differ.
+func reportFirstDiff(got, want string) string { return firstLineDiff(got, want) }
