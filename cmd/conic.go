@@ -63,9 +63,6 @@ func conicQPRun(f *Factory, o *ConicQPOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCost(f, &o.commonOptions, "conic-table1", cfg.Cost(workers), workers); err != nil {
-		return err
-	}
 	out, err := newRunOutput(f, &o.commonOptions, "conic-table1", cfg, cfg.Seed, cfg.TrialHash(), workers)
 	if err != nil {
 		return err

@@ -113,5 +113,6 @@ func dataCommand[T dataOptions](f *Factory, use, short, example, preset string, 
 	}
 	addCommonFlags(c, o.common(), preset)
 	addALFlags(c)
+	addYesFlag(c, o.common())
 	return c
 }

@@ -64,6 +64,14 @@ func newRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint6
 // openRunOutput is newRunOutput without the early manifest: the caller
 // names its manifest first, then calls begin (SSCA).
 func openRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint64, trialHash string, workers int) (*runOutput, error) {
+	// Experiments with a cost model are refused here, before the lock and
+	// the first file, when they would exceed the machine's memory or the
+	// time limit (the QP experiments check earlier, before building cells).
+	if c, ok := cfg.(interface{ Cost(int) experiments.Cost }); ok {
+		if err := checkCost(f, o, name, c.Cost(workers), workers); err != nil {
+			return nil, err
+		}
+	}
 	dir := filepath.Join(o.OutDir, name)
 	lock, err := experiments.LockDir(dir, strings.Join(os.Args, " "))
 	if err != nil {

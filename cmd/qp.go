@@ -121,9 +121,6 @@ func qpRun(f *Factory, o *QPOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCost(f, &o.commonOptions, name, cfg.Cost(workers), workers); err != nil {
-		return err
-	}
 	out, err := newRunOutput(f, &o.commonOptions, name, cfg, cfg.Seed, cfg.TrialHash(), workers)
 	if err != nil {
 		return err
