@@ -61,7 +61,7 @@ bench: ## benchmarks (compare runs with benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 reproduce: build ## every table and figure into results/<name>/ (hours: see README); resumes after Ctrl-C
-	$(BIN) reproduce all
+	$(BIN) reproduce all --yes
 	$(BIN) report
 	$(BIN) check
 

@@ -67,6 +67,7 @@ func hostileCases(dir string) []hostileCase {
 		{"table4 cells over memory", t4("--cells", "5x60000x1"), mem, "", 1, "needs about"},
 		{"np 100,000 trials over the time limit", []string{"run", "np", "--dataset", "adult-a", "--trials", "100000", "--out", dir}, mem, "", 1, "over the 2h0m0s limit (FEDCON_MAX_TIME): rerun with --yes"},
 		{"fair over memory", []string{"reproduce", "table2", "--out", dir}, map[string]string{"FEDCON_MAX_MEMORY": "1M"}, "", 1, "table2 needs about"},
+		{"ssca 100 runs over the time limit", []string{"reproduce", "ssca-figure2", "--out", dir}, map[string]string{"FEDCON_MAX_TIME": "10m", "FEDCON_DATA_DIR": os.Getenv("FEDCON_DATA_DIR")}, "", 1, "ssca figure2 would take about"},
 		{"conic figure over the time limit", []string{"reproduce", "conic-figure1", "--out", dir}, map[string]string{"FEDCON_MAX_TIME": "1s"}, "", 1, "rerun with --yes"},
 		{"serve qp over memory", []string{"serve", "--problem", "qp", "--cell", "5,100000,1", "--in-process"}, mem, "", 1, "serve qp needs about 1.8 TiB of memory"},
 		{"serve qp infeasible", []string{"serve", "--problem", "qp", "--cell", "5,5,3", "--in-process"}, nil, "", 2, "18 equality rows"},

@@ -127,6 +127,7 @@ func newCmdRunSSCA(f *Factory, runF func(*SSCAOptions) error) *cobra.Command {
 		},
 	}
 	addSSCAFlags(c, o)
+	addYesFlag(c, &o.commonOptions)
 	c.Flags().StringVar(&o.Algo, "algo", "alg1", "alg1, alg2 (sample-based), alg3, alg4 (feature-based), fedavg or fsgd")
 	c.Flags().IntVar(&o.Batch, "batch", 100, "mini-batch size B (per client sample-based, in all feature-based)")
 	c.Flags().IntVar(&o.LocalSteps, "local-steps", 1, "E: FedAvg's local SGD steps")
@@ -161,11 +162,15 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
+	specs := []experiments.SSCASpec{spec}
+	if err := checkCost(f, &o.commonOptions, "run ssca", cfg.SSCASpecsCost(data, specs, cfg.Runs), workers); err != nil {
+		return err
+	}
 	out, err := sscaOutput(f, o, cfg, workers, "run-"+spec.Key())
 	if err != nil {
 		return err
 	}
-	curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, []experiments.SSCASpec{spec}, cfg.Runs, out.options())
+	curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, specs, cfg.Runs, out.options())
 	res := experiments.NewSSCAResult("run", cfg, data, curves)
 	res.Name = "run-" + spec.Key()
 	res.Info = out.info
@@ -274,6 +279,7 @@ under trials/, shared by all SSCA figures: Ctrl-C keeps finished runs, a rerun r
 		},
 	}
 	addSSCAFlags(c, o)
+	addYesFlag(c, &o.commonOptions)
 	c.Flags().BoolVar(&o.Quick, "quick", false, "smoke run: 2 runs (Figure 4: 1), evaluation every 10 rounds on 5000-image subsets")
 	return c
 }
@@ -285,6 +291,14 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 	}
 	workers, data, err := sscaSetup(o.ctx, f, o.Workers, cfg, o.Dirs)
 	if err != nil {
+		return err
+	}
+	var cost experiments.Cost
+	for _, fig := range o.Figures {
+		c := cfg.SSCASpecsCost(data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig))
+		cost.Bytes, cost.Seconds, cost.Model = max(cost.Bytes, c.Bytes), cost.Seconds+c.Seconds, c.Model
+	}
+	if err := checkCost(f, &o.commonOptions, "ssca "+strings.Join(o.Figures, ", "), cost, workers); err != nil {
 		return err
 	}
 	for _, fig := range o.Figures {
