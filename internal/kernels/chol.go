@@ -11,26 +11,52 @@ import "math"
 // k = UᵀU, and its strict lower triangle with Uᵀ (for CholSolve's
 // backward sweep; the input's lower triangle is ignored). It reports false
 // if k is not numerically positive definite (a pivot <= 0, NaN or +Inf).
-// It is left-looking: column j of L = Uᵀ is k[j:, j] − L[j:, :j]·L[j, :j]ᵀ,
-// one GemvT into row j of the storage (which stays in L1) whose
-// multipliers L[j, :j] are row j of the lower mirror; n³/6 fused
-// multiply-adds in all.
+// It is left-looking by panels of four columns: columns j..j+3 of L = Uᵀ
+// are k[j:, j:j+4] − L[j:, :j]·L[j:j+4, :j]ᵀ, one GemmT4 into rows j..j+3 of
+// the storage, so each entry of L[:, :j] read serves four columns; the
+// panel is then finished column by column. n³/6 fused multiply-adds in all.
 func Cholesky(k []float64, n int) bool {
 	k = k[:n*n]
-	for j := 0; j < n; j++ {
-		row := k[j*n+j : j*n+n]
-		GemvT(-1, k[j:], n, k[j*n:j*n+j], row)
-		d := row[0]
-		if !(d > 0) || math.IsInf(d, 1) {
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		// The multipliers L[j+r, :j] are rows j..j+3 of the lower mirror;
+		// the update also writes garbage into the mirror entries of rows
+		// j+1..j+3 left of the diagonal, which pivot overwrites below.
+		GemmT4(-1, k[j:], n, k[j*n:], n, j, k[j*n+j:], n-j)
+		for c := j; c < j+4; c++ {
+			row := k[c*n+c : c*n+n]
+			for p := j; p < c; p++ {
+				Axpy(-k[p*n+c], k[p*n+c:p*n+n], row)
+			}
+			if !pivot(k, n, c) {
+				return false
+			}
+		}
+	}
+	for ; j < n; j++ {
+		GemvT(-1, k[j:], n, k[j*n:j*n+j], k[j*n+j:j*n+n])
+		if !pivot(k, n, j) {
 			return false
 		}
-		d = math.Sqrt(d)
-		row[0] = d
-		inv := 1 / d
-		for i := 1; i < len(row); i++ {
-			row[i] *= inv
-			k[(j+i)*n+j] = row[i]
-		}
+	}
+	return true
+}
+
+// pivot finishes column j of L once row j of the storage holds its updated
+// entries: the square root of the pivot, the scaling, and the copy into the
+// lower mirror.
+func pivot(k []float64, n, j int) bool {
+	row := k[j*n+j : j*n+n]
+	d := row[0]
+	if !(d > 0) || math.IsInf(d, 1) {
+		return false
+	}
+	d = math.Sqrt(d)
+	row[0] = d
+	inv := 1 / d
+	for i := 1; i < len(row); i++ {
+		row[i] *= inv
+		k[(j+i)*n+j] = row[i]
 	}
 	return true
 }
@@ -44,11 +70,18 @@ const solveBlock = 16
 // mirror Uᵀ backward).
 func CholSolve(u []float64, n int, x []float64) {
 	u, x = u[:n*n], x[:n]
+	// The entries of a block depend on each other in sequence; the
+	// reciprocals of its pivots, taken first (independently), keep the
+	// divisions off that chain.
+	var inv [solveBlock]float64
 	// Uᵀy = x.
 	for i0 := 0; i0 < n; i0 += solveBlock {
 		i1 := min(i0+solveBlock, n)
 		for i := i0; i < i1; i++ {
-			xi := x[i] / u[i*n+i]
+			inv[i-i0] = 1 / u[i*n+i]
+		}
+		for i := i0; i < i1; i++ {
+			xi := x[i] * inv[i-i0]
 			x[i] = xi
 			row, xs := u[i*n+i+1:i*n+i1], x[i+1:i1]
 			xs = xs[:len(row)]
@@ -63,8 +96,11 @@ func CholSolve(u []float64, n int, x []float64) {
 	// Ux = y.
 	for i1 := n; i1 > 0; i1 -= solveBlock {
 		i0 := max(i1-solveBlock, 0)
+		for i := i0; i < i1; i++ {
+			inv[i-i0] = 1 / u[i*n+i]
+		}
 		for i := i1 - 1; i >= i0; i-- {
-			xi := x[i] / u[i*n+i]
+			xi := x[i] * inv[i-i0]
 			x[i] = xi
 			row, xs := u[i*n+i0:i*n+i], x[i0:i]
 			xs = xs[:len(row)]

@@ -234,7 +234,7 @@ func (c *CSC) mulTAdd(y, x []float64) {
 }
 
 // symMulAdd computes y += S x where c holds the upper triangle of the
-// symmetric matrix S.
+// symmetric matrix S; y must not overlap x.
 func (c *CSC) symMulAdd(y, x []float64) {
 	contig, _ := c.contiguity()
 	for j := 0; j < c.N; j++ {
@@ -244,8 +244,7 @@ func (c *CSC) symMulAdd(y, x []float64) {
 			// Rows r..j: the off-diagonal part r..j−1 by vector kernels.
 			r := c.I[lo]
 			e := hi - 1
-			kernels.Axpy(xj, c.X[lo:e], y[r:j])
-			y[j] += kernels.Dot(c.X[lo:e], x[r:j]) + c.X[e]*xj
+			y[j] += kernels.DotAxpy(xj, c.X[lo:e], x[r:j], y[r:j]) + c.X[e]*xj
 			continue
 		}
 		var s float64
