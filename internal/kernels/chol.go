@@ -80,14 +80,20 @@ func CholSolve(u []float64, n int, x []float64) {
 		for i := i0; i < i1; i++ {
 			inv[i-i0] = 1 / u[i*n+i]
 		}
-		for i := i0; i < i1; i++ {
-			xi := x[i] * inv[i-i0]
-			x[i] = xi
-			row, xs := u[i*n+i+1:i*n+i1], x[i+1:i1]
-			xs = xs[:len(row)]
-			for t, v := range row {
-				xs[t] -= v * xi
+		// Two entries at a time, to halve the chain's length.
+		i := i0
+		for ; i+1 < i1; i += 2 {
+			x0 := x[i] * inv[i-i0]
+			x1 := (x[i+1] - u[i*n+i+1]*x0) * inv[i+1-i0]
+			x[i], x[i+1] = x0, x1
+			r0, r1, xs := u[i*n+i+2:i*n+i1], u[(i+1)*n+i+2:(i+1)*n+i1], x[i+2:i1]
+			r1, xs = r1[:len(r0)], xs[:len(r0)]
+			for t, v := range r0 {
+				xs[t] -= v*x0 + r1[t]*x1
 			}
+		}
+		if i < i1 {
+			x[i] *= inv[i-i0]
 		}
 		if i1 < n {
 			GemvT(-1, u[i0*n+i1:], n, x[i0:i1], x[i1:])
@@ -99,14 +105,19 @@ func CholSolve(u []float64, n int, x []float64) {
 		for i := i0; i < i1; i++ {
 			inv[i-i0] = 1 / u[i*n+i]
 		}
-		for i := i1 - 1; i >= i0; i-- {
-			xi := x[i] * inv[i-i0]
-			x[i] = xi
-			row, xs := u[i*n+i0:i*n+i], x[i0:i]
-			xs = xs[:len(row)]
-			for t, v := range row {
-				xs[t] -= v * xi
+		i := i1 - 1
+		for ; i > i0; i -= 2 {
+			x0 := x[i] * inv[i-i0]
+			x1 := (x[i-1] - u[i*n+i-1]*x0) * inv[i-1-i0]
+			x[i], x[i-1] = x0, x1
+			r0, r1, xs := u[i*n+i0:i*n+i-1], u[(i-1)*n+i0:(i-1)*n+i-1], x[i0:i-1]
+			r1, xs = r1[:len(r0)], xs[:len(r0)]
+			for t, v := range r0 {
+				xs[t] -= v*x0 + r1[t]*x1
 			}
+		}
+		if i == i0 {
+			x[i] *= inv[0]
 		}
 		if i0 > 0 {
 			GemvT(-1, u[i0*n:], n, x[i0:i1], x[:i0])
