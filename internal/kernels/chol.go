@@ -22,7 +22,7 @@ func Cholesky(k []float64, n int) bool {
 		// The multipliers L[j+r, :j] are rows j..j+3 of the lower mirror;
 		// the update also writes garbage into the mirror entries of rows
 		// j+1..j+3 left of the diagonal, which pivot overwrites below.
-		GemmT4(-1, k[j:], n, k[j*n:], n, j, k[j*n+j:], n-j)
+		GemmT4(-1, k[j:], n, k[j*n:], n, j, k[j*n+j:], n, n-j)
 		for c := j; c < j+4; c++ {
 			row := k[c*n+c : c*n+n]
 			for p := j; p < c; p++ {
@@ -127,19 +127,41 @@ func CholSolve(u []float64, n int, x []float64) {
 
 // SyrkT adds alpha·AᵀA to the upper triangle of the n×n row-major h (row
 // stride ldh), A being the r×n row-major a (row stride n): row i of h from
-// column i on gets alpha·Σ_t A[t][i]·A[t][i:], by GemvT over blocks of 256
-// rows of A.
+// column i on gets alpha·Σ_t A[t][i]·A[t][i:], over blocks of 256 rows of
+// A, four rows of h at a time by GemmT4 (then one at a time by GemvT).
 func SyrkT(alpha float64, a []float64, r, n int, h []float64, ldh int) {
-	var cb [256]float64
-	for t0 := 0; t0 < r; t0 += len(cb) {
-		m := min(len(cb), r-t0)
-		blk := a[t0*n:]
-		for i := 0; i < n; i++ {
-			c := cb[:m]
-			for t := range c {
-				c[t] = blk[t*n+i]
+	const blk = 256
+	var cb [4 * blk]float64
+	for t0 := 0; t0 < r; t0 += blk {
+		m := min(blk, r-t0)
+		ab := a[t0*n:]
+		i := 0
+		for ; i+4 <= n; i += 4 {
+			for q := 0; q < 4; q++ {
+				c := cb[q*blk : q*blk+m]
+				for t := range c {
+					c[t] = ab[t*n+i+q]
+				}
 			}
-			GemvT(alpha, blk[i:], n, c, h[i*ldh+i:i*ldh+n])
+			// The four rows start at column i, so the update also reaches
+			// the six entries of rows i+1..i+3 left of the diagonal, in the
+			// strict lower triangle: they are put back as they were.
+			l := [6]int{(i+1)*ldh + i, (i+2)*ldh + i, (i+2)*ldh + i + 1, (i+3)*ldh + i, (i+3)*ldh + i + 1, (i+3)*ldh + i + 2}
+			var low [6]float64
+			for q, p := range l {
+				low[q] = h[p]
+			}
+			GemmT4(alpha, ab[i:], n, cb[:], blk, m, h[i*ldh+i:], ldh, n-i)
+			for q, p := range l {
+				h[p] = low[q]
+			}
+		}
+		c := cb[:m]
+		for ; i < n; i++ {
+			for t := range c {
+				c[t] = ab[t*n+i]
+			}
+			GemvT(alpha, ab[i:], n, c, h[i*ldh+i:i*ldh+n])
 		}
 	}
 }

@@ -126,7 +126,7 @@ func TestCholesky(t *testing.T) {
 func TestSyrkT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, r := range []int{0, 1, 7, 300} {
-		for _, n := range []int{1, 5, 33} {
+		for _, n := range []int{1, 4, 5, 33} {
 			a := buf(rng, r*n, 0, 1)
 			ld := n + 2
 			h := make([]float64, n*ld)
@@ -157,9 +157,9 @@ func TestGemmT4(t *testing.T) {
 	for _, m := range []int{0, 1, 2, 5, 17, 64} {
 		for _, n := range sizes {
 			off := (m + n) % 4
-			stride, ld := n+3, max(m, n)+1+n%3
+			stride, ld, ldc := n+3, max(m, n)+1+n%3, m+m%3
 			a := buf(rng, max(0, (m-1)*stride+n), off, 1)
-			c := buf(rng, 3*ld+m, 0, 2)
+			c := buf(rng, 3*ldc+m, 0, 2)
 			y0 := buf(rng, 3*ld+n, off, 1)
 			yk := make([]float64, len(y0), len(y0)+8)
 			copy(yk, y0)
@@ -169,9 +169,9 @@ func TestGemmT4(t *testing.T) {
 			}
 			yk = yk[:len(y0)]
 			yg := append([]float64(nil), y0...)
-			GemmT4(-0.5, a, stride, c, ld, m, yk, n)
+			GemmT4(-0.5, a, stride, c, ldc, m, yk, ld, n)
 			if m > 0 && n > 0 {
-				gemmT4Go(-0.5, a, stride, c, ld, m, yg, n)
+				gemmT4Go(-0.5, a, stride, c, ldc, m, yg, ld, n)
 			}
 			checkSentinels(t, yk)
 			for r := 0; r < 4; r++ {
@@ -186,9 +186,9 @@ func TestGemmT4(t *testing.T) {
 					col, abs := make([]float64, m), 0.0
 					for k := range col {
 						col[k] = a[k*stride+i]
-						abs += math.Abs(c[r*ld+k] * col[k])
+						abs += math.Abs(c[r*ldc+k] * col[k])
 					}
-					want := y0[p] - 0.5*exactDot(c[r*ld:r*ld+m], col)
+					want := y0[p] - 0.5*exactDot(c[r*ldc:r*ldc+m], col)
 					tol := float64(m+8)*eps*abs + 2*eps*math.Abs(want)
 					if math.Abs(yk[p]-want) > tol || math.Abs(yg[p]-want) > tol {
 						t.Fatalf("m=%d n=%d r=%d i=%d: kernel %g go %g want %g", m, n, r, i, yk[p], yg[p], want)

@@ -166,9 +166,9 @@ func absMaxGo(x, d []float64, s float64, cm []float64) float64 {
 	return m
 }
 
-func gemmT4Go(alpha float64, a []float64, stride int, c []float64, ld, m int, y []float64, n int) {
+func gemmT4Go(alpha float64, a []float64, stride int, c []float64, ldc, m int, y []float64, ldy, n int) {
 	for r := 0; r < 4; r++ {
-		gemvTGo(alpha, a, stride, c[r*ld:r*ld+m], y[r*ld:r*ld+n])
+		gemvTGo(alpha, a, stride, c[r*ldc:r*ldc+m], y[r*ldy:r*ldy+n])
 	}
 }
 

@@ -222,22 +222,22 @@ func AbsMax(x, d []float64, s float64, cm []float64) float64 {
 }
 
 // GemmT4 is four GemvTs sharing their reads of A: for r < 4,
-// y[r·ld+i] += alpha·Σ_k c[r·ld+k]·a[k·stride+i], i < n, k < m, each sum
-// over k in order. The rows of c and y have the same stride ld; y must not
-// overlap a or c. It panics if a slice is too short.
-func GemmT4(alpha float64, a []float64, stride int, c []float64, ld, m int, y []float64, n int) {
+// y[r·ldy+i] += alpha·Σ_k c[r·ldc+k]·a[k·stride+i], i < n, k < m, each sum
+// over k in order. y must not overlap a or c. It panics if a slice is too
+// short.
+func GemmT4(alpha float64, a []float64, stride int, c []float64, ldc, m int, y []float64, ldy, n int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	if stride < 0 || ld < 0 || m < 0 || n < 0 {
+	if stride < 0 || ldc < 0 || ldy < 0 || m < 0 || n < 0 {
 		panic("kernels: negative stride or size")
 	}
-	a, c, y = a[:(m-1)*stride+n], c[:3*ld+m], y[:3*ld+n]
+	a, c, y = a[:(m-1)*stride+n], c[:3*ldc+m], y[:3*ldy+n]
 	if useAVX {
-		gemmT4AVX(alpha, a, stride, c, ld, m, y, n)
+		gemmT4AVX(alpha, a, stride, c, ldc, m, y, ldy, n)
 		return
 	}
-	gemmT4Go(alpha, a, stride, c, ld, m, y, n)
+	gemmT4Go(alpha, a, stride, c, ldc, m, y, ldy, n)
 }
 
 // DotAxpy returns Σ a[i]·x[i] and sets y[i] += alpha·a[i], reading a once:

@@ -904,24 +904,27 @@ gtret:
 	VZEROUPPER
 	RET
 
-// func gemmT4AVX(alpha float64, a []float64, stride int, c []float64, ld int, m int, y []float64, n int)
+// func gemmT4AVX(alpha float64, a []float64, stride int, c []float64, ldc int, m int, y []float64, ldy int, n int)
 // Requires: AVX, AVX2, FMA3, SSE2
-TEXT ·gemmT4AVX(SB), NOSPLIT, $0-112
+TEXT ·gemmT4AVX(SB), NOSPLIT, $0-120
 	MOVSD        alpha+0(FP), X0
 	VBROADCASTSD X0, Y1
 	MOVQ         a_base+8(FP), AX
 	MOVQ         stride+32(FP), CX
 	SHLQ         $0x03, CX
 	MOVQ         c_base+40(FP), DX
-	MOVQ         ld+64(FP), BX
+	MOVQ         ldc+64(FP), BX
 	SHLQ         $0x03, BX
 	LEAQ         (BX)(BX*2), SI
 	MOVQ         m+72(FP), DI
 	MOVQ         y_base+80(FP), R8
-	MOVQ         n+104(FP), R9
+	MOVQ         ldy+104(FP), R9
+	SHLQ         $0x03, R9
+	LEAQ         (R9)(R9*2), R10
+	MOVQ         n+112(FP), R11
 
 g4w8:
-	CMPQ   R9, $0x08
+	CMPQ   R11, $0x08
 	JB     g4w4
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
@@ -931,30 +934,30 @@ g4w8:
 	VXORPD Y7, Y7, Y7
 	VXORPD Y8, Y8, Y8
 	VXORPD Y9, Y9, Y9
-	MOVQ   AX, R10
-	MOVQ   DX, R11
-	MOVQ   DI, R12
+	MOVQ   AX, R12
+	MOVQ   DX, R13
+	MOVQ   DI, R14
 
 g4w8k:
-	TESTQ        R12, R12
+	TESTQ        R14, R14
 	JZ           g4w8y
-	VMOVUPD      (R10), Y10
-	VMOVUPD      32(R10), Y11
-	VBROADCASTSD (R11), Y12
+	VMOVUPD      (R12), Y10
+	VMOVUPD      32(R12), Y11
+	VBROADCASTSD (R13), Y12
 	VFMADD231PD  Y10, Y12, Y2
 	VFMADD231PD  Y11, Y12, Y3
-	VBROADCASTSD (R11)(BX*1), Y12
+	VBROADCASTSD (R13)(BX*1), Y12
 	VFMADD231PD  Y10, Y12, Y4
 	VFMADD231PD  Y11, Y12, Y5
-	VBROADCASTSD (R11)(BX*2), Y12
+	VBROADCASTSD (R13)(BX*2), Y12
 	VFMADD231PD  Y10, Y12, Y6
 	VFMADD231PD  Y11, Y12, Y7
-	VBROADCASTSD (R11)(SI*1), Y12
+	VBROADCASTSD (R13)(SI*1), Y12
 	VFMADD231PD  Y10, Y12, Y8
 	VFMADD231PD  Y11, Y12, Y9
-	ADDQ         CX, R10
-	ADDQ         $0x08, R11
-	DECQ         R12
+	ADDQ         CX, R12
+	ADDQ         $0x08, R13
+	DECQ         R14
 	JMP          g4w8k
 
 g4w8y:
@@ -964,115 +967,115 @@ g4w8y:
 	VMOVUPD     32(R8), Y2
 	VFMADD231PD Y3, Y1, Y2
 	VMOVUPD     Y2, 32(R8)
-	VMOVUPD     (R8)(BX*1), Y2
+	VMOVUPD     (R8)(R9*1), Y2
 	VFMADD231PD Y4, Y1, Y2
-	VMOVUPD     Y2, (R8)(BX*1)
-	VMOVUPD     32(R8)(BX*1), Y2
+	VMOVUPD     Y2, (R8)(R9*1)
+	VMOVUPD     32(R8)(R9*1), Y2
 	VFMADD231PD Y5, Y1, Y2
-	VMOVUPD     Y2, 32(R8)(BX*1)
-	VMOVUPD     (R8)(BX*2), Y2
+	VMOVUPD     Y2, 32(R8)(R9*1)
+	VMOVUPD     (R8)(R9*2), Y2
 	VFMADD231PD Y6, Y1, Y2
-	VMOVUPD     Y2, (R8)(BX*2)
-	VMOVUPD     32(R8)(BX*2), Y2
+	VMOVUPD     Y2, (R8)(R9*2)
+	VMOVUPD     32(R8)(R9*2), Y2
 	VFMADD231PD Y7, Y1, Y2
-	VMOVUPD     Y2, 32(R8)(BX*2)
-	VMOVUPD     (R8)(SI*1), Y2
+	VMOVUPD     Y2, 32(R8)(R9*2)
+	VMOVUPD     (R8)(R10*1), Y2
 	VFMADD231PD Y8, Y1, Y2
-	VMOVUPD     Y2, (R8)(SI*1)
-	VMOVUPD     32(R8)(SI*1), Y2
+	VMOVUPD     Y2, (R8)(R10*1)
+	VMOVUPD     32(R8)(R10*1), Y2
 	VFMADD231PD Y9, Y1, Y2
-	VMOVUPD     Y2, 32(R8)(SI*1)
+	VMOVUPD     Y2, 32(R8)(R10*1)
 	ADDQ        $0x40, AX
 	ADDQ        $0x40, R8
-	SUBQ        $0x08, R9
+	SUBQ        $0x08, R11
 	JMP         g4w8
 
 g4w4:
-	CMPQ   R9, $0x04
+	CMPQ   R11, $0x04
 	JB     g4s
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
 	VXORPD Y4, Y4, Y4
 	VXORPD Y5, Y5, Y5
-	MOVQ   AX, R10
-	MOVQ   DX, R11
-	MOVQ   DI, R12
+	MOVQ   AX, R12
+	MOVQ   DX, R13
+	MOVQ   DI, R14
 
 g4w4k:
-	TESTQ        R12, R12
+	TESTQ        R14, R14
 	JZ           g4w4y
-	VMOVUPD      (R10), Y6
-	VBROADCASTSD (R11), Y7
+	VMOVUPD      (R12), Y6
+	VBROADCASTSD (R13), Y7
 	VFMADD231PD  Y6, Y7, Y2
-	VBROADCASTSD (R11)(BX*1), Y7
+	VBROADCASTSD (R13)(BX*1), Y7
 	VFMADD231PD  Y6, Y7, Y3
-	VBROADCASTSD (R11)(BX*2), Y7
+	VBROADCASTSD (R13)(BX*2), Y7
 	VFMADD231PD  Y6, Y7, Y4
-	VBROADCASTSD (R11)(SI*1), Y7
+	VBROADCASTSD (R13)(SI*1), Y7
 	VFMADD231PD  Y6, Y7, Y5
-	ADDQ         CX, R10
-	ADDQ         $0x08, R11
-	DECQ         R12
+	ADDQ         CX, R12
+	ADDQ         $0x08, R13
+	DECQ         R14
 	JMP          g4w4k
 
 g4w4y:
 	VMOVUPD     (R8), Y6
 	VFMADD231PD Y2, Y1, Y6
 	VMOVUPD     Y6, (R8)
-	VMOVUPD     (R8)(BX*1), Y2
+	VMOVUPD     (R8)(R9*1), Y2
 	VFMADD231PD Y3, Y1, Y2
-	VMOVUPD     Y2, (R8)(BX*1)
-	VMOVUPD     (R8)(BX*2), Y2
+	VMOVUPD     Y2, (R8)(R9*1)
+	VMOVUPD     (R8)(R9*2), Y2
 	VFMADD231PD Y4, Y1, Y2
-	VMOVUPD     Y2, (R8)(BX*2)
-	VMOVUPD     (R8)(SI*1), Y2
+	VMOVUPD     Y2, (R8)(R9*2)
+	VMOVUPD     (R8)(R10*1), Y2
 	VFMADD231PD Y5, Y1, Y2
-	VMOVUPD     Y2, (R8)(SI*1)
+	VMOVUPD     Y2, (R8)(R10*1)
 	ADDQ        $0x20, AX
 	ADDQ        $0x20, R8
-	SUBQ        $0x04, R9
+	SUBQ        $0x04, R11
 	JMP         g4w4
 
 g4s:
-	TESTQ  R9, R9
+	TESTQ  R11, R11
 	JZ     g4ret
 	VXORPD X1, X1, X1
 	VXORPD X2, X2, X2
 	VXORPD X3, X3, X3
 	VXORPD X4, X4, X4
-	MOVQ   AX, R10
-	MOVQ   DX, R11
-	MOVQ   DI, R12
+	MOVQ   AX, R12
+	MOVQ   DX, R13
+	MOVQ   DI, R14
 
 g4sk:
-	TESTQ       R12, R12
+	TESTQ       R14, R14
 	JZ          g4sy
-	VMOVSD      (R10), X5
-	VFMADD231SD (R11), X5, X1
-	VFMADD231SD (R11)(BX*1), X5, X2
-	VFMADD231SD (R11)(BX*2), X5, X3
-	VFMADD231SD (R11)(SI*1), X5, X4
-	ADDQ        CX, R10
-	ADDQ        $0x08, R11
-	DECQ        R12
+	VMOVSD      (R12), X5
+	VFMADD231SD (R13), X5, X1
+	VFMADD231SD (R13)(BX*1), X5, X2
+	VFMADD231SD (R13)(BX*2), X5, X3
+	VFMADD231SD (R13)(SI*1), X5, X4
+	ADDQ        CX, R12
+	ADDQ        $0x08, R13
+	DECQ        R14
 	JMP         g4sk
 
 g4sy:
 	VMOVSD      (R8), X5
 	VFMADD231SD X1, X0, X5
 	VMOVSD      X5, (R8)
-	VMOVSD      (R8)(BX*1), X1
+	VMOVSD      (R8)(R9*1), X1
 	VFMADD231SD X2, X0, X1
-	VMOVSD      X1, (R8)(BX*1)
-	VMOVSD      (R8)(BX*2), X1
+	VMOVSD      X1, (R8)(R9*1)
+	VMOVSD      (R8)(R9*2), X1
 	VFMADD231SD X3, X0, X1
-	VMOVSD      X1, (R8)(BX*2)
-	VMOVSD      (R8)(SI*1), X1
+	VMOVSD      X1, (R8)(R9*2)
+	VMOVSD      (R8)(R10*1), X1
 	VFMADD231SD X4, X0, X1
-	VMOVSD      X1, (R8)(SI*1)
+	VMOVSD      X1, (R8)(R10*1)
 	ADDQ        $0x08, AX
 	ADDQ        $0x08, R8
-	DECQ        R9
+	DECQ        R11
 	JMP         g4s
 
 g4ret:

@@ -1020,7 +1020,7 @@ func absMax() {
 // YMM per row, 8 accumulators), then 4, then single columns; every sum runs
 // over k in order, one fused multiply-add per term, and y gets alpha·sum.
 func gemmT4() {
-	TEXT("gemmT4AVX", NOSPLIT, "func(alpha float64, a []float64, stride int, c []float64, ld int, m int, y []float64, n int)")
+	TEXT("gemmT4AVX", NOSPLIT, "func(alpha float64, a []float64, stride int, c []float64, ldc int, m int, y []float64, ldy int, n int)")
 	Pragma("noescape")
 	alphaS := Load(Param("alpha"), XMM())
 	alpha := YMM()
@@ -1029,15 +1029,19 @@ func gemmT4() {
 	st := Load(Param("stride"), GP64())
 	SHLQ(Imm(3), st)
 	c0 := Load(Param("c").Base(), GP64())
-	ld := Load(Param("ld"), GP64())
-	SHLQ(Imm(3), ld)
-	ld3 := GP64()
-	LEAQ(Mem{Base: ld, Index: ld, Scale: 2}, ld3)
+	ldc := Load(Param("ldc"), GP64())
+	SHLQ(Imm(3), ldc)
+	ldc3 := GP64()
+	LEAQ(Mem{Base: ldc, Index: ldc, Scale: 2}, ldc3)
 	m := Load(Param("m"), GP64())
 	yp := Load(Param("y").Base(), GP64())
+	ldy := Load(Param("ldy"), GP64())
+	SHLQ(Imm(3), ldy)
+	ldy3 := GP64()
+	LEAQ(Mem{Base: ldy, Index: ldy, Scale: 2}, ldy3)
 	rem := Load(Param("n"), GP64())
 	p, cp, kc := GP64(), GP64(), GP64()
-	row := func(base Register, r int) Mem {
+	rowAt := func(base, ld, ld3 Register, r int) Mem {
 		switch r {
 		case 0:
 			return Mem{Base: base}
@@ -1047,6 +1051,12 @@ func gemmT4() {
 			return Mem{Base: base, Index: ld, Scale: 2}
 		}
 		return Mem{Base: base, Index: ld3, Scale: 1}
+	}
+	row := func(base Register, r int) Mem {
+		if base == yp {
+			return rowAt(base, ldy, ldy3, r)
+		}
+		return rowAt(base, ldc, ldc3, r)
 	}
 	for si, width := range []int{8, 4} {
 		regs := width / 4
