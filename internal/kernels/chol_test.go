@@ -126,7 +126,7 @@ func TestCholesky(t *testing.T) {
 func TestSyrkT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, r := range []int{0, 1, 7, 300} {
-		for _, n := range []int{1, 5, 33} {
+		for _, n := range []int{1, 4, 5, 33} {
 			a := buf(rng, r*n, 0, 1)
 			ld := n + 2
 			h := make([]float64, n*ld)
@@ -143,6 +143,90 @@ func TestSyrkT(t *testing.T) {
 					if math.Abs(h[i*ld+j]-want) > float64(2*r+8)*eps*abs {
 						t.Fatalf("r=%d n=%d (%d,%d): %g want %g", r, n, i, j, h[i*ld+j], want)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestGemmT4: kernel and Go version against four exactly summed GemvTs, to
+// the bound of TestGemvT, on unaligned rows; the gaps between the rows of y
+// stay untouched.
+func TestGemmT4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, m := range []int{0, 1, 2, 5, 17, 64} {
+		for _, n := range sizes {
+			off := (m + n) % 4
+			stride, ld, ldc := n+3, max(m, n)+1+n%3, m+m%3
+			a := buf(rng, max(0, (m-1)*stride+n), off, 1)
+			c := buf(rng, 3*ldc+m, 0, 2)
+			y0 := buf(rng, 3*ld+n, off, 1)
+			yk := make([]float64, len(y0), len(y0)+8)
+			copy(yk, y0)
+			yk = append(yk, make([]float64, 8)...)
+			for i := len(y0); i < len(yk); i++ {
+				yk[i] = sentinel
+			}
+			yk = yk[:len(y0)]
+			yg := append([]float64(nil), y0...)
+			GemmT4(-0.5, a, stride, c, ldc, m, yk, ld, n)
+			if m > 0 && n > 0 {
+				gemmT4Go(-0.5, a, stride, c, ldc, m, yg, ld, n)
+			}
+			checkSentinels(t, yk)
+			for r := 0; r < 4; r++ {
+				for i := 0; i < ld && r*ld+i < len(y0); i++ {
+					p := r*ld + i
+					if i >= n {
+						if yk[p] != y0[p] || yg[p] != y0[p] {
+							t.Fatalf("m=%d n=%d: gap entry %d of row %d written", m, n, i, r)
+						}
+						continue
+					}
+					col, abs := make([]float64, m), 0.0
+					for k := range col {
+						col[k] = a[k*stride+i]
+						abs += math.Abs(c[r*ldc+k] * col[k])
+					}
+					want := y0[p] - 0.5*exactDot(c[r*ldc:r*ldc+m], col)
+					tol := float64(m+8)*eps*abs + 2*eps*math.Abs(want)
+					if math.Abs(yk[p]-want) > tol || math.Abs(yg[p]-want) > tol {
+						t.Fatalf("m=%d n=%d r=%d i=%d: kernel %g go %g want %g", m, n, r, i, yk[p], yg[p], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDotAxpy: the sum against the exact dot product to
+// (len+8)·ε·Σ|a_i x_i|, and y + alpha·a to 2ε of each term (the Go version
+// rounds the product and the sum), kernel and Go version, unaligned.
+func TestDotAxpy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, n := range sizes {
+		for _, off := range offsets {
+			a, x := buf(rng, n, off, 1), buf(rng, n, (off+1)%4, 1)
+			y0 := buf(rng, n, (off+2)%4, 1)
+			yk := buf(rng, n, off, 1)
+			copy(yk, y0)
+			yg := append([]float64(nil), y0...)
+			sk := DotAxpy(1.5, a, x, yk)
+			sg := dotAxpyGo(1.5, a, x, yg)
+			checkSentinels(t, yk)
+			want, abs := exactDot(a, x), 0.0
+			for i := range a {
+				abs += math.Abs(a[i] * x[i])
+			}
+			tol := float64(n+8) * eps * abs
+			if math.Abs(sk-want) > tol || math.Abs(sg-want) > tol {
+				t.Fatalf("n=%d off=%d: sum kernel %g go %g want %g", n, off, sk, sg, want)
+			}
+			for i := range a {
+				w := y0[i] + 1.5*a[i]
+				tol := 2 * eps * (math.Abs(y0[i]) + math.Abs(1.5*a[i]))
+				if math.Abs(yk[i]-w) > tol || math.Abs(yg[i]-w) > tol {
+					t.Fatalf("n=%d off=%d i=%d: y kernel %g go %g want %g", n, off, i, yk[i], yg[i], w)
 				}
 			}
 		}

@@ -165,3 +165,19 @@ func absMaxGo(x, d []float64, s float64, cm []float64) float64 {
 	}
 	return m
 }
+
+func gemmT4Go(alpha float64, a []float64, stride int, c []float64, ldc, m int, y []float64, ldy, n int) {
+	for r := 0; r < 4; r++ {
+		gemvTGo(alpha, a, stride, c[r*ldc:r*ldc+m], y[r*ldy:r*ldy+n])
+	}
+}
+
+func dotAxpyGo(alpha float64, a, x, y []float64) float64 {
+	x, y = x[:len(a)], y[:len(a)]
+	var s float64
+	for i, v := range a {
+		s += v * x[i]
+		y[i] += alpha * v
+	}
+	return s
+}

@@ -220,3 +220,35 @@ func AbsMax(x, d []float64, s float64, cm []float64) float64 {
 	}
 	return absMaxGo(x, d, s, cm)
 }
+
+// GemmT4 is four GemvTs sharing their reads of A: for r < 4,
+// y[r·ldy+i] += alpha·Σ_k c[r·ldc+k]·a[k·stride+i], i < n, k < m, each sum
+// over k in order. y must not overlap a or c. It panics if a slice is too
+// short.
+func GemmT4(alpha float64, a []float64, stride int, c []float64, ldc, m int, y []float64, ldy, n int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if stride < 0 || ldc < 0 || ldy < 0 || m < 0 || n < 0 {
+		panic("kernels: negative stride or size")
+	}
+	a, c, y = a[:(m-1)*stride+n], c[:3*ldc+m], y[:3*ldy+n]
+	if useAVX {
+		gemmT4AVX(alpha, a, stride, c, ldc, m, y, ldy, n)
+		return
+	}
+	gemmT4Go(alpha, a, stride, c, ldc, m, y, ldy, n)
+}
+
+// DotAxpy returns Σ a[i]·x[i] and sets y[i] += alpha·a[i], reading a once:
+// a column of a symmetric matrix stored by one triangle serves both its
+// row and its column in S·x. x and y must be at least as long as a, and y
+// must not overlap x. The sum is taken as Dot takes it up to the lane
+// count (8 lanes, then the last len%4 terms one by one).
+func DotAxpy(alpha float64, a, x, y []float64) float64 {
+	x, y = x[:len(a)], y[:len(a)]
+	if useAVX {
+		return dotAxpyAVX(alpha, a, x, y)
+	}
+	return dotAxpyGo(alpha, a, x, y)
+}

@@ -904,6 +904,251 @@ gtret:
 	VZEROUPPER
 	RET
 
+// func gemmT4AVX(alpha float64, a []float64, stride int, c []float64, ldc int, m int, y []float64, ldy int, n int)
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·gemmT4AVX(SB), NOSPLIT, $0-120
+	MOVSD        alpha+0(FP), X0
+	VBROADCASTSD X0, Y1
+	MOVQ         a_base+8(FP), AX
+	MOVQ         stride+32(FP), CX
+	SHLQ         $0x03, CX
+	MOVQ         c_base+40(FP), DX
+	MOVQ         ldc+64(FP), BX
+	SHLQ         $0x03, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         m+72(FP), DI
+	MOVQ         y_base+80(FP), R8
+	MOVQ         ldy+104(FP), R9
+	SHLQ         $0x03, R9
+	LEAQ         (R9)(R9*2), R10
+	MOVQ         n+112(FP), R11
+
+g4w8:
+	CMPQ   R11, $0x08
+	JB     g4w4
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	MOVQ   AX, R12
+	MOVQ   DX, R13
+	MOVQ   DI, R14
+
+g4w8k:
+	TESTQ        R14, R14
+	JZ           g4w8y
+	VMOVUPD      (R12), Y10
+	VMOVUPD      32(R12), Y11
+	VBROADCASTSD (R13), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VFMADD231PD  Y11, Y12, Y3
+	VBROADCASTSD (R13)(BX*1), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	VFMADD231PD  Y11, Y12, Y5
+	VBROADCASTSD (R13)(BX*2), Y12
+	VFMADD231PD  Y10, Y12, Y6
+	VFMADD231PD  Y11, Y12, Y7
+	VBROADCASTSD (R13)(SI*1), Y12
+	VFMADD231PD  Y10, Y12, Y8
+	VFMADD231PD  Y11, Y12, Y9
+	ADDQ         CX, R12
+	ADDQ         $0x08, R13
+	DECQ         R14
+	JMP          g4w8k
+
+g4w8y:
+	VMOVUPD     (R8), Y10
+	VFMADD231PD Y2, Y1, Y10
+	VMOVUPD     Y10, (R8)
+	VMOVUPD     32(R8), Y2
+	VFMADD231PD Y3, Y1, Y2
+	VMOVUPD     Y2, 32(R8)
+	VMOVUPD     (R8)(R9*1), Y2
+	VFMADD231PD Y4, Y1, Y2
+	VMOVUPD     Y2, (R8)(R9*1)
+	VMOVUPD     32(R8)(R9*1), Y2
+	VFMADD231PD Y5, Y1, Y2
+	VMOVUPD     Y2, 32(R8)(R9*1)
+	VMOVUPD     (R8)(R9*2), Y2
+	VFMADD231PD Y6, Y1, Y2
+	VMOVUPD     Y2, (R8)(R9*2)
+	VMOVUPD     32(R8)(R9*2), Y2
+	VFMADD231PD Y7, Y1, Y2
+	VMOVUPD     Y2, 32(R8)(R9*2)
+	VMOVUPD     (R8)(R10*1), Y2
+	VFMADD231PD Y8, Y1, Y2
+	VMOVUPD     Y2, (R8)(R10*1)
+	VMOVUPD     32(R8)(R10*1), Y2
+	VFMADD231PD Y9, Y1, Y2
+	VMOVUPD     Y2, 32(R8)(R10*1)
+	ADDQ        $0x40, AX
+	ADDQ        $0x40, R8
+	SUBQ        $0x08, R11
+	JMP         g4w8
+
+g4w4:
+	CMPQ   R11, $0x04
+	JB     g4s
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	MOVQ   AX, R12
+	MOVQ   DX, R13
+	MOVQ   DI, R14
+
+g4w4k:
+	TESTQ        R14, R14
+	JZ           g4w4y
+	VMOVUPD      (R12), Y6
+	VBROADCASTSD (R13), Y7
+	VFMADD231PD  Y6, Y7, Y2
+	VBROADCASTSD (R13)(BX*1), Y7
+	VFMADD231PD  Y6, Y7, Y3
+	VBROADCASTSD (R13)(BX*2), Y7
+	VFMADD231PD  Y6, Y7, Y4
+	VBROADCASTSD (R13)(SI*1), Y7
+	VFMADD231PD  Y6, Y7, Y5
+	ADDQ         CX, R12
+	ADDQ         $0x08, R13
+	DECQ         R14
+	JMP          g4w4k
+
+g4w4y:
+	VMOVUPD     (R8), Y6
+	VFMADD231PD Y2, Y1, Y6
+	VMOVUPD     Y6, (R8)
+	VMOVUPD     (R8)(R9*1), Y2
+	VFMADD231PD Y3, Y1, Y2
+	VMOVUPD     Y2, (R8)(R9*1)
+	VMOVUPD     (R8)(R9*2), Y2
+	VFMADD231PD Y4, Y1, Y2
+	VMOVUPD     Y2, (R8)(R9*2)
+	VMOVUPD     (R8)(R10*1), Y2
+	VFMADD231PD Y5, Y1, Y2
+	VMOVUPD     Y2, (R8)(R10*1)
+	ADDQ        $0x20, AX
+	ADDQ        $0x20, R8
+	SUBQ        $0x04, R11
+	JMP         g4w4
+
+g4s:
+	TESTQ  R11, R11
+	JZ     g4ret
+	VXORPD X1, X1, X1
+	VXORPD X2, X2, X2
+	VXORPD X3, X3, X3
+	VXORPD X4, X4, X4
+	MOVQ   AX, R12
+	MOVQ   DX, R13
+	MOVQ   DI, R14
+
+g4sk:
+	TESTQ       R14, R14
+	JZ          g4sy
+	VMOVSD      (R12), X5
+	VFMADD231SD (R13), X5, X1
+	VFMADD231SD (R13)(BX*1), X5, X2
+	VFMADD231SD (R13)(BX*2), X5, X3
+	VFMADD231SD (R13)(SI*1), X5, X4
+	ADDQ        CX, R12
+	ADDQ        $0x08, R13
+	DECQ        R14
+	JMP         g4sk
+
+g4sy:
+	VMOVSD      (R8), X5
+	VFMADD231SD X1, X0, X5
+	VMOVSD      X5, (R8)
+	VMOVSD      (R8)(R9*1), X1
+	VFMADD231SD X2, X0, X1
+	VMOVSD      X1, (R8)(R9*1)
+	VMOVSD      (R8)(R9*2), X1
+	VFMADD231SD X3, X0, X1
+	VMOVSD      X1, (R8)(R9*2)
+	VMOVSD      (R8)(R10*1), X1
+	VFMADD231SD X4, X0, X1
+	VMOVSD      X1, (R8)(R10*1)
+	ADDQ        $0x08, AX
+	ADDQ        $0x08, R8
+	DECQ        R11
+	JMP         g4s
+
+g4ret:
+	VZEROUPPER
+	RET
+
+// func dotAxpyAVX(alpha float64, a []float64, x []float64, y []float64) float64
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·dotAxpyAVX(SB), NOSPLIT, $0-88
+	MOVSD        alpha+0(FP), X0
+	VBROADCASTSD X0, Y1
+	MOVQ         a_base+8(FP), AX
+	MOVQ         x_base+32(FP), CX
+	MOVQ         y_base+56(FP), DX
+	MOVQ         a_len+16(FP), BX
+	XORQ         SI, SI
+	VXORPD       Y2, Y2, Y2
+	VXORPD       Y3, Y3, Y3
+
+da8:
+	MOVQ        SI, DI
+	ADDQ        $0x08, DI
+	CMPQ        DI, BX
+	JA          da4
+	VMOVUPD     (AX)(SI*8), Y4
+	VFMADD231PD (CX)(SI*8), Y4, Y2
+	VMOVUPD     (DX)(SI*8), Y5
+	VFMADD231PD Y4, Y1, Y5
+	VMOVUPD     Y5, (DX)(SI*8)
+	VMOVUPD     32(AX)(SI*8), Y4
+	VFMADD231PD 32(CX)(SI*8), Y4, Y3
+	VMOVUPD     32(DX)(SI*8), Y5
+	VFMADD231PD Y4, Y1, Y5
+	VMOVUPD     Y5, 32(DX)(SI*8)
+	MOVQ        DI, SI
+	JMP         da8
+
+da4:
+	MOVQ        SI, DI
+	ADDQ        $0x04, DI
+	CMPQ        DI, BX
+	JA          das
+	VMOVUPD     (AX)(SI*8), Y4
+	VFMADD231PD (CX)(SI*8), Y4, Y2
+	VMOVUPD     (DX)(SI*8), Y5
+	VFMADD231PD Y4, Y1, Y5
+	VMOVUPD     Y5, (DX)(SI*8)
+	MOVQ        DI, SI
+	JMP         da4
+
+das:
+	VADDPD       Y3, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X1
+	VADDPD       X1, X2, X2
+	VPERMILPD    $0x01, X2, X1
+	VADDSD       X1, X2, X2
+
+dasl:
+	CMPQ        SI, BX
+	JAE         daret
+	VMOVSD      (AX)(SI*8), X1
+	VFMADD231SD (CX)(SI*8), X1, X2
+	VMOVSD      (DX)(SI*8), X3
+	VFMADD231SD X1, X0, X3
+	VMOVSD      X3, (DX)(SI*8)
+	INCQ        SI
+	JMP         dasl
+
+daret:
+	VZEROUPPER
+	MOVSD X2, ret+80(FP)
+	RET
+
 // func byteRowAVX(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64, add bool) bool
 // Requires: AVX, FMA3
 TEXT ·byteRowAVX(SB), NOSPLIT, $8-129

@@ -29,6 +29,12 @@ func csrAxpyAVX(ptr []int, col []int, val []float64, alpha float64, d []float64,
 func gemvTAVX(alpha float64, a []float64, stride int, c []float64, y []float64)
 
 //go:noescape
+func gemmT4AVX(alpha float64, a []float64, stride int, c []float64, ldc int, m int, y []float64, ldy int, n int)
+
+//go:noescape
+func dotAxpyAVX(alpha float64, a []float64, x []float64, y []float64) float64
+
+//go:noescape
 func byteRowAVX(z []float64, w []float64, rows int, col []uint16, k0 int, val []uint8, scale *[256]float64, add bool) bool
 
 //go:noescape

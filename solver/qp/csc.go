@@ -29,6 +29,7 @@ type CSC struct {
 	// Cache of contiguity, for the solver's internal copies only.
 	contig    []bool
 	contigNnz int
+	fullRuns  []int // pairs [j0, j1) of at least minFullRun full columns
 }
 
 // NewCSC returns the m×n CSC matrix with entries vals[k] at (rows[k], cols[k]).
@@ -195,10 +196,50 @@ func (c *CSC) contiguity() ([]bool, int) {
 	return c.contig, c.contigNnz
 }
 
+// minFullRun: from this many consecutive full columns (every row stored),
+// mulAdd takes them as one row-major block (stride M) and one GemvT, which
+// keeps y in registers instead of loading and storing it per column.
+const minFullRun = 4
+
+// fullColumnRuns returns the runs of minFullRun or more consecutive full
+// columns, as pairs [j0, j1); their values are then adjacent in X.
+func (c *CSC) fullColumnRuns() []int {
+	if c.fullRuns == nil {
+		c.fullRuns = []int{}
+		full := func(j int) bool {
+			lo, hi := c.P[j], c.P[j+1]
+			return c.M > 0 && hi-lo == c.M && c.I[lo] == 0 && c.I[hi-1] == c.M-1
+		}
+		for j := 0; j < c.N; {
+			if !full(j) {
+				j++
+				continue
+			}
+			j1 := j + 1
+			for j1 < c.N && full(j1) {
+				j1++
+			}
+			if j1-j >= minFullRun {
+				c.fullRuns = append(c.fullRuns, j, j1)
+			}
+			j = j1
+		}
+	}
+	return c.fullRuns
+}
+
 // mulAdd computes y += A x for a general (unsymmetric) CSC A.
 func (c *CSC) mulAdd(y, x []float64) {
 	contig, _ := c.contiguity()
+	runs := c.fullColumnRuns()
 	for j := 0; j < c.N; j++ {
+		if len(runs) > 0 && j == runs[0] {
+			j1 := runs[1]
+			kernels.GemvT(1, c.X[c.P[j]:c.P[j1]], c.M, x[j:j1], y[:c.M])
+			runs = runs[2:]
+			j = j1 - 1
+			continue
+		}
 		xj := x[j]
 		if xj == 0 {
 			continue
@@ -234,7 +275,7 @@ func (c *CSC) mulTAdd(y, x []float64) {
 }
 
 // symMulAdd computes y += S x where c holds the upper triangle of the
-// symmetric matrix S.
+// symmetric matrix S; y must not overlap x.
 func (c *CSC) symMulAdd(y, x []float64) {
 	contig, _ := c.contiguity()
 	for j := 0; j < c.N; j++ {
@@ -244,8 +285,7 @@ func (c *CSC) symMulAdd(y, x []float64) {
 			// Rows r..j: the off-diagonal part r..j−1 by vector kernels.
 			r := c.I[lo]
 			e := hi - 1
-			kernels.Axpy(xj, c.X[lo:e], y[r:j])
-			y[j] += kernels.Dot(c.X[lo:e], x[r:j]) + c.X[e]*xj
+			y[j] += kernels.DotAxpy(xj, c.X[lo:e], x[r:j], y[r:j]) + c.X[e]*xj
 			continue
 		}
 		var s float64

@@ -55,19 +55,7 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 		}
 		clear(et)
 		for j := 0; j < n; j++ {
-			dj := d[j]
-			cm := dt[j]
-			for p := A.P[j]; p < A.P[j+1]; p++ {
-				i := A.I[p]
-				v := e[i] * abs(A.X[p]) * dj
-				if v > cm {
-					cm = v
-				}
-				if v > et[i] {
-					et[i] = v
-				}
-			}
-			dt[j] = cm
+			dt[j] = colAbsMax(A, j, e, d[j], et, dt[j])
 		}
 		var change float64
 		for j := range dt {
@@ -114,6 +102,38 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 	s.einv = inv(s.e)
 	s.cinv = 1 / s.c
 	return s
+}
+
+// colAbsMax returns the maximum of cm and of v_p = e_i·|A_ij|·dj over
+// column j of A, and raises et[i] to v_p: runs of consecutive rows (the
+// dense rows of A) go through the vectorised kernels.AbsMax, which rounds
+// the same products and takes the same maxima.
+func colAbsMax(A *CSC, j int, e []float64, dj float64, et []float64, cm float64) float64 {
+	lo, hi := A.P[j], A.P[j+1]
+	idx, val := A.I[lo:hi], A.X[lo:hi]
+	for p := 0; p < len(idx); {
+		q := p + 1
+		for q < len(idx) && idx[q] == idx[q-1]+1 {
+			q++
+		}
+		if q-p >= minRun {
+			r := idx[p]
+			cm = max(cm, kernels.AbsMax(val[p:q], e[r:r+q-p], dj, et[r:r+q-p]))
+		} else {
+			for t := p; t < q; t++ {
+				i := idx[t]
+				v := e[i] * abs(val[t]) * dj
+				if v > cm {
+					cm = v
+				}
+				if v > et[i] {
+					et[i] = v
+				}
+			}
+		}
+		p = q
+	}
+	return cm
 }
 
 // pColMax sets cm[j] to the ∞-norm of column j of the symmetric matrix

@@ -98,6 +98,8 @@ func main() {
 	csrDot()
 	csrAxpy()
 	gemvT()
+	gemmT4()
+	dotAxpy()
 	byteRow()
 	absMax()
 	elementwise("expAVX", "func(x, dst []float64)", false, func(x VecVirtual) (VecVirtual, VecVirtual) {
@@ -1011,5 +1013,204 @@ func absMax() {
 	Label("amret")
 	VZEROUPPER()
 	Store(ms, ReturnIndex(0))
+	RET()
+}
+
+// gemmT4: four GemvTs sharing their reads of A. Blocks of 8 columns (two
+// YMM per row, 8 accumulators), then 4, then single columns; every sum runs
+// over k in order, one fused multiply-add per term, and y gets alpha·sum.
+func gemmT4() {
+	TEXT("gemmT4AVX", NOSPLIT, "func(alpha float64, a []float64, stride int, c []float64, ldc int, m int, y []float64, ldy int, n int)")
+	Pragma("noescape")
+	alphaS := Load(Param("alpha"), XMM())
+	alpha := YMM()
+	VBROADCASTSD(alphaS, alpha)
+	acol := Load(Param("a").Base(), GP64())
+	st := Load(Param("stride"), GP64())
+	SHLQ(Imm(3), st)
+	c0 := Load(Param("c").Base(), GP64())
+	ldc := Load(Param("ldc"), GP64())
+	SHLQ(Imm(3), ldc)
+	ldc3 := GP64()
+	LEAQ(Mem{Base: ldc, Index: ldc, Scale: 2}, ldc3)
+	m := Load(Param("m"), GP64())
+	yp := Load(Param("y").Base(), GP64())
+	ldy := Load(Param("ldy"), GP64())
+	SHLQ(Imm(3), ldy)
+	ldy3 := GP64()
+	LEAQ(Mem{Base: ldy, Index: ldy, Scale: 2}, ldy3)
+	rem := Load(Param("n"), GP64())
+	p, cp, kc := GP64(), GP64(), GP64()
+	rowAt := func(base, ld, ld3 Register, r int) Mem {
+		switch r {
+		case 0:
+			return Mem{Base: base}
+		case 1:
+			return Mem{Base: base, Index: ld, Scale: 1}
+		case 2:
+			return Mem{Base: base, Index: ld, Scale: 2}
+		}
+		return Mem{Base: base, Index: ld3, Scale: 1}
+	}
+	row := func(base Register, r int) Mem {
+		if base == yp {
+			return rowAt(base, ldy, ldy3, r)
+		}
+		return rowAt(base, ldc, ldc3, r)
+	}
+	for si, width := range []int{8, 4} {
+		regs := width / 4
+		lbl := fmt.Sprintf("g4w%d", width)
+		next := "g4s"
+		if si == 0 {
+			next = "g4w4"
+		}
+		Label(lbl)
+		CMPQ(rem, Imm(uint64(width)))
+		JB(LabelRef(next))
+		acc := make([][]VecVirtual, 4)
+		for r := range acc {
+			acc[r] = make([]VecVirtual, regs)
+			for q := range acc[r] {
+				acc[r][q] = YMM()
+				VXORPD(acc[r][q], acc[r][q], acc[r][q])
+			}
+		}
+		MOVQ(acol, p)
+		MOVQ(c0, cp)
+		MOVQ(m, kc)
+		Label(lbl + "k")
+		TESTQ(kc, kc)
+		JZ(LabelRef(lbl + "y"))
+		av := make([]VecVirtual, regs)
+		for q := range av {
+			av[q] = YMM()
+			VMOVUPD(Mem{Base: p, Disp: 32 * q}, av[q])
+		}
+		for r := 0; r < 4; r++ {
+			bc := YMM()
+			VBROADCASTSD(row(cp, r), bc)
+			for q := range av {
+				VFMADD231PD(av[q], bc, acc[r][q])
+			}
+		}
+		ADDQ(st, p)
+		ADDQ(Imm(8), cp)
+		DECQ(kc)
+		JMP(LabelRef(lbl + "k"))
+		Label(lbl + "y")
+		for r := 0; r < 4; r++ {
+			for q := 0; q < regs; q++ {
+				yv := YMM()
+				m := row(yp, r)
+				m.Disp = 32 * q
+				VMOVUPD(m, yv)
+				VFMADD231PD(acc[r][q], alpha, yv)
+				VMOVUPD(yv, m)
+			}
+		}
+		ADDQ(Imm(uint64(8*width)), acol)
+		ADDQ(Imm(uint64(8*width)), yp)
+		SUBQ(Imm(uint64(width)), rem)
+		JMP(LabelRef(lbl))
+	}
+	Label("g4s")
+	TESTQ(rem, rem)
+	JZ(LabelRef("g4ret"))
+	sacc := []VecVirtual{XMM(), XMM(), XMM(), XMM()}
+	for _, r := range sacc {
+		VXORPD(r, r, r)
+	}
+	MOVQ(acol, p)
+	MOVQ(c0, cp)
+	MOVQ(m, kc)
+	Label("g4sk")
+	TESTQ(kc, kc)
+	JZ(LabelRef("g4sy"))
+	av := XMM()
+	VMOVSD(Mem{Base: p}, av)
+	for r, s := range sacc {
+		VFMADD231SD(row(cp, r), av, s)
+	}
+	ADDQ(st, p)
+	ADDQ(Imm(8), cp)
+	DECQ(kc)
+	JMP(LabelRef("g4sk"))
+	Label("g4sy")
+	for r, s := range sacc {
+		yv := XMM()
+		VMOVSD(row(yp, r), yv)
+		VFMADD231SD(s, alphaS, yv)
+		VMOVSD(yv, row(yp, r))
+	}
+	ADDQ(Imm(8), acol)
+	ADDQ(Imm(8), yp)
+	DECQ(rem)
+	JMP(LabelRef("g4s"))
+	Label("g4ret")
+	VZEROUPPER()
+	RET()
+}
+
+// dotAxpy: one sweep over a for Σ a[i]·x[i] and y[i] += alpha·a[i]. The
+// sum has 8 lanes (2 YMM) over blocks of 8, then blocks of 4 into the
+// first, added lane-wise, across lanes by hsum, then the last len%4
+// products one by one.
+func dotAxpy() {
+	TEXT("dotAxpyAVX", NOSPLIT, "func(alpha float64, a, x, y []float64) float64")
+	Pragma("noescape")
+	alphaS := Load(Param("alpha"), XMM())
+	alpha := YMM()
+	VBROADCASTSD(alphaS, alpha)
+	a := Load(Param("a").Base(), GP64())
+	x := Load(Param("x").Base(), GP64())
+	y := Load(Param("y").Base(), GP64())
+	n := Load(Param("a").Len(), GP64())
+	i, t := GP64(), GP64()
+	XORQ(i, i)
+	acc := []VecVirtual{YMM(), YMM()}
+	for _, r := range acc {
+		VXORPD(r, r, r)
+	}
+	for _, width := range []int{8, 4} {
+		regs := width / 4
+		lbl := fmt.Sprintf("da%d", width)
+		next := "das"
+		if width == 8 {
+			next = "da4"
+		}
+		Label(lbl)
+		MOVQ(i, t)
+		ADDQ(Imm(uint64(width)), t)
+		CMPQ(t, n)
+		JA(LabelRef(next))
+		for q := 0; q < regs; q++ {
+			av, yv := YMM(), YMM()
+			VMOVUPD(Mem{Base: a, Index: i, Scale: 8, Disp: 32 * q}, av)
+			VFMADD231PD(Mem{Base: x, Index: i, Scale: 8, Disp: 32 * q}, av, acc[q])
+			VMOVUPD(Mem{Base: y, Index: i, Scale: 8, Disp: 32 * q}, yv)
+			VFMADD231PD(av, alpha, yv)
+			VMOVUPD(yv, Mem{Base: y, Index: i, Scale: 8, Disp: 32 * q})
+		}
+		MOVQ(t, i)
+		JMP(LabelRef(lbl))
+	}
+	Label("das")
+	VADDPD(acc[1], acc[0], acc[0])
+	s := hsum(acc[0])
+	Label("dasl")
+	CMPQ(i, n)
+	JAE(LabelRef("daret"))
+	av, yv := XMM(), XMM()
+	VMOVSD(Mem{Base: a, Index: i, Scale: 8}, av)
+	VFMADD231SD(Mem{Base: x, Index: i, Scale: 8}, av, s)
+	VMOVSD(Mem{Base: y, Index: i, Scale: 8}, yv)
+	VFMADD231SD(av, alphaS, yv)
+	VMOVSD(yv, Mem{Base: y, Index: i, Scale: 8})
+	INCQ(i)
+	JMP(LabelRef("dasl"))
+	Label("daret")
+	VZEROUPPER()
+	Store(s, ReturnIndex(0))
 	RET()
 }
