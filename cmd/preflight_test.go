@@ -93,8 +93,8 @@ func hostileCases(dir string) []hostileCase {
 		{"yaml nested unknown (drfl)", []string{"run", "drfl"}, nil, "figure1: {draw: 5}\n", 2, `unknown key "figure1.draw"`},
 		{"yaml negative unsigned (np)", []string{"run", "np", "--out", dir}, nil, "seed: -1\n", 2, "seed: -1 is negative"},
 		// Sweep files: base and swept values have the config's types.
-		{"sweep value bool", []string{"sweep", writeSweepFile(dir, "preset: table4\nbase: {cells: [[2, 10, 1]]}\nsweep:\n  beta: [5, true]\n"), "--out", dir}, nil, "", 2, "sweep: beta: true is not a number"},
-		{"sweep base fraction", []string{"sweep", writeSweepFile(dir, "preset: table4\nbase: {trials: 2.5}\nsweep:\n  beta: [5]\n"), "--out", dir}, nil, "", 2, "sweep: trials: 2.5 is not an integer"},
+		{"sweep value bool", []string{"sweep", writeSweepFile(dir, "preset: table4\nbase: {cells: [[2, 10, 1]]}\nsweep:\n  beta: [5, true]\n"), "--out", dir}, nil, "", 2, "s.yaml:4: beta: true is not a number"},
+		{"sweep base fraction", []string{"sweep", writeSweepFile(dir, "preset: table4\nbase: {trials: 2.5}\nsweep:\n  beta: [5]\n"), "--out", dir}, nil, "", 2, "s.yaml:2: trials: 2.5 is not an integer"},
 		// Environment variables are named.
 		{"env trials 2.5", t4(), map[string]string{"FEDCON_TRIALS": "2.5"}, "", 2, "environment FEDCON_TRIALS=2.5 (key trials): 2.5 is not an integer"},
 		{"env seed -1", t4(), map[string]string{"FEDCON_SEED": "-1"}, "", 2, "FEDCON_SEED=-1 (key seed): -1 is negative"},

@@ -2,9 +2,11 @@ package cmd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -96,6 +98,9 @@ func readSweep(path string) (*sweepFile, []experiments.SweepAxis, error) {
 	if sf.Sweep.Kind != yaml.MappingNode || len(sf.Sweep.Content) == 0 {
 		return nil, nil, &experiments.ConfigError{Field: "sweep", Value: path, Reason: "needs a mapping of keys to lists of values"}
 	}
+	if err := checkSweepTypes(path, b, sf.Preset); err != nil {
+		return nil, nil, err
+	}
 	var axes []experiments.SweepAxis
 	for i := 0; i+1 < len(sf.Sweep.Content); i += 2 {
 		k := sf.Sweep.Content[i].Value
@@ -109,6 +114,57 @@ func readSweep(path string) (*sweepFile, []experiments.SweepAxis, error) {
 		axes = append(axes, experiments.SweepAxis{Key: k, Values: vals})
 	}
 	return &sf, axes, nil
+}
+
+// sweepConfigType is the configuration type a sweep preset loads.
+func sweepConfigType(preset string) reflect.Type {
+	switch preset {
+	case "table4":
+		return reflect.TypeOf(experiments.QPConfig{})
+	case "table1":
+		return reflect.TypeOf(experiments.NPConfig{})
+	}
+	return reflect.TypeOf(experiments.FairConfig{})
+}
+
+// checkSweepTypes checks the sweep file's base values and every swept value
+// against the preset's field types, as --config files are checked: one
+// line naming the file, its line and the key.
+func checkSweepTypes(path string, data []byte, preset string) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil // the decoder above has named what is wrong
+	}
+	t := sweepConfigType(preset)
+	keys := structKeys(t)
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		var err error
+		switch v := root.Content[i+1]; root.Content[i].Value {
+		case "base":
+			err = checkNode(v, t, "")
+		case "sweep":
+			for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
+				k, vals := v.Content[j].Value, v.Content[j+1]
+				ft, ok := keys[k]
+				if !ok || vals.Kind != yaml.SequenceNode {
+					continue // named by readSweep
+				}
+				for _, x := range vals.Content {
+					if err = checkNode(x, ft, k); err != nil {
+						break
+					}
+				}
+			}
+		}
+		var ne *nodeError
+		if errors.As(err, &ne) {
+			return &FlagError{err: fmt.Errorf("sweep %s:%d: %s", path, ne.line, ne.msg)}
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sweepConfig loads and validates the configuration of one point.
