@@ -74,9 +74,8 @@ var allJobs = []allJob{
 	{"figure2", false, func(f *Factory, o commonOptions, dirs []string) error {
 		return figure2Run(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2"})
 	}},
-	// The conic paper's Tables 1-3. Quick runs: conic-table1 15 s on 2 cores;
-	// conic-table2 (adult-a at fixed ρ_i = 0.01) and conic-table3 (ρ_i = 1e8
-	// runs Algorithm 1 into its inner caps) took 46 s and 30 s: not in --quick.
+	// The conic paper's Tables 1-3: only conic-table1 (15 s quick on 2 cores)
+	// is in --quick; conic-table3's fairness at r = 0.01 takes minutes per cell.
 	// DRFL Figure 1 (synthetic, under a second).
 	{"drfl-figure1", true, func(f *Factory, o commonOptions, _ []string) error {
 		do := &DRFLFigure1Options{commonOptions: o, Quick: o.quick}
@@ -101,10 +100,8 @@ var allJobs = []allJob{
 	{"conic-table3", false, func(f *Factory, o commonOptions, dirs []string) error {
 		return conicFairRun(f, &ConicClassOptions{commonOptions: o, Dirs: dirs})
 	}},
-	// The conic paper's Figures 1-2 at its settings. Figure 1 (ρ_i = 0.01)
-	// runs into Algorithm 1's inner caps on adult-a and monks-1 for tens of
-	// minutes: not in --quick. Figure 2 (ρ_i = 1e8: Algorithm 1 stops at its
-	// caps without moving) took 11 s at n = 5, the quick run's one panel.
+	// The conic paper's Figures 1-2: the quick run has Figure 2's n = 5 panel
+	// (about 30 s); Figure 1 is left to the full run.
 	{"conic-figure1", false, func(f *Factory, o commonOptions, dirs []string) error {
 		return conicFigure1Run(f, &ConicFigureOptions{ConicClassOptions: ConicClassOptions{commonOptions: o, Dirs: dirs}, Clients: []int{5}})
 	}},
