@@ -268,20 +268,24 @@ of the time left from each shard's rate of finished trials.`,
 // statusTable summarises the shards by experiment (and result).
 func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 	type agg struct {
-		name               string
+		name, command      string
 		shards, n, fin     int
 		owned, done        int
 		eta                float64 // seconds, the slowest shard's
 		unknown, anyFailed bool
+		stopped            int
 	}
 	groups := map[string]*agg{}
 	var order []string
 	for _, s := range all {
 		g := strings.TrimSuffix(shardFileRE.ReplaceAllString(s.file, "$3"), ".json")
 		key := s.m.Experiment + g
+		if _, seen := groups[key]; seen && groups[key].command != strings.Join(s.m.Command, " ") {
+			key += " (" + strings.Join(s.m.Command, " ") + ")" // another run under the same directory
+		}
 		a := groups[key]
 		if a == nil {
-			a = &agg{name: key, n: s.m.Shards}
+			a = &agg{name: key, n: s.m.Shards, command: strings.Join(s.m.Command, " ")}
 			groups[key] = a
 			order = append(order, key)
 		}
@@ -296,6 +300,9 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 		a.done += done
 		if s.m.Error != "" {
 			a.anyFailed = true
+		}
+		if s.m.Interrupted {
+			a.stopped++
 		}
 		if s.m.Complete {
 			a.fin++
@@ -320,6 +327,8 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 			eta = "FAILED (see the shard manifest)"
 		case a.fin == a.n && a.shards == a.n:
 			eta = "done"
+		case a.stopped > 0:
+			eta = fmt.Sprintf("%d shards interrupted: rerun them", a.stopped)
 		case a.unknown:
 			eta = "unknown (no trial finished yet)"
 		case a.fin < a.shards || a.shards < a.n:

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -33,7 +35,9 @@ type shardManifest struct {
 	Owned    []string `json:"owned"`
 	Done     []string `json:"done"`
 	Complete bool     `json:"complete"`
-	Error    string   `json:"error,omitempty"`
+	// Interrupted: stopped by a signal; a rerun resumes.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
 	// TrialWall is the compute time of each trial this shard computed (not
 	// reused): fedcon status estimates the time left from it.
 	TrialWall map[string]float64 `json:"trial_wall_seconds"`
@@ -134,9 +138,12 @@ func firstErr(errs ...error) error {
 }
 
 // shardCommand is args without the flags a merge sets itself (--shard,
-// --out, --force, --reuse-only), so that the merge reruns the same command.
+// --out, --force, --reuse-only) and those that change no result (--workers,
+// --quiet, --json, --wide), so that the merge reruns the same command and
+// shards may differ in those.
 func shardCommand(args []string) []string {
-	drop := map[string]bool{"--shard": true, "--out": true, "--force": false, "--reuse-only": false}
+	drop := map[string]bool{"--shard": true, "--out": true, "--workers": true,
+		"--force": false, "--reuse-only": false, "--quiet": false, "--json": false, "--wide": false}
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -193,7 +200,10 @@ func (w *shardWriter) write(complete bool, runErr error) error {
 		Command: shardCommand(w.r.f.args), Shard: w.log.Shard.K, Shards: w.log.Shard.N,
 		ConfigHashes: map[string]string{}, Owned: []string{}, Done: []string{}, TrialWall: map[string]float64{},
 		Complete: complete, Start: w.start, Updated: time.Now().UTC()}
-	if runErr != nil {
+	switch {
+	case errors.Is(runErr, context.Canceled):
+		m.Interrupted = true
+	case runErr != nil:
 		m.Error = runErr.Error()
 	}
 	for d, h := range st.Hashes {

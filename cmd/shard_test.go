@@ -8,8 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fedcon/fedcon/datasets"
 )
 
 // timingKey reports the JSON keys that measure time, the only fields in
@@ -19,9 +22,28 @@ func timingKey(k string) bool {
 		strings.HasSuffix(k, "_ns") || strings.HasSuffix(k, "seconds")
 }
 
+// timingColumn reports the columns of a rendered table that measure time.
+func timingColumn(h string) bool {
+	h = strings.ToLower(h)
+	return strings.HasPrefix(h, "ms/") || strings.Contains(h, "wall") || strings.Contains(h, "time")
+}
+
 func dropTiming(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
+		if hs, ok := t["header"].([]any); ok {
+			if rows, ok := t["rows"].([]any); ok {
+				for i, h := range hs {
+					if s, _ := h.(string); timingColumn(s) {
+						for _, r := range rows {
+							if r, ok := r.([]any); ok && i < len(r) {
+								r[i] = "(time)"
+							}
+						}
+					}
+				}
+			}
+		}
 		for k, x := range t {
 			if timingKey(k) {
 				delete(t, k)
@@ -91,11 +113,20 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 		{"sweep, idle shards", []string{"sweep", sweep}, 16, false},
 		{"table4 quick", []string{"reproduce", "all", "--quick", "--only", "table4"}, 3, false},
 		{"conic-table1 quick", []string{"reproduce", "all", "--quick", "--only", "conic-table1"}, 2, true},
+		{"ssca-figure2 quick", []string{"reproduce", "all", "--quick", "--no-fetch", "--only", "ssca-figure2"}, 2, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.slow && testing.Short() {
-				t.Skip("about 30 s")
+				t.Skip("30 s to 2 min")
+			}
+			args := c.args
+			if need := allJobData[c.args[len(c.args)-1]]; len(need) > 0 {
+				dir := os.Getenv("FEDCON_DATA_DIR")
+				if missing, err := datasets.Missing(need, []string{dir}); dir == "" || err != nil || len(missing) > 0 {
+					t.Skipf("needs %v in $FEDCON_DATA_DIR", need)
+				}
+				args = append(slices.Clone(args), "--data-dir", dir)
 			}
 			root := t.TempDir()
 			exec := func(args ...string) {
@@ -106,12 +137,12 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 				}
 			}
 			one := filepath.Join(root, "one")
-			exec(append(c.args, "--out", one)...)
+			exec(append(args, "--out", one)...)
 			var shardDirs []string
 			for k := 0; k < c.shards; k++ {
 				d := filepath.Join(root, fmt.Sprintf("shard-%d", k))
 				shardDirs = append(shardDirs, d)
-				exec(append(c.args, "--out", d, "--shard", fmt.Sprintf("%d/%d", k, c.shards))...)
+				exec(append(args, "--out", d, "--shard", fmt.Sprintf("%d/%d", k, c.shards))...)
 				if got := resultJSON(t, d); len(got) != 0 {
 					t.Errorf("shard %d wrote results %v", k, got)
 				}
@@ -248,6 +279,14 @@ func TestMergeRefuses(t *testing.T) {
 			edit(t, manifest(s0, 0), func(m *shardManifest) { m.Done = m.Done[1:]; m.Complete = false })
 			return []string{s0, s1}
 		}, 1, "not finished: 1 trials missing"},
+		{"interrupted", func(t *testing.T, s0, s1 string) []string {
+			edit(t, manifest(s1, 1), func(m *shardManifest) { m.Complete, m.Interrupted = false, true })
+			return []string{s0, s1}
+		}, 1, "not finished"},
+		{"failed", func(t *testing.T, s0, s1 string) []string {
+			edit(t, manifest(s1, 1), func(m *shardManifest) { m.Complete, m.Error = false, "disk full" })
+			return []string{s0, s1}
+		}, 1, "shard 1 failed: disk full"},
 		{"truncated trial", func(t *testing.T, s0, s1 string) []string {
 			p := ownedFile(t, s1, 1)
 			b, _ := os.ReadFile(p)
@@ -352,7 +391,8 @@ func TestShardFlag(t *testing.T) {
 }
 
 func TestShardCommand(t *testing.T) {
-	got := shardCommand([]string{"reproduce", "all", "--quick", "--shard", "1/4", "--out=x", "--force", "--only", "table4", "--out", "y", "--shard=auto", "--reuse-only"})
+	got := shardCommand([]string{"reproduce", "all", "--quick", "--shard", "1/4", "--out=x", "--force", "--only", "table4", "--out", "y",
+		"--shard=auto", "--reuse-only", "--workers", "8", "--quiet", "--json=true", "--wide"})
 	want := []string{"reproduce", "all", "--quick", "--only", "table4"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
