@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,7 +62,7 @@ func findShards(root string) ([]*foundShard, error) {
 		if m.Schema != shardManifestSchema {
 			return fmt.Errorf("shard manifest %s: schema %d, want %d", p, m.Schema, shardManifestSchema)
 		}
-		if want := shardFileName(experiments.Shard{K: m.Shard, N: m.Shards}, ""); !strings.HasPrefix(d.Name(), strings.TrimSuffix(want, ".json")) {
+		if sm := shardFileRE.FindStringSubmatch(d.Name()); sm[1] != strconv.Itoa(m.Shard) || sm[2] != strconv.Itoa(m.Shards) {
 			return fmt.Errorf("shard manifest %s: records shard %d of %d", p, m.Shard, m.Shards)
 		}
 		rel, err := filepath.Rel(root, filepath.Dir(p))
