@@ -53,17 +53,9 @@ func findShards(root string) ([]*foundShard, error) {
 		if err != nil {
 			return err
 		}
-		var m shardManifest
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&m); err != nil {
+		m, err := decodeShardManifest(b, d.Name())
+		if err != nil {
 			return fmt.Errorf("shard manifest %s: %w", p, err)
-		}
-		if m.Schema != shardManifestSchema {
-			return fmt.Errorf("shard manifest %s: schema %d, want %d", p, m.Schema, shardManifestSchema)
-		}
-		if sm := shardFileRE.FindStringSubmatch(d.Name()); sm[1] != strconv.Itoa(m.Shard) || sm[2] != strconv.Itoa(m.Shards) {
-			return fmt.Errorf("shard manifest %s: records shard %d of %d", p, m.Shard, m.Shards)
 		}
 		rel, err := filepath.Rel(root, filepath.Dir(p))
 		if err != nil {
@@ -73,6 +65,24 @@ func findShards(root string) ([]*foundShard, error) {
 		return nil
 	})
 	return out, err
+}
+
+// decodeShardManifest reads the manifest file named name: known fields
+// only, its schema, and the shard its name says.
+func decodeShardManifest(b []byte, name string) (shardManifest, error) {
+	var m shardManifest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, err
+	}
+	if m.Schema != shardManifestSchema {
+		return m, fmt.Errorf("schema %d, want %d", m.Schema, shardManifestSchema)
+	}
+	if sm := shardFileRE.FindStringSubmatch(name); sm == nil || sm[1] != strconv.Itoa(m.Shard) || sm[2] != strconv.Itoa(m.Shards) {
+		return m, fmt.Errorf("records shard %d of %d", m.Shard, m.Shards)
+	}
+	return m, nil
 }
 
 func newCmdMerge(f *Factory) *cobra.Command {
