@@ -146,4 +146,5 @@ PY
   then fail=1; echo "test-slurm: $name: the merge differs from the one-process run (logs: $work)" >&2; fi
 done
 echo "test-slurm: $([ $fail -eq 0 ] && echo PASS || echo FAIL) in $(( $(date +%s) - start )) s"
+[ $fail -ne 0 ] || rm -rf "$work"
 exit $fail
