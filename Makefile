@@ -11,7 +11,7 @@ export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
 endif
 endif
 
-.PHONY: help build test test-short test-federation test-report test-faults vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
+.PHONY: help build test test-short test-federation test-report test-faults test-slurm vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -34,6 +34,11 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckReply$$' -fuzztime $(FUZZTIME) ./federation
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckConfigYAML$$' -fuzztime $(FUZZTIME) ./cmd
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTrial$$' -fuzztime $(FUZZTIME) ./experiments
+	$(GO) test -run '^$$' -fuzz '^FuzzParseShard$$' -fuzztime $(FUZZTIME) ./experiments
+	$(GO) test -run '^$$' -fuzz '^FuzzShardManifest$$' -fuzztime $(FUZZTIME) ./cmd
+
+test-slurm: ## a real one-node Slurm (installs slurm-wlm and munge; root or sudo): 4-task arrays of a sweep and quick Table 4, merged, equal to one process
+	deploy/slurm/test-slurm.sh
 
 test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted): same answers as in-process
 	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 2m -run 'TestProcess' -v ./federation

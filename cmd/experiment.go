@@ -16,7 +16,11 @@ type commonOptions struct {
 	Yes     bool // run beyond the pre-flight time limit
 	Quiet   bool
 	JSON    bool
-	cmd     *cobra.Command
+	// Shard is --shard: K/N or auto (a cluster job's share of the trials).
+	Shard string
+	// ReuseOnly computes no trial (set by merge).
+	ReuseOnly bool
+	cmd       *cobra.Command
 
 	ctx   context.Context
 	flags *pflag.FlagSet // flags whose set values override config keys
@@ -43,6 +47,9 @@ func addOutputFlags(c *cobra.Command, o *commonOptions, outHelp string) {
 	fl.IntVar(&o.Workers, "workers", 0, "trials run concurrently (0 = number of CPUs); results do not depend on it")
 	fl.StringVar(&o.OutDir, "out", "results", outHelp)
 	fl.BoolVar(&o.Force, "force", false, "recompute trials already stored under <out>/<name>/trials/ for this configuration")
+	fl.StringVar(&o.Shard, "shard", "", "compute only shard K/N of the trials (0 <= K < N) and write trial files and a shard manifest, no tables; auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (docs/cluster.md); merge with fedcon merge")
+	fl.BoolVar(&o.ReuseOnly, "reuse-only", false, "compute nothing: a trial not stored is an error (fedcon merge)")
+	_ = fl.MarkHidden("reuse-only")
 }
 
 // bind fills the persistent flags and the command into o.

@@ -63,6 +63,9 @@ type Factory struct {
 	NumCPU int
 	// Wide prints every table whole (--wide), whatever the width.
 	Wide bool
+	// args are the command-line arguments of this run (recorded in shard
+	// manifests, so that a merge reruns the same command).
+	args []string
 }
 
 // tableWidth is the width terminal tables fit: 0 (no limit) under --wide.

@@ -30,6 +30,8 @@ type runOutput struct {
 	// SSCA runs share one directory and name theirs).
 	manifest string
 	lock     *experiments.DirLock
+	// shard, under --shard, writes the shard manifest instead of results.
+	shard *shardWriter
 }
 
 // addCounts adds the trials of another store (a sweep point) to the run's.
@@ -64,11 +66,20 @@ func newRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint6
 // openRunOutput is newRunOutput without the early manifest: the caller
 // names its manifest first, then calls begin (SSCA).
 func openRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint64, trialHash string, workers int) (*runOutput, error) {
+	shard, err := parseShardFlag(f, o.Shard)
+	if err != nil {
+		return nil, err
+	}
 	// Experiments with a cost model are refused here, before the lock and
 	// the first file, when they would exceed the machine's memory or the
-	// time limit (the QP experiments check earlier, before building cells).
-	if c, ok := cfg.(interface{ Cost(int) experiments.Cost }); ok {
-		if err := checkCost(f, o, name, c.Cost(workers), workers); err != nil {
+	// time limit; a shard does about 1/N of the work. A merge computes
+	// nothing, so it is not checked.
+	if c, ok := cfg.(interface{ Cost(int) experiments.Cost }); ok && !o.ReuseOnly {
+		cost := c.Cost(workers)
+		if shard != nil {
+			cost.Seconds /= float64(max(1, shard.N))
+		}
+		if err := checkCost(f, o, name, cost, workers); err != nil {
 			return nil, err
 		}
 	}
@@ -81,16 +92,32 @@ func openRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint
 		fmt.Fprintf(f.IO.ErrOut, "%s: removed %d temporary files of an interrupted run\n", dir, lock.Cleaned)
 	}
 	errOut := f.IO.ErrOut
-	return &runOutput{f: f, o: o, name: name, dir: dir, seed: seed, lock: lock,
+	r := &runOutput{f: f, o: o, name: name, dir: dir, seed: seed, lock: lock,
 		info: experiments.NewRunInfo(name, f.Version, cfg, workers),
 		store: &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: trialHash, Force: o.Force, Version: f.Version,
-			Warn: func(msg string) { fmt.Fprintln(errOut, msg) }},
-	}, nil
+			Warn: func(msg string) { fmt.Fprintln(errOut, msg) }, ReuseOnly: o.ReuseOnly},
+	}
+	if shard != nil {
+		r.shard = &shardWriter{r: r, log: experiments.NewShardLog(*shard), start: r.info.Start}
+		r.shard.log.Changed = r.shard.changed
+		r.store.Shard = r.shard.log
+	}
+	return r, nil
+}
+
+// newStore is a store of the run's other than its own (a sweep point's),
+// under the same shard and reuse settings.
+func (r *runOutput) newStore(dir, hash string) *experiments.Store {
+	return &experiments.Store{Dir: dir, Hash: hash, Force: r.o.Force, Version: r.f.Version,
+		Warn: r.store.Warn, Shard: r.store.Shard, ReuseOnly: r.store.ReuseOnly}
 }
 
 // begin marks the directory's manifest incomplete before any work, so that a
 // killed run never leaves an earlier run's manifest claiming completion.
 func (r *runOutput) begin() error {
+	if r.shard != nil {
+		return r.shard.write(false, nil)
+	}
 	m, err := experiments.NewManifest(r.info, r.seed, r.store, errRunning)
 	if err != nil {
 		return err
@@ -142,6 +169,9 @@ func (r *runOutput) writeManifest(runErr error) error {
 // already on disk) and, when interrupted with whole cells finished, their
 // table under <name>-partial.
 func (r *runOutput) failed(runErr error, doc any, tables []*experiments.Table) error {
+	if r.shard != nil {
+		return r.finishShard(runErr)
+	}
 	defer r.unlock()
 	if err := r.writeManifest(runErr); err != nil {
 		return errors.Join(runErr, err)
@@ -184,6 +214,9 @@ func (r *runOutput) tables(doc any, tables []*experiments.Table, runErr error) e
 	if runErr != nil {
 		return r.failed(runErr, doc, tables)
 	}
+	if r.shard != nil {
+		return r.finishShard(nil)
+	}
 	defer r.unlock()
 	r.finish()
 	if _, err := experiments.WriteOutputs(r.dir, r.name, doc, tables...); err != nil {
@@ -214,6 +247,9 @@ func (r *runOutput) tables(doc any, tables []*experiments.Table, runErr error) e
 func (r *runOutput) figure(doc any, fig *experiments.Figure, runErr error) error {
 	if runErr != nil {
 		return r.failed(runErr, nil, nil)
+	}
+	if r.shard != nil {
+		return r.finishShard(nil)
 	}
 	defer r.unlock()
 	r.finish()

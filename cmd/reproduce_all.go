@@ -243,11 +243,19 @@ func allRun(f *Factory, o *AllOptions) error {
 		}
 		jobs = append(jobs, j)
 	}
+	shard, err := parseShardFlag(f, co.Shard)
+	if err != nil {
+		return err
+	}
 	missing, err := allData(f, o, jobs)
 	if err != nil {
 		return err
 	}
 	for _, j := range jobs {
+		if shard != nil && !shardable(j.name) {
+			outs = append(outs, outcome{j.name, runReport{dir: filepath.Join(co.OutDir, j.name)}, errLeftToMerge})
+			continue
+		}
 		if lack := missingOf(allJobData[j.name], missing); len(lack) > 0 {
 			outs = append(outs, outcome{j.name, runReport{dir: filepath.Join(co.OutDir, j.name)},
 				&missingDataError{lack}})
@@ -279,6 +287,9 @@ func allRun(f *Factory, o *AllOptions) error {
 				status = "interrupted"
 			case errors.As(r.err, &me):
 				status = "skipped: no " + strings.Join(me.names, ", ")
+			case errors.Is(r.err, errLeftToMerge):
+				t.Rows = append(t.Rows, []string{r.name, "left to fedcon merge", "", "", ""})
+				continue
 			}
 			if firstErr == nil {
 				firstErr = r.err
@@ -359,4 +370,14 @@ type missingDataError struct{ names []string }
 
 func (e *missingDataError) Error() string {
 	return "skipped: data set " + strings.Join(e.names, ", ") + " not found and not fetched (see 'fedcon data fetch')"
+}
+
+// errLeftToMerge marks a job that a shard leaves to the merge: its trials
+// are not in a shardable trial store (Table 3 reads data files only; the
+// DRFL runs keep their own), so fedcon merge computes it.
+var errLeftToMerge = errors.New("left to fedcon merge")
+
+// shardable reports whether a job of reproduce all runs under --shard.
+func shardable(name string) bool {
+	return name != "table3" && !strings.HasPrefix(name, "drfl-")
 }

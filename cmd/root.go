@@ -23,6 +23,7 @@ func Main() int {
 
 // run executes args against f and maps the outcome to an exit code.
 func run(ctx context.Context, f *Factory, args []string) int {
+	f.args = args
 	root := newCmdRoot(f)
 	root.SetArgs(args)
 	root.SetOut(f.IO.Out)
@@ -81,6 +82,8 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdClient(f),
 		newCmdCerts(f),
 		newCmdDocs(f),
+		newCmdMerge(f),
+		newCmdStatus(f),
 	)
 	guardCommands(root)
 	return root

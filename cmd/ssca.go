@@ -202,6 +202,9 @@ func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr
 	if runErr != nil {
 		return out.failed(runErr, nil, nil)
 	}
+	if out.shard != nil {
+		return out.finishShard(nil)
+	}
 	defer out.unlock()
 	out.finish()
 	base := filepath.Join(out.dir, res.Name)

@@ -237,7 +237,7 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 	for i, p := range points {
 		slug := p.Slug(axes)
 		pr := experiments.SweepPointResult{Values: p, Config: cfgs[i], TrialHash: cfgs[i].TrialHash()}
-		store := &experiments.Store{Dir: filepath.Join(out.dir, "trials", slug), Hash: pr.TrialHash, Force: o.Force, Version: f.Version}
+		store := out.newStore(filepath.Join(out.dir, "trials", slug), pr.TrialHash)
 		opt := experiments.RunOptions{Workers: workers, Progress: newProgress(f, o.Quiet, name+" "+slug).fn(), Store: store}
 		var err error
 		switch c := cfgs[i].(type) {

@@ -97,6 +97,9 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 		return out.failed(err, nil, nil)
 	}
 	res.Info = out.info
+	if out.shard != nil { // a shard's results are partial: no rates chosen
+		return out.finishShard(nil)
+	}
 	if err := writeSGDRates(o.Write, cfg, grid, res.Chosen); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 )
 
 // TrialSchema is the version of the trial file format; files of another
@@ -35,6 +36,13 @@ type Store struct {
 	// Warn, if set, receives one line per trial file that is present but
 	// invalid (and therefore recomputed).
 	Warn func(msg string)
+	// Shard, if set, limits the run to the trials its shard owns (Owner):
+	// the others are neither computed nor loaded and come back as zero
+	// values, so only the trial files of a shard run mean anything.
+	Shard *ShardLog
+	// ReuseOnly computes nothing: a trial not stored, valid, is an error
+	// (ErrMissingTrial). A merge of shards runs so.
+	ReuseOnly bool
 
 	mu       sync.Mutex
 	reused   int
@@ -100,7 +108,11 @@ func (s *Store) load(key string, v any) bool {
 	st, err := decodeTrial(b, key, s.Hash, v)
 	if err != nil {
 		if !errors.Is(err, errOtherConfig) && s.Warn != nil {
-			s.Warn(fmt.Sprintf("warning: %s: %v; recomputing it", s.path(key), err))
+			what := "recomputing it"
+			if s.ReuseOnly {
+				what = "not used"
+			}
+			s.Warn(fmt.Sprintf("warning: %s: %v; %s", s.path(key), err, what))
 		}
 		return false
 	}
@@ -241,14 +253,34 @@ func cached[T any](s *Store, key string, seed uint64, compute func() (T, error))
 	if s != nil && s.Hash == "" {
 		return v, errNoHash // before any work, so that none is lost
 	}
+	if s != nil && s.Shard != nil {
+		if Owner(key, s.Shard.Shard.N) != s.Shard.Shard.K {
+			s.Shard.own(s.Dir, s.Hash, "")
+			return v, nil
+		}
+		s.Shard.own(s.Dir, s.Hash, s.path(key))
+	}
 	if s.load(key, &v) {
+		if s.Shard != nil {
+			s.Shard.done(s.path(key), 0, false)
+		}
 		return v, nil
 	}
+	if s != nil && s.ReuseOnly {
+		return v, fmt.Errorf("%w: %s", ErrMissingTrial, s.path(key))
+	}
+	start := time.Now()
 	v, err := compute()
 	if err != nil {
 		return v, err
 	}
-	return v, s.save(key, seed, v)
+	if err := s.save(key, seed, v); err != nil {
+		return v, err
+	}
+	if s != nil && s.Shard != nil {
+		s.Shard.done(s.path(key), time.Since(start), true)
+	}
+	return v, nil
 }
 
 // StoreCounts is what a run did with its trials: the manifest records it.

@@ -1,0 +1,355 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+var shardFileRE = regexp.MustCompile(`^shard-(\d+)-of-(\d+)(-[^/]*)?\.json$`)
+
+// foundShard is one shard manifest on disk.
+type foundShard struct {
+	root string // the shard directory given
+	dir  string // the experiment directory, relative to root
+	file string // the manifest's file name
+	m    shardManifest
+}
+
+// group names the experiment directory and result a manifest belongs to.
+func (s *foundShard) group() string {
+	return filepath.Join(s.dir, shardFileRE.ReplaceAllString(s.file, "shard-N$3.json"))
+}
+
+// findShards reads every shard manifest under root. A manifest that does
+// not parse is named (exit 1): a merge never guesses around it.
+func findShards(root string) ([]*foundShard, error) {
+	var out []*foundShard
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "trials" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !shardFileRE.MatchString(d.Name()) {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		m, err := decodeShardManifest(b, d.Name())
+		if err != nil {
+			return fmt.Errorf("shard manifest %s: %w", p, err)
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(p))
+		if err != nil {
+			return err
+		}
+		out = append(out, &foundShard{root: root, dir: rel, file: d.Name(), m: m})
+		return nil
+	})
+	return out, err
+}
+
+// decodeShardManifest reads the manifest file named name: known fields
+// only, its schema, and the shard its name says.
+func decodeShardManifest(b []byte, name string) (shardManifest, error) {
+	var m shardManifest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, err
+	}
+	if m.Schema != shardManifestSchema {
+		return m, fmt.Errorf("schema %d, want %d", m.Schema, shardManifestSchema)
+	}
+	if sm := shardFileRE.FindStringSubmatch(name); sm == nil || sm[1] != strconv.Itoa(m.Shard) || sm[2] != strconv.Itoa(m.Shards) {
+		return m, fmt.Errorf("records shard %d of %d", m.Shard, m.Shards)
+	}
+	return m, nil
+}
+
+func newCmdMerge(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "merge OUT SHARD_DIR...",
+		Short: "Merge the shards of a cluster run into the tables and figures of a one-machine run",
+		Long: `merge checks the shard manifests under each SHARD_DIR (the --out of a run with
+--shard K/N): one fedcon version, one command and configuration, every shard
+0..N-1 present once and finished, no trial owned twice. It then copies the
+trial files into OUT and reruns the command with --out OUT, computing nothing:
+the tables, figures, manifests and checks are those of a one-machine run.
+A missing, unfinished or corrupt trial is named on one line (exit 1).
+Run merge where the shards ran (a sweep file is read again by its path).
+See docs/cluster.md.`,
+		Example: "  fedcon merge results shards/shard-0 shards/shard-1 shards/shard-2 shards/shard-3",
+		Args:    cobra.MinimumNArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			return mergeRun(c, f, args[0], args[1:])
+		},
+	}
+}
+
+func mergeRun(c *cobra.Command, f *Factory, out string, roots []string) error {
+	var all []*foundShard
+	for _, r := range roots {
+		if st, err := os.Stat(r); err != nil || !st.IsDir() {
+			return &FlagError{err: fmt.Errorf("merge: shard directory %s: not a directory", r), usage: c.CommandPath()}
+		}
+		s, err := findShards(r)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		all = append(all, s...)
+	}
+	if len(all) == 0 {
+		return fmt.Errorf("merge: no shard manifests (shard-K-of-N.json) under %s", strings.Join(roots, ", "))
+	}
+	cmdArgs, err := checkShards(all)
+	if err != nil {
+		return fmt.Errorf("merge refused: %w", err)
+	}
+	if err := copyShardTrials(all, out); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	root := newCmdRoot(f)
+	root.SetArgs(append(slices.Clone(cmdArgs), "--out", out, "--reuse-only"))
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	return root.ExecuteContext(c.Context())
+}
+
+// checkShards checks that the manifests make one whole run and returns its
+// command.
+func checkShards(all []*foundShard) ([]string, error) {
+	first := all[0]
+	where := func(s *foundShard) string { return filepath.Join(s.root, s.dir, s.file) }
+	groups := map[string][]*foundShard{}
+	for _, s := range all {
+		switch {
+		case s.m.Version != first.m.Version:
+			return nil, fmt.Errorf("%s ran fedcon %s, %s ran %s", where(s), s.m.Version, where(first), first.m.Version)
+		case !slices.Equal(s.m.Command, first.m.Command):
+			return nil, fmt.Errorf("%s ran %q, %s ran %q", where(s), strings.Join(s.m.Command, " "), where(first), strings.Join(first.m.Command, " "))
+		case s.m.Shards != first.m.Shards:
+			return nil, fmt.Errorf("%s is one of %d shards, %s one of %d", where(s), s.m.Shards, where(first), first.m.Shards)
+		}
+		groups[s.group()] = append(groups[s.group()], s)
+	}
+	n := first.m.Shards
+	for _, g := range slices.Sorted(mapKeys(groups)) {
+		ss := groups[g]
+		sort.Slice(ss, func(i, j int) bool { return ss[i].m.Shard < ss[j].m.Shard })
+		owner := map[string]string{}
+		for i, s := range ss {
+			switch {
+			case i > 0 && s.m.Shard == ss[i-1].m.Shard:
+				return nil, fmt.Errorf("%s: shard %d given twice (%s and %s)", g, s.m.Shard, where(ss[i-1]), where(s))
+			case !maps2Equal(s.m.ConfigHashes, ss[0].m.ConfigHashes):
+				return nil, fmt.Errorf("%s and %s ran different configurations (trial hashes %v, %v)", where(ss[0]), where(s), ss[0].m.ConfigHashes, s.m.ConfigHashes)
+			case s.m.Error != "":
+				return nil, fmt.Errorf("%s: shard %d failed: %s", where(s), s.m.Shard, s.m.Error)
+			}
+			var missing []string
+			for _, p := range s.m.Owned {
+				if !slices.Contains(s.m.Done, p) {
+					missing = append(missing, p)
+				}
+				if o, dup := owner[p]; dup {
+					return nil, fmt.Errorf("%s: trial %s in two shards (%s and %s)", g, p, o, where(s))
+				}
+				owner[p] = where(s)
+			}
+			if len(missing) > 0 || !s.m.Complete {
+				return nil, fmt.Errorf("%s: shard %d of %d not finished: %d trials missing (%s) (rerun it: it resumes)", where(s), s.m.Shard, n, len(missing), abbreviate(missing, 3))
+			}
+		}
+		if len(ss) != n {
+			var lack []string
+			for k := 0; k < n; k++ {
+				if !slices.ContainsFunc(ss, func(s *foundShard) bool { return s.m.Shard == k }) {
+					lack = append(lack, fmt.Sprint(k))
+				}
+			}
+			return nil, fmt.Errorf("%s: shards %s of %d missing", g, strings.Join(lack, ", "), n)
+		}
+	}
+	return first.m.Command, nil
+}
+
+func abbreviate(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return strings.Join(xs[:n], ", ") + fmt.Sprintf(", and %d more", len(xs)-n)
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func maps2Equal(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// copyShardTrials copies every owned trial file into the same place under
+// out. A file that is not JSON is named here; the rerun validates every
+// trial field by field.
+func copyShardTrials(all []*foundShard, out string) error {
+	for _, s := range all {
+		for _, p := range s.m.Owned {
+			if filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
+				return fmt.Errorf("%s: trial path %s outside its directory", filepath.Join(s.root, s.dir, s.file), p)
+			}
+			src := filepath.Join(s.root, s.dir, filepath.FromSlash(p))
+			b, err := os.ReadFile(src)
+			if err != nil {
+				return fmt.Errorf("trial missing: %w", err)
+			}
+			if !json.Valid(b) {
+				return fmt.Errorf("trial %s: corrupt (not JSON): rerun its shard", src)
+			}
+			if err := experiments.WriteAtomic(filepath.Join(out, s.dir, filepath.FromSlash(p)), b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func newCmdStatus(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status DIR",
+		Short: "Progress of a sharded run: finished/owned trials per experiment and an ETA",
+		Long: `status reads the shard manifests and trial files under DIR (the shards' --out
+directories, or one above them) and prints, per experiment, the shards seen,
+the trials finished of those the shards have taken so far, and an estimate
+of the time left from each shard's rate of finished trials.`,
+		Example: "  fedcon status /shared/fedcon",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
+				return &FlagError{err: fmt.Errorf("status: %s: not a directory", args[0]), usage: c.CommandPath()}
+			}
+			all, err := findShards(args[0])
+			if err != nil {
+				return fmt.Errorf("status: %w", err)
+			}
+			if len(all) == 0 {
+				return fmt.Errorf("status: no shard manifests (shard-K-of-N.json) under %s", args[0])
+			}
+			t := statusTable(all, time.Now())
+			if json, _ := c.Flags().GetBool("json"); json {
+				return printJSON(f.IO.Out, t)
+			}
+			return printTables(f.IO.Out, f.tableWidth(), t)
+		},
+	}
+}
+
+// statusTable summarises the shards by experiment (and result).
+func statusTable(all []*foundShard, now time.Time) *experiments.Table {
+	type agg struct {
+		name, command      string
+		shards, n, fin     int
+		owned, done        int
+		eta                float64 // seconds, the slowest shard's
+		unknown, anyFailed bool
+		stopped            int
+	}
+	groups := map[string]*agg{}
+	var order []string
+	for _, s := range all {
+		g := strings.TrimSuffix(shardFileRE.ReplaceAllString(s.file, "$3"), ".json")
+		key := s.m.Experiment + g
+		if _, seen := groups[key]; seen && groups[key].command != strings.Join(s.m.Command, " ") {
+			key += " (" + strings.Join(s.m.Command, " ") + ")" // another run under the same directory
+		}
+		a := groups[key]
+		if a == nil {
+			a = &agg{name: key, n: s.m.Shards, command: strings.Join(s.m.Command, " ")}
+			groups[key] = a
+			order = append(order, key)
+		}
+		a.shards++
+		done := 0
+		for _, p := range s.m.Owned {
+			if _, err := os.Stat(filepath.Join(s.root, s.dir, filepath.FromSlash(p))); err == nil {
+				done++
+			}
+		}
+		a.owned += len(s.m.Owned)
+		a.done += done
+		if s.m.Error != "" {
+			a.anyFailed = true
+		}
+		if s.m.Interrupted {
+			a.stopped++
+		}
+		if s.m.Complete {
+			a.fin++
+			continue
+		}
+		// The shard's rate: trials it computed over the time it has run.
+		el := now.Sub(s.m.Start).Seconds()
+		if len(s.m.TrialWall) == 0 || el <= 0 {
+			a.unknown = true
+			continue
+		}
+		rem := float64(len(s.m.Owned)-done) / (float64(len(s.m.TrialWall)) / el)
+		a.eta = max(a.eta, rem)
+	}
+	sort.Strings(order)
+	t := &experiments.Table{Title: "sharded run status", Header: []string{"experiment", "shards (finished)", "trials done/taken", "ETA"}}
+	for _, k := range order {
+		a := groups[k]
+		eta := "done"
+		switch {
+		case a.anyFailed:
+			eta = "FAILED (see the shard manifest)"
+		case a.fin == a.n && a.shards == a.n:
+			eta = "done"
+		case a.stopped > 0:
+			eta = fmt.Sprintf("%d shards interrupted: rerun them", a.stopped)
+		case a.unknown:
+			eta = "unknown (no trial finished yet)"
+		case a.fin < a.shards || a.shards < a.n:
+			eta = (time.Duration(a.eta) * time.Second).String()
+			if a.shards < a.n {
+				eta += " (not every shard started)"
+			}
+		}
+		t.Rows = append(t.Rows, []string{a.name, fmt.Sprintf("%d/%d (%d)", a.shards, a.n, a.fin),
+			fmt.Sprintf("%d/%d", a.done, a.owned), eta})
+	}
+	return t
+}

@@ -1,0 +1,448 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fedcon/fedcon/datasets"
+)
+
+// timingKey reports the JSON keys that measure time, the only fields in
+// which two runs of one configuration differ.
+func timingKey(k string) bool {
+	return k == "start" || k == "end" || strings.HasPrefix(k, "wall") || strings.Contains(k, "runtime") ||
+		strings.HasSuffix(k, "_ns") || strings.HasSuffix(k, "seconds")
+}
+
+// timingColumn reports the columns of a rendered table that measure time.
+func timingColumn(h string) bool {
+	h = strings.ToLower(h)
+	return strings.HasPrefix(h, "ms/") || strings.Contains(h, "wall") || strings.Contains(h, "time")
+}
+
+func dropTiming(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		if hs, ok := t["header"].([]any); ok {
+			if rows, ok := t["rows"].([]any); ok {
+				for i, h := range hs {
+					if s, _ := h.(string); timingColumn(s) {
+						for _, r := range rows {
+							if r, ok := r.([]any); ok && i < len(r) {
+								r[i] = "(time)"
+							}
+						}
+					}
+				}
+			}
+		}
+		for k, x := range t {
+			if timingKey(k) {
+				delete(t, k)
+			} else {
+				t[k] = dropTiming(x)
+			}
+		}
+	case []any:
+		for i := range t {
+			t[i] = dropTiming(t[i])
+		}
+	}
+	return v
+}
+
+// resultJSON are the result files of a run directory (not trials,
+// manifests or shard manifests), with the timing fields dropped.
+func resultJSON(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && name == "trials" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || filepath.Ext(name) != ".json" || strings.HasPrefix(name, "manifest") || strings.HasPrefix(name, "shard-") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = dropTiming(v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestShardMergeMatchesOneMachine: N shards then a merge write the result
+// JSON of a one-machine run, timing fields aside, and the shards split the
+// trials without overlap.
+func TestShardMergeMatchesOneMachine(t *testing.T) {
+	sweepDir := t.TempDir()
+	sweep := filepath.Join(sweepDir, "tiny.yaml")
+	if err := os.WriteFile(sweep, []byte("preset: table4\nbase: {cells: [[2, 10, 1], [3, 20, 2]], trials: 3}\nsweep:\n  beta: [5, 10]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		args   []string
+		shards int
+		slow   bool
+	}{
+		{"sweep", []string{"sweep", sweep}, 4, false},
+		// Some of 16 shards own no trial of 12: their manifests still count.
+		{"sweep, idle shards", []string{"sweep", sweep}, 16, false},
+		{"table4 quick", []string{"reproduce", "all", "--quick", "--only", "table4"}, 3, false},
+		{"conic-table1 quick", []string{"reproduce", "all", "--quick", "--only", "conic-table1"}, 2, true},
+		{"ssca-figure2 quick", []string{"reproduce", "all", "--quick", "--no-fetch", "--only", "ssca-figure2"}, 2, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.slow && testing.Short() {
+				t.Skip("30 s to 2 min")
+			}
+			args := c.args
+			if need := allJobData[c.args[len(c.args)-1]]; len(need) > 0 {
+				dir := os.Getenv("FEDCON_DATA_DIR")
+				if missing, err := datasets.Missing(need, []string{dir}); dir == "" || err != nil || len(missing) > 0 {
+					t.Skipf("needs %v in $FEDCON_DATA_DIR", need)
+				}
+				args = append(slices.Clone(args), "--data-dir", dir)
+			}
+			root := t.TempDir()
+			exec := func(args ...string) {
+				t.Helper()
+				f, _, errOut := testFactory()
+				if code := run(context.Background(), f, append(args, "--quiet", "--workers", "2")); code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errOut)
+				}
+			}
+			one := filepath.Join(root, "one")
+			exec(append(args, "--out", one)...)
+			var shardDirs []string
+			for k := 0; k < c.shards; k++ {
+				d := filepath.Join(root, fmt.Sprintf("shard-%d", k))
+				shardDirs = append(shardDirs, d)
+				exec(append(args, "--out", d, "--shard", fmt.Sprintf("%d/%d", k, c.shards))...)
+				if got := resultJSON(t, d); len(got) != 0 {
+					t.Errorf("shard %d wrote results %v", k, got)
+				}
+			}
+			merged := filepath.Join(root, "merged")
+			f, _, errOut := testFactory()
+			if code := run(context.Background(), f, append([]string{"merge", merged}, shardDirs...)); code != 0 {
+				t.Fatalf("merge: exit %d: %s", code, errOut)
+			}
+			want, got := resultJSON(t, one), resultJSON(t, merged)
+			if len(want) == 0 {
+				t.Fatal("the one-machine run wrote no result JSON")
+			}
+			if !reflect.DeepEqual(want, got) {
+				for k := range want {
+					if !reflect.DeepEqual(want[k], got[k]) {
+						t.Errorf("%s differs between the merge and the one-machine run", k)
+					}
+				}
+				t.Fatalf("merged results %d files, one-machine %d", len(got), len(want))
+			}
+			// Every trial is in exactly one shard, and every shard has some.
+			var all []*foundShard
+			for _, d := range shardDirs {
+				s, err := findShards(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, s...)
+			}
+			seen, per := map[string]int{}, map[int]int{}
+			for _, s := range all {
+				for _, p := range s.m.Owned {
+					seen[filepath.Join(s.dir, p)]++
+					per[s.m.Shard]++
+				}
+			}
+			trials := 0
+			_ = filepath.WalkDir(one, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && filepath.Base(filepath.Dir(p)) != "" && strings.Contains(p, string(filepath.Separator)+"trials"+string(filepath.Separator)) {
+					trials++
+				}
+				return nil
+			})
+			if len(seen) != trials {
+				t.Errorf("shards own %d trials, the one-machine run has %d", len(seen), trials)
+			}
+			for p, n := range seen {
+				if n != 1 {
+					t.Errorf("%s owned by %d shards", p, n)
+				}
+			}
+			for k := 0; k < c.shards && c.shards <= 4; k++ {
+				if per[k] == 0 {
+					t.Errorf("shard %d owns no trial (%v)", k, per)
+				}
+			}
+		})
+	}
+}
+
+// TestMergeRefuses: an incomplete, missing, duplicated, corrupt or
+// mismatched shard is refused with one line naming it (exit 1).
+func TestMergeRefuses(t *testing.T) {
+	root := t.TempDir()
+	sweep := filepath.Join(root, "tiny.yaml")
+	if err := os.WriteFile(sweep, []byte("preset: table4\nbase: {cells: [[2, 10, 1]], trials: 4}\nsweep:\n  beta: [5]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := func(t *testing.T) (string, string) {
+		d := t.TempDir()
+		var dirs []string
+		for k := 0; k < 2; k++ {
+			s := filepath.Join(d, fmt.Sprint(k))
+			f, _, errOut := testFactory()
+			if code := run(context.Background(), f, []string{"sweep", sweep, "--quiet", "--out", s, "--shard", fmt.Sprintf("%d/2", k)}); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			dirs = append(dirs, s)
+		}
+		return dirs[0], dirs[1]
+	}
+	manifest := func(dir string, k int) string {
+		return filepath.Join(dir, "sweep-tiny", fmt.Sprintf("shard-%d-of-2.json", k))
+	}
+	edit := func(t *testing.T, path string, fn func(m *shardManifest)) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m shardManifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		fn(&m)
+		b, _ = json.Marshal(m)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ownedFile := func(t *testing.T, dir string, k int) string {
+		b, _ := os.ReadFile(manifest(dir, k))
+		var m shardManifest
+		if err := json.Unmarshal(b, &m); err != nil || len(m.Owned) == 0 {
+			t.Fatalf("shard %d owns nothing: %v", k, err)
+		}
+		return filepath.Join(dir, "sweep-tiny", m.Owned[0])
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, s0, s1 string) []string
+		code  int
+		want  string
+	}{
+		{"whole", func(t *testing.T, s0, s1 string) []string { return []string{s0, s1} }, 0, ""},
+		{"missing shard", func(t *testing.T, s0, s1 string) []string { return []string{s0, s0} }, 1, "shard 0 given twice"},
+		{"absent shard", func(t *testing.T, s0, s1 string) []string {
+			_ = os.Remove(manifest(s1, 1))
+			return []string{s0, s1}
+		}, 1, "shards 1 of 2 missing"},
+		{"other version", func(t *testing.T, s0, s1 string) []string {
+			edit(t, manifest(s1, 1), func(m *shardManifest) { m.Version = "v9.9.9" })
+			return []string{s0, s1}
+		}, 1, "v9.9.9"},
+		{"other config", func(t *testing.T, s0, s1 string) []string {
+			edit(t, manifest(s1, 1), func(m *shardManifest) {
+				for k := range m.ConfigHashes {
+					m.ConfigHashes[k] = "0000000000000000"
+				}
+			})
+			return []string{s0, s1}
+		}, 1, "different configurations"},
+		{"unfinished", func(t *testing.T, s0, s1 string) []string {
+			edit(t, manifest(s0, 0), func(m *shardManifest) { m.Done = m.Done[1:]; m.Complete = false })
+			return []string{s0, s1}
+		}, 1, "not finished: 1 trials missing"},
+		{"interrupted", func(t *testing.T, s0, s1 string) []string {
+			edit(t, manifest(s1, 1), func(m *shardManifest) { m.Complete, m.Interrupted = false, true })
+			return []string{s0, s1}
+		}, 1, "not finished"},
+		{"failed", func(t *testing.T, s0, s1 string) []string {
+			edit(t, manifest(s1, 1), func(m *shardManifest) { m.Complete, m.Error = false, "disk full" })
+			return []string{s0, s1}
+		}, 1, "shard 1 failed: disk full"},
+		{"truncated trial", func(t *testing.T, s0, s1 string) []string {
+			p := ownedFile(t, s1, 1)
+			b, _ := os.ReadFile(p)
+			_ = os.WriteFile(p, b[:len(b)/2], 0o644)
+			return []string{s0, s1}
+		}, 1, "corrupt"},
+		{"deleted trial", func(t *testing.T, s0, s1 string) []string {
+			_ = os.Remove(ownedFile(t, s0, 0))
+			return []string{s0, s1}
+		}, 1, "trial missing"},
+		{"invalid trial", func(t *testing.T, s0, s1 string) []string {
+			p := ownedFile(t, s0, 0)
+			b, _ := os.ReadFile(p)
+			var v map[string]any
+			_ = json.Unmarshal(b, &v)
+			for k := range v["trial"].(map[string]any) { // drop one field of the trial
+				delete(v["trial"].(map[string]any), k)
+				break
+			}
+			b, _ = json.Marshal(v)
+			_ = os.WriteFile(p, b, 0o644)
+			return []string{s0, s1}
+		}, 1, "trial missing"},
+		{"not a dir", func(t *testing.T, s0, s1 string) []string { return []string{s0, filepath.Join(s1, "nope")} }, 2, "not a directory"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s0, s1 := fresh(t)
+			dirs := c.setup(t, s0, s1)
+			f, _, errOut := testFactory()
+			code := run(context.Background(), f, append([]string{"merge", filepath.Join(t.TempDir(), "out")}, dirs...))
+			if code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, errOut)
+			}
+			if c.want == "" {
+				return
+			}
+			msg := strings.TrimSpace(errOut.String())
+			lines := strings.Split(msg, "\n")
+			if !strings.Contains(lines[len(lines)-1], c.want) && !strings.Contains(msg, c.want) {
+				t.Errorf("stderr %q lacks %q", msg, c.want)
+			}
+			if c.code == 1 && strings.Count(msg, "\n") > 1 {
+				t.Errorf("want one line (plus a warning at most), got %q", msg)
+			}
+		})
+	}
+}
+
+// TestShardFlag: --shard K/N and auto from Slurm or Kubernetes environments;
+// every bad value is a usage error.
+func TestShardFlag(t *testing.T) {
+	cases := []struct {
+		flag    string
+		env     map[string]string
+		k, n    int
+		wantErr string
+	}{
+		{"2/4", nil, 2, 4, ""},
+		{"0/1", nil, 0, 1, ""},
+		{"4/4", nil, 0, 0, "index must be in 0..3"},
+		{"-1/4", nil, 0, 0, "index must be in 0..3"},
+		{"0/0", nil, 0, 0, "at least 1"},
+		{"1", nil, 0, 0, "want K/N"},
+		{"a/b", nil, 0, 0, "integers"},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "4"}, 3, 4, ""},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "4", "SLURM_ARRAY_TASK_MAX": "7"}, 1, 4, ""},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "4", "SLURM_ARRAY_TASK_MAX": "7", "SLURM_ARRAY_TASK_COUNT": "2"}, 0, 0, "consecutive"},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, 0, "index must be in 0..3"},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "x"}, 0, 0, "not an integer"},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "1"}, 0, 0, "neither SLURM_ARRAY_TASK_COUNT"},
+		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "1", "FEDCON_SHARD_COUNT": "3"}, 1, 3, ""},
+		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "1"}, 0, 0, "FEDCON_SHARD_COUNT"},
+		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "0", "FEDCON_SHARD_COUNT": "0"}, 0, 0, "at least 1"},
+		{"auto", nil, 0, 0, "neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX"},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s %v", c.flag, c.env), func(t *testing.T) {
+			f, _, _ := testFactory()
+			f.Getenv = func(k string) string { return c.env[k] }
+			s, err := parseShardFlag(f, c.flag)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) || exitCode(err) != exitUsage {
+					t.Fatalf("got %v (exit %d), want a usage error with %q", err, exitCode(err), c.wantErr)
+				}
+				return
+			}
+			if err != nil || s.K != c.k || s.N != c.n {
+				t.Fatalf("got %v %v, want %d/%d", s, err, c.k, c.n)
+			}
+		})
+	}
+	// Through the command line: one line, exit 2, before any work.
+	f, _, errOut := testFactory()
+	dir := t.TempDir()
+	if code := run(context.Background(), f, []string{"reproduce", "all", "--quick", "--only", "table4", "--out", dir, "--shard", "3/3"}); code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, errOut)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a bad --shard left %d entries in --out", len(entries))
+	}
+}
+
+func TestShardCommand(t *testing.T) {
+	got := shardCommand([]string{"reproduce", "all", "--quick", "--shard", "1/4", "--out=x", "--force", "--only", "table4", "--out", "y",
+		"--shard=auto", "--reuse-only", "--workers", "8", "--quiet", "--json=true", "--wide"})
+	want := []string{"reproduce", "all", "--quick", "--only", "table4"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// TestStatus: a finished and an unfinished shard.
+func TestStatus(t *testing.T) {
+	root := t.TempDir()
+	sweep := filepath.Join(root, "tiny.yaml")
+	if err := os.WriteFile(sweep, []byte("preset: table4\nbase: {cells: [[2, 10, 1]], trials: 4}\nsweep:\n  beta: [5]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, out, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"sweep", sweep, "--quiet", "--out", filepath.Join(root, "s0"), "--shard", "0/2"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if code := run(context.Background(), f, []string{"status", root}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "sweep-tiny") || !strings.Contains(out.String(), "1/2 (1)") || !strings.Contains(out.String(), "not every shard started") {
+		t.Errorf("status:\n%s", out)
+	}
+	if code := run(context.Background(), f, []string{"status", filepath.Join(root, "none")}); code != 2 {
+		t.Errorf("status of a missing directory: exit %d, want 2", code)
+	}
+}
+
+// FuzzShardManifest: any bytes in a shard manifest are read or refused,
+// never a panic, and the merge check and status of what is read do not
+// panic either.
+func FuzzShardManifest(f *testing.F) {
+	f.Add([]byte(`{"schema":1,"experiment":"t","fedcon_version":"v","command":["sweep","x"],"shard":0,"shards":2,"config_hashes":{"trials":"ab"},"owned":["trials/a-t00.json"],"done":["trials/a-t00.json"],"complete":true,"trial_wall_seconds":{},"start":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}`))
+	f.Add([]byte(`{"schema":1,"shard":5,"shards":2}`))
+	f.Add([]byte(`{"schema":1,"owned":["../../etc/passwd"],"shards":1,"complete":true}`))
+	f.Add([]byte(`{`))
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := decodeShardManifest(b, "shard-0-of-2.json")
+		if err != nil {
+			return
+		}
+		if m.Shard != 0 || m.Shards != 2 || m.Schema != shardManifestSchema {
+			t.Fatalf("accepted shard %d of %d, schema %d", m.Shard, m.Shards, m.Schema)
+		}
+		all := []*foundShard{{root: root, dir: "x", file: "shard-0-of-2.json", m: m}}
+		if _, err := checkShards(all); err == nil {
+			t.Fatal("one shard of two passed the merge check")
+		}
+		_ = statusTable(all, time.Now())
+	})
+}
