@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +44,7 @@ abalone) with the generator of --seed, and each row carries its client
 			if err := checkDatasetArgs(c, args); err != nil {
 				return err
 			}
-			if o.Format != "csv" && o.Format != "json" {
+			if !slices.Contains(datasets.ExportFormats, o.Format) {
 				return &FlagError{err: fmt.Errorf("--format %q: want csv or json", o.Format), usage: c.CommandPath()}
 			}
 			if o.Clients < 0 {
