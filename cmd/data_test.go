@@ -6,8 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/datasets/datasetstest"
 )
 
 // dataSampleDir holds the hand-written samples of the datasets package; their
@@ -375,16 +374,7 @@ func TestDataExportRun(t *testing.T) {
 
 func TestDataFetchRun(t *testing.T) {
 	// A local HTTPS mirror serving the hand-written samples.
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, fl := range datasets.AllFiles() {
-			if r.URL.Path == "/uci/"+fl.URL {
-				http.ServeFile(w, r, filepath.Join(dataSampleDir, filepath.FromSlash(fl.Path)))
-				return
-			}
-		}
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
+	srv, _ := datasetstest.UCIMirror(t, dataSampleDir, nil)
 	f, out, _ := dataFactory(nil)
 	dir := t.TempDir()
 	o := &DataFetchOptions{IO: f.IO, Names: []string{"monks-1"}, Dir: dir, Mirror: srv.URL + "/uci/", HTTPClient: srv.Client(), Quiet: true}

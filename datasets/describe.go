@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 )
@@ -15,6 +16,24 @@ type ColumnSummary struct {
 	Max  float64 `json:"max"`
 	Mean float64 `json:"mean"`
 	Std  float64 `json:"std"`
+}
+
+// MarshalJSON encodes s with NaN statistics (an empty column) as null,
+// which JSON cannot otherwise represent.
+func (s ColumnSummary) MarshalJSON() ([]byte, error) {
+	num := func(v float64) *float64 {
+		if math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		Name string   `json:"name"`
+		Min  *float64 `json:"min"`
+		Max  *float64 `json:"max"`
+		Mean *float64 `json:"mean"`
+		Std  *float64 `json:"std"`
+	}{s.Name, num(s.Min), num(s.Max), num(s.Mean), num(s.Std)})
 }
 
 // ClassCount is the number of rows with one label (or group) value.

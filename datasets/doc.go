@@ -10,7 +10,8 @@
 // --data-dir, then $FEDCON_DATA_DIR, then the per-user cache directory
 // (CacheDir), which is where Fetcher downloads to. Every file's SHA-256 and
 // record count are pinned (AllFiles); Load and CheckFile verify both unless
-// NoVerify is given. A copy differing from the shipped file only in line
+// NoVerify is given, and CheckFiles and CheckAll check the files of several
+// datasets, each shared file once. A copy differing from the shipped file only in line
 // endings or spacing (as public copies of the MONK's and heart files do)
 // passes through its content checksum (NormalizedSHA256).
 //
@@ -88,6 +89,13 @@
 // PartitionDirichlet skews the classes among clients with Dirichlet(alpha)
 // proportions.
 //
+// # Export
+//
+// NewExport lays out a Dataset's rows, partitioned as the experiments do
+// when asked, for other tools; Export.Write writes them as CSV (numbers
+// that parse back to the same float64) or as JSON recording the data set's
+// provenance, the fedcon version and the partition seed.
+//
 // # Errors
 //
 // A missing, unreadable, malformed or mismatching file gives a *FileError,
@@ -97,6 +105,7 @@
 //
 // # Invariants
 //
-// Load, CheckFile and the parsers only read files. Fetcher.Fetch writes only
+// Load, CheckFile, CheckFiles, CheckAll and the parsers only read files;
+// Export writes only to the io.Writer it is given. Fetcher.Fetch writes only
 // below the directory it is given, atomically. Inputs are never modified.
 package datasets

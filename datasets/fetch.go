@@ -80,27 +80,13 @@ func (f *Fetcher) Fetch(ctx context.Context, dir string, names ...string) ([]Fet
 	if len(names) == 0 && !fashion {
 		names = Names()
 	}
-	type job struct {
-		file    File
-		dataset string
-	}
-	var jobs []job
-	seen := map[string]bool{}
-	for _, n := range names {
-		fs, err := Files(n)
-		if err != nil {
-			return nil, err
-		}
-		for _, fl := range fs {
-			if !seen[fl.Path] {
-				seen[fl.Path] = true
-				jobs = append(jobs, job{fl, n})
-			}
-		}
+	files, owners, err := distinctFiles(names)
+	if err != nil {
+		return nil, err
 	}
 	var out []FetchResult
-	for _, j := range jobs {
-		r, err := f.fetchOne(ctx, base, dir, j.file, j.dataset)
+	for i, fl := range files {
+		r, err := f.fetchOne(ctx, base, dir, fl, owners[i])
 		if err != nil {
 			return out, err
 		}

@@ -155,3 +155,14 @@ func TestFetchErrors(t *testing.T) {
 		t.Errorf("canceled: %v", err)
 	}
 }
+
+// Fetching only Fashion-MNIST asks the UCI mirror for nothing.
+func TestFetchFashionOnly(t *testing.T) {
+	srv, hits := mirror(t, "testdata", nil)
+	f := &Fetcher{Client: srv.Client(), BaseURL: srv.URL + "/uci", IDXBaseURL: srv.URL + "/fashion/"}
+	res, err := f.Fetch(context.Background(), t.TempDir(), "fashion-mnist")
+	// The mirror has no Fashion-MNIST: the first of its files fails, alone.
+	if err == nil || !strings.Contains(err.Error(), "404") || len(res) != 0 || hits.Load() != 1 {
+		t.Errorf("got %d results, %d requests, %v; want none, 1, a 404", len(res), hits.Load(), err)
+	}
+}

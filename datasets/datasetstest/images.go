@@ -1,5 +1,6 @@
-// Package datasetstest provides synthetic datasets for tests of the
-// packages that consume datasets (as net/http/httptest does for servers).
+// Package datasetstest provides synthetic datasets and a local UCI mirror
+// for tests of the packages that consume datasets (as net/http/httptest
+// does for servers).
 package datasetstest
 
 import (
