@@ -41,7 +41,8 @@ func kindFromPB(k fedpb.Kind) (solver.MsgKind, error) {
 }
 
 func broadcastToPB(b *solver.Broadcast) *fedpb.Broadcast {
-	return &fedpb.Broadcast{W: b.W, Eps: b.Eps, NeedEpsTilde: b.NeedEpsTilde, RhoScale: b.RhoScale, Refresh: b.Refresh, Restart: b.Restart}
+	return &fedpb.Broadcast{W: b.W, Eps: b.Eps, NeedEpsTilde: b.NeedEpsTilde, RhoScale: b.RhoScale, Refresh: b.Refresh, Restart: b.Restart,
+		OuterRelax: b.OuterRelax}
 }
 
 // broadcastFromPB checks what a client is asked: w of length d, finite.
@@ -59,7 +60,8 @@ func broadcastFromPB(k fedpb.Kind, m *fedpb.Broadcast, d int) (*solver.Broadcast
 	if i := firstNaN(m.W); i >= 0 {
 		return nil, fmt.Errorf("federation: broadcast w[%d] is NaN", i)
 	}
-	return &solver.Broadcast{Kind: kind, W: m.W, Eps: m.Eps, NeedEpsTilde: m.NeedEpsTilde, RhoScale: m.RhoScale, Refresh: m.Refresh, Restart: m.Restart}, nil
+	return &solver.Broadcast{Kind: kind, W: m.W, Eps: m.Eps, NeedEpsTilde: m.NeedEpsTilde, RhoScale: m.RhoScale, Refresh: m.Refresh, Restart: m.Restart,
+		OuterRelax: m.OuterRelax}, nil
 }
 
 // replyToPB copies r into the wire message. ũ_i and M_i are not sent with

@@ -20,7 +20,7 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		typ   reflect.Type
 		known []string
 	}{
-		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale", "Refresh", "Restart"}},
+		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale", "Refresh", "Restart", "OuterRelax"}},
 		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Iterations", "Evals", "Missed"}},
 		{reflect.TypeFor[solver.PartyValue](), []string{"F", "C"}},
 		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "Hessian", "WPrev", "HavePrev", "Rho0", "Metric"}},
@@ -66,7 +66,7 @@ func TestReplyRoundTrip(t *testing.T) {
 			t.Errorf("kind %d: got %+v, want %+v", k, out, want)
 		}
 	}
-	b := solver.Broadcast{Kind: solver.MsgADMM, W: []float64{1, 2}, Eps: 0.3, NeedEpsTilde: true, RhoScale: 2, Refresh: true, Restart: true}
+	b := solver.Broadcast{Kind: solver.MsgADMM, W: []float64{1, 2}, Eps: 0.3, NeedEpsTilde: true, RhoScale: 2, Refresh: true, Restart: true, OuterRelax: 1.8}
 	k, _ := kindToPB(b.Kind)
 	got, err := broadcastFromPB(k, broadcastToPB(&b), 2)
 	if err != nil || !reflect.DeepEqual(*got, b) {

@@ -15,6 +15,9 @@ import (
 type CProxAL struct {
 	// Beta is β > 0 (default DefaultBeta); SBar is s̄ > 0 (default DefaultSBar).
 	Beta, SBar float64
+	// OuterRelax is λ ∈ (0, 2) of the relaxed proximal point step (see
+	// ProxAL.OuterRelax); 0 or 1: none, the paper.
+	OuterRelax float64
 	// Mu0 are the initial multipliers, index 0 the server's; nil means 0.
 	Mu0 [][]float64
 	// Smooth solves non-quadratic subproblems (default LBFGS{}).
@@ -41,6 +44,9 @@ func (m *CProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings
 	if !(sbar > 0) {
 		return nil, fmt.Errorf("solver: CProxAL.SBar = %v: must be > 0", m.SBar)
 	}
+	if err := checkOuterRelax("CProxAL", m.OuterRelax); err != nil {
+		return nil, err
+	}
 	n, d := len(p.Clients), p.Dim
 	if m.Mu0 != nil && len(m.Mu0) != n+1 {
 		return nil, fmt.Errorf("solver: len(CProxAL.Mu0) = %d, want n+1 = %d", len(m.Mu0), n+1)
@@ -66,7 +72,7 @@ func (m *CProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings
 	}
 	res := &Result{}
 	w := append([]float64(nil), w0...)
-	loop := &outerLoop{s: s, beta: beta, sbar: sbar, res: res}
+	loop := &outerLoop{s: s, beta: beta, sbar: sbar, relax: m.OuterRelax, res: res}
 	res, err := loop.run(ctx, r, w, func() (int, int64, int64) { return 0, 0, 0 })
 	res.W = w
 	res.Stats.LocalIterations = r.iters
@@ -77,7 +83,7 @@ func (m *CProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings
 	return res, err
 }
 
-func (r *cproxRun) step(ctx context.Context, k int, tau float64, w []float64) (outerStep, error) {
+func (r *cproxRun) step(ctx context.Context, k int, tau, lambda float64, w []float64) (outerStep, error) {
 	var out outerStep
 	copy(r.sub.z, w) // the proximal centre w^k
 	wn := append([]float64(nil), w...)
@@ -99,7 +105,7 @@ func (r *cproxRun) step(ctx context.Context, k int, tau float64, w []float64) (o
 		if err := m.eval(wn, false); err != nil {
 			return out, fmt.Errorf("party %d: %w", i, err)
 		}
-		out.stepMu = max(out.stepMu, m.updateMultiplier())
+		out.stepMu = max(out.stepMu, m.relaxMultiplier(lambda))
 		out.parties = append(out.parties, m.value())
 	}
 	out.wNext = wn

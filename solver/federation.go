@@ -19,7 +19,8 @@ const (
 	// MsgADMM sends w^{t+1} and ε_{t+1}: clients run (19)-(22) and reply (ũ_i^{t+1}, ε̃_{i,t+1}).
 	MsgADMM
 	// MsgOuter sends w^{k+1}: clients update μ_i and reply ||μ_i^{k+1} - μ_i^k||_∞; they also
-	// set up the next Algorithm 2 call at w̃^0 = w^{k+1} and send ũ_i^0 in the same reply.
+	// set up the next Algorithm 2 call at w̃^0 = w^{k+1} (the relaxed centre with
+	// OuterRelax) and send ũ_i^0 in the same reply.
 	MsgOuter
 	// MsgAudit sends the returned w: clients reply ∇f_i + ∇c_i μ_i and their
 	// Definition 1 feasibility residual (a check, not part of the algorithm).
@@ -47,10 +48,17 @@ type Broadcast struct {
 	// afresh at w̃0 = W, the proximal centre unchanged: the server's
 	// safeguard when the certificate diverged.
 	Restart bool
+	// OuterRelax (MsgOuter), if not 0 or 1, is λ ∈ (0, 2) of a relaxed
+	// step: clients set μ_i to Proj_{K_i*}(μ_i^k + λ(μ_i^{k+1} - μ_i^k)) and
+	// the proximal centre to w^k + λ(W - w^k), and start Algorithm 2 there.
+	OuterRelax float64
 }
 
 // floats is the number of algorithm floats in b.
 func (b *Broadcast) floats() int64 {
+	if b.Kind == MsgOuter && b.OuterRelax != 0 {
+		return int64(len(b.W)) + 1
+	}
 	if b.Kind == MsgADMM {
 		if b.RhoScale != 0 {
 			return int64(len(b.W)) + 2
@@ -239,7 +247,15 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 			}
 		}
 	case MsgOuter:
-		err = c.outer(b.W)
+		lambda := b.OuterRelax
+		if lambda == 0 {
+			lambda = 1
+		}
+		if !(lambda > 0 && lambda < 2) {
+			err = fmt.Errorf("solver: outer relaxation %v: must be in (0, 2)", b.OuterRelax)
+			break
+		}
+		err = c.outer(b.W, lambda)
 	case MsgAudit:
 		err = c.audit(b.W)
 	default:
@@ -416,16 +432,21 @@ func (c *ClientNode) setRho(rho float64) error {
 
 // outer is the client update of Algorithm 1 at w^{k+1}, followed by the
 // initialisation of the next Algorithm 2 call at w̃0 = w^{k+1}: one
-// evaluation serves both.
-func (c *ClientNode) outer(w []float64) error {
+// evaluation serves both. With λ ≠ 1 the centre and μ_i are relaxed and
+// the next call starts at the new centre.
+func (c *ClientNode) outer(w []float64, lambda float64) error {
 	if err := c.merit.eval(w, true); err != nil {
 		return err
 	}
-	c.reply.StepMu = c.merit.updateMultiplier()
+	c.reply.StepMu = c.merit.relaxMultiplier(lambda)
 	value := c.merit.value()
-	copy(c.merit.center, w)
-	if c.cfg.AdmmStart != nil {
-		err := c.startADMM(c.cfg.AdmmStart)
+	relaxCenter(c.merit.center, w, lambda)
+	if c.cfg.AdmmStart != nil || lambda != 1 {
+		start := c.cfg.AdmmStart
+		if start == nil {
+			start = append([]float64(nil), c.merit.center...)
+		}
+		err := c.startADMM(start)
 		c.reply.Value = value
 		return err
 	}

@@ -71,7 +71,7 @@ func (p *merit) hessian(dst *mat.SymDense, w []float64) error {
 	p.party.(HessianParty).Hessian(dst, w, p.y)
 	raw := dst.RawSymmetric()
 	switch p.cone.(type) {
-	case NonNeg, Zero:
+	case nil, NonNeg, Zero: // nil: no constraint, no term
 	default:
 		p.addJacobianTerm(raw)
 		return nil

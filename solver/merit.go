@@ -151,7 +151,13 @@ func (p *merit) gradFromEval(w, grad []float64) {
 
 // updateMultiplier sets μ ← Proj_{K*}(μ + βc(w)) from the last evaluation
 // (at w^{k+1}) and returns ||μ^{k+1} - μ^k||_∞.
-func (p *merit) updateMultiplier() float64 {
+func (p *merit) updateMultiplier() float64 { return p.relaxMultiplier(1) }
+
+// relaxMultiplier computes μ^{k+1} = Proj_{K*}(μ^k + βc(w)) from the last
+// evaluation (at w^{k+1}), sets μ to the relaxed point
+// Proj_{K*}(μ^k + λ(μ^{k+1} - μ^k)) (μ^{k+1} itself when λ = 1) and returns
+// ||μ^{k+1} - μ^k||_∞, the step of test (11).
+func (p *merit) relaxMultiplier(lambda float64) float64 {
 	if p.m == 0 {
 		return 0
 	}
@@ -159,9 +165,27 @@ func (p *merit) updateMultiplier() float64 {
 	var step float64
 	for j := range p.mu {
 		step = max(step, abs(p.y[j]-p.mu[j]))
-		p.mu[j] = p.y[j]
+		if lambda == 1 {
+			p.mu[j] = p.y[j]
+		} else {
+			p.mu[j] += lambda * (p.y[j] - p.mu[j])
+		}
+	}
+	if lambda != 1 {
+		p.cone.ProjectDual(p.mu, p.mu)
 	}
 	return step
+}
+
+// relaxCenter sets the proximal centre w^k to w^k + λ(w - w^k).
+func relaxCenter(center, w []float64, lambda float64) {
+	if lambda == 1 {
+		copy(center, w)
+		return
+	}
+	for j := range center {
+		center[j] += lambda * (w[j] - center[j])
+	}
 }
 
 // lagrangianGrad writes ∇f(w) + ∇c(w)μ into grad from the last evaluation

@@ -67,6 +67,16 @@ type ProxAL struct {
 	// MetricShift is σ ≥ 0 in M_i = ∇²P_i(w̃^0) + σI (RhoHessian only);
 	// zero means none: P_i's proximal share already makes M_i positive definite.
 	MetricShift float64
+	// OuterRelax is λ ∈ (0, 2) of the relaxed proximal point step
+	// (Eckstein and Bertsekas 1992): the next centre is (w^k, μ^k) +
+	// λ((w^{k+1}, μ^{k+1}) - (w^k, μ^k)), μ projected onto K*. Proximal AL is
+	// the proximal point method on the KKT operator of (5) (Rockafellar
+	// 1976), so λ > 1 covers up to λ times the distance per outer iteration
+	// where the plain method creeps; test (11) is still applied to the plain
+	// step (docs/rho-rules.md). Relaxed steps are taken only while the
+	// residual of (11) does not grow, and the run ends on a plain step.
+	// Default 0 (= 1): none, the paper.
+	OuterRelax float64
 	// EpsRel, if positive, bounds ε_{t+1} above by EpsRel·(Σ_i ε̃_i)/n of
 	// the last round that measured it: the local solves keep pace with the
 	// certificate instead of the fixed schedule q^t, whose early rounds
@@ -121,6 +131,9 @@ func (m *ProxAL) params(n int) (beta, sbar, q float64, rho []float64, err error)
 	case m.Relax != 0 && !(m.Relax > 0 && m.Relax < 2):
 		return 0, 0, 0, nil, fmt.Errorf("solver: ProxAL.Relax = %v: must be in (0, 2)", m.Relax)
 	}
+	if err := checkOuterRelax("ProxAL", m.OuterRelax); err != nil {
+		return 0, 0, 0, nil, err
+	}
 	rho = make([]float64, n)
 	for i := range rho {
 		rho[i] = orDefault(m.Rho, DefaultRho)
@@ -135,6 +148,14 @@ func (m *ProxAL) params(n int) (beta, sbar, q float64, rho []float64, err error)
 		}
 	}
 	return beta, sbar, q, rho, nil
+}
+
+// checkOuterRelax reports a relaxation outside (0, 2) (0: the default, none).
+func checkOuterRelax(method string, v float64) error {
+	if v != 0 && !(v > 0 && v < 2) {
+		return fmt.Errorf("solver: %s.OuterRelax = %v: must be in (0, 2)", method, v)
+	}
+	return nil
 }
 
 func orDefault(v, d float64) float64 {
@@ -292,7 +313,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	if err := r.takeMetric(reps); err != nil {
 		return nil, err
 	}
-	loop := &outerLoop{s: s, beta: beta, sbar: sbar, res: r.res}
+	loop := &outerLoop{s: s, beta: beta, sbar: sbar, relax: m.OuterRelax, res: r.res}
 	res, err := loop.run(ctx, r, w, func() (int, int64, int64) {
 		return r.res.Stats.Rounds, r.res.Stats.FloatsDown, r.res.Stats.FloatsUp
 	})
@@ -335,7 +356,7 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 
 // step runs Algorithm 2 from w̃0 = w^k to τ_k, then the multiplier updates of
 // Algorithm 1 (server, broadcast, clients).
-func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (outerStep, error) {
+func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []float64) (outerStep, error) {
 	copy(r.wt, w)
 	if r.m.AdmmStart != nil {
 		copy(r.wt, r.m.AdmmStart)
@@ -456,13 +477,17 @@ func (r *proxALRun) step(ctx context.Context, k int, tau float64, w []float64) (
 	if err := r.server.eval(r.wt, false); err != nil {
 		return out, fmt.Errorf("server: %w", err)
 	}
-	out.stepMu = r.server.updateMultiplier()
+	out.stepMu = r.server.relaxMultiplier(lambda)
 	out.parties = append(out.parties, r.server.value())
-	copy(r.server.center, r.wt)
-	// Broadcast w^{k+1}; clients update μ_i and reply ||Δμ_i||_∞. Only
-	// ADMM rounds are interrupted: this one commits the step (μ_0 has
+	relaxCenter(r.server.center, r.wt, lambda)
+	// Broadcast w^{k+1} (and λ); clients update μ_i and reply ||Δμ_i||_∞.
+	// Only ADMM rounds are interrupted: this one commits the step (μ_0 has
 	// moved), so it completes even past a deadline or a cancel.
-	reps, err := r.exchange(context.WithoutCancel(ctx), &Broadcast{Kind: MsgOuter, W: r.wt})
+	ob := &Broadcast{Kind: MsgOuter, W: r.wt}
+	if lambda != 1 {
+		ob.OuterRelax = lambda
+	}
+	reps, err := r.exchange(context.WithoutCancel(ctx), ob)
 	if err != nil {
 		return out, err
 	}

@@ -91,6 +91,9 @@ type OuterRecord struct {
 	// StepW = ||w^{k+1} - w^k||_∞ and StepMu = max_i ||μ_i^{k+1} - μ_i^k||_∞, test (11).
 	StepW  float64 `json:"step_w"`
 	StepMu float64 `json:"step_mu"`
+	// Relax is λ of a relaxed step (the next centre moved λ times the
+	// step; ProxAL.OuterRelax); 0 for a plain step.
+	Relax float64 `json:"relax,omitempty"`
 	// Parties are f_i and c_i at w^{k+1} (index 0 = server).
 	Parties []PartyValue `json:"parties"`
 	// Rounds, FloatsDown, FloatsUp are cumulative through this iteration.

@@ -135,12 +135,12 @@ func (c *ClientNode) buildMetric(w []float64) error {
 		return err
 	}
 	// A nonconvex constraint (the fairness disparity) can make ∇²P_i
-	// indefinite: M_i then takes the absolute values of its eigenvalues
-	// (|∇²P_i|, the closest positive semidefinite metric with the same
-	// curvature magnitudes), so that (19)'s Hessian ∇²P_i + M_i is at least
-	// σI at w̃0. Testing ∇²P_i + σI alone would not do: a negative
-	// eigenvalue in (-σ, -σ/2) leaves ∇²P_i + M_i = 2∇²P_i + σI indefinite,
-	// and the local solves and the ADMM stall.
+	// indefinite: M_i then takes |h|·negCurvatureMetric where ∇²P_i has
+	// curvature h < 0, so that (19)'s Hessian ∇²P_i + M_i is positive
+	// definite and the ADMM contracts along those directions too. The
+	// reflection |∇²P_i| would leave (19) with curvature σ there, and
+	// ∇²P_i + σI alone is not enough either: a negative eigenvalue in
+	// (-σ, -σ/2) leaves ∇²P_i + M_i = 2∇²P_i + σI indefinite.
 	psd := c.mchol.Factorize(h)
 	for j := 0; j < d; j++ {
 		h.SetSym(j, j, h.At(j, j)+c.cfg.MetricShift)
@@ -158,7 +158,10 @@ func (c *ClientNode) buildMetric(w []float64) error {
 		eig.VectorsTo(&vecs)
 		floor := c.merit.prox + c.cfg.MetricShift
 		for k := range vals {
-			vals[k] = max(math.Abs(vals[k])+c.cfg.MetricShift, floor)
+			if vals[k] < 0 {
+				vals[k] *= -negCurvatureMetric
+			}
+			vals[k] = max(vals[k]+c.cfg.MetricShift, floor)
 		}
 		for a := 0; a < d; a++ {
 			for b := a; b < d; b++ {
@@ -170,7 +173,7 @@ func (c *ClientNode) buildMetric(w []float64) error {
 			}
 		}
 		if !c.mchol.Factorize(h) {
-			return fmt.Errorf("solver: metric |∇²P_i| + σI is not positive definite")
+			return fmt.Errorf("solver: metric of an indefinite ∇²P_i is not positive definite")
 		}
 	}
 	if c.metric == nil {
@@ -190,3 +193,10 @@ func (c *ClientNode) minv(dst, x []float64) {
 	d := len(x)
 	c.mchol.SolveVecTo(mat.NewVecDense(d, dst), mat.NewVecDense(d, x)) //nolint:errcheck // M_i was factored
 }
+
+// negCurvatureMetric is M_i's eigenvalue per unit of negative curvature of
+// ∇²P_i. Along an eigenvector with curvature h the ADMM contracts by about
+// |h/(m + h)| for metric eigenvalue m: m = h gives ½ where h > 0, and
+// m = 3|h| gives ½ where h < 0, while m = |h| (the reflection) gives no
+// contraction at all and the iteration blows up (docs/rho-rules.md).
+const negCurvatureMetric = 3

@@ -65,13 +65,18 @@ func stopped(ctx context.Context, res *Result) (*Result, error) {
 type outerLoop struct {
 	s          *Settings
 	beta, sbar float64
-	res        *Result
+	// relax is λ of the relaxed proximal point step (0 or 1: none, the paper).
+	relax float64
+	res   *Result
 }
 
-// stepper solves subproblem k to τ_k, updates the multipliers at the new
-// point, and reports what test (11) and the trace need.
+// stepper solves subproblem k, centred at (w^k, μ^k), to τ_k, updates the
+// multipliers at the new point, and reports what test (11) and the trace
+// need. With λ ≠ 1 the next centre is the relaxed point
+// (w^k, μ^k) + λ((w^{k+1}, μ^{k+1}) - (w^k, μ^k)), μ projected onto K*; the
+// step's outputs w^{k+1} and the steps of test (11) stay those of the plain step.
 type stepper interface {
-	step(ctx context.Context, k int, tau float64, w []float64) (outerStep, error)
+	step(ctx context.Context, k int, tau, lambda float64, center []float64) (outerStep, error)
 }
 
 type outerStep struct {
@@ -83,8 +88,37 @@ type outerStep struct {
 	parties []PartyValue
 }
 
+// relaxFor chooses λ_k from the scaled residuals res_j of test (11) and the
+// λ_j of the steps so far. Near a solution the relaxed step multiplies the
+// residual by 1 - λ + λq along a mode that the plain step multiplies by q,
+// so q is estimated from the last ratio res_{k-1}/res_{k-2} under λ_{k-2},
+// and λ = 2/(2 - q) balances the slowest mode (q) against the fastest (0):
+// both then shrink by q/(2 - q). Fast plain contraction keeps λ near 1;
+// creeping (q near 1) takes λ up to o.relax. A growing residual (activity
+// changes, nonconvexity) means a plain step, as do the last allowed
+// iteration and the step after a relaxed one passed test (11): the run
+// ends on a plain step, so the returned (w, μ) is a proximal AL step and
+// (11) certifies it exactly as in the paper.
+func (o *outerLoop) relaxFor(k int, plain bool, res, lambdas []float64) float64 {
+	if o.relax <= 1 || plain || k < 2 || k+1 >= o.s.MaxOuter {
+		return 1
+	}
+	ratio, l := res[k-1]/res[k-2], lambdas[k-2]
+	if !(ratio < 1) {
+		return 1
+	}
+	q := max((ratio-1+l)/l, 0)
+	if !(q < 1) {
+		return o.relax
+	}
+	return min(max(2/(2-q), 1), o.relax)
+}
+
 func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func() (int, int64, int64)) (*Result, error) {
 	res := o.res
+	center := append([]float64(nil), w...)
+	var resid, lambdas []float64 // per step: scaled residual of test (11), λ
+	plain := false
 	for k := 0; ; k++ {
 		if k >= o.s.MaxOuter {
 			res.Status = OuterIterationLimit
@@ -100,7 +134,8 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 			return stopped(ctx, res)
 		}
 		tau := o.sbar / float64((k+1)*(k+1))
-		os, err := st.step(ctx, k, tau, w)
+		lambda := o.relaxFor(k, plain, resid, lambdas)
+		os, err := st.step(ctx, k, tau, lambda, center)
 		if err != nil {
 			if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 				// The interrupted step is dropped: w is still w^k.
@@ -114,10 +149,14 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 		}
 		rec := OuterRecord{
 			K: k, Tau: tau, Inner: os.inner, Capped: os.capped, Certificate: os.cert,
-			StepW: distInf(os.wNext, w), StepMu: os.stepMu, Parties: os.parties,
+			StepW: distInf(os.wNext, center), StepMu: os.stepMu, Parties: os.parties,
+		}
+		if lambda != 1 {
+			rec.Relax = lambda
 		}
 		rec.Rounds, rec.FloatsDown, rec.FloatsUp = stats()
 		copy(w, os.wNext)
+		relaxCenter(center, os.wNext, lambda)
 		res.Stats.OuterIterations = k + 1
 		res.Stats.InnerIterations += os.inner
 		if os.capped {
@@ -127,13 +166,21 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 		if o.s.Recorder != nil {
 			o.s.Recorder.Record(&res.Trace[len(res.Trace)-1])
 		}
+		resid = append(resid, max(rec.StepW/o.s.Eps1, rec.StepMu/o.s.Eps2))
+		lambdas = append(lambdas, lambda)
 		// Test (11).
 		if rec.StepW+o.beta*tau <= o.beta*o.s.Eps1 && rec.StepMu <= o.beta*o.s.Eps2 {
+			if lambda != 1 {
+				// μ is now the relaxed point: one plain step to end on.
+				plain = true
+				continue
+			}
 			res.Status = Converged
 			if os.capped {
 				res.Status = InnerIterationLimit
 			}
 			return res, nil
 		}
+		plain = false
 	}
 }

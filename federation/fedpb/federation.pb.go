@@ -842,7 +842,8 @@ type Broadcast struct {
 	NeedEpsTilde  bool                   `protobuf:"varint,3,opt,name=need_eps_tilde,json=needEpsTilde,proto3" json:"need_eps_tilde,omitempty"`
 	RhoScale      float64                `protobuf:"fixed64,4,opt,name=rho_scale,json=rhoScale,proto3" json:"rho_scale,omitempty"`
 	Refresh       bool                   `protobuf:"varint,5,opt,name=refresh,proto3" json:"refresh,omitempty"`
-	Restart       bool                   `protobuf:"varint,6,opt,name=restart,proto3" json:"restart,omitempty"` // MsgADMM: start Algorithm 2 afresh at w (the server's safeguard)
+	Restart       bool                   `protobuf:"varint,6,opt,name=restart,proto3" json:"restart,omitempty"`                          // MsgADMM: start Algorithm 2 afresh at w (the server's safeguard)
+	OuterRelax    float64                `protobuf:"fixed64,7,opt,name=outer_relax,json=outerRelax,proto3" json:"outer_relax,omitempty"` // MsgOuter: λ of a relaxed outer step; 0: plain
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -917,6 +918,13 @@ func (x *Broadcast) GetRestart() bool {
 		return x.Restart
 	}
 	return false
+}
+
+func (x *Broadcast) GetOuterRelax() float64 {
+	if x != nil {
+		return x.OuterRelax
+	}
+	return 0
 }
 
 type Reply struct {
@@ -1509,14 +1517,16 @@ const file_federation_proto_rawDesc = "" +
 	"\x04drfl\x18\x05 \x01(\v2\x1f.fedcon.federation.v1.DrflRoundR\x04drfl\"'\n" +
 	"\tDrflRound\x12\f\n" +
 	"\x01v\x18\x01 \x03(\x01R\x01v\x12\f\n" +
-	"\x01z\x18\x02 \x01(\x01R\x01z\"\xa2\x01\n" +
+	"\x01z\x18\x02 \x01(\x01R\x01z\"\xc3\x01\n" +
 	"\tBroadcast\x12\f\n" +
 	"\x01w\x18\x01 \x03(\x01R\x01w\x12\x10\n" +
 	"\x03eps\x18\x02 \x01(\x01R\x03eps\x12$\n" +
 	"\x0eneed_eps_tilde\x18\x03 \x01(\bR\fneedEpsTilde\x12\x1b\n" +
 	"\trho_scale\x18\x04 \x01(\x01R\brhoScale\x12\x18\n" +
 	"\arefresh\x18\x05 \x01(\bR\arefresh\x12\x18\n" +
-	"\arestart\x18\x06 \x01(\bR\arestart\"\xfa\x01\n" +
+	"\arestart\x18\x06 \x01(\bR\arestart\x12\x1f\n" +
+	"\vouter_relax\x18\a \x01(\x01R\n" +
+	"outerRelax\"\xfa\x01\n" +
 	"\x05Reply\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05round\x18\x02 \x01(\x03R\x05round\x12.\n" +
