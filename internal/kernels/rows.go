@@ -85,3 +85,77 @@ func swishGemvTGo(z, e, a, wT, o []float64) {
 		o[l] = s0 + s1
 	}
 }
+
+// PackPanels8 sets wp[t·8K + 8k + c] = w[k·J + 8t + c]: the K×J row-major
+// w as J/8 panels of 8 columns, each K rows of 64 contiguous bytes, the
+// layout GatherPanels4 reads. It panics unless J%8 == 0 and w and wp hold
+// K·J values.
+func PackPanels8(wp, w []float64, K, J int) {
+	if J%8 != 0 || len(w) < K*J || len(wp) < K*J {
+		panic(fmt.Sprintf("kernels: PackPanels8 of %d×%d from %d into %d values", K, J, len(w), len(wp)))
+	}
+	for k := range K {
+		row := w[k*J : k*J+J]
+		for t := 0; t < J; t += 8 {
+			copy(wp[t*K+8*k:t*K+8*k+8], row[t:t+8])
+		}
+	}
+}
+
+// GatherPanels4 is GatherGemm4 for the G = len(start)-1 groups of four
+// sparse rows g < G, each over the shared rows rows[start[g]:start[g+1]]
+// with values x[4·start[g]:4·start[g+1]], into z[4Jg : 4J(g+1)]; w is
+// given as its panels wp (PackPanels8, K rows). Each panel is read for
+// all the groups before the next one: the panel (8K doubles, 50 KB for
+// K = 784) stays in L1 and L2 where the rows of w would be read from L2
+// and memory once per group. The sums are GatherGemm4's, bit for bit.
+// It panics if a row is outside [0, K), start decreases or leaves rows,
+// or a slice is short.
+func GatherPanels4(z, wp []float64, K, J int, start, rows []int32, x []float64) {
+	if len(start) < 2 {
+		return
+	}
+	G := len(start) - 1
+	if J%8 != 0 || len(wp) < K*J || len(z) < 4*J*G || len(x) < 4*len(rows) {
+		panic(fmt.Sprintf("kernels: GatherPanels4 of %d groups, J = %d: short slices or J%%8 != 0", G, J))
+	}
+	for g := range G {
+		if start[g] < 0 || start[g] > start[g+1] || int(start[g+1]) > len(rows) {
+			panic(fmt.Sprintf("kernels: group %d spans rows [%d, %d) of %d", g, start[g], start[g+1], len(rows)))
+		}
+	}
+	for _, k := range rows[start[0]:start[G]] {
+		if k < 0 || int(k) >= K {
+			panic(fmt.Sprintf("kernels: row %d outside the %d rows", k, K))
+		}
+	}
+	if J == 0 {
+		return
+	}
+	if useAVX {
+		gatherPanels4AVX(z, wp, K, J, start, rows, x)
+		return
+	}
+	gatherPanels4Go(z, wp, K, J, start, rows, x)
+}
+
+// gatherPanels4Go skips the zero terms, as gatherGemm4Go.
+func gatherPanels4Go(z, wp []float64, K, J int, start, rows []int32, x []float64) {
+	for g := range len(start) - 1 {
+		zg := z[4*J*g : 4*J*(g+1)]
+		clear(zg)
+		for u := start[g]; u < start[g+1]; u++ {
+			k := int(rows[u])
+			for r := range 4 {
+				a := x[4*int(u)+r]
+				if a == 0 {
+					continue
+				}
+				for t := 0; t < J; t += 8 {
+					p := t*K + 8*k
+					Axpy(a, wp[p:p+8], zg[r*J+t:r*J+t+8])
+				}
+			}
+		}
+	}
+}

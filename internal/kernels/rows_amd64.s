@@ -127,6 +127,94 @@ ggret:
 	VZEROUPPER
 	RET
 
+// func gatherPanels4AVX(z []float64, wp []float64, K int, J int, start []int32, rows []int32, x []float64)
+// Requires: AVX, FMA3
+TEXT ·gatherPanels4AVX(SB), NOSPLIT, $8-136
+	MOVQ z_base+0(FP), AX
+	MOVQ wp_base+24(FP), CX
+	MOVQ K+48(FP), DX
+	MOVQ J+56(FP), BX
+	SHLQ $0x03, BX
+	MOVQ start_base+64(FP), SI
+	MOVQ start_len+72(FP), DI
+	DECQ DI
+	MOVQ rows_base+88(FP), R8
+	MOVQ x_base+112(FP), R9
+	SHLQ $0x06, DX
+	XORQ R10, R10
+
+gpt:
+	CMPQ R10, BX
+	JAE  gpret
+	XORQ R11, R11
+	LEAQ (AX)(R10*1), R12
+
+gpg:
+	CMPQ    R11, DI
+	JAE     gpnext
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	VXORPD  Y6, Y6, Y6
+	VXORPD  Y7, Y7, Y7
+	MOVLQSX (SI)(R11*4), R13
+	MOVLQSX 4(SI)(R11*4), R14
+	MOVQ    R13, R15
+	SHLQ    $0x05, R15
+	ADDQ    R9, R15
+
+gpu:
+	CMPQ         R13, R14
+	JAE          gpst
+	MOVLQSX      (R8)(R13*4), BP
+	SHLQ         $0x06, BP
+	ADDQ         CX, BP
+	VMOVUPD      (BP), Y8
+	VMOVUPD      32(BP), Y9
+	VBROADCASTSD (R15), Y10
+	VFMADD231PD  Y8, Y10, Y0
+	VFMADD231PD  Y9, Y10, Y1
+	VBROADCASTSD 8(R15), Y10
+	VFMADD231PD  Y8, Y10, Y2
+	VFMADD231PD  Y9, Y10, Y3
+	VBROADCASTSD 16(R15), Y10
+	VFMADD231PD  Y8, Y10, Y4
+	VFMADD231PD  Y9, Y10, Y5
+	VBROADCASTSD 24(R15), Y10
+	VFMADD231PD  Y8, Y10, Y6
+	VFMADD231PD  Y9, Y10, Y7
+	ADDQ         $0x20, R15
+	INCQ         R13
+	JMP          gpu
+
+gpst:
+	VMOVUPD Y0, (R12)
+	VMOVUPD Y1, 32(R12)
+	ADDQ    BX, R12
+	VMOVUPD Y2, (R12)
+	VMOVUPD Y3, 32(R12)
+	ADDQ    BX, R12
+	VMOVUPD Y4, (R12)
+	VMOVUPD Y5, 32(R12)
+	ADDQ    BX, R12
+	VMOVUPD Y6, (R12)
+	VMOVUPD Y7, 32(R12)
+	ADDQ    BX, R12
+	INCQ    R11
+	JMP     gpg
+
+gpnext:
+	ADDQ DX, CX
+	ADDQ $0x40, R10
+	JMP  gpt
+
+gpret:
+	VZEROUPPER
+	RET
+
 // func swishGemvTAVX(z []float64, e []float64, a []float64, wT []float64, o []float64)
 // Requires: AVX
 TEXT ·swishGemvTAVX(SB), NOSPLIT, $0-120

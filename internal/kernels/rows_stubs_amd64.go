@@ -8,4 +8,7 @@ package kernels
 func gatherGemm4AVX(z []float64, w []float64, J int, rows []int32, x []float64)
 
 //go:noescape
+func gatherPanels4AVX(z []float64, wp []float64, K int, J int, start []int32, rows []int32, x []float64)
+
+//go:noescape
 func swishGemvTAVX(z []float64, e []float64, a []float64, wT []float64, o []float64)

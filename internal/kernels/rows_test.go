@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -154,5 +155,74 @@ func TestSwishGemvT(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGatherPanels4: each group's z equal bit for bit to GatherGemm4 of
+// the group alone on the row-major w (so to ByteRow's sums), from the
+// kernel and the fallback, for J = 8 to 136, 1 to 5 groups (some empty,
+// the first starting past row 0), unaligned slices, nothing written past
+// the last group; bad shapes, starts and rows panic.
+func TestGatherPanels4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	const K = 40
+	for _, J := range []int{8, 16, 24, 128, 136} {
+		w := buf(rng, K*J, 1, 1)
+		wp := buf(rng, K*J, 3, 1)
+		PackPanels8(wp, w, K, J)
+		checkSentinels(t, wp)
+		for _, sizes := range [][]int{{0}, {1}, {9, 0, 40}, {3, 17, 2, 0, 40}} {
+			start := []int32{2}
+			rows := []int32{5, 7}
+			for _, n := range sizes {
+				for _, k := range rng.Perm(K)[:n] {
+					rows = append(rows, int32(k))
+				}
+				slices.Sort(rows[start[len(start)-1]:])
+				start = append(start, int32(len(rows)))
+			}
+			x := buf(rng, 4*len(rows), 2, 1)
+			for i := range x {
+				if rng.IntN(3) == 0 {
+					x[i] = 0
+				}
+			}
+			G := len(sizes)
+			for name, f := range map[string]func(z, wp []float64, K, J int, start, rows []int32, x []float64){
+				"kernel": gatherPanels4AVX, "go": gatherPanels4Go, "GatherPanels4": GatherPanels4,
+			} {
+				z := buf(rng, 4*J*G, 1, 5)
+				f(z, wp, K, J, start, rows, x)
+				checkSentinels(t, z)
+				for g := range G {
+					a, b := start[g], start[g+1]
+					want := make([]float64, 4*J)
+					GatherGemm4(want, w, rows[a:b], x[4*a:4*b])
+					for i, v := range want {
+						if z[4*J*g+i] != v {
+							t.Fatalf("%s J=%d sizes %v group %d: z[%d] = %g, want %g", name, J, sizes, g, i, z[4*J*g+i], v)
+						}
+					}
+				}
+			}
+		}
+	}
+	w := make([]float64, K*8)
+	for name, f := range map[string]func(){
+		"J%8":        func() { GatherPanels4(make([]float64, 48), w, K, 12, []int32{0, 0}, nil, nil) },
+		"start down": func() { GatherPanels4(make([]float64, 64), w, K, 8, []int32{0, 1, 0}, []int32{1}, make([]float64, 4)) },
+		"start past": func() { GatherPanels4(make([]float64, 32), w, K, 8, []int32{0, 2}, []int32{1}, make([]float64, 8)) },
+		"row":        func() { GatherPanels4(make([]float64, 32), w, K, 8, []int32{0, 1}, []int32{K}, make([]float64, 4)) },
+		"short z":    func() { GatherPanels4(make([]float64, 31), w, K, 8, []int32{0, 1}, []int32{1}, make([]float64, 4)) },
+		"pack":       func() { PackPanels8(make([]float64, 12*K), make([]float64, 12*K), K, 12) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
 	}
 }

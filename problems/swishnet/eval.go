@@ -98,7 +98,9 @@ type evalWork struct {
 	dense []uint8   // K×4: a group's pixel values
 	mark  []uint64  // K bits: a group's pixels
 	x     []float64 // a group's pixel values, 4 per union pixel
-	z, ez []float64 // 4×J: pre-activations, e^-z
+	z, ez []float64 // 4×J per group of a batch: pre-activations, e^-z
+	wp    []float64 // W1 as panels (kernels.PackPanels8)
+	st    []int32   // a batch's group starts
 	w2T   []float64 // J×Lp: w2 transposed and padded
 	o     []float64 // Lp logits
 	loss  []float64 // per image of the range
@@ -115,12 +117,16 @@ func (n Net) Eval(w []float64, img *datasets.Images, lo, hi int, ws *Work) (loss
 	return n.evalGroups(w, img, lo, hi, &ws.ev.g, ws)
 }
 
+// panelBatch groups (64 images) share each pass over a panel of W1: their
+// pixel values (about 15 KB a group) and pre-activations (4 KB) stay in L2
+// while the panels are read once per batch.
+const panelBatch = 16
+
 // evalGroups is Eval over the groups g of images [lo, hi).
 func (n Net) evalGroups(w []float64, img *datasets.Images, lo, hi int, g *groups, ws *Work) (loss float64, correct int) {
 	w1, w2 := n.W1(w), n.W2(w)
 	J, L := n.J, n.L
 	e := &ws.ev
-	e.z, e.ez = grow(e.z, 4*J), grow(e.ez, 4*J)
 	e.loss, e.hit = grow(e.loss, hi-lo), grow(e.hit, hi-lo)
 	// w2 transposed, its rows padded to Lp with zeros, for kernels.SwishGemvT.
 	Lp := (L + 3) &^ 3
@@ -131,30 +137,54 @@ func (n Net) evalGroups(w []float64, img *datasets.Images, lo, hi int, g *groups
 			e.w2T[j*Lp+l] = v
 		}
 	}
-	for q := 0; q+1 < len(g.start); q++ {
-		a, b := g.start[q], g.start[q+1]
+	// Groups go to the kernels panelBatch at a time (W1 as panels of 8
+	// columns, kernels.GatherPanels4) or, for J%8 != 0, one by one.
+	panels := J%8 == 0 && len(w1) == n.K*J
+	if panels {
+		e.wp = grow(e.wp, n.K*J)
+		kernels.PackPanels8(e.wp, w1, n.K, J)
+	}
+	ng := len(g.start) - 1
+	for q0 := 0; q0 < ng; q0 += panelBatch {
+		q1 := min(q0+panelBatch, ng)
+		a, b := g.start[q0], g.start[q1]
 		e.x = grow(e.x, 4*int(b-a))
 		for i, v := range g.vals[4*a : 4*b] {
 			e.x[i] = pixel[v]
 		}
-		kernels.GatherGemm4(e.z, w1, g.rows[a:b], e.x)
+		e.z, e.ez = grow(e.z, 4*J*(q1-q0)), grow(e.ez, 4*J*(q1-q0))
+		if panels {
+			e.st = grow(e.st, q1-q0+1)
+			for i := range e.st {
+				e.st[i] = g.start[q0+i] - a
+			}
+			kernels.GatherPanels4(e.z, e.wp, n.K, J, e.st, g.rows[a:b], e.x)
+		} else {
+			for q := q0; q < q1; q++ {
+				u0, u1 := g.start[q]-a, g.start[q+1]-a
+				kernels.GatherGemm4(e.z[4*J*(q-q0):4*J*(q-q0+1)], w1, g.rows[a+u0:a+u1], e.x[4*u0:4*u1])
+			}
+		}
 		for i, v := range e.z {
 			e.ez[i] = -v
 		}
 		kernels.Exp(e.ez, e.ez)
-		for r, m := range g.order[4*q : min(4*q+4, len(g.order))] {
-			// top's loss and the argmax, without S'(z): the same roundings.
-			kernels.SwishGemvT(e.z[r*J:r*J+J], e.ez[r*J:r*J+J], ws.a, e.w2T, e.o)
-			o := e.o[:L]
-			y := int(img.Labels[m])
-			lse := softmax(o, ws.q)
-			best := 0
-			for l, v := range o {
-				if v > o[best] {
-					best = l
+		for q := q0; q < q1; q++ {
+			for r, m := range g.order[4*q : min(4*q+4, len(g.order))] {
+				// top's loss and the argmax, without S'(z): the same roundings.
+				zr := 4*J*(q-q0) + r*J
+				kernels.SwishGemvT(e.z[zr:zr+J], e.ez[zr:zr+J], ws.a, e.w2T, e.o)
+				o := e.o[:L]
+				y := int(img.Labels[m])
+				lse := softmax(o, ws.q)
+				best := 0
+				for l, v := range o {
+					if v > o[best] {
+						best = l
+					}
 				}
+				e.loss[int(m)-lo], e.hit[int(m)-lo] = lse-o[y], best == y
 			}
-			e.loss[int(m)-lo], e.hit[int(m)-lo] = lse-o[y], best == y
 		}
 	}
 	for i := range hi - lo {

@@ -29,6 +29,7 @@ func main() {
 	ConstraintExpr("!purego")
 	constants()
 	gatherGemm4()
+	gatherPanels4()
 	swishGemvT()
 	Generate()
 }
@@ -196,6 +197,92 @@ func swishGemvT() {
 		JMP(LabelRef(lbl))
 	}
 	Label("sgret")
+	VZEROUPPER()
+	RET()
+}
+
+// gatherPanels4: GatherGemm4 for a run of groups, tile by tile: the tile's
+// panel of w (K rows × 8 columns, 64 bytes a row, contiguous) serves every
+// group before the next tile's is read. The caller has checked the rows,
+// the starts and J%8 == 0.
+func gatherPanels4() {
+	TEXT("gatherPanels4AVX", NOSPLIT, "func(z, wp []float64, K, J int, start, rows []int32, x []float64)")
+	Pragma("noescape")
+	z := Load(Param("z").Base(), GP64())
+	wp := Load(Param("wp").Base(), GP64())
+	K := Load(Param("K"), GP64())
+	rowBytes := Load(Param("J"), GP64())
+	SHLQ(Imm(3), rowBytes)
+	start := Load(Param("start").Base(), GP64())
+	ng := Load(Param("start").Len(), GP64())
+	DECQ(ng)
+	rows := Load(Param("rows").Base(), GP64())
+	x := Load(Param("x").Base(), GP64())
+	SHLQ(Imm(6), K) // a panel, in bytes
+	c0 := GP64()    // the tile's first column, in bytes
+	XORQ(c0, c0)
+	Label("gpt")
+	CMPQ(c0, rowBytes)
+	JAE(LabelRef("gpret"))
+	g := GP64()
+	XORQ(g, g)
+	zg := GP64() // group g's z, at column c0
+	LEAQ(Mem{Base: z, Index: c0, Scale: 1}, zg)
+	Label("gpg")
+	CMPQ(g, ng)
+	JAE(LabelRef("gpnext"))
+	var acc [4][2]VecVirtual
+	for r := range acc {
+		for c := range acc[r] {
+			acc[r][c] = YMM()
+			VXORPD(acc[r][c], acc[r][c], acc[r][c])
+		}
+	}
+	u, end, xp := GP64(), GP64(), GP64()
+	MOVLQSX(Mem{Base: start, Index: g, Scale: 4}, u)
+	MOVLQSX(Mem{Base: start, Index: g, Scale: 4, Disp: 4}, end)
+	MOVQ(u, xp)
+	SHLQ(Imm(5), xp)
+	ADDQ(x, xp)
+	Label("gpu")
+	CMPQ(u, end)
+	JAE(LabelRef("gpst"))
+	rp := GP64()
+	MOVLQSX(Mem{Base: rows, Index: u, Scale: 4}, rp)
+	SHLQ(Imm(6), rp)
+	ADDQ(wp, rp)
+	var wv [2]VecVirtual
+	for c := range wv {
+		wv[c] = YMM()
+		VMOVUPD(Mem{Base: rp, Disp: 32 * c}, wv[c])
+	}
+	for r := range acc {
+		bc := YMM()
+		VBROADCASTSD(Mem{Base: xp, Disp: 8 * r}, bc)
+		for c := range wv {
+			VFMADD231PD(wv[c], bc, acc[r][c])
+		}
+	}
+	ADDQ(Imm(32), xp)
+	INCQ(u)
+	JMP(LabelRef("gpu"))
+	Label("gpst")
+	zp := GP64()
+	MOVQ(zg, zp)
+	for r := range acc {
+		for c, a := range acc[r] {
+			VMOVUPD(a, Mem{Base: zp, Disp: 32 * c})
+		}
+		ADDQ(rowBytes, zp)
+	}
+	MOVQ(zp, zg) // the next group's z follows four rows on
+	INCQ(g)
+	JMP(LabelRef("gpg"))
+	Label("gpnext")
+	ADDQ(K, wp)
+	ADDQ(Imm(64), c0)
+	JMP(LabelRef("gpt"))
+	Label("gpret")
 	VZEROUPPER()
 	RET()
 }
