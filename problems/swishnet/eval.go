@@ -13,13 +13,11 @@ import (
 )
 
 // groups are a range of images in groups of four for
-// kernels.GatherGemm4: a group's first-layer product reads each W1 row of
-// the union of its pixels once, for all four images. Images of one class
-// with about as many non-zero pixels share most of their pixels (on
-// Fashion-MNIST the union holds 1.25 times the pixels of the four images,
-// against 1.6 for four consecutive images), so the images are ordered by
-// (label, non-zeros), stably: the groups are a fixed function of the
-// images, and no result depends on them (see Eval).
+// kernels.GatherPanels4 (GatherGemm4): a group's first-layer product reads
+// each W1 row of the union of its pixels once, for all four images. Images
+// of one class and shape share most of their pixels (shapeKey), so the
+// images are ordered by shapeKey, stably: the groups are a fixed function
+// of the images, and no result depends on them (see Eval).
 type groups struct {
 	order []int32 // the images in group order: group g is order[4g : 4g+4]
 	start []int32 // group g's union is rows[start[g]:start[g+1]]
@@ -74,10 +72,10 @@ func (g *groups) build(img *datasets.Images, lo, hi, L int, ws *evalWork) {
 
 // shapeKey orders image m by label (those >= L last), then by the
 // number of pixel columns it covers and the span of its pixel rows: on
-// Fashion-MNIST four images in this order share more of their pixels
-// than in order of label and non-zeros (1.20 against 1.25 times the
-// pixels in the union). Images with the pixels of a 28-column grid are
-// assumed; other shapes only group less well.
+// Fashion-MNIST the union of four images in this order holds 1.20 times
+// their pixels (1.25 in order of label and non-zeros, 1.6 for four
+// consecutive images). It assumes a 28-column grid; other shapes only
+// group less well.
 func shapeKey(img *datasets.Images, m int32, L int) int {
 	cols := img.Col[img.RowPtr[m]:img.RowPtr[m+1]]
 	if len(cols) == 0 {
@@ -97,7 +95,7 @@ type evalWork struct {
 	key   []int     // shapeKey per image of the range
 	dense []uint8   // K×4: a group's pixel values
 	mark  []uint64  // K bits: a group's pixels
-	x     []float64 // a group's pixel values, 4 per union pixel
+	x     []float64 // a batch's pixel values, 4 per union pixel
 	z, ez []float64 // 4×J per group of a batch: pre-activations, e^-z
 	wp    []float64 // W1 as panels (kernels.PackPanels8)
 	st    []int32   // a batch's group starts
