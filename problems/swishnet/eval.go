@@ -136,8 +136,9 @@ func (n Net) evalGroups(w []float64, img *datasets.Images, lo, hi int, g *groups
 		}
 	}
 	// Groups go to the kernels panelBatch at a time (W1 as panels of 8
-	// columns, kernels.GatherPanels4) or, for J%8 != 0, one by one.
-	panels := J%8 == 0 && len(w1) == n.K*J
+	// columns, kernels.GatherPanels4) or, for J%8 != 0 and in the pure-Go
+	// fallback (whose Axpys are faster over whole rows), one by one.
+	panels := kernels.Accelerated() && J%8 == 0 && len(w1) == n.K*J
 	if panels {
 		e.wp = grow(e.wp, n.K*J)
 		kernels.PackPanels8(e.wp, w1, n.K, J)
