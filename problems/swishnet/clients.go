@@ -169,6 +169,7 @@ func (n Net) Evaluate(w []float64, img *datasets.Images, workers int) (cost, acc
 		next <- ch
 	}
 	close(next)
+	set := cachedGroups(img)
 	for g := 0; g < max(1, min(workers, evalChunks)); g++ {
 		wg.Add(1)
 		go func() {
@@ -176,7 +177,8 @@ func (n Net) Evaluate(w []float64, img *datasets.Images, workers int) (cost, acc
 			ws := n.NewWork()
 			for ch := range next {
 				lo, hi := ch*img.N/evalChunks, (ch+1)*img.N/evalChunks
-				losses[ch], corrects[ch] = n.Eval(w, img, lo, hi, ws)
+				set.once[ch].Do(func() { set.g[ch].build(img, lo, hi, n.L, &ws.ev) })
+				losses[ch], corrects[ch] = n.evalGroups(w, img, lo, hi, &set.g[ch], ws)
 			}
 		}()
 	}

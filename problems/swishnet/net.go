@@ -93,6 +93,7 @@ type Work struct {
 	z, a, sp, d, e []float64 // J: pre-activation, S(z), S'(z), back-propagated error, e^-z
 	o, q           []float64 // L: logits, softmax
 	sc             scatter   // batch-sized, grown on demand
+	ev             evalWork  // Eval's scratch, grown on demand
 }
 
 // NewWork allocates scratch space for n.
@@ -257,25 +258,4 @@ func (s *scatter) add(img *datasets.Images, batch []int, span func(int) (int32, 
 			}
 		}
 	}
-}
-
-// Eval returns the sum of -log Q_y and the number of correct argmax
-// predictions over images [lo, hi) of img.
-func (n Net) Eval(w []float64, img *datasets.Images, lo, hi int, ws *Work) (loss float64, correct int) {
-	w1, w2 := n.W1(w), n.W2(w)
-	for m := lo; m < hi; m++ {
-		n.hidden(w1, img, img.RowPtr[m], img.RowPtr[m+1], ws.z)
-		y := int(img.Labels[m])
-		loss += n.top(w2, y, ws)
-		best := 0
-		for l, v := range ws.o {
-			if v > ws.o[best] {
-				best = l
-			}
-		}
-		if best == y {
-			correct++
-		}
-	}
-	return loss, correct
 }

@@ -221,3 +221,57 @@ func TestGradScatterOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalPerImage: Eval and Evaluate (grouped images, kernels.GatherGemm4
+// and SwishGemvT) give bit for bit the per-image path they replace
+// (ByteRow's hidden, top, the argmax, the losses summed in image order),
+// for widths on and off the kernels' tiles (J = 8, 12, 5; L = 3, 10), on
+// whole sets, ranges, repeated calls (Evaluate's cached groups) and any
+// workers.
+func TestEvalPerImage(t *testing.T) {
+	for _, n := range []Net{{20, 8, 3}, {30, 12, 10}, {20, 5, 3}} {
+		img := tinyImages(61, n.K, n.L, 7)
+		w := make([]float64, n.Dim())
+		n.Init(w, rand.New(rand.NewPCG(4, 5)))
+		ws := n.NewWork()
+		perImage := func(lo, hi int) (float64, int) {
+			var loss float64
+			var correct int
+			for m := lo; m < hi; m++ {
+				n.hidden(n.W1(w), img, img.RowPtr[m], img.RowPtr[m+1], ws.z)
+				y := int(img.Labels[m])
+				loss += n.top(n.W2(w), y, ws)
+				best := 0
+				for l, v := range ws.o {
+					if v > ws.o[best] {
+						best = l
+					}
+				}
+				if best == y {
+					correct++
+				}
+			}
+			return loss, correct
+		}
+		for _, r := range [][2]int{{0, 61}, {5, 6}, {3, 40}, {60, 61}, {7, 7}} {
+			wl, wc := perImage(r[0], r[1])
+			if l, c := n.Eval(w, img, r[0], r[1], n.NewWork()); l != wl || c != wc {
+				t.Fatalf("%v [%d, %d): Eval %v, %d; per image %v, %d", n, r[0], r[1], l, c, wl, wc)
+			}
+		}
+		var wantCost float64
+		var wantCorrect int
+		for ch := range evalChunks {
+			l, c := perImage(ch*img.N/evalChunks, (ch+1)*img.N/evalChunks)
+			wantCost += l
+			wantCorrect += c
+		}
+		for _, workers := range []int{1, 3, 1} {
+			cost, acc := n.Evaluate(w, img, workers)
+			if cost != wantCost/float64(img.N) || acc != float64(wantCorrect)/float64(img.N) {
+				t.Fatalf("%v workers %d: %v, %v; per image %v, %v", n, workers, cost, acc,
+					wantCost/float64(img.N), float64(wantCorrect)/float64(img.N))
+			}
+		}
+	}
+}
