@@ -14,7 +14,7 @@ import (
 
 // potrf overwrites the upper triangle of the row-major n×n matrix k with
 // its Cholesky factor U (k = UᵀU) and the strict lower triangle with Uᵀ
-// (for cholSolve; fillP and densePolish.factor clear it before refilling).
+// (for cholSolve; the input's strict lower triangle is ignored).
 // It reports false if k is not numerically positive definite (a pivot
 // <= 0, NaN or +Inf).
 func potrf(k []float64, n int) bool { return kernels.Cholesky(k, n) }
@@ -24,9 +24,14 @@ func potrf(k []float64, n int) bool { return kernels.Cholesky(k, n) }
 // products for U).
 func cholSolve(u []float64, n int, x []float64) { kernels.CholSolve(u, n, x) }
 
-// fillP writes P + shift·I into the upper triangle of the row-major k and
-// zeros its strict lower triangle.
-func fillP(k []float64, P *CSC, shift float64) {
+// fillP writes P + shift·I into the upper triangle of the row-major k; a
+// CSC P also zeros its strict lower triangle (potrf ignores it).
+func fillP(k []float64, Pm symMatrix, shift float64) {
+	P, ok := Pm.(*CSC)
+	if !ok {
+		Pm.(*symDense).upperTo(k, shift)
+		return
+	}
 	n := P.N
 	clear(k)
 	for j := 0; j < n; j++ {
@@ -114,7 +119,8 @@ func (g *gram) addTo(k []float64, rho []float64) {
 type denseKKT struct {
 	n     int
 	sigma float64
-	P, A  *CSC
+	P     symMatrix
+	A     *CSC
 	At    *CSC  // Aᵀ: column i holds row i of A
 	Ap    *pair // products with A
 	g     *gram
@@ -122,10 +128,11 @@ type denseKKT struct {
 	w     []float64
 }
 
-func newDenseKKT(P *CSC, Ap *pair, sigma float64) *denseKKT {
+func newDenseKKT(P symMatrix, Ap *pair, sigma float64) *denseKKT {
+	n := Ap.a.N
 	return &denseKKT{
-		n: P.N, sigma: sigma, P: P, A: Ap.a, At: Ap.at, Ap: Ap, g: newGram(Ap.at),
-		k: make([]float64, P.N*P.N),
+		n: n, sigma: sigma, P: P, A: Ap.a, At: Ap.at, Ap: Ap, g: newGram(Ap.at),
+		k: make([]float64, n*n),
 		w: make([]float64, Ap.a.M),
 	}
 }
@@ -177,9 +184,10 @@ func (d *denseKKT) factorNnz() int { return d.n * (d.n + 1) / 2 }
 // number still grows like 1/δ; refinement absorbs the resulting error.
 type densePolish struct {
 	n     int
-	P, At *CSC
+	P     symMatrix
+	At    *CSC
 	delta float64
-	pdiag []int // position of Pⱼⱼ in P.X (always stored)
+	pdiag []float64 // Pⱼⱼ
 
 	rows   []int     // active rows, in the caller's order
 	pinT   []int     // per variable: index in rows of its pinning row, or −1
@@ -206,11 +214,18 @@ func newDensePolish(lin *denseKKT, delta float64, old *densePolish) *densePolish
 	}
 	n := lin.n
 	dp := &densePolish{n: n, P: lin.P, At: lin.At, delta: delta,
-		pdiag: make([]int, n), pinT: make([]int, n), pinA: make([]float64, n),
+		pdiag: make([]float64, n), pinT: make([]int, n), pinA: make([]float64, n),
 		loc: make([]int, n),
 		xf:  make([]float64, n), px: make([]float64, n), rf: make([]float64, n)}
-	for j := 0; j < n; j++ {
-		dp.pdiag[j] = lin.P.P[j+1] - 1 // diagonal last in its upper column
+	switch P := lin.P.(type) {
+	case *CSC:
+		for j := 0; j < n; j++ {
+			dp.pdiag[j] = P.X[P.P[j+1]-1] // diagonal last in its upper column
+		}
+	case *symDense:
+		for j := 0; j < n; j++ {
+			dp.pdiag[j] = P.a[j*n+j]
+		}
 	}
 	return dp
 }
@@ -228,7 +243,7 @@ func (dp *densePolish) factor(rows []int) bool {
 		lo := At.P[i]
 		if At.P[i+1]-lo == 1 {
 			j, a := At.I[lo], At.X[lo]
-			if dp.pinT[j] < 0 && a*a >= pinMin*delta*(abs(P.X[dp.pdiag[j]])+delta) {
+			if dp.pinT[j] < 0 && a*a >= pinMin*delta*(abs(dp.pdiag[j])+delta) {
 				dp.pinT[j], dp.pinA[j] = t, a
 				continue
 			}
@@ -249,13 +264,25 @@ func (dp *densePolish) factor(rows []int) bool {
 	}
 	k := dp.k[:nf*nf]
 	clear(k)
-	for b, j := range dp.free {
-		for p := P.P[j]; p < P.P[j+1]; p++ {
-			if a := dp.loc[P.I[p]]; a >= 0 {
-				k[a*nf+b] += P.X[p] // upper: P.I[p] ≤ j, so a ≤ b
+	switch P := P.(type) {
+	case *CSC:
+		for b, j := range dp.free {
+			for p := P.P[j]; p < P.P[j+1]; p++ {
+				if a := dp.loc[P.I[p]]; a >= 0 {
+					k[a*nf+b] += P.X[p] // upper: P.I[p] ≤ j, so a ≤ b
+				}
 			}
+			k[b*nf+b] += delta
 		}
-		k[b*nf+b] += delta
+	case *symDense:
+		// Row j up to the diagonal is column j of the upper triangle.
+		for b, j := range dp.free {
+			col := P.a[j*n : j*n+j+1]
+			for a, i := range dp.free[:b+1] {
+				k[a*nf+b] += col[i]
+			}
+			k[b*nf+b] += delta
+		}
 	}
 	// Other rows: A_OFᵀA_OF/δ, dense ones by Syrk, sparse ones by scatter.
 	scale := 1 / math.Sqrt(delta)

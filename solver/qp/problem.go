@@ -31,11 +31,12 @@ type Problem struct {
 }
 
 // data is a validated problem in canonical form: P upper triangular CSC
-// (n×n), A CSC (m×n), bounds with ±Inf for infinite values. It owns its
-// slices.
+// (n×n) or, from newDataDense, possibly a *symDense; A CSC (m×n), bounds
+// with ±Inf for infinite values. It owns its slices.
 type data struct {
 	n, m int
-	P    *CSC
+	P    *CSC      // nil when pd is set
+	pd   *symDense // a dense P kept dense (newDataDense)
 	A    *CSC
 	q    []float64
 	l, u []float64
@@ -45,7 +46,13 @@ type data struct {
 const symTol = 1e-12
 
 // newData validates p and copies it into canonical form.
-func newData(p *Problem) (*data, error) {
+func newData(p *Problem) (*data, error) { return newDataFor(p, false) }
+
+// newDataDense is newData for the dense path: a P given as a dense matrix
+// (anything but a *CSC or nil) is kept in full storage (data.pd).
+func newDataDense(p *Problem) (*data, error) { return newDataFor(p, true) }
+
+func newDataFor(p *Problem, denseP bool) (*data, error) {
 	if p == nil {
 		return nil, inputErrorf("Problem", "nil problem")
 	}
@@ -70,7 +77,11 @@ func newData(p *Problem) (*data, error) {
 	d := &data{n: n, q: append([]float64(nil), p.Q...)}
 
 	var err error
-	if d.P, err = upperFrom(p.P, n); err != nil {
+	if _, isCSC := p.P.(*CSC); denseP && p.P != nil && !isCSC {
+		if d.pd, err = symDenseFrom(p.P, n); err != nil {
+			return nil, err
+		}
+	} else if d.P, err = upperFrom(p.P, n); err != nil {
 		return nil, err
 	}
 

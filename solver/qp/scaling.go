@@ -38,8 +38,8 @@ func limitScaling(v float64) float64 {
 // computed from the original entries and the accumulated factors
 // (|P̄ᵢⱼ| = c·dᵢdⱼ|Pᵢⱼ|, |Āᵢⱼ| = eᵢdⱼ|Aᵢⱼ|), so each pass only reads P and A
 // once, and the data are scaled once at the end.
-func ruiz(P, A *CSC, q []float64, iters int) *scaling {
-	n, m := P.N, A.M
+func ruiz(P symMatrix, A *CSC, q []float64, iters int) *scaling {
+	n, m := len(q), A.M
 	s := &scaling{d: ones(n), e: ones(m), c: 1}
 	d, e := s.d, s.e
 	dt := make([]float64, n)
@@ -47,7 +47,7 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 	// pmax[j]: ∞-norm of column j of D P D (full symmetric column), for the
 	// current d; the P part of the KKT column norm is c·pmax[j].
 	pmax := make([]float64, n)
-	pColMax(pmax, P, d)
+	P.colAbsMax(pmax, d)
 	for it := 0; it < iters; it++ {
 		// Column ∞-norms of the KKT matrix [P̄ Āᵀ; Ā 0].
 		for j := range dt {
@@ -77,7 +77,7 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 		}
 		// Cost scaling: 1/max(mean column norm of P̄, ‖q̄‖∞), both taken
 		// after the new D and before the new cost factor.
-		pColMax(pmax, P, d)
+		P.colAbsMax(pmax, d)
 		var mean float64
 		for _, v := range pmax {
 			mean += v
@@ -90,12 +90,9 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 		s.c *= 1 / limitScaling(max(limitScaling(mean), qn))
 	}
 	c := s.c
-	for j := 0; j < n; j++ {
-		cdj := c * d[j]
-		for p := P.P[j]; p < P.P[j+1]; p++ {
-			P.X[p] *= cdj * d[P.I[p]]
-		}
-		q[j] *= cdj
+	P.scale(c, d)
+	for j := range q {
+		q[j] *= c * d[j]
 	}
 	scaleRC(A, e, d)
 	s.dinv = inv(s.d)
