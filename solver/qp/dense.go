@@ -125,6 +125,7 @@ type denseKKT struct {
 	Ap    *pair // products with A
 	g     *gram
 	k     []float64 // factor U, upper triangle row-major
+	inv   []float64 // inverses of U's diagonal blocks (kernels.BlockInverses)
 	w     []float64
 }
 
@@ -132,8 +133,9 @@ func newDenseKKT(P symMatrix, Ap *pair, sigma float64) *denseKKT {
 	n := Ap.a.N
 	return &denseKKT{
 		n: n, sigma: sigma, P: P, A: Ap.a, At: Ap.at, Ap: Ap, g: newGram(Ap.at),
-		k: make([]float64, n*n),
-		w: make([]float64, Ap.a.M),
+		k:   make([]float64, n*n),
+		inv: make([]float64, kernels.BlockInvLen(n)),
+		w:   make([]float64, Ap.a.M),
 	}
 }
 
@@ -144,10 +146,17 @@ func (d *denseKKT) convex() bool {
 	return potrf(d.k, d.n)
 }
 
+// setRho factors the ADMM matrix and inverts the factor's diagonal blocks:
+// every step solves with it, and the solves' small triangles then become
+// vectorised products (kernels.CholSolveInv).
 func (d *denseKKT) setRho(rho []float64) bool {
 	fillP(d.k, d.P, d.sigma)
 	d.g.addTo(d.k, rho)
-	return potrf(d.k, d.n)
+	if !potrf(d.k, d.n) {
+		return false
+	}
+	kernels.BlockInverses(d.k, d.n, d.inv)
+	return true
 }
 
 func (d *denseKKT) step(xt, zt, x, z, y, q, rho []float64) {
@@ -159,7 +168,7 @@ func (d *denseKKT) step(xt, zt, x, z, y, q, rho []float64) {
 		xt[j] = d.sigma*x[j] - q[j]
 	}
 	d.Ap.mulT(xt, w)
-	cholSolve(d.k, d.n, xt)
+	kernels.CholSolveInv(d.k, d.n, d.inv, xt)
 	clear(zt)
 	d.Ap.mul(zt, xt)
 }
