@@ -338,8 +338,11 @@ type pair struct {
 	useT  bool
 }
 
-func newPair(a *CSC) *pair {
-	p := &pair{a: a, at: a.transpose()}
+func newPair(a *CSC) *pair { return newPairT(a, a.transpose()) }
+
+// newPairT is newPair given at = aᵀ.
+func newPairT(a, at *CSC) *pair {
+	p := &pair{a: a, at: at}
 	_, na := a.contiguity()
 	_, nt := p.at.contiguity()
 	p.useT = nt > na

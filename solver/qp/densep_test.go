@@ -31,6 +31,26 @@ func upperCSC(t testing.TB, p mat.Matrix) *CSC {
 	return out
 }
 
+// toCSC returns the non-zeros of a as a CSC built by NewCSC.
+func toCSC(t testing.TB, a mat.Matrix) *CSC {
+	t.Helper()
+	m, n := a.Dims()
+	var r, c []int
+	var v []float64
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			if x := a.At(i, j); x != 0 {
+				r, c, v = append(r, i), append(c, j), append(v, x)
+			}
+		}
+	}
+	out, err := NewCSC(m, n, r, c, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // randSym returns a random symmetric n×n matrix; a fraction zero of its
 // off-diagonal entries are zero.
 func randSym(rng *rand.Rand, n int, zero float64) *mat.SymDense {
@@ -88,11 +108,11 @@ func TestSymDenseMatchesCSC(t *testing.T) {
 }
 
 // TestDensePStorageOracle: on the dense path a P given as a dense matrix
-// (kept in full storage) and the same P given as a CSC give the same
-// solution: bit for bit when P has no zero entry (the same products in the
-// same order), to 1e-9 otherwise (the CSC leaves the zeros out, which
-// changes the summation order of P·x). Both are checked against the KKT
-// conditions.
+// (kept in full storage) and an A given as a *mat.Dense (converted row by
+// row into Aᵀ first) give the same solution as both given as CSCs: bit for
+// bit when P has no zero entry (the same products in the same order), to
+// 1e-9 otherwise (the CSC leaves the zeros out, which changes the
+// summation order of P·x). All are checked against the KKT conditions.
 func TestDensePStorageOracle(t *testing.T) {
 	ctx := context.Background()
 	zeroP := func(seed uint64) *Problem {
@@ -130,6 +150,7 @@ func TestDensePStorageOracle(t *testing.T) {
 		}
 		ref := *c.prob
 		ref.P = upperCSC(t, c.prob.P)
+		ref.A = toCSC(t, c.prob.A)
 		set := settingsFor(LinearSolverDense)
 		want, err := Solve(ctx, &ref, set, nil)
 		if err != nil || want.Status != Solved {

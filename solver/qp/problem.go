@@ -38,6 +38,7 @@ type data struct {
 	P    *CSC      // nil when pd is set
 	pd   *symDense // a dense P kept dense (newDataDense)
 	A    *CSC
+	at   *CSC // Aᵀ when A came dense (built first), else nil
 	q    []float64
 	l, u []float64
 }
@@ -92,7 +93,13 @@ func newDataFor(p *Problem, denseP bool) (*data, error) {
 			return nil, inputErrorf("A", "is %d×%d but the problem has n = %d variables (len(Q))", r, c, n)
 		}
 		m = r
-		if d.A, err = cscFrom("A", p.A); err != nil {
+		if dm, ok := p.A.(*mat.Dense); ok {
+			// Aᵀ first: its columns are A's rows, written in order.
+			if d.at, err = denseToCSCT("A", dm); err != nil {
+				return nil, err
+			}
+			d.A = d.at.transpose()
+		} else if d.A, err = cscFrom("A", p.A); err != nil {
 			return nil, err
 		}
 	} else {
@@ -214,6 +221,37 @@ func denseToCSC(field string, dm *mat.Dense) (*CSC, error) {
 				next[j]++
 				out.I[p] = i
 				out.X[p] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+// denseToCSCT returns the transpose of a dense matrix as a CSC, scanning
+// its rows in order (the same checks and messages as denseToCSC).
+func denseToCSCT(field string, dm *mat.Dense) (*CSC, error) {
+	raw := dm.RawMatrix()
+	r, c := raw.Rows, raw.Cols
+	ptr := make([]int, r+1)
+	for i := 0; i < r; i++ {
+		nz := 0
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			if v != 0 {
+				if !isFinite(v) {
+					return nil, inputErrorf(field, "entry (%d, %d) = %v is not finite", i, j, v)
+				}
+				nz++
+			}
+		}
+		ptr[i+1] = ptr[i] + nz
+	}
+	out := &CSC{M: c, N: r, P: ptr, I: make([]int, ptr[r]), X: make([]float64, ptr[r])}
+	p := 0
+	for i := 0; i < r; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			if v != 0 {
+				out.I[p], out.X[p] = j, v
+				p++
 			}
 		}
 	}

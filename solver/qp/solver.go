@@ -136,7 +136,12 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 		s.P = d.pd
 	}
 	s.sc = ruiz(s.P, s.A, s.q, s.set.ScalingIterations)
-	s.Ap = newPair(s.A)
+	if d.at != nil {
+		scaleRC(d.at, s.sc.d, s.sc.e) // the products ruiz took for A, commuted
+		s.Ap = newPairT(s.A, d.at)
+	} else {
+		s.Ap = newPair(s.A)
+	}
 	s.At = s.Ap.at
 	s.l = make([]float64, m)
 	s.u = make([]float64, m)
