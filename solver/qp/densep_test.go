@@ -240,3 +240,78 @@ func FuzzSymDenseFrom(f *testing.F) {
 		}
 	})
 }
+
+// TestOneEntryRuns: the tight loops over runs of one-entry columns give
+// the same bits as the general loops (the runs switched off), on matrices
+// mixing runs of every length around minOneRun with full, empty and
+// scattered columns, x with zeros.
+func TestOneEntryRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 1))
+	for trial := 0; trial < 20; trial++ {
+		m := 1 + rng.IntN(40)
+		var r, c []int
+		var v []float64
+		n := 0
+		for n < 120 {
+			switch k := rng.IntN(4); k {
+			case 0: // a run of one-entry columns
+				for l := rng.IntN(2 * minOneRun); l > 0; l-- {
+					r, c, v = append(r, rng.IntN(m)), append(c, n), append(v, rng.NormFloat64())
+					n++
+				}
+			case 1: // a full column
+				for i := 0; i < m; i++ {
+					r, c, v = append(r, i), append(c, n), append(v, rng.NormFloat64())
+				}
+				n++
+			case 2: // empty
+				n++
+			default: // scattered
+				for i := 0; i < m; i++ {
+					if rng.IntN(3) == 0 {
+						r, c, v = append(r, i), append(c, n), append(v, rng.NormFloat64())
+					}
+				}
+				n++
+			}
+		}
+		a, err := NewCSC(m, n, r, c, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if trial == 0 && len(a.oneEntryRuns()) == 0 {
+			t.Fatal("no run of one-entry columns to test")
+		}
+		b := a.clone()
+		b.oneRuns = []int{} // general loops only
+		xn, xm := make([]float64, n), make([]float64, m)
+		for j := range xn {
+			if rng.IntN(4) > 0 {
+				xn[j] = rng.NormFloat64()
+			}
+		}
+		for i := range xm {
+			xm[i] = rng.NormFloat64()
+		}
+		ya, yb := make([]float64, m), make([]float64, m)
+		a.mulAdd(ya, xn)
+		b.mulAdd(yb, xn)
+		za, zb := make([]float64, n), make([]float64, n)
+		for j := range za {
+			za[j] = rng.NormFloat64()
+			zb[j] = za[j]
+		}
+		a.mulTAdd(za, xm)
+		b.mulTAdd(zb, xm)
+		for i := range ya {
+			if math.Float64bits(ya[i]) != math.Float64bits(yb[i]) {
+				t.Fatalf("trial %d: (A x)[%d] = %v, general loop %v", trial, i, ya[i], yb[i])
+			}
+		}
+		for j := range za {
+			if math.Float64bits(za[j]) != math.Float64bits(zb[j]) {
+				t.Fatalf("trial %d: (Aᵀx)[%d] = %v, general loop %v", trial, j, za[j], zb[j])
+			}
+		}
+	}
+}
