@@ -51,11 +51,11 @@ const denseRowMin = 2
 // into a row-major matrix for Syrk, the others are left to scatter loops.
 type gram struct {
 	n      int
-	at     *CSC      // Aᵀ: column i holds row i of A
-	dense  []int     // rows of A taken by Syrk
-	sparse []int     // the other rows
-	rows   []float64 // row t of A[dense] at rows[t*n:], len(dense)×n
-	work   []float64 // √ρ-scaled copy of the active dense rows
+	at     *CSC        // Aᵀ: column i holds row i of A
+	dense  []int       // rows of A taken by Syrk
+	sparse []int       // the other rows
+	rows   [][]float64 // row t of A[dense], dense: in Aᵀ itself if full there
+	work   []float64   // √ρ-scaled copy of the active dense rows
 }
 
 func newGram(at *CSC) *gram {
@@ -68,13 +68,19 @@ func newGram(at *CSC) *gram {
 			g.sparse = append(g.sparse, i)
 		}
 	}
-	g.rows = make([]float64, len(g.dense)*n)
+	g.rows = make([][]float64, len(g.dense))
 	g.work = make([]float64, len(g.dense)*n)
 	for t, i := range g.dense {
-		r := g.rows[t*n : (t+1)*n]
-		for p := at.P[i]; p < at.P[i+1]; p++ {
+		lo, hi := at.P[i], at.P[i+1]
+		if hi-lo == n { // sorted and distinct, so every column once
+			g.rows[t] = at.X[lo:hi]
+			continue
+		}
+		r := make([]float64, n)
+		for p := lo; p < hi; p++ {
 			r[at.I[p]] += at.X[p]
 		}
+		g.rows[t] = r
 	}
 	return g
 }
@@ -88,7 +94,7 @@ func (g *gram) addTo(k []float64, rho []float64) {
 		if rho[i] == 0 {
 			continue
 		}
-		floats.ScaleTo(g.work[nd*n:(nd+1)*n], math.Sqrt(rho[i]), g.rows[t*n:(t+1)*n])
+		floats.ScaleTo(g.work[nd*n:(nd+1)*n], math.Sqrt(rho[i]), g.rows[t])
 		nd++
 	}
 	if nd > 0 {

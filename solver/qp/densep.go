@@ -186,6 +186,11 @@ func symDenseFrom(p mat.Matrix, n int) (*symDense, error) {
 // copyFinite copies src into dst and reports whether every value is finite.
 func copyFinite(dst, src []float64) bool {
 	copy(dst, src)
+	return allFinite(src)
+}
+
+// allFinite reports whether every value of src is finite.
+func allFinite(src []float64) bool {
 	// v − v is NaN for NaN and ±Inf, 0 otherwise; four sums keep the
 	// additions off one dependency chain.
 	var z0, z1, z2, z3 float64

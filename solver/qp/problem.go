@@ -234,13 +234,18 @@ func denseToCSCT(field string, dm *mat.Dense) (*CSC, error) {
 	r, c := raw.Rows, raw.Cols
 	ptr := make([]int, r+1)
 	for i := 0; i < r; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
 		nz := 0
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+		for _, v := range row {
 			if v != 0 {
+				nz++
+			}
+		}
+		if !allFinite(row) {
+			for j, v := range row {
 				if !isFinite(v) {
 					return nil, inputErrorf(field, "entry (%d, %d) = %v is not finite", i, j, v)
 				}
-				nz++
 			}
 		}
 		ptr[i+1] = ptr[i] + nz

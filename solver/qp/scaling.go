@@ -48,6 +48,7 @@ func ruiz(P symMatrix, A *CSC, q []float64, iters int) *scaling {
 	// current d; the P part of the KKT column norm is c·pmax[j].
 	pmax := make([]float64, n)
 	P.colAbsMax(pmax, d)
+	runs := consecutiveRuns(A)
 	for it := 0; it < iters; it++ {
 		// Column ∞-norms of the KKT matrix [P̄ Āᵀ; Ā 0].
 		for j := range dt {
@@ -55,7 +56,7 @@ func ruiz(P symMatrix, A *CSC, q []float64, iters int) *scaling {
 		}
 		clear(et)
 		for j := 0; j < n; j++ {
-			dt[j] = colAbsMax(A, j, e, d[j], et, dt[j])
+			dt[j] = colAbsMax(A, runs, j, e, d[j], et, dt[j])
 		}
 		var change float64
 		for j := range dt {
@@ -101,34 +102,50 @@ func ruiz(P symMatrix, A *CSC, q []float64, iters int) *scaling {
 	return s
 }
 
-// colAbsMax returns the maximum of cm and of v_p = e_i·|A_ij|·dj over
-// column j of A, and raises et[i] to v_p: runs of consecutive rows (the
-// dense rows of A) go through the vectorised kernels.AbsMax, which rounds
-// the same products and takes the same maxima.
-func colAbsMax(A *CSC, j int, e []float64, dj float64, et []float64, cm float64) float64 {
-	lo, hi := A.P[j], A.P[j+1]
-	idx, val := A.I[lo:hi], A.X[lo:hi]
-	for p := 0; p < len(idx); {
-		q := p + 1
-		for q < len(idx) && idx[q] == idx[q-1]+1 {
-			q++
-		}
-		if q-p >= minRun {
-			r := idx[p]
-			cm = max(cm, kernels.AbsMax(val[p:q], e[r:r+q-p], dj, et[r:r+q-p]))
-		} else {
-			for t := p; t < q; t++ {
-				i := idx[t]
-				v := e[i] * abs(val[t]) * dj
-				if v > cm {
-					cm = v
-				}
-				if v > et[i] {
-					et[i] = v
-				}
+// consecutiveRuns returns, per entry of A, the length of the run of
+// consecutive row indices in its column that starts there if that is at
+// least minRun (the dense rows of A), else 0: found once for all passes.
+func consecutiveRuns(A *CSC) []int32 {
+	runs := make([]int32, A.Nnz())
+	for j := 0; j < A.N; j++ {
+		lo, hi := A.P[j], A.P[j+1]
+		for p := lo; p < hi; {
+			q := p + 1
+			for q < hi && A.I[q] == A.I[q-1]+1 {
+				q++
 			}
+			if q-p >= minRun {
+				runs[p] = int32(q - p)
+			}
+			p = q
 		}
-		p = q
+	}
+	return runs
+}
+
+// colAbsMax returns the maximum of cm and of v_p = e_i·|A_ij|·dj over
+// column j of A, and raises et[i] to v_p: the runs of consecutiveRuns go
+// through the vectorised kernels.AbsMax, which rounds the same products and
+// takes the same maxima.
+func colAbsMax(A *CSC, runs []int32, j int, e []float64, dj float64, et []float64, cm float64) float64 {
+	lo, hi := A.P[j], A.P[j+1]
+	idx, val, run := A.I[lo:hi], A.X[lo:hi], runs[lo:hi]
+	for p := 0; p < len(idx); {
+		if l := int(run[p]); l > 0 {
+			r := idx[p]
+			cm = max(cm, kernels.AbsMax(val[p:p+l], e[r:r+l], dj, et[r:r+l]))
+			p += l
+			continue
+		}
+		i := idx[p]
+		v := e[i] * abs(val[p]) * dj
+		if v > cm {
+			cm = v
+		}
+		if v > et[i] {
+			et[i] = v
+		}
+		p++
 	}
 	return cm
 }
