@@ -28,6 +28,10 @@ func BlockInverses(u []float64, n int, v []float64) {
 		vb, vt := v[:w*w], v[w*w:2*w*w]
 		v = v[2*w*w:]
 		clear(vb)
+		var rd [invBlock]float64 // reciprocal pivots: no division in the loop
+		for r := 0; r < w; r++ {
+			rd[r] = 1 / u[(i0+r)*n+i0+r]
+		}
 		// Column c of V solves U_bb·V[:, c] = e_c, from the bottom up; V is
 		// upper triangular like U_bb.
 		for c := 0; c < w; c++ {
@@ -40,7 +44,7 @@ func BlockInverses(u []float64, n int, v []float64) {
 				for k := r + 1; k <= c; k++ {
 					s -= row[k] * vb[k*w+c]
 				}
-				vb[r*w+c] = s / row[r]
+				vb[r*w+c] = s * rd[r]
 			}
 		}
 		for r := 0; r < w; r++ {

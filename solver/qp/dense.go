@@ -47,40 +47,51 @@ func fillP(k []float64, Pm symMatrix, shift float64) {
 // sparser one entry by entry (cost nnz²/2, scattered).
 const denseRowMin = 2
 
-// gram splits the rows of A for forming AᵀρA: the dense rows are copied
-// into a row-major matrix for Syrk, the others are left to scatter loops.
+// gram splits the rows of A for forming AᵀρA: runs of consecutive full rows
+// are read in place from Aᵀ (a row-major block there) by Syrk, one run of
+// equal ρ at a time; other dense rows are copied, scaled by √ρ, for Syrk;
+// the sparse rest is left to scatter loops.
 type gram struct {
 	n      int
-	at     *CSC        // Aᵀ: column i holds row i of A
-	dense  []int       // rows of A taken by Syrk
-	sparse []int       // the other rows
-	rows   [][]float64 // row t of A[dense], dense: in Aᵀ itself if full there
-	work   []float64   // √ρ-scaled copy of the active dense rows
+	at     *CSC      // Aᵀ: column i holds row i of A
+	runs   []int     // pairs [i0, i1) of consecutive full rows of A
+	dense  []int     // the other rows taken by Syrk
+	sparse []int     // the other rows
+	rows   []float64 // row t of A[dense] at rows[t*n:], len(dense)×n
+	work   []float64 // √ρ-scaled copy of the dense rows with ρ > 0
 }
+
+// minGramRun: full rows of A in a run this long or longer are read in place.
+const minGramRun = 4
 
 func newGram(at *CSC) *gram {
 	n := at.M
 	g := &gram{n: n, at: at}
-	for i := 0; i < at.N; i++ {
+	full := func(i int) bool { return at.P[i+1]-at.P[i] == n } // canonical: every column once
+	for i := 0; i < at.N; {
+		i1 := i
+		for i1 < at.N && n > 0 && full(i1) {
+			i1++
+		}
+		if i1-i >= minGramRun {
+			g.runs = append(g.runs, i, i1)
+			i = i1
+			continue
+		}
 		if nz := at.P[i+1] - at.P[i]; nz > 0 && nz*denseRowMin >= n {
 			g.dense = append(g.dense, i)
 		} else {
 			g.sparse = append(g.sparse, i)
 		}
+		i++
 	}
-	g.rows = make([][]float64, len(g.dense))
+	g.rows = make([]float64, len(g.dense)*n)
 	g.work = make([]float64, len(g.dense)*n)
 	for t, i := range g.dense {
-		lo, hi := at.P[i], at.P[i+1]
-		if hi-lo == n { // sorted and distinct, so every column once
-			g.rows[t] = at.X[lo:hi]
-			continue
-		}
-		r := make([]float64, n)
-		for p := lo; p < hi; p++ {
+		r := g.rows[t*n : (t+1)*n]
+		for p := at.P[i]; p < at.P[i+1]; p++ {
 			r[at.I[p]] += at.X[p]
 		}
-		g.rows[t] = r
 	}
 	return g
 }
@@ -89,18 +100,30 @@ func newGram(at *CSC) *gram {
 // ρᵢ = 0 are skipped.
 func (g *gram) addTo(k []float64, rho []float64) {
 	n := g.n
+	At := g.at
+	for r := 0; r < len(g.runs); r += 2 {
+		for i := g.runs[r]; i < g.runs[r+1]; {
+			i1 := i + 1
+			for i1 < g.runs[r+1] && rho[i1] == rho[i] {
+				i1++
+			}
+			if rho[i] != 0 {
+				kernels.SyrkT(rho[i], At.X[At.P[i]:At.P[i1]], i1-i, n, k, n)
+			}
+			i = i1
+		}
+	}
 	nd := 0
 	for t, i := range g.dense {
 		if rho[i] == 0 {
 			continue
 		}
-		floats.ScaleTo(g.work[nd*n:(nd+1)*n], math.Sqrt(rho[i]), g.rows[t])
+		floats.ScaleTo(g.work[nd*n:(nd+1)*n], math.Sqrt(rho[i]), g.rows[t*n:(t+1)*n])
 		nd++
 	}
 	if nd > 0 {
 		kernels.SyrkT(1, g.work[:nd*n], nd, n, k, n)
 	}
-	At := g.at
 	for _, i := range g.sparse {
 		lo, hi := At.P[i], At.P[i+1]
 		r := rho[i]
