@@ -36,6 +36,7 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTrial$$' -fuzztime $(FUZZTIME) ./experiments
 	$(GO) test -run '^$$' -fuzz '^FuzzParseShard$$' -fuzztime $(FUZZTIME) ./experiments
 	$(GO) test -run '^$$' -fuzz '^FuzzShardManifest$$' -fuzztime $(FUZZTIME) ./cmd
+	$(GO) test -run '^$$' -fuzz '^FuzzSymDenseFrom$$' -fuzztime $(FUZZTIME) ./solver/qp
 
 test-slurm: ## a real one-node Slurm (installs slurm-wlm and munge; root or sudo): 4-task arrays of a sweep and quick Table 4, merged, equal to one process
 	deploy/slurm/test-slurm.sh

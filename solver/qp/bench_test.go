@@ -216,3 +216,20 @@ func BenchmarkDense200Warm(b *testing.B) {
 	}
 	reportPerSolve(b, it, steps, cpu0)
 }
+
+// BenchmarkDense200Setup: NewSolver alone (validation, scaling, the
+// convexity check and the first factorisation) on the instances of
+// BenchmarkDense200.
+func BenchmarkDense200Setup(b *testing.B) {
+	probs, _ := denseInstances()
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		for _, prob := range probs {
+			if _, err := NewSolver(prob, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	reportPerSolve(b, 0, 0, cpu0)
+}

@@ -30,6 +30,7 @@ type CSC struct {
 	contig    []bool
 	contigNnz int
 	fullRuns  []int // pairs [j0, j1) of at least minFullRun full columns
+	oneRuns   []int // pairs [j0, j1) of at least minOneRun one-entry columns
 }
 
 // NewCSC returns the m×n CSC matrix with entries vals[k] at (rows[k], cols[k]).
@@ -228,15 +229,58 @@ func (c *CSC) fullColumnRuns() []int {
 	return c.fullRuns
 }
 
+// minOneRun: from this many consecutive columns with one entry each (the
+// rows of box constraints, in Aᵀ), the products take them in one tight
+// loop over their entries, which are adjacent in I and X.
+const minOneRun = 8
+
+// oneEntryRuns returns the runs of minOneRun or more consecutive columns
+// with exactly one entry, as pairs [j0, j1).
+func (c *CSC) oneEntryRuns() []int {
+	if c.oneRuns == nil {
+		c.oneRuns = []int{}
+		for j := 0; j < c.N; {
+			if c.P[j+1]-c.P[j] != 1 {
+				j++
+				continue
+			}
+			j1 := j + 1
+			for j1 < c.N && c.P[j1+1]-c.P[j1] == 1 {
+				j1++
+			}
+			if j1-j >= minOneRun {
+				c.oneRuns = append(c.oneRuns, j, j1)
+			}
+			j = j1
+		}
+	}
+	return c.oneRuns
+}
+
 // mulAdd computes y += A x for a general (unsymmetric) CSC A.
 func (c *CSC) mulAdd(y, x []float64) {
 	contig, _ := c.contiguity()
 	runs := c.fullColumnRuns()
+	ones := c.oneEntryRuns()
 	for j := 0; j < c.N; j++ {
 		if len(runs) > 0 && j == runs[0] {
 			j1 := runs[1]
 			kernels.GemvT(1, c.X[c.P[j]:c.P[j1]], c.M, x[j:j1], y[:c.M])
 			runs = runs[2:]
+			j = j1 - 1
+			continue
+		}
+		if len(ones) > 0 && j == ones[0] {
+			// The same operations as the general loop below, in order.
+			j1 := ones[1]
+			lo := c.P[j]
+			idx, val, xs := c.I[lo:lo+j1-j], c.X[lo:lo+j1-j], x[j:j1]
+			for t, i := range idx {
+				if xt := xs[t]; xt != 0 {
+					y[i] += val[t] * xt
+				}
+			}
+			ones = ones[2:]
 			j = j1 - 1
 			continue
 		}
@@ -259,7 +303,22 @@ func (c *CSC) mulAdd(y, x []float64) {
 // mulTAdd computes y += Aᵀ x for a general CSC A.
 func (c *CSC) mulTAdd(y, x []float64) {
 	contig, _ := c.contiguity()
+	ones := c.oneEntryRuns()
 	for j := 0; j < c.N; j++ {
+		if len(ones) > 0 && j == ones[0] {
+			// The same roundings as the general loop: y += (0 + a·x).
+			j1 := ones[1]
+			lo := c.P[j]
+			idx, val, ys := c.I[lo:lo+j1-j], c.X[lo:lo+j1-j], y[j:j1]
+			for t, i := range idx {
+				var s float64
+				s += val[t] * x[i]
+				ys[t] += s
+			}
+			ones = ones[2:]
+			j = j1 - 1
+			continue
+		}
 		lo, hi := c.P[j], c.P[j+1]
 		if contig[j] {
 			r := c.I[lo]
@@ -338,8 +397,11 @@ type pair struct {
 	useT  bool
 }
 
-func newPair(a *CSC) *pair {
-	p := &pair{a: a, at: a.transpose()}
+func newPair(a *CSC) *pair { return newPairT(a, a.transpose()) }
+
+// newPairT is newPair given at = aᵀ.
+func newPairT(a, at *CSC) *pair {
+	p := &pair{a: a, at: at}
 	_, na := a.contiguity()
 	_, nt := p.at.contiguity()
 	p.useT = nt > na

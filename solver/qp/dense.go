@@ -14,7 +14,7 @@ import (
 
 // potrf overwrites the upper triangle of the row-major n×n matrix k with
 // its Cholesky factor U (k = UᵀU) and the strict lower triangle with Uᵀ
-// (for cholSolve; fillP and densePolish.factor clear it before refilling).
+// (for cholSolve; the input's strict lower triangle is ignored).
 // It reports false if k is not numerically positive definite (a pivot
 // <= 0, NaN or +Inf).
 func potrf(k []float64, n int) bool { return kernels.Cholesky(k, n) }
@@ -24,9 +24,14 @@ func potrf(k []float64, n int) bool { return kernels.Cholesky(k, n) }
 // products for U).
 func cholSolve(u []float64, n int, x []float64) { kernels.CholSolve(u, n, x) }
 
-// fillP writes P + shift·I into the upper triangle of the row-major k and
-// zeros its strict lower triangle.
-func fillP(k []float64, P *CSC, shift float64) {
+// fillP writes P + shift·I into the upper triangle of the row-major k; a
+// CSC P also zeros its strict lower triangle (potrf ignores it).
+func fillP(k []float64, Pm symMatrix, shift float64) {
+	P, ok := Pm.(*CSC)
+	if !ok {
+		Pm.(*symDense).upperTo(k, shift)
+		return
+	}
 	n := P.N
 	clear(k)
 	for j := 0; j < n; j++ {
@@ -42,26 +47,43 @@ func fillP(k []float64, P *CSC, shift float64) {
 // sparser one entry by entry (cost nnz²/2, scattered).
 const denseRowMin = 2
 
-// gram splits the rows of A for forming AᵀρA: the dense rows are copied
-// into a row-major matrix for Syrk, the others are left to scatter loops.
+// gram splits the rows of A for forming AᵀρA: runs of consecutive full rows
+// are read in place from Aᵀ (a row-major block there) by Syrk, one run of
+// equal ρ at a time; other dense rows are copied, scaled by √ρ, for Syrk;
+// the sparse rest is left to scatter loops.
 type gram struct {
 	n      int
 	at     *CSC      // Aᵀ: column i holds row i of A
-	dense  []int     // rows of A taken by Syrk
+	runs   []int     // pairs [i0, i1) of consecutive full rows of A
+	dense  []int     // the other rows taken by Syrk
 	sparse []int     // the other rows
 	rows   []float64 // row t of A[dense] at rows[t*n:], len(dense)×n
-	work   []float64 // √ρ-scaled copy of the active dense rows
+	work   []float64 // √ρ-scaled copy of the dense rows with ρ > 0
 }
+
+// minGramRun: full rows of A in a run this long or longer are read in place.
+const minGramRun = 4
 
 func newGram(at *CSC) *gram {
 	n := at.M
 	g := &gram{n: n, at: at}
-	for i := 0; i < at.N; i++ {
+	full := func(i int) bool { return at.P[i+1]-at.P[i] == n } // canonical: every column once
+	for i := 0; i < at.N; {
+		i1 := i
+		for i1 < at.N && n > 0 && full(i1) {
+			i1++
+		}
+		if i1-i >= minGramRun {
+			g.runs = append(g.runs, i, i1)
+			i = i1
+			continue
+		}
 		if nz := at.P[i+1] - at.P[i]; nz > 0 && nz*denseRowMin >= n {
 			g.dense = append(g.dense, i)
 		} else {
 			g.sparse = append(g.sparse, i)
 		}
+		i++
 	}
 	g.rows = make([]float64, len(g.dense)*n)
 	g.work = make([]float64, len(g.dense)*n)
@@ -78,6 +100,19 @@ func newGram(at *CSC) *gram {
 // ρᵢ = 0 are skipped.
 func (g *gram) addTo(k []float64, rho []float64) {
 	n := g.n
+	At := g.at
+	for r := 0; r < len(g.runs); r += 2 {
+		for i := g.runs[r]; i < g.runs[r+1]; {
+			i1 := i + 1
+			for i1 < g.runs[r+1] && rho[i1] == rho[i] {
+				i1++
+			}
+			if rho[i] != 0 {
+				kernels.SyrkT(rho[i], At.X[At.P[i]:At.P[i1]], i1-i, n, k, n)
+			}
+			i = i1
+		}
+	}
 	nd := 0
 	for t, i := range g.dense {
 		if rho[i] == 0 {
@@ -89,7 +124,6 @@ func (g *gram) addTo(k []float64, rho []float64) {
 	if nd > 0 {
 		kernels.SyrkT(1, g.work[:nd*n], nd, n, k, n)
 	}
-	At := g.at
 	for _, i := range g.sparse {
 		lo, hi := At.P[i], At.P[i+1]
 		r := rho[i]
@@ -114,19 +148,23 @@ func (g *gram) addTo(k []float64, rho []float64) {
 type denseKKT struct {
 	n     int
 	sigma float64
-	P, A  *CSC
+	P     symMatrix
+	A     *CSC
 	At    *CSC  // Aᵀ: column i holds row i of A
 	Ap    *pair // products with A
 	g     *gram
 	k     []float64 // factor U, upper triangle row-major
+	inv   []float64 // inverses of U's diagonal blocks (kernels.BlockInverses)
 	w     []float64
 }
 
-func newDenseKKT(P *CSC, Ap *pair, sigma float64) *denseKKT {
+func newDenseKKT(P symMatrix, Ap *pair, sigma float64) *denseKKT {
+	n := Ap.a.N
 	return &denseKKT{
-		n: P.N, sigma: sigma, P: P, A: Ap.a, At: Ap.at, Ap: Ap, g: newGram(Ap.at),
-		k: make([]float64, P.N*P.N),
-		w: make([]float64, Ap.a.M),
+		n: n, sigma: sigma, P: P, A: Ap.a, At: Ap.at, Ap: Ap, g: newGram(Ap.at),
+		k:   make([]float64, n*n),
+		inv: make([]float64, kernels.BlockInvLen(n)),
+		w:   make([]float64, Ap.a.M),
 	}
 }
 
@@ -137,10 +175,17 @@ func (d *denseKKT) convex() bool {
 	return potrf(d.k, d.n)
 }
 
+// setRho factors the ADMM matrix and inverts the factor's diagonal blocks:
+// every step solves with it, and the solves' small triangles then become
+// vectorised products (kernels.CholSolveInv).
 func (d *denseKKT) setRho(rho []float64) bool {
 	fillP(d.k, d.P, d.sigma)
 	d.g.addTo(d.k, rho)
-	return potrf(d.k, d.n)
+	if !potrf(d.k, d.n) {
+		return false
+	}
+	kernels.BlockInverses(d.k, d.n, d.inv)
+	return true
 }
 
 func (d *denseKKT) step(xt, zt, x, z, y, q, rho []float64) {
@@ -152,7 +197,7 @@ func (d *denseKKT) step(xt, zt, x, z, y, q, rho []float64) {
 		xt[j] = d.sigma*x[j] - q[j]
 	}
 	d.Ap.mulT(xt, w)
-	cholSolve(d.k, d.n, xt)
+	kernels.CholSolveInv(d.k, d.n, d.inv, xt)
 	clear(zt)
 	d.Ap.mul(zt, xt)
 }
@@ -177,9 +222,10 @@ func (d *denseKKT) factorNnz() int { return d.n * (d.n + 1) / 2 }
 // number still grows like 1/δ; refinement absorbs the resulting error.
 type densePolish struct {
 	n     int
-	P, At *CSC
+	P     symMatrix
+	At    *CSC
 	delta float64
-	pdiag []int // position of Pⱼⱼ in P.X (always stored)
+	pdiag []float64 // Pⱼⱼ
 
 	rows   []int     // active rows, in the caller's order
 	pinT   []int     // per variable: index in rows of its pinning row, or −1
@@ -206,11 +252,18 @@ func newDensePolish(lin *denseKKT, delta float64, old *densePolish) *densePolish
 	}
 	n := lin.n
 	dp := &densePolish{n: n, P: lin.P, At: lin.At, delta: delta,
-		pdiag: make([]int, n), pinT: make([]int, n), pinA: make([]float64, n),
+		pdiag: make([]float64, n), pinT: make([]int, n), pinA: make([]float64, n),
 		loc: make([]int, n),
 		xf:  make([]float64, n), px: make([]float64, n), rf: make([]float64, n)}
-	for j := 0; j < n; j++ {
-		dp.pdiag[j] = lin.P.P[j+1] - 1 // diagonal last in its upper column
+	switch P := lin.P.(type) {
+	case *CSC:
+		for j := 0; j < n; j++ {
+			dp.pdiag[j] = P.X[P.P[j+1]-1] // diagonal last in its upper column
+		}
+	case *symDense:
+		for j := 0; j < n; j++ {
+			dp.pdiag[j] = P.a[j*n+j]
+		}
 	}
 	return dp
 }
@@ -228,7 +281,7 @@ func (dp *densePolish) factor(rows []int) bool {
 		lo := At.P[i]
 		if At.P[i+1]-lo == 1 {
 			j, a := At.I[lo], At.X[lo]
-			if dp.pinT[j] < 0 && a*a >= pinMin*delta*(abs(P.X[dp.pdiag[j]])+delta) {
+			if dp.pinT[j] < 0 && a*a >= pinMin*delta*(abs(dp.pdiag[j])+delta) {
 				dp.pinT[j], dp.pinA[j] = t, a
 				continue
 			}
@@ -249,13 +302,25 @@ func (dp *densePolish) factor(rows []int) bool {
 	}
 	k := dp.k[:nf*nf]
 	clear(k)
-	for b, j := range dp.free {
-		for p := P.P[j]; p < P.P[j+1]; p++ {
-			if a := dp.loc[P.I[p]]; a >= 0 {
-				k[a*nf+b] += P.X[p] // upper: P.I[p] ≤ j, so a ≤ b
+	switch P := P.(type) {
+	case *CSC:
+		for b, j := range dp.free {
+			for p := P.P[j]; p < P.P[j+1]; p++ {
+				if a := dp.loc[P.I[p]]; a >= 0 {
+					k[a*nf+b] += P.X[p] // upper: P.I[p] ≤ j, so a ≤ b
+				}
 			}
+			k[b*nf+b] += delta
 		}
-		k[b*nf+b] += delta
+	case *symDense:
+		// Row j up to the diagonal is column j of the upper triangle.
+		for b, j := range dp.free {
+			col := P.a[j*n : j*n+j+1]
+			for a, i := range dp.free[:b+1] {
+				k[a*nf+b] += col[i]
+			}
+			k[b*nf+b] += delta
+		}
 	}
 	// Other rows: A_OFᵀA_OF/δ, dense ones by Syrk, sparse ones by scatter.
 	scale := 1 / math.Sqrt(delta)

@@ -209,6 +209,14 @@ func (s *Solver) kktTimes(dst, v []float64, rows []int) {
 		w[i] = v[n+t]
 	}
 	s.Ap.mulT(dst[:n], w)
+	if s.kind == LinearSolverDense {
+		// Dense rows by the vectorised Dot (the sparse path keeps its
+		// sums, and so its results, as they were).
+		for t, i := range rows {
+			dst[n+t] = s.At.colDot(i, v[:n])
+		}
+		return
+	}
 	for t, i := range rows {
 		var a float64
 		for p := s.At.P[i]; p < s.At.P[i+1]; p++ {

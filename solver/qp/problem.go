@@ -31,12 +31,14 @@ type Problem struct {
 }
 
 // data is a validated problem in canonical form: P upper triangular CSC
-// (n×n), A CSC (m×n), bounds with ±Inf for infinite values. It owns its
-// slices.
+// (n×n) or, from newDataDense, possibly a *symDense; A CSC (m×n), bounds
+// with ±Inf for infinite values. It owns its slices.
 type data struct {
 	n, m int
-	P    *CSC
+	P    *CSC      // nil when pd is set
+	pd   *symDense // a dense P kept dense (newDataDense)
 	A    *CSC
+	at   *CSC // Aᵀ when A came dense (built first), else nil
 	q    []float64
 	l, u []float64
 }
@@ -45,7 +47,13 @@ type data struct {
 const symTol = 1e-12
 
 // newData validates p and copies it into canonical form.
-func newData(p *Problem) (*data, error) {
+func newData(p *Problem) (*data, error) { return newDataFor(p, false) }
+
+// newDataDense is newData for the dense path: a P given as a dense matrix
+// (anything but a *CSC or nil) is kept in full storage (data.pd).
+func newDataDense(p *Problem) (*data, error) { return newDataFor(p, true) }
+
+func newDataFor(p *Problem, denseP bool) (*data, error) {
 	if p == nil {
 		return nil, inputErrorf("Problem", "nil problem")
 	}
@@ -70,7 +78,11 @@ func newData(p *Problem) (*data, error) {
 	d := &data{n: n, q: append([]float64(nil), p.Q...)}
 
 	var err error
-	if d.P, err = upperFrom(p.P, n); err != nil {
+	if _, isCSC := p.P.(*CSC); denseP && p.P != nil && !isCSC {
+		if d.pd, err = symDenseFrom(p.P, n); err != nil {
+			return nil, err
+		}
+	} else if d.P, err = upperFrom(p.P, n); err != nil {
 		return nil, err
 	}
 
@@ -81,7 +93,13 @@ func newData(p *Problem) (*data, error) {
 			return nil, inputErrorf("A", "is %d×%d but the problem has n = %d variables (len(Q))", r, c, n)
 		}
 		m = r
-		if d.A, err = cscFrom("A", p.A); err != nil {
+		if dm, ok := p.A.(*mat.Dense); ok {
+			// Aᵀ first: its columns are A's rows, written in order.
+			if d.at, err = denseToCSCT("A", dm); err != nil {
+				return nil, err
+			}
+			d.A = d.at.transpose()
+		} else if d.A, err = cscFrom("A", p.A); err != nil {
 			return nil, err
 		}
 	} else {
@@ -203,6 +221,42 @@ func denseToCSC(field string, dm *mat.Dense) (*CSC, error) {
 				next[j]++
 				out.I[p] = i
 				out.X[p] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+// denseToCSCT returns the transpose of a dense matrix as a CSC, scanning
+// its rows in order (the same checks and messages as denseToCSC).
+func denseToCSCT(field string, dm *mat.Dense) (*CSC, error) {
+	raw := dm.RawMatrix()
+	r, c := raw.Rows, raw.Cols
+	ptr := make([]int, r+1)
+	for i := 0; i < r; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		nz := 0
+		for _, v := range row {
+			if v != 0 {
+				nz++
+			}
+		}
+		if !allFinite(row) {
+			for j, v := range row {
+				if !isFinite(v) {
+					return nil, inputErrorf(field, "entry (%d, %d) = %v is not finite", i, j, v)
+				}
+			}
+		}
+		ptr[i+1] = ptr[i] + nz
+	}
+	out := &CSC{M: c, N: r, P: ptr, I: make([]int, ptr[r]), X: make([]float64, ptr[r])}
+	p := 0
+	for i := 0; i < r; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			if v != 0 {
+				out.I[p], out.X[p] = j, v
+				p++
 			}
 		}
 	}

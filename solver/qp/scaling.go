@@ -38,8 +38,8 @@ func limitScaling(v float64) float64 {
 // computed from the original entries and the accumulated factors
 // (|P̄ᵢⱼ| = c·dᵢdⱼ|Pᵢⱼ|, |Āᵢⱼ| = eᵢdⱼ|Aᵢⱼ|), so each pass only reads P and A
 // once, and the data are scaled once at the end.
-func ruiz(P, A *CSC, q []float64, iters int) *scaling {
-	n, m := P.N, A.M
+func ruiz(P symMatrix, A *CSC, q []float64, iters int) *scaling {
+	n, m := len(q), A.M
 	s := &scaling{d: ones(n), e: ones(m), c: 1}
 	d, e := s.d, s.e
 	dt := make([]float64, n)
@@ -47,7 +47,8 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 	// pmax[j]: ∞-norm of column j of D P D (full symmetric column), for the
 	// current d; the P part of the KKT column norm is c·pmax[j].
 	pmax := make([]float64, n)
-	pColMax(pmax, P, d)
+	P.colAbsMax(pmax, d)
+	runs := consecutiveRuns(A)
 	for it := 0; it < iters; it++ {
 		// Column ∞-norms of the KKT matrix [P̄ Āᵀ; Ā 0].
 		for j := range dt {
@@ -55,7 +56,7 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 		}
 		clear(et)
 		for j := 0; j < n; j++ {
-			dt[j] = colAbsMax(A, j, e, d[j], et, dt[j])
+			dt[j] = colAbsMax(A, runs, j, e, d[j], et, dt[j])
 		}
 		var change float64
 		for j := range dt {
@@ -77,7 +78,7 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 		}
 		// Cost scaling: 1/max(mean column norm of P̄, ‖q̄‖∞), both taken
 		// after the new D and before the new cost factor.
-		pColMax(pmax, P, d)
+		P.colAbsMax(pmax, d)
 		var mean float64
 		for _, v := range pmax {
 			mean += v
@@ -90,12 +91,9 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 		s.c *= 1 / limitScaling(max(limitScaling(mean), qn))
 	}
 	c := s.c
-	for j := 0; j < n; j++ {
-		cdj := c * d[j]
-		for p := P.P[j]; p < P.P[j+1]; p++ {
-			P.X[p] *= cdj * d[P.I[p]]
-		}
-		q[j] *= cdj
+	P.scale(c, d)
+	for j := range q {
+		q[j] *= c * d[j]
 	}
 	scaleRC(A, e, d)
 	s.dinv = inv(s.d)
@@ -104,34 +102,50 @@ func ruiz(P, A *CSC, q []float64, iters int) *scaling {
 	return s
 }
 
-// colAbsMax returns the maximum of cm and of v_p = e_i·|A_ij|·dj over
-// column j of A, and raises et[i] to v_p: runs of consecutive rows (the
-// dense rows of A) go through the vectorised kernels.AbsMax, which rounds
-// the same products and takes the same maxima.
-func colAbsMax(A *CSC, j int, e []float64, dj float64, et []float64, cm float64) float64 {
-	lo, hi := A.P[j], A.P[j+1]
-	idx, val := A.I[lo:hi], A.X[lo:hi]
-	for p := 0; p < len(idx); {
-		q := p + 1
-		for q < len(idx) && idx[q] == idx[q-1]+1 {
-			q++
-		}
-		if q-p >= minRun {
-			r := idx[p]
-			cm = max(cm, kernels.AbsMax(val[p:q], e[r:r+q-p], dj, et[r:r+q-p]))
-		} else {
-			for t := p; t < q; t++ {
-				i := idx[t]
-				v := e[i] * abs(val[t]) * dj
-				if v > cm {
-					cm = v
-				}
-				if v > et[i] {
-					et[i] = v
-				}
+// consecutiveRuns returns, per entry of A, the length of the run of
+// consecutive row indices in its column that starts there if that is at
+// least minRun (the dense rows of A), else 0: found once for all passes.
+func consecutiveRuns(A *CSC) []int32 {
+	runs := make([]int32, A.Nnz())
+	for j := 0; j < A.N; j++ {
+		lo, hi := A.P[j], A.P[j+1]
+		for p := lo; p < hi; {
+			q := p + 1
+			for q < hi && A.I[q] == A.I[q-1]+1 {
+				q++
 			}
+			if q-p >= minRun {
+				runs[p] = int32(q - p)
+			}
+			p = q
 		}
-		p = q
+	}
+	return runs
+}
+
+// colAbsMax returns the maximum of cm and of v_p = e_i·|A_ij|·dj over
+// column j of A, and raises et[i] to v_p: the runs of consecutiveRuns go
+// through the vectorised kernels.AbsMax, which rounds the same products and
+// takes the same maxima.
+func colAbsMax(A *CSC, runs []int32, j int, e []float64, dj float64, et []float64, cm float64) float64 {
+	lo, hi := A.P[j], A.P[j+1]
+	idx, val, run := A.I[lo:hi], A.X[lo:hi], runs[lo:hi]
+	for p := 0; p < len(idx); {
+		if l := int(run[p]); l > 0 {
+			r := idx[p]
+			cm = max(cm, kernels.AbsMax(val[p:p+l], e[r:r+l], dj, et[r:r+l]))
+			p += l
+			continue
+		}
+		i := idx[p]
+		v := e[i] * abs(val[p]) * dj
+		if v > cm {
+			cm = v
+		}
+		if v > et[i] {
+			et[i] = v
+		}
+		p++
 	}
 	return cm
 }

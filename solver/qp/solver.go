@@ -61,7 +61,8 @@ type Solver struct {
 	n, m int
 
 	q0, l0, u0 []float64 // unscaled vectors (bounds with ±Inf)
-	P, A, At   *CSC      // scaled matrices; At = Āᵀ
+	P          symMatrix // scaled P: a *CSC, or a *symDense on the dense path
+	A, At      *CSC      // scaled A; At = Āᵀ
 	Ap         *pair     // products with Ā
 	q, l, u    []float64 // scaled vectors
 	sc         *scaling
@@ -109,31 +110,42 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	if err := settings.Validate(); err != nil {
 		return nil, err
 	}
-	d, err := newData(prob)
+	kind := settings.LinearSolver
+	if kind == LinearSolverAuto {
+		kind = LinearSolverSparse
+		if prob != nil && len(prob.Q) < settings.DenseThreshold {
+			kind = LinearSolverDense
+		}
+	}
+	newD := newData
+	if kind == LinearSolverDense {
+		newD = newDataDense
+	}
+	d, err := newD(prob)
 	if err != nil {
 		return nil, err
 	}
 	n, m := d.n, d.m
-	s := &Solver{set: *settings, n: n, m: m}
+	s := &Solver{set: *settings, kind: kind, n: n, m: m}
 	s.set.Ordering = append([]int(nil), settings.Ordering...)
 	s.q0 = append([]float64(nil), d.q...)
 	s.l0 = append([]float64(nil), d.l...)
 	s.u0 = append([]float64(nil), d.u...)
 	s.P, s.A, s.q = d.P, d.A, d.q
+	if d.pd != nil {
+		s.P = d.pd
+	}
 	s.sc = ruiz(s.P, s.A, s.q, s.set.ScalingIterations)
-	s.Ap = newPair(s.A)
+	if d.at != nil {
+		scaleRC(d.at, s.sc.d, s.sc.e) // the products ruiz took for A, commuted
+		s.Ap = newPairT(s.A, d.at)
+	} else {
+		s.Ap = newPair(s.A)
+	}
 	s.At = s.Ap.at
 	s.l = make([]float64, m)
 	s.u = make([]float64, m)
 	s.scaleBounds()
-
-	s.kind = s.set.LinearSolver
-	if s.kind == LinearSolverAuto {
-		s.kind = LinearSolverSparse
-		if n < s.set.DenseThreshold {
-			s.kind = LinearSolverDense
-		}
-	}
 	s.rhoBar = s.set.Rho
 	s.rtype = make([]int8, m)
 	s.rho = make([]float64, m)
@@ -152,21 +164,22 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 		}
 		s.lin = dk
 	default:
+		P := s.P.(*CSC) // newData keeps P dense only for the dense path
 		if s.set.Ordering != nil {
 			if err := checkPermutation(s.set.Ordering, n+m); err != nil {
 				return nil, err
 			}
 			s.perm = s.set.Ordering
 		} else {
-			s.perm = autoOrdering(s.P, s.A)
+			s.perm = autoOrdering(P, s.A)
 		}
 		// Convexity check: LDLᵀ of P̄ + σI alone, in the induced order.
-		K, _, _ := kktPattern(s.P, s.A, s.set.Sigma, []int{}, nil, s.perm)
+		K, _, _ := kktPattern(P, s.A, s.set.Sigma, []int{}, nil, s.perm)
 		f := newLDL(K)
 		if !f.factor(K) || f.npos != n {
 			return nil, notPSD()
 		}
-		s.lin = newSparseKKT(s.P, s.A, s.set.Sigma, s.rho, s.perm)
+		s.lin = newSparseKKT(P, s.A, s.set.Sigma, s.rho, s.perm)
 	}
 	if !s.lin.setRho(s.rho) {
 		return nil, inputErrorf("P", "the ADMM matrix P + σI + AᵀρA could not be factored (numerically indefinite)")
