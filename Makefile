@@ -28,8 +28,8 @@ FUZZTIME ?= 30000x
 test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a short fuzz of the data parsers
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$fmtout" ]; then echo "gofmt needed:"; echo "$$fmtout"; exit 1; fi
-	$(GO) test -count=1 $(PKGS)
-	$(GO) test -count=1 -race -short ./solver/... ./experiments/... ./problems/... ./cmd/... ./federation/...
+	$(GO) test -count=1 -timeout 30m $(PKGS)
+	$(GO) test -count=1 -timeout 30m -race -short ./solver/... ./experiments/... ./problems/... ./cmd/... ./federation/...
 	for f in $(FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./datasets || exit $$?; done
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckReply$$' -fuzztime $(FUZZTIME) ./federation
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckConfigYAML$$' -fuzztime $(FUZZTIME) ./cmd
