@@ -46,6 +46,27 @@ func TestHuberGradSumBitIdentical(t *testing.T) {
 	}
 }
 
+// TestHuberLossBitIdentical: HuberLoss (four rows at a time) equals the
+// row-by-row sum to the last bit.
+func TestHuberLossBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	for _, N := range []int{1, 3, 5, 8, 835} {
+		cl := regClient(rng, N, 10, 0.01)
+		v := make([]float64, 11)
+		for j := range v {
+			v[j] = 2 * rng.NormFloat64()
+		}
+		var want float64
+		for i, x := range cl.X {
+			want += Huber(Margin(v, x)-cl.Y[i], 1.35)
+		}
+		want /= float64(N)
+		if got := HuberLoss(cl, v, 1.35); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("N = %d: HuberLoss %v, row by row %v", N, got, want)
+		}
+	}
+}
+
 func withNaN(X [][]float64) [][]float64 {
 	out := append([][]float64(nil), X...)
 	r := append([]float64(nil), X[len(X)/2]...)
