@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -17,29 +16,13 @@ import (
 // per-trial objectives recorded from earlier runs (the baseline where our
 // data does not match the paper's), keyed by trial hash.
 type classRef struct {
-	Experiment string           `yaml:"experiment"`
-	Rules      []classCheckRule `yaml:"rules"`
+	Experiment string    `yaml:"experiment"`
+	Rules      []RefRule `yaml:"rules"`
 	Baselines  map[string]struct {
 		Description string `yaml:"description"`
 		// Trials maps a trial key to its objectives [Alg. 1, cProx-AL].
 		Trials map[string][2]float64 `yaml:"trials"`
 	} `yaml:"baselines"`
-}
-
-type classCheckRule struct {
-	Name string `yaml:"name"`
-	// Algorithms the rule applies to: alg1, cprox (default both).
-	Algorithms []string `yaml:"algorithms"`
-	Factor     float64  `yaml:"factor"`
-	Bound      float64  `yaml:"bound"`
-	Rounding   float64  `yaml:"rounding"`
-	StdFactor  float64  `yaml:"std_factor"`
-	Rel        float64  `yaml:"rel"`
-	Why        string   `yaml:"why"`
-}
-
-func (r *classCheckRule) applies(alg string) bool {
-	return len(r.Algorithms) == 0 || slices.Contains(r.Algorithms, alg)
 }
 
 // classResult is what the checker reads of a Table 1 or 2 result file.
@@ -53,10 +36,10 @@ type classResult struct {
 
 // CheckTable1 checks a Table 1 result file with configs/reference/table1.yaml.
 func CheckTable1(experiment string, resultJSON []byte) ([]CheckRow, error) {
-	return checkClass(experiment, "table1", resultJSON, npCheckConfig)
+	return checkClass(experiment, "table1", resultJSON, NPCheckConfig)
 }
 
-func npCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
+func NPCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 	var cfg NPConfig
 	err := json.Unmarshal(raw, &cfg)
 	return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
@@ -65,10 +48,10 @@ func npCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 // CheckTable2 checks a Table 2 result file (either preset) with
 // configs/reference/table2.yaml.
 func CheckTable2(experiment string, resultJSON []byte) ([]CheckRow, error) {
-	return checkClass(experiment, experiment, resultJSON, fairCheckConfig)
+	return checkClass(experiment, experiment, resultJSON, FairCheckConfig)
 }
 
-func fairCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
+func FairCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 	var cfg FairConfig
 	err := json.Unmarshal(raw, &cfg)
 	return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
@@ -243,20 +226,17 @@ func baselineDrift(n int, floor float64, at func(j int) (f, base float64, ok boo
 	return worst, compared
 }
 
-// BaselineYAML renders a result file's per-trial objectives as a baseline
-// entry for configs/reference/<table>.yaml (`fedcon check --print-baseline`).
-func BaselineYAML(experiment string, resultJSON []byte, description string) (string, error) {
-	if experiment == "conic-table1" {
-		return conicQPBaselineYAML(resultJSON, description)
-	}
+// ClassBaselineYAML renders a classification result file's per-trial
+// objectives as a baseline entry for configs/reference/<table>.yaml.
+func ClassBaselineYAML(experiment string, resultJSON []byte, description string) (string, error) {
 	var res classResult
 	if err := json.Unmarshal(resultJSON, &res); err != nil || res.Info == nil {
 		return "", fmt.Errorf("experiments: %s.json: not a classification result", experiment)
 	}
 	// Neyman-Pearson (table1*, conic-table2) or fairness (table2*, conic-table3).
-	config := fairCheckConfig
+	config := FairCheckConfig
 	if strings.HasPrefix(experiment, "table1") || experiment == "conic-table2" {
-		config = npCheckConfig
+		config = NPCheckConfig
 	}
 	hash, _, _, err := config(res.Info.Config)
 	if err != nil {

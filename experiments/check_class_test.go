@@ -22,7 +22,7 @@ func classFixture() *NPResult {
 	for t := range 2 {
 		trials = append(trials, ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: relDiff(1.1, 1.1001)})
 	}
-	row := classRow("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+	row := ClassRowOf("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
 	return &NPResult{Info: &RunInfo{Config: cfg}, Rows: []ClassRow{row}, Trials: trials}
 }
 
@@ -86,7 +86,7 @@ func baselineRef(t *testing.T, r *NPResult, want string) []byte {
 func checkRules(t *testing.T, ref []byte, r *NPResult) map[string]CheckRow {
 	t.Helper()
 	b, _ := json.Marshal(r)
-	rows, err := checkClassWith("table1", "table1", ref, b, npCheckConfig)
+	rows, err := checkClassWith("table1", "table1", ref, b, NPCheckConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestClassRowDiverged(t *testing.T) {
 	trials[1].Alg1.Residuals.Stationarity = 3e21
 	trials[1].Alg1.Stats.OuterIterations = 7
 	trials[1].RelDiff = 5e19
-	row := classRow("monks-1", 2, trials, 0.2, 1e-3, 1e-3)
+	row := ClassRowOf("monks-1", 2, trials, 0.2, 1e-3, 1e-3)
 	if row.Diverged1 != 1 || row.DivergedC != 0 || row.Obj1.Mean != 1.1 || row.FeasMax1.Mean != 0.2 || row.KKT1[0] != 5e-4 ||
 		row.RelDiff.Mean != trials[0].RelDiff || row.WorstMax1 != 0.2 {
 		t.Errorf("diverged run in the solution statistics: %+v", row)
@@ -138,7 +138,7 @@ func TestClassRowDiverged(t *testing.T) {
 		t.Errorf("flags %q", row.Flags)
 	}
 	trials[0].Alg1.Status = solver.Diverged
-	row = classRow("monks-1", 2, trials, 0.2, 1e-3, 1e-3)
+	row = ClassRowOf("monks-1", 2, trials, 0.2, 1e-3, 1e-3)
 	tabs := classTables("t", "class-1 loss", []ClassRow{row}, true, 0.2, func(ClassRow) []float64 { return nil })
 	cells := tabs[0].Rows[0]
 	if cells[2] != "-" || cells[4] != "-" || cells[5] != "-" || cells[6] != "-" || cells[3] == "-" || cells[7] == "-" {

@@ -25,13 +25,13 @@ func CheckConicTable1(resultJSON []byte) ([]CheckRow, error) {
 // CheckConicTable2 checks a conic-table2 result file (Neyman-Pearson,
 // eq. (26)) with configs/reference/conic-table2.yaml.
 func CheckConicTable2(resultJSON []byte) ([]CheckRow, error) {
-	return checkClass("conic-table2", "conic-table2", resultJSON, npCheckConfig)
+	return checkClass("conic-table2", "conic-table2", resultJSON, NPCheckConfig)
 }
 
 // CheckConicTable3 checks a conic-table3 result file (fairness, eq. (28))
 // with configs/reference/conic-table3.yaml.
 func CheckConicTable3(resultJSON []byte) ([]CheckRow, error) {
-	return checkClass("conic-table3", "conic-table3", resultJSON, fairCheckConfig)
+	return checkClass("conic-table3", "conic-table3", resultJSON, FairCheckConfig)
 }
 
 // conicQPResult is what the checker reads of a conic-table1 result file.
@@ -160,7 +160,7 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]CheckRow, error) {
 
 // conicQPBaselineYAML renders a conic-table1 result's per-instance
 // objectives as a baseline entry for configs/reference/conic-table1.yaml.
-func conicQPBaselineYAML(resultJSON []byte, description string) (string, error) {
+func conicQPBaselineYAML(_ string, resultJSON []byte, description string) (string, error) {
 	var res conicQPResult
 	if err := json.Unmarshal(resultJSON, &res); err != nil || res.Info == nil {
 		return "", fmt.Errorf("experiments: conic-table1.json: not a conic QP result")
@@ -175,4 +175,72 @@ func conicQPBaselineYAML(resultJSON []byte, description string) (string, error) 
 		fmt.Fprintf(&b, "      %s: [%.10g, %.10g]\n", trialKey(conicQPCell(t.D, t.N, t.M), t.Trial), t.Alg1.Objective, t.CProx.Objective)
 	}
 	return b.String(), nil
+}
+
+func conicQPKind(cfg *ConicQPConfig) verifyKind[ConicQPRow, ConicQPTrial] {
+	var cells []verifyCell
+	for _, c := range cfg.Cells {
+		if len(c) != 3 {
+			continue
+		}
+		cells = append(cells, verifyCell{key: conicQPCell(c[0], c[1], c[2]), label: fmt.Sprintf("d=%d n=%d m=%d", c[0], c[1], c[2]), d: c[0], n: c[1], m: c[2]})
+	}
+	eps := [2]float64{cfg.Eps1, cfg.Eps2}
+	return verifyKind[ConicQPRow, ConicQPTrial]{
+		trialHash: cfg.TrialHash(), cells: cells, trials: cfg.Trials, eps: eps,
+		cellOf: func(t *ConicQPTrial) string { return conicQPCell(t.D, t.N, t.M) },
+		index:  func(t *ConicQPTrial) int { return t.Trial },
+		row: func(c verifyCell, trials []ConicQPTrial, _ *ConicQPRow) ConicQPRow {
+			return conicQPRow(c.d, c.n, c.m, trials, eps)
+		},
+		rowKey: func(r *ConicQPRow) string { return conicQPCell(r.D, r.N, r.M) },
+		tables: func(rows []ConicQPRow, trials []ConicQPTrial) []*Table {
+			return (&ConicQPResult{Info: &RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
+		},
+		runs: func(t *ConicQPTrial) [2]trialRun { return qpRuns(&t.QPRuns) },
+	}
+}
+
+func verifyConicQP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []CheckRow {
+	var cfg ConicQPConfig
+	if err := strictConfig(config, &cfg); err != nil {
+		return failedResult(name, err)
+	}
+	return verifyWith(dir, name, resultJSON, hash, &cfg, kkt, conicQPKind(&cfg))
+}
+
+func verifyConicNP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []CheckRow {
+	var cfg NPConfig
+	if err := strictConfig(config, &cfg); err != nil {
+		return failedResult(name, err)
+	}
+	pub := func(c verifyCell) []float64 {
+		return publishedIn("conic-published", "table2", c.dataset, fmt.Sprint(c.n))
+	}
+	tables := func(rows []ClassRow, trials []ClassTrial) []*Table {
+		return (&ConicClassResult{Info: &RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
+	}
+	return verifyWith(dir, name, resultJSON, hash, &cfg, kkt, NPVerifyKind(&cfg, pub, tables))
+}
+
+func verifyConicFair(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []CheckRow {
+	var cfg FairConfig
+	if err := strictConfig(config, &cfg); err != nil {
+		return failedResult(name, err)
+	}
+	pub := func(c verifyCell) []float64 { return publishedIn("conic-published", "table3", fmt.Sprint(c.n)) }
+	tables := func(rows []ClassRow, trials []ClassTrial) []*Table {
+		return (&ConicClassResult{Info: &RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
+	}
+	return verifyWith(dir, name, resultJSON, hash, &cfg, kkt, FairVerifyKind(&cfg, pub, tables))
+}
+
+// The conic version's tables are gated by `fedcon check`.
+func init() {
+	RegisterCheck("conic-table1", Check{Verify: verifyConicQP, Rules: func(_ string, b []byte) ([]CheckRow, error) { return CheckConicTable1(b) },
+		Baseline: conicQPBaselineYAML})
+	RegisterCheck("conic-table2", Check{Verify: verifyConicNP, Rules: func(_ string, b []byte) ([]CheckRow, error) { return CheckConicTable2(b) },
+		Baseline: ClassBaselineYAML})
+	RegisterCheck("conic-table3", Check{Verify: verifyConicFair, Rules: func(_ string, b []byte) ([]CheckRow, error) { return CheckConicTable3(b) },
+		Baseline: ClassBaselineYAML})
 }

@@ -128,7 +128,7 @@ func TestConicTable1Baseline(t *testing.T) {
 // conicClassFixture is a two-trial conic Table 2 (or 3) result that passes
 // every rule; the fairness one has adult-b and r = 0.01.
 func conicClassFixture(fair bool) *ConicClassResult {
-	np := classFixture()
+	np := npFixture()
 	res := &ConicClassResult{Info: np.Info, Table: "table2", Rows: np.Rows, Trials: np.Trials}
 	if fair {
 		cfg := &FairConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.01,
@@ -139,7 +139,7 @@ func conicClassFixture(fair bool) *ConicClassResult {
 			tr.Alg1.Loss1 = []float64{0, 0, 0}
 			tr.CProx.Loss1 = []float64{0.01, 0.008, 0.0105}
 		}
-		res.Rows = []ClassRow{classRow("adult-b", 2, res.Trials, cfg.R, cfg.Eps1, cfg.Eps2)}
+		res.Rows = []ClassRow{ClassRowOf("adult-b", 2, res.Trials, cfg.R, cfg.Eps1, cfg.Eps2)}
 		res.Info, res.Table = &RunInfo{Config: cfg}, "table3"
 	}
 	return res
@@ -182,4 +182,21 @@ func TestCheckConicClassRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// npFixture is a two-trial Table 1 result on monks-1 that passes every rule.
+func npFixture() *NPResult {
+	cfg := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
+		AdmmStart: "wk", ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+	alg := func(obj float64) ClassAlg {
+		return ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
+			Residuals: solver.Residuals{Stationarity: 5e-4, Feasibility: 1e-5}}
+	}
+	var trials []ClassTrial
+	for t := range 2 {
+		trials = append(trials, ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: relDiff(1.1, 1.1001)})
+	}
+	row := ClassRowOf("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+	return &NPResult{Info: &RunInfo{Config: cfg}, Rows: []ClassRow{row}, Trials: trials}
 }

@@ -23,12 +23,12 @@ import (
 // (VerifyResult), then the rules of configs/reference/<name>.yaml. A result
 // file the rules cannot read is a failed row, not an error.
 func CheckExperiment(dir, name string, resultJSON []byte) ([]CheckRow, error) {
-	check, ok := checkers[name]
+	check, ok := checks[name]
 	if !ok {
 		return nil, fmt.Errorf("experiments: no check for %q", name)
 	}
 	rows := VerifyResult(dir, name, resultJSON)
-	rules, err := check(resultJSON)
+	rules, err := check.Rules(name, resultJSON)
 	if err != nil {
 		rules = []CheckRow{{Experiment: name, Cell: "all", Rule: "rules", Value: 1, Detail: err.Error()}}
 	}
@@ -119,9 +119,7 @@ type manifestFile struct {
 // recomputed from the trial files equal the stored ones; every Converged run
 // has its audited KKT residuals within the rule's multiple of (ε1, ε2).
 func VerifyResult(dir, name string, resultJSON []byte) []CheckRow {
-	fail := func(err error) []CheckRow {
-		return []CheckRow{{Experiment: name, Cell: "all", Rule: "result file", Value: 1, Detail: err.Error()}}
-	}
+	fail := func(err error) []CheckRow { return failedResult(name, err) }
 	var raw struct {
 		Info *struct {
 			Config     json.RawMessage `json:"config"`
@@ -138,33 +136,15 @@ func VerifyResult(dir, name string, resultJSON []byte) []CheckRow {
 	if err != nil {
 		return fail(err)
 	}
-	switch name {
-	case "table4":
-		var cfg QPConfig
-		if err := strictConfig(raw.Info.Config, &cfg); err != nil {
-			return fail(err)
-		}
-		return verifyWith(dir, name, resultJSON, raw.Info.ConfigHash, &cfg, ref, qpKind(&cfg))
-	case "conic-table1":
-		var cfg ConicQPConfig
-		if err := strictConfig(raw.Info.Config, &cfg); err != nil {
-			return fail(err)
-		}
-		return verifyWith(dir, name, resultJSON, raw.Info.ConfigHash, &cfg, ref, conicQPKind(&cfg))
-	case "table1", "conic-table2":
-		var cfg NPConfig
-		if err := strictConfig(raw.Info.Config, &cfg); err != nil {
-			return fail(err)
-		}
-		return verifyWith(dir, name, resultJSON, raw.Info.ConfigHash, &cfg, ref, npKind(name, &cfg))
-	case "table2", "table2-authors", "conic-table3":
-		var cfg FairConfig
-		if err := strictConfig(raw.Info.Config, &cfg); err != nil {
-			return fail(err)
-		}
-		return verifyWith(dir, name, resultJSON, raw.Info.ConfigHash, &cfg, ref, fairKind(name, &cfg))
+	if c, ok := checks[name]; ok {
+		return c.Verify(dir, name, resultJSON, raw.Info.Config, raw.Info.ConfigHash, ref)
 	}
 	return fail(fmt.Errorf("no verifier for %q", name))
+}
+
+// failedResult is the one check row of a result file that cannot be verified.
+func failedResult(name string, err error) []CheckRow {
+	return []CheckRow{{Experiment: name, Cell: "all", Rule: "result file", Value: 1, Detail: err.Error()}}
 }
 
 // strictConfig decodes a recorded configuration, refusing unknown keys.
@@ -185,7 +165,7 @@ func kktFactors(name string) (map[string]float64, error) {
 		return nil, err
 	}
 	var ref struct {
-		Rules []classCheckRule `yaml:"rules"`
+		Rules []RefRule `yaml:"rules"`
 	}
 	if err := yaml.Unmarshal(b, &ref); err != nil {
 		return nil, fmt.Errorf("experiments: configs/reference/%s.yaml: %w", name, err)
@@ -472,170 +452,5 @@ func firstLineDiff(got, want string) string {
 	return "differs"
 }
 
-func qpRuns(r *QPRuns) [2]trialRun {
-	return [2]trialRun{{r.Alg1.Status, r.Alg1.Residuals}, {r.CProx.Status, r.CProx.Residuals}}
-}
-
-func classRuns(t *ClassTrial) [2]trialRun {
-	return [2]trialRun{{t.Alg1.Status, t.Alg1.Residuals}, {t.CProx.Status, t.CProx.Residuals}}
-}
-
-func qpKind(cfg *QPConfig) verifyKind[QPRow, QPTrial] {
-	var cells []verifyCell
-	for _, c := range cfg.Cells {
-		if len(c) != 3 {
-			continue
-		}
-		cells = append(cells, verifyCell{key: fmt.Sprintf("n%d-d%d-m%d", c[0], c[1], c[2]), label: fmt.Sprintf("n=%d d=%d m=%d", c[0], c[1], c[2]), n: c[0], d: c[1], m: c[2]})
-	}
-	eps := [2]float64{cfg.Eps1, cfg.Eps2}
-	return verifyKind[QPRow, QPTrial]{
-		trialHash: cfg.TrialHash(), cells: cells, trials: cfg.Trials, eps: eps,
-		cellOf: func(t *QPTrial) string { return fmt.Sprintf("n%d-d%d-m%d", t.N, t.D, t.M) },
-		index:  func(t *QPTrial) int { return t.Trial },
-		row: func(c verifyCell, trials []QPTrial, _ *QPRow) QPRow {
-			row := qpRow(c.n, c.d, c.m, trials[0].FStar, trials, eps)
-			row.Nu1 = trials[0].Nu1
-			return row
-		},
-		rowKey: func(r *QPRow) string { return fmt.Sprintf("n%d-d%d-m%d", r.N, r.D, r.M) },
-		tables: func(rows []QPRow, trials []QPTrial) []*Table {
-			return (&QPResult{Info: &RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
-		},
-		runs: func(t *QPTrial) [2]trialRun { return qpRuns(&t.QPRuns) },
-		extra: func(cells []verifyCell, byCell map[string][]QPTrial, _ []QPRow) []CheckRow {
-			return qpOptima(cfg, cells, byCell)
-		},
-	}
-}
-
-// qpOptima solves each cell's instance again (its KKT system) and compares
-// every trial's f* and ||ν*||₁ with it, so that objectives and f* cannot be
-// changed together; with --rng numpy it also compares f* with the paper.
-func qpOptima(cfg *QPConfig, cells []verifyCell, byCell map[string][]QPTrial) []CheckRow {
-	var v, pv verifier
-	papers := 0
-	for _, c := range cells {
-		trials := byCell[c.key]
-		if len(trials) == 0 {
-			continue
-		}
-		inst, err := qpInstance(cfg, c.n, c.d, c.m)
-		if err != nil {
-			v.fail("%s: %v", c.label, err)
-			continue
-		}
-		_, nu, fstar, err := inst.ExactKKT()
-		if err != nil {
-			v.fail("%s: %v", c.label, err)
-			continue
-		}
-		var nu1 float64
-		for _, x := range nu {
-			nu1 += math.Abs(x)
-		}
-		for _, t := range trials {
-			if !sameFloat(t.FStar, fstar) || !sameFloat(t.Nu1, nu1) {
-				v.fail("%s trial %d: f* %.10g, ||ν*||₁ %.6g; the instance's are %.10g, %.6g", c.label, t.Trial, t.FStar, t.Nu1, fstar, nu1)
-			}
-		}
-		if p := publishedTable4(c.n, c.d, c.m); cfg.RNG == "numpy" && len(p) >= 3 {
-			papers++
-			// The paper prints objectives to 2 decimals; its runs met ε2.
-			if d := math.Abs(fstar - p[2]); d > 0.005+cfg.Eps2*nu1+1e-9 {
-				pv.fail("%s: f* %.4f, paper's cProx-AL objective %.2f", c.label, fstar, p[2])
-			}
-		}
-	}
-	out := []CheckRow{v.row("table4", "f* recomputed", "every trial's f* and ||ν*||₁ equal an independent solve")}
-	if papers > 0 {
-		out = append(out, pv.row("table4", "f* vs paper", fmt.Sprintf("%d cells within 0.005 + ε2·||ν*||₁", papers)))
-	}
-	return out
-}
-
 // sameFloat is equality up to the last bits of a recomputation.
 func sameFloat(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
-
-func conicQPKind(cfg *ConicQPConfig) verifyKind[ConicQPRow, ConicQPTrial] {
-	var cells []verifyCell
-	for _, c := range cfg.Cells {
-		if len(c) != 3 {
-			continue
-		}
-		cells = append(cells, verifyCell{key: conicQPCell(c[0], c[1], c[2]), label: fmt.Sprintf("d=%d n=%d m=%d", c[0], c[1], c[2]), d: c[0], n: c[1], m: c[2]})
-	}
-	eps := [2]float64{cfg.Eps1, cfg.Eps2}
-	return verifyKind[ConicQPRow, ConicQPTrial]{
-		trialHash: cfg.TrialHash(), cells: cells, trials: cfg.Trials, eps: eps,
-		cellOf: func(t *ConicQPTrial) string { return conicQPCell(t.D, t.N, t.M) },
-		index:  func(t *ConicQPTrial) int { return t.Trial },
-		row: func(c verifyCell, trials []ConicQPTrial, _ *ConicQPRow) ConicQPRow {
-			return conicQPRow(c.d, c.n, c.m, trials, eps)
-		},
-		rowKey: func(r *ConicQPRow) string { return conicQPCell(r.D, r.N, r.M) },
-		tables: func(rows []ConicQPRow, trials []ConicQPTrial) []*Table {
-			return (&ConicQPResult{Info: &RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
-		},
-		runs: func(t *ConicQPTrial) [2]trialRun { return qpRuns(&t.QPRuns) },
-	}
-}
-
-func classKind(cells []verifyCell, trialHash string, trials int, mc *MethodConfig, r float64,
-	pub func(c verifyCell) []float64, tables func([]ClassRow, []ClassTrial) []*Table) verifyKind[ClassRow, ClassTrial] {
-	return verifyKind[ClassRow, ClassTrial]{
-		trialHash: trialHash, cells: cells, trials: trials, eps: [2]float64{mc.Eps1, mc.Eps2},
-		cellOf: func(t *ClassTrial) string { return fmt.Sprintf("%s-n%d", t.Dataset, t.N) },
-		index:  func(t *ClassTrial) int { return t.Trial },
-		row: func(c verifyCell, trials []ClassTrial, stored *ClassRow) ClassRow {
-			row := classRow(c.dataset, c.n, trials, r, mc.Eps1, mc.Eps2)
-			// The partition's columns come from the data set, not the trials.
-			row.Dropped, row.Uncons1, row.Uncons1Max = stored.Dropped, stored.Uncons1, stored.Uncons1Max
-			row.Published = pub(c)
-			return row
-		},
-		rowKey: func(r *ClassRow) string { return fmt.Sprintf("%s-n%d", r.Dataset, r.N) },
-		tables: tables,
-		runs:   classRuns,
-	}
-}
-
-func npKind(name string, cfg *NPConfig) verifyKind[ClassRow, ClassTrial] {
-	var cells []verifyCell
-	for _, ds := range cfg.Datasets {
-		for _, n := range cfg.Clients {
-			cells = append(cells, verifyCell{key: fmt.Sprintf("%s-n%d", ds, n), label: fmt.Sprintf("%s n=%d", ds, n), dataset: ds, n: n})
-		}
-	}
-	pub := func(c verifyCell) []float64 { return published("table1", c.dataset, fmt.Sprint(c.n)) }
-	tables := func(rows []ClassRow, trials []ClassTrial) []*Table {
-		return (&NPResult{Info: &RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
-	}
-	if name == "conic-table2" {
-		pub = func(c verifyCell) []float64 {
-			return publishedIn("conic-published", "table2", c.dataset, fmt.Sprint(c.n))
-		}
-		tables = func(rows []ClassRow, trials []ClassTrial) []*Table {
-			return (&ConicClassResult{Info: &RunInfo{Config: cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
-		}
-	}
-	return classKind(cells, cfg.TrialHash(), cfg.Trials, &cfg.MethodConfig, cfg.R, pub, tables)
-}
-
-func fairKind(name string, cfg *FairConfig) verifyKind[ClassRow, ClassTrial] {
-	var cells []verifyCell
-	for _, n := range cfg.Clients {
-		cells = append(cells, verifyCell{key: fmt.Sprintf("%s-n%d", cfg.Dataset, n), label: fmt.Sprintf("%s n=%d", cfg.Dataset, n), dataset: cfg.Dataset, n: n})
-	}
-	pub := func(c verifyCell) []float64 { return published("table2", fmt.Sprint(c.n)) }
-	tables := func(rows []ClassRow, trials []ClassTrial) []*Table {
-		return (&FairResult{Info: &RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
-	}
-	if name == "conic-table3" {
-		pub = func(c verifyCell) []float64 { return publishedIn("conic-published", "table3", fmt.Sprint(c.n)) }
-		tables = func(rows []ClassRow, trials []ClassTrial) []*Table {
-			return (&ConicClassResult{Info: &RunInfo{Config: cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
-		}
-	}
-	return classKind(cells, cfg.TrialHash(), cfg.Trials, &cfg.MethodConfig, cfg.R, pub, tables)
-}

@@ -43,7 +43,8 @@ type ClassRow struct {
 	Published  []float64 `json:"published,omitempty"`
 }
 
-func classRow(dataset string, n int, trials []ClassTrial, r, eps1, eps2 float64) ClassRow {
+// ClassRowOf aggregates the trials of cell (dataset, n) into its row.
+func ClassRowOf(dataset string, n int, trials []ClassTrial, r, eps1, eps2 float64) ClassRow {
 	row := ClassRow{Dataset: dataset, N: n, Divergence: Divergence{Trials: len(trials)}}
 	var o1, oc []float64
 	// per is a statistic over the trials for which keep holds.
@@ -54,7 +55,7 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps1, eps2 float64)
 				x = append(x, f(&trials[i]))
 			}
 		}
-		return meanStd(x)
+		return MeanStdOf(x)
 	}
 	all := func(*ClassTrial) bool { return true }
 	// Diverged runs stay out of the solution statistics (Divergence).
@@ -86,11 +87,11 @@ func classRow(dataset string, n int, trials []ClassTrial, r, eps1, eps2 float64)
 			}
 		}
 	}
-	row.Obj1, row.ObjC = meanStd(o1), meanStd(oc)
+	row.Obj1, row.ObjC = MeanStdOf(o1), MeanStdOf(oc)
 	row.RelDiff = per(both, func(t *ClassTrial) float64 { return t.RelDiff })
-	row.FeasMean1 = per(ok1, func(t *ClassTrial) float64 { return meanStd(t.Alg1.Loss1).Mean })
+	row.FeasMean1 = per(ok1, func(t *ClassTrial) float64 { return MeanStdOf(t.Alg1.Loss1).Mean })
 	row.FeasMax1 = per(ok1, func(t *ClassTrial) float64 { return maxOf(t.Alg1.Loss1) })
-	row.FeasMeanC = per(okC, func(t *ClassTrial) float64 { return meanStd(t.CProx.Loss1).Mean })
+	row.FeasMeanC = per(okC, func(t *ClassTrial) float64 { return MeanStdOf(t.CProx.Loss1).Mean })
 	row.FeasMaxC = per(okC, func(t *ClassTrial) float64 { return maxOf(t.CProx.Loss1) })
 	row.Outer1 = per(all, func(t *ClassTrial) float64 { return float64(t.Alg1.Stats.OuterIterations) })
 	row.OuterC = per(all, func(t *ClassTrial) float64 { return float64(t.CProx.Stats.OuterIterations) })

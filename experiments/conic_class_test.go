@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ import (
 // and Figure 2's colours from the conic paper's caption (disparities blue,
 // loss brown).
 func TestConicFigures(t *testing.T) {
-	dirs := dataDirs(t)
+	dirs := conicDataDirs(t)
 	if testing.Short() {
 		t.Skip("real-data figure runs skipped in -short mode")
 	}
@@ -48,4 +49,14 @@ func TestConicFigures(t *testing.T) {
 			}
 		}
 	}
+}
+
+// conicDataDirs is FEDCON_DATA_DIR; the test is skipped without it.
+func conicDataDirs(t *testing.T) []string {
+	t.Helper()
+	dir := os.Getenv("FEDCON_DATA_DIR")
+	if dir == "" {
+		t.Skip("FEDCON_DATA_DIR not set: real-data test skipped")
+	}
+	return []string{dir}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/fedcon/fedcon/problems"
@@ -36,7 +37,7 @@ type ConicQPConfig struct {
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *ConicQPConfig) Validate() error {
-	if err := validateAll(c.TrialConfig.validate, c.MethodConfig.validate); err != nil {
+	if err := validateAll(c.TrialConfig.ValidateTrials, c.MethodConfig.ValidateMethod); err != nil {
 		return err
 	}
 	switch {
@@ -108,27 +109,12 @@ type ConicQPRow struct {
 }
 
 // ConicQPResult is the whole experiment.
-type ConicQPResult qpResult[ConicQPRow, ConicQPTrial]
+type ConicQPResult QPResultFile[ConicQPRow, ConicQPTrial]
 
 // conicInstance draws instance t of cell (d, n, m) from its own stream.
 func conicInstance(cfg *ConicQPConfig, d, n, m, t int) (*problems.ConicQP, error) {
 	stream := uint64(0xC0)<<56 | uint64(d)<<36 | uint64(n)<<26 | uint64(m)<<16 | uint64(t)
 	return problems.NewConicQP(rand.New(rand.NewPCG(cfg.Seed, stream)), d, n, m, cfg.ballSpec())
-}
-
-// startPoint returns w0 of trial t: ones, zeros or a point of the unit sphere.
-func startPoint(kind, rng string, seed uint64, t, d int) []float64 {
-	w := make([]float64, d)
-	switch kind {
-	case "ones":
-		for j := range w {
-			w[j] = 1
-		}
-	case "zeros":
-	default:
-		return trialStart(rng, seed, t, d)
-	}
-	return w
 }
 
 // RunConicQP runs every cell and instance of cfg, opt.Workers instances at a
@@ -214,7 +200,7 @@ func conicQPRow(d, n, m int, trials []ConicQPTrial, eps [2]float64) ConicQPRow {
 		runs[i], fstar[i] = &trials[i].QPRuns, trials[i].FStar
 		row.Exact = row.Exact && trials[i].Exact
 	}
-	row.FStar, row.QPStats = meanStd(fstar), qpStats(runs, eps)
+	row.FStar, row.QPStats = MeanStdOf(fstar), QPStatsOf(runs, eps)
 	row.Published = publishedIn("conic-published", "table1", fmt.Sprintf("%d,%d,%d", d, n, m))
 	return row
 }
@@ -277,4 +263,17 @@ func (r *ConicQPResult) Tables() []*Table {
 	}
 	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count runs that did not end Converged, hit an inner cap, had a local solve stop short of its tolerance, or ended Converged with these residuals above (ε1, ε2) (KKT above ε).")
 	return []*Table{main, extra}
+}
+
+func (t *ConicQPTrial) Check() error {
+	if t.N < 1 || t.D < 1 || t.M < 1 || t.Trial < 0 {
+		return fmt.Errorf("trial: bad cell d=%d n=%d m=%d trial %d", t.D, t.N, t.M, t.Trial)
+	}
+	return checkQPRuns(&t.QPRuns)
+}
+
+// Quick shrinks c to the smoke run: 2 instances, the cells with n in {1, 5}.
+func (c *ConicQPConfig) Quick() {
+	c.Trials = min(c.Trials, QuickTrials)
+	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) < 2 || !slices.Contains(QuickClients, cell[1]) })
 }

@@ -202,3 +202,20 @@ func TestQPJSONLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestConicQPRowDiverged: where every run of Algorithm 1 diverged, both
+// conic Table 1 tables print "-" in its solution columns.
+func TestConicQPRowDiverged(t *testing.T) {
+	alg1 := QPAlg{Objective: 3e19, Violation: 2e19, DistOpt: 2e19, ObjBand: 2e19, Status: solver.Diverged}
+	alg1.Stats.OuterIterations = 8
+	cprox := QPAlg{Objective: 1, Violation: 1e-4, DistOpt: 1e-4, ObjBand: 1e-4, Status: solver.Converged}
+	cprox.Residuals.Stationarity, cprox.Residuals.Feasibility = 1e-4, 1e-4
+	runs := []*QPRuns{{Alg1: alg1, CProx: cprox, RelDiff: 3e19}}
+	row := struct{ QPStats QPStats }{QPStatsOf(runs, [2]float64{1e-3, 1e-3})}
+	crow := ConicQPRow{D: 2, N: 1, M: 1, Exact: true, QPStats: row.QPStats}
+	cres := &ConicQPResult{Info: NewRunInfo("t", "test", &ConicQPConfig{}, 1), Rows: []ConicQPRow{crow}}
+	cm, ce := cres.Tables()[0].Rows[0], cres.Tables()[1].Rows[0]
+	if cm[3] != "-" || cm[4] == "-" || !strings.HasPrefix(cm[6], "- / ") || ce[6] != "-" || ce[7] != "-" || ce[8] == "-" {
+		t.Errorf("conic Table 1, every Alg. 1 run diverged: %q / %q", cm, ce)
+	}
+}

@@ -28,7 +28,7 @@ type FairConfig struct {
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *FairConfig) Validate() error {
-	if err := validateAll(c.TrialConfig.validate, c.ALConfig.validate); err != nil {
+	if err := validateAll(c.TrialConfig.ValidateTrials, c.ALConfig.validate); err != nil {
 		return err
 	}
 	switch {
@@ -200,9 +200,9 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 			return res, err
 		}
 		res.Trials = append(res.Trials, trials...)
-		row := classRow(name, n, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+		row := ClassRowOf(name, n, trials, cfg.R, cfg.Eps1, cfg.Eps2)
 		row.Dropped = cell.dropped
-		row.Uncons1 = meanStd(cell.uncons)
+		row.Uncons1 = MeanStdOf(cell.uncons)
 		row.Uncons1Max = maxOf(cell.uncons)
 		if cfg.Data == nil {
 			row.Published = published("table2", fmt.Sprint(n))
@@ -234,7 +234,7 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 			a.Loss0 = append(a.Loss0, c.Loss(r.W))
 			a.Loss1 = append(a.Loss1, c.Disparity(r.W))
 		}
-		a.Objective = meanStd(a.Loss0).Mean
+		a.Objective = MeanStdOf(a.Loss0).Mean
 		if keepTrace {
 			for _, rec := range r.Trace {
 				tp := TracePoint{K: rec.K}
@@ -304,4 +304,10 @@ func RunFigure2(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOpti
 		})
 	}
 	return out, nil
+}
+
+// Quick shrinks c to the smoke run: at most 2 trials, n in {1, 5}.
+func (c *FairConfig) Quick() {
+	c.Trials = min(c.Trials, QuickTrials)
+	c.Clients = quickClients(c.Clients)
 }

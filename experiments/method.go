@@ -21,7 +21,8 @@ type TrialConfig struct {
 	RNG string `mapstructure:"rng" json:"rng"`
 }
 
-func (c *TrialConfig) validate() error {
+// ValidateTrials checks the keys of TrialConfig.
+func (c *TrialConfig) ValidateTrials() error {
 	switch {
 	case c.Trials < 1 || c.Trials > MaxTrials:
 		return &ConfigError{"trials", c.Trials, fmt.Sprintf("must be in [1, %d]", MaxTrials)}
@@ -56,7 +57,8 @@ type MethodConfig struct {
 	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
 }
 
-func (c *MethodConfig) validate() error {
+// ValidateMethod checks the keys of MethodConfig.
+func (c *MethodConfig) ValidateMethod() error {
 	for _, p := range []struct {
 		name string
 		v    float64
@@ -123,7 +125,8 @@ type RunOptions struct {
 	Store *Store
 }
 
-func (o RunOptions) workers() int { return max(1, o.Workers) }
+// NumWorkers is Workers, at least 1.
+func (o RunOptions) NumWorkers() int { return max(1, o.Workers) }
 
 // trialKey names trial t of a cell in a Store.
 func trialKey(cell string, t int) string { return fmt.Sprintf("%s-t%02d", cell, t) }
@@ -135,7 +138,7 @@ func runTrials[T any](ctx context.Context, n int, opt RunOptions, pc *progressCo
 	trial func(ctx context.Context, t int) (T, error)) ([]T, error) {
 	out := make([]T, n)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opt.workers())
+	g.SetLimit(opt.NumWorkers())
 	for t := 0; t < n; t++ {
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {

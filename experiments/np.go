@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 
 	"github.com/fedcon/fedcon/datasets"
-	"github.com/fedcon/fedcon/internal/nprand"
 	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -32,7 +30,7 @@ type ALConfig struct {
 }
 
 func (c *ALConfig) validate() error {
-	if err := c.MethodConfig.validate(); err != nil {
+	if err := c.MethodConfig.ValidateMethod(); err != nil {
 		return err
 	}
 	if c.Subsolver != "newton" && c.Subsolver != "lbfgs" {
@@ -123,7 +121,7 @@ type NPConfig struct {
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *NPConfig) Validate() error {
-	if err := validateAll(c.TrialConfig.validate, c.ALConfig.validate); err != nil {
+	if err := validateAll(c.TrialConfig.ValidateTrials, c.ALConfig.validate); err != nil {
 		return err
 	}
 	switch {
@@ -237,14 +235,6 @@ func buildNPCell(ds *datasets.Dataset, name string, n int, cfg *NPConfig) (*npCe
 	return cell, nil
 }
 
-// trialStart is trial t's w0 on the unit sphere.
-func trialStart(rng string, seed uint64, t, d int) []float64 {
-	if rng == "numpy" {
-		return nprand.TrialStart(t, d)
-	}
-	return problems.UnitSphere(rand.New(rand.NewPCG(seed, 1<<62|uint64(t))), d)
-}
-
 // validateW0 checks the w0 key of the classification experiments.
 func validateW0(w0 string) error {
 	switch w0 {
@@ -306,7 +296,7 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 				return res, err
 			}
 			n := cell.n // by-column: from the data
-			inner := max(1, opt.workers()/cfg.Trials)
+			inner := max(1, opt.NumWorkers()/cfg.Trials)
 			trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
 				func(ctx context.Context, t int) (ClassTrial, error) {
 					return npTrial(ctx, cfg, cell, t, inner, keepTrace)
@@ -315,9 +305,9 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 				return res, err
 			}
 			res.Trials = append(res.Trials, trials...)
-			row := classRow(name, n, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+			row := ClassRowOf(name, n, trials, cfg.R, cfg.Eps1, cfg.Eps2)
 			row.Dropped = cell.dropped
-			row.Uncons1 = meanStd(cell.uncons1)
+			row.Uncons1 = MeanStdOf(cell.uncons1)
 			row.Uncons1Max = maxOf(cell.uncons1)
 			if cfg.Data == nil {
 				row.Published = published("table1", name, fmt.Sprint(n))
@@ -359,7 +349,7 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 			a.Loss0 = append(a.Loss0, c.Loss0(r.W))
 			a.Loss1 = append(a.Loss1, c.Loss1(r.W))
 		}
-		a.Objective = meanStd(a.Loss0).Mean
+		a.Objective = MeanStdOf(a.Loss0).Mean
 		if keepTrace {
 			for _, rec := range r.Trace {
 				tp := TracePoint{K: rec.K}
@@ -386,4 +376,15 @@ func unconstrainedLoss1(ds *datasets.Dataset, cell *npCell) []float64 {
 		out[i] = c.Loss1(w)
 	}
 	return out
+}
+
+// Quick shrinks c to the smoke run: at most 2 trials, n in {1, 5, 10}
+// (one n = 10 cell, so that the gate sees Algorithm 2 with many clients).
+func (c *NPConfig) Quick() {
+	c.Trials = min(c.Trials, QuickTrials)
+	ten := slices.Contains(c.Clients, 10)
+	c.Clients = quickClients(c.Clients)
+	if ten {
+		c.Clients = append(c.Clients, 10)
+	}
 }

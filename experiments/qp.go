@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,7 +27,7 @@ type QPConfig struct {
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *QPConfig) Validate() error {
-	if err := validateAll(c.TrialConfig.validate, c.MethodConfig.validate); err != nil {
+	if err := validateAll(c.TrialConfig.ValidateTrials, c.MethodConfig.ValidateMethod); err != nil {
 		return err
 	}
 	switch {
@@ -127,16 +127,16 @@ type QPRow struct {
 	BandC float64 `json:"objective_kkt_band_cprox"`
 }
 
-// qpResult is the layout of a QP experiment's result file: the run
+// QPResultFile is the layout of a QP experiment's result file: the run
 // record, one row per cell, every trial.
-type qpResult[R, T any] struct {
+type QPResultFile[R, T any] struct {
 	Info   *RunInfo `json:"run"`
 	Rows   []R      `json:"rows"`
 	Trials []T      `json:"trials"`
 }
 
 // QPResult is the whole experiment: what the result files hold.
-type QPResult qpResult[QPRow, QPTrial]
+type QPResult QPResultFile[QPRow, QPTrial]
 
 // qpInstance builds cell (n, d, m): our stream or the authors' numpy one.
 func qpInstance(cfg *QPConfig, n, d, m int) (*problems.LCQP, error) {
@@ -190,7 +190,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	workers, progress := opt.workers(), opt.Progress
+	workers, progress := opt.NumWorkers(), opt.Progress
 	// All (cell, trial) jobs share one pool, so that building a cell's
 	// instance and factorisations (serial work) overlaps other trials.
 	type cellState struct {
@@ -277,7 +277,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 			continue // interrupted: only finished cells are aggregated
 		}
 		res.Trials = append(res.Trials, cs.trials...)
-		row := qpRow(cell[0], cell[1], cell[2], cs.trials[0].FStar, cs.trials, [2]float64{cfg.Eps1, cfg.Eps2})
+		row := QPRowOf(cell[0], cell[1], cell[2], cs.trials[0].FStar, cs.trials, [2]float64{cfg.Eps1, cfg.Eps2})
 		row.Nu1 = cs.trials[0].Nu1
 		res.Rows = append(res.Rows, row)
 	}
@@ -329,12 +329,13 @@ func distInf(a, b []float64) float64 {
 	return s
 }
 
-func qpRow(n, d, m int, fstar float64, trials []QPTrial, eps [2]float64) QPRow {
+// QPRowOf aggregates the trials of cell (n, d, m) into its row.
+func QPRowOf(n, d, m int, fstar float64, trials []QPTrial, eps [2]float64) QPRow {
 	runs := make([]*QPRuns, len(trials))
 	for i := range trials {
 		runs[i] = &trials[i].QPRuns
 	}
-	row := QPRow{N: n, D: d, M: m, FStar: fstar, QPStats: qpStats(runs, eps)}
+	row := QPRow{N: n, D: d, M: m, FStar: fstar, QPStats: QPStatsOf(runs, eps)}
 	for _, t := range trials {
 		if t.Alg1.Status != solver.Diverged {
 			row.Band1 = math.Max(row.Band1, t.Alg1.ObjBand)
@@ -347,9 +348,9 @@ func qpRow(n, d, m int, fstar float64, trials []QPTrial, eps [2]float64) QPRow {
 	return row
 }
 
-// qpStats aggregates one cell's runs; Published is left to the caller.
+// QPStatsOf aggregates one cell's runs; Published is left to the caller.
 // Diverged runs count in the cost columns only (Divergence).
-func qpStats(runs []*QPRuns, eps [2]float64) QPStats {
+func QPStatsOf(runs []*QPRuns, eps [2]float64) QPStats {
 	all := func(*QPRuns) bool { return true }
 	ok1 := func(r *QPRuns) bool { return r.Alg1.Status != solver.Diverged }
 	okC := func(r *QPRuns) bool { return r.CProx.Status != solver.Diverged }
@@ -361,7 +362,7 @@ func qpStats(runs []*QPRuns, eps [2]float64) QPStats {
 				x = append(x, f(r))
 			}
 		}
-		return meanStd(x)
+		return MeanStdOf(x)
 	}
 	s := QPStats{
 		Obj1:    col(ok1, func(r *QPRuns) float64 { return r.Alg1.Objective }),
@@ -394,22 +395,8 @@ func qpStats(runs []*QPRuns, eps [2]float64) QPStats {
 	return s
 }
 
-// flagString renders "status xN" flags in a stable order; "ok" when none.
-func flagString(flags map[string]int) string {
-	if len(flags) == 0 {
-		return "ok"
-	}
-	keys := make([]string, 0, len(flags))
-	for k := range flags {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	s := ""
-	for i, k := range keys {
-		if i > 0 {
-			s += "; "
-		}
-		s += k + " x" + strconv.Itoa(flags[k])
-	}
-	return s
+// Quick shrinks c to the smoke run: 2 trials, the cells with n in {1, 5}.
+func (c *QPConfig) Quick() {
+	c.Trials = QuickTrials
+	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) == 0 || !slices.Contains(QuickClients, cell[0]) })
 }

@@ -547,7 +547,7 @@ func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []
 	out := make([]SSCACurve, len(specs))
 	pc := &progressCounter{total: len(specs) * runs, fn: opt.Progress}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opt.workers())
+	g.SetLimit(opt.NumWorkers())
 	for k, s := range specs {
 		out[k] = SSCACurve{Spec: s, Trials: make([]SSCATrial, runs)}
 		for r := 0; r < runs; r++ {

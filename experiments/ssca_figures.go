@@ -79,11 +79,11 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 					continue
 				}
 				s.Name = fmt.Sprintf("Alg. %s B=%d", algo[3:], c.Spec.Batch)
-				cost := meanStd(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
-				n2 := meanStd(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
+				cost := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
+				n2 := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
 				s.X, s.Y = append(s.X, cost.Mean), append(s.Y, n2.Mean)
 				if c.Spec.constrained() {
-					ac := meanStd(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
+					ac := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
 					a.Name = s.Name
 					a.X, a.Y = append(a.X, c.Spec.U), append(a.Y, ac.Mean)
 					a.Lo, a.Hi = append(a.Lo, ac.Mean-ac.Std), append(a.Hi, ac.Mean+ac.Std)
@@ -122,7 +122,7 @@ func curvePanel(title, ylabel string, curves []SSCACurve, val func(SSCATrial) []
 			for _, t := range c.Trials {
 				xs = append(xs, val(t)[i])
 			}
-			m := meanStd(xs)
+			m := MeanStdOf(xs)
 			s.X = append(s.X, float64(c.Trials[0].T[i]))
 			s.Y, s.Lo, s.Hi = append(s.Y, m.Mean), append(s.Lo, m.Mean-m.Std), append(s.Hi, m.Mean+m.Std)
 		}
@@ -160,9 +160,9 @@ func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *Table {
 	t := &Table{Title: title, Header: []string{"method", "λ / U", "runs", "F(w^T)", "test acc.", "‖w^T‖²",
 		fmt.Sprintf("t: F ≤ %g", cfg.TargetCost), "slack", "MB down/round", "MB up/round", "MB client/round", "ms/round", "diverged"}}
 	for _, c := range curves {
-		cost := meanStd(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
-		acc := meanStd(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
-		n2 := meanStd(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
+		cost := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
+		acc := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
+		n2 := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
 		par := "λ=" + strconv.FormatFloat(c.Spec.Lambda, 'g', -1, 64)
 		if c.Spec.constrained() {
 			par = "U=" + strconv.FormatFloat(c.Spec.U, 'g', -1, 64)
@@ -187,18 +187,18 @@ func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *Table {
 			for _, tr := range c.Trials {
 				xs = append(xs, tr.TrainCost[i])
 			}
-			if meanStd(xs).Mean <= cfg.TargetCost {
+			if MeanStdOf(xs).Mean <= cfg.TargetCost {
 				target = strconv.Itoa(c.Trials[0].T[i])
 				break
 			}
 		}
 		sl := "—"
 		if c.Spec.constrained() {
-			sl = sci(meanStd(slack).Mean)
+			sl = sci(MeanStdOf(slack).Mean)
 		}
 		t.Rows = append(t.Rows, []string{c.Spec.Label(), par, strconv.Itoa(len(c.Trials)), ms4(cost), ms4(acc), fmt.Sprintf("%.1f (%.1f)", n2.Mean, n2.Std),
-			target, sl, fmt.Sprintf("%.3f", meanStd(down).Mean), fmt.Sprintf("%.3f", meanStd(upB).Mean),
-			fmt.Sprintf("%.3f", meanStd(cl).Mean), fmt.Sprintf("%.1f", meanStd(ms).Mean), strconv.Itoa(div)})
+			target, sl, fmt.Sprintf("%.3f", MeanStdOf(down).Mean), fmt.Sprintf("%.3f", MeanStdOf(upB).Mean),
+			fmt.Sprintf("%.3f", MeanStdOf(cl).Mean), fmt.Sprintf("%.1f", MeanStdOf(ms).Mean), strconv.Itoa(div)})
 	}
 	t.Notes = []string{
 		"F(w^T): cross-entropy (25) on the " + evalNote(cfg) + " training set at t = T; mean (std) over runs. " +

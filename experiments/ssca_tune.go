@@ -82,7 +82,7 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 	}
 	pc := &progressCounter{total: len(pts) * grid.Seeds, fn: opt.Progress}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opt.workers())
+	g.SetLimit(opt.NumWorkers())
 	for _, p := range pts {
 		c := *cfg
 		c.Seed = grid.Seed

@@ -3,6 +3,7 @@ package experiments
 import (
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/fedcon/fedcon/solver"
 	"gonum.org/v1/gonum/stat"
@@ -15,9 +16,9 @@ type MeanStd struct {
 	Std  float64 `json:"std"`
 }
 
-// meanStd returns the population mean and standard deviation of x
+// MeanStdOf returns the population mean and standard deviation of x
 // (zero for an empty x, never NaN).
-func meanStd(x []float64) MeanStd {
+func MeanStdOf(x []float64) MeanStd {
 	if len(x) == 0 {
 		return MeanStd{}
 	}
@@ -118,4 +119,24 @@ func tally(flags map[string]int, name string, st solver.Status, stats solver.Sta
 	kkt[0] = math.Max(kkt[0], res.Stationarity)
 	kkt[1] = math.Max(kkt[1], res.Feasibility)
 	return true
+}
+
+// flagString renders "status xN" flags in a stable order; "ok" when none.
+func flagString(flags map[string]int) string {
+	if len(flags) == 0 {
+		return "ok"
+	}
+	keys := make([]string, 0, len(flags))
+	for k := range flags {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += "; "
+		}
+		s += k + " x" + strconv.Itoa(flags[k])
+	}
+	return s
 }

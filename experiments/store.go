@@ -166,8 +166,8 @@ func decodeTrial(b []byte, key, hash string, v any) (*storedTrial, error) {
 	if err := json.Unmarshal(st.Trial, v); err != nil {
 		return nil, fmt.Errorf("trial: %w", err)
 	}
-	if c, ok := v.(interface{ check() error }); ok {
-		if err := c.check(); err != nil {
+	if c, ok := v.(interface{ Check() error }); ok {
+		if err := c.Check(); err != nil {
 			return nil, err
 		}
 	}
