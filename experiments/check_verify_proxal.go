@@ -53,7 +53,7 @@ func qpOptima(cfg *QPConfig, cells []verifyCell, byCell map[string][]QPTrial) []
 		if len(trials) == 0 {
 			continue
 		}
-		inst, err := qpInstance(cfg, c.n, c.d, c.m)
+		inst, err := QPInstance(cfg, c.n, c.d, c.m)
 		if err != nil {
 			v.fail("%s: %v", c.label, err)
 			continue

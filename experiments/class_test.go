@@ -89,8 +89,8 @@ func TestMonksNewtonRegression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, cp := cfg.methods()
-	res, err := solver.Solve(context.Background(), npProblem(cell), trialStart("fedcon", 1, 8, cell.d), cfg.settings(1), cp)
+	_, cp := cfg.Methods()
+	res, err := solver.Solve(context.Background(), npProblem(cell), trialStart("fedcon", 1, 8, cell.d), cfg.Settings(1), cp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,7 +161,7 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 		}
 		wstar, tr.FStar, tr.Exact = ex.w, ex.f, true
 	}
-	w0 := startPoint(cfg.W0, cfg.RNG, cfg.Seed, t, d)
+	w0 := StartPoint(cfg.W0, cfg.RNG, cfg.Seed, t, d)
 	a1, cp := cfg.methods()
 	var smooth solver.SmoothSolver = &solver.Newton{}
 	if cfg.Subsolver == "lbfgs" {
@@ -175,7 +175,7 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 		start := time.Now()
 		// One worker per trial: trials, not clients, share the cores (RunQP).
 		r, err := Interruptible(ctx, func() (*solver.Result, error) {
-			return solver.Solve(ctx, inst.Problem(), w0, cfg.settings(1), run.m)
+			return solver.Solve(ctx, inst.Problem(), w0, cfg.Settings(1), run.m)
 		})
 		if err != nil {
 			return tr, err

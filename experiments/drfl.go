@@ -238,7 +238,7 @@ type DRFLParams struct {
 }
 
 // spell sets PName and SupportName, the JSON forms of P and Support.
-func (p *DRFLParams) spell() {
+func (p *DRFLParams) Spell() {
 	p.PName, p.SupportName = normName(p.P), p.Support.String()
 }
 
@@ -333,18 +333,18 @@ func (p DRFLParams) Validate() error {
 // (with their radii; WAFL's pooled into one), the model, θ, the norm p and
 // q̂ (nil: N_s/N).
 type drflSpec struct {
-	clients     []pd.Client
-	model       pd.Model
-	theta, norm float64
-	qhat        []float64
+	Clients     []pd.Client
+	Model       pd.Model
+	Theta, Norm float64
+	Qhat        []float64
 }
 
-func newDRFLSpec(clients []pd.Client, p DRFLParams) drflSpec {
+func NewDRFLSpec(clients []pd.Client, p DRFLParams) drflSpec {
 	cl := make([]pd.Client, len(clients))
 	copy(cl, clients)
 	loss, eps := p.loss(), p.Epsilon
-	sp := drflSpec{clients: cl, model: pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
-		theta: p.Theta, norm: p.P, qhat: p.QHat}
+	sp := drflSpec{Clients: cl, Model: pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
+		Theta: p.Theta, Norm: p.P, Qhat: p.QHat}
 	epigraph := pd.Model{Loss: loss, Epsilon: eps, Epigraph: true}
 	switch p.Model {
 	case DRFLModel:
@@ -355,16 +355,16 @@ func newDRFLSpec(clients []pd.Client, p DRFLParams) drflSpec {
 			}
 		}
 	case DRFLAFL:
-		sp.model = epigraph
+		sp.Model = epigraph
 	case DRFLDRFA:
-		sp.model = epigraph
-		sp.theta, sp.norm, sp.qhat = 2, 1, nil
+		sp.Model = epigraph
+		sp.Theta, sp.Norm, sp.Qhat = 2, 1, nil
 	case DRFLStandard:
-		sp.model = epigraph
-		sp.theta = 0
-		sp.qhat = make([]float64, len(cl))
+		sp.Model = epigraph
+		sp.Theta = 0
+		sp.Qhat = make([]float64, len(cl))
 		for s := range cl {
-			sp.qhat[s] = 1 / float64(len(cl))
+			sp.Qhat[s] = 1 / float64(len(cl))
 		}
 	case DRFLWAFL:
 		var pooled pd.Client
@@ -373,8 +373,8 @@ func newDRFLSpec(clients []pd.Client, p DRFLParams) drflSpec {
 			pooled.Y = append(pooled.Y, c.Y...)
 		}
 		pooled.Rho = p.Rho
-		sp.clients = []pd.Client{pooled}
-		sp.theta, sp.qhat = 0, nil
+		sp.Clients = []pd.Client{pooled}
+		sp.Theta, sp.Qhat = 0, nil
 	}
 	return sp
 }
@@ -382,17 +382,17 @@ func newDRFLSpec(clients []pd.Client, p DRFLParams) drflSpec {
 // central reports whether (4) is an LP for this spec (hinge loss, p ∈
 // {1, ∞}), so that pd.Central can solve it.
 func (sp drflSpec) central() bool {
-	return sp.model.Loss == pd.LossHinge && (sp.norm == 1 || math.IsInf(sp.norm, 1))
+	return sp.Model.Loss == pd.LossHinge && (sp.Norm == 1 || math.IsInf(sp.Norm, 1))
 }
 
 // DRFLProblem returns the solver problem of model p on the clients.
 func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
-	sp := newDRFLSpec(clients, p)
-	fed, n, err := pd.Federate(sp.clients, sp.model, nil)
+	sp := NewDRFLSpec(clients, p)
+	fed, n, err := pd.Federate(sp.Clients, sp.Model, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &sd.Problem{Clients: fed, Features: n, P: sp.norm, Theta: sp.theta, QHat: sp.qhat}, nil
+	return &sd.Problem{Clients: fed, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
 }
 
 // DRFLRun is the outcome of one model on one split.
@@ -427,7 +427,7 @@ type DRFLRun struct {
 }
 
 // checkLoss rejects a loss that does not fit the split's labels.
-func (sp *DRFLSplit) checkLoss(p DRFLParams) error {
+func (sp *DRFLSplit) CheckLoss(p DRFLParams) error {
 	if sp.Regression != (p.loss() == pd.LossHuber) {
 		kind := map[bool]string{true: "regression", false: "classification"}[sp.Regression]
 		return &ConfigError{Field: "loss", Value: p.lossName(),
@@ -442,13 +442,13 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if err := sp.checkLoss(p); err != nil {
+	if err := sp.CheckLoss(p); err != nil {
 		return nil, err
 	}
 	if p.Rhos != nil && len(p.Rhos) != len(sp.Train) {
 		return nil, &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), len(sp.Train))}
 	}
-	p.spell()
+	p.Spell()
 	prob, err := DRFLProblem(sp.Train, p)
 	if err != nil {
 		return nil, err

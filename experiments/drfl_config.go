@@ -255,7 +255,7 @@ func (c *DRFLConfig) Noise(fig DRFLNoiseFigure, base DRFLParams, quick, cv bool)
 	for _, m := range DRFLModels() {
 		p := base
 		p.Model = m
-		p.spell() // for the run record
+		p.Spell() // for the run record
 		n.Params = append(n.Params, p)
 	}
 	if cv {

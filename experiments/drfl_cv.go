@@ -110,14 +110,14 @@ func DRFLFolds(train []pd.Client, k int, seed uint64, regression bool) ([][]int,
 // ordering). It returns (w, b), whether the fit was central, and
 // Algorithm 1's final state (nil for central fits).
 func cvFit(ctx context.Context, fit []pd.Client, lps *[2]pd.CentralLP, p DRFLParams, start *sd.State, set *sd.Settings, tol float64) ([]float64, bool, *sd.State, error) {
-	if spec := newDRFLSpec(fit, p); spec.central() {
+	if spec := NewDRFLSpec(fit, p); spec.central() {
 		// The interior point can stall in its last digits on degenerate
 		// LPs (rounding in the KKT solves): a looser tolerance still gives
 		// a fit far more accurate than Algorithm 1's at drflCVTol, at a
 		// fraction of its cost (which is high on exactly these LPs);
 		// Algorithm 1 does the fits that fail both.
 		for k := range lps {
-			v, _, err := lps[k].Solve(ctx, spec.clients, spec.model, spec.theta, spec.norm, spec.qhat)
+			v, _, err := lps[k].Solve(ctx, spec.Clients, spec.Model, spec.Theta, spec.Norm, spec.Qhat)
 			if err == nil || ctx.Err() != nil {
 				return v, true, start, err
 			}
@@ -346,7 +346,7 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		}
 		return split(0, len(grp)-1)
 	}
-	if newDRFLSpec(fits[0], base).central() {
+	if NewDRFLSpec(fits[0], base).central() {
 		// Central LPs are cold-started: the (θ group, fold) tasks are
 		// independent, so one pool keeps all workers busy.
 		groups := thetaGroups(cands)
@@ -577,21 +577,21 @@ func thetaMiddle(theta func(k int) float64, i, j int) int {
 // q = q̂ + (θ/θ')(q' − q̂) ∈ Q_θ with ‖q' − q‖₁ ≤ S^{1−1/p}(θ' − θ), and
 // (q' − q)·f ≤ ‖q' − q‖₁(max f − min f)/2 as both sum to 1.)
 func drflWorst(clients []pd.Client, p DRFLParams, v []float64) (obj, slope float64) {
-	sp := newDRFLSpec(clients, p)
-	S := len(sp.clients)
-	f, qhat := make([]float64, S), sp.qhat
+	sp := NewDRFLSpec(clients, p)
+	S := len(sp.Clients)
+	f, qhat := make([]float64, S), sp.Qhat
 	if qhat == nil {
-		qhat = pd.SampleShares(sp.clients)
+		qhat = pd.SampleShares(sp.Clients)
 	}
-	for s, c := range sp.clients {
-		f[s], _ = pd.WorstCaseLoss(c, sp.model, v)
+	for s, c := range sp.Clients {
+		f[s], _ = pd.WorstCaseLoss(c, sp.Model, v)
 	}
-	for s, q := range sd.WorstWeights(f, qhat, sp.theta, sp.norm) {
+	for s, q := range sd.WorstWeights(f, qhat, sp.Theta, sp.Norm) {
 		obj += q * f[s]
 	}
 	cp := float64(S) // p = ∞
-	if !math.IsInf(sp.norm, 1) {
-		cp = math.Pow(float64(S), 1-1/sp.norm)
+	if !math.IsInf(sp.Norm, 1) {
+		cp = math.Pow(float64(S), 1-1/sp.Norm)
 	}
 	return obj, cp * (slices.Max(f) - slices.Min(f)) / 2
 }

@@ -245,8 +245,8 @@ func TestCrossValidateThetaShares(t *testing.T) {
 				if !lower {
 					t.Errorf("%s ρ %v θ %v fold %d: shared fit is not a solved fit at a smaller θ", model, p.Rho, p.Theta, f+1)
 				}
-				spec := newDRFLSpec(fold, p)
-				v, _, err := lp.Solve(context.Background(), spec.clients, spec.model, spec.theta, spec.norm, spec.qhat)
+				spec := NewDRFLSpec(fold, p)
+				v, _, err := lp.Solve(context.Background(), spec.Clients, spec.Model, spec.Theta, spec.Norm, spec.Qhat)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -331,8 +331,8 @@ func TestCentralLPSaturatedTheta(t *testing.T) {
 				}
 				continue
 			}
-			spec := newDRFLSpec(fit, p)
-			if vs[k], _, err = lp.Solve(context.Background(), spec.clients, spec.model, spec.theta, spec.norm, spec.qhat); err != nil {
+			spec := NewDRFLSpec(fit, p)
+			if vs[k], _, err = lp.Solve(context.Background(), spec.Clients, spec.Model, spec.Theta, spec.Norm, spec.Qhat); err != nil {
 				t.Fatalf("fold %d θ %v: %v", f+1, theta, err)
 			}
 		}

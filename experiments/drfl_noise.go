@@ -58,7 +58,7 @@ type DRFLNoiseConfig struct {
 func (c DRFLNoiseConfig) TrialHash() string {
 	c.Params = slices.Clone(c.Params)
 	for k := range c.Params {
-		c.Params[k].spell()
+		c.Params[k].Spell()
 	}
 	return TrialHash(c, "repetitions")
 }
@@ -176,7 +176,7 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 		if err := p.Validate(); err != nil {
 			return nil, err
 		}
-		cfg.Params[k].spell()
+		cfg.Params[k].Spell()
 	}
 	M, L := len(cfg.Params), len(cfg.Levels)
 	res := &DRFLNoiseResult{Config: cfg, Runs: make([][]*DRFLRun, M)}

@@ -71,24 +71,21 @@ type fairCell struct {
 	uncons  []float64 // disparities of plain logistic regression, server first
 }
 
-func fairParty(x *datasetsView, idx []int, scale, r float64) *problems.FairParty {
+// FairParty is the fairness party of rows idx of ds, whose sensitive
+// attribute is group (0 or 1 per row).
+func FairParty(ds *datasets.Dataset, group, idx []int, scale, r float64) *problems.FairParty {
 	var g0, g1 []int
 	for _, i := range idx {
-		if x.group[i] == 0 {
+		if group[i] == 0 {
 			g0 = append(g0, i)
 		} else {
 			g1 = append(g1, i)
 		}
 	}
 	return &problems.FairParty{
-		G0: problems.NewLabeled(x.ds.X, x.ds.Y, g0), G1: problems.NewLabeled(x.ds.X, x.ds.Y, g1),
+		G0: problems.NewLabeled(ds.X, ds.Y, g0), G1: problems.NewLabeled(ds.X, ds.Y, g1),
 		Scale: scale, R: r,
 	}
-}
-
-type datasetsView struct {
-	ds    *datasets.Dataset
-	group []int
 }
 
 func buildFairCell(ds *datasets.Dataset, n int, cfg *FairConfig) (*fairCell, error) {
@@ -122,9 +119,9 @@ func buildFairCell(ds *datasets.Dataset, n int, cfg *FairConfig) (*fairCell, err
 		all[i] = i
 	}
 	cell := &fairCell{n: n, d: d, dropped: dropped,
-		server: fairParty(&datasetsView{ds.Server, ds.Server.Group}, all, 0, cfg.R)}
+		server: FairParty(ds.Server, ds.Server.Group, all, 0, cfg.R)}
 	for _, idx := range folds {
-		cell.clients = append(cell.clients, fairParty(&datasetsView{ds, ds.Group}, idx, 1/float64(n), cfg.R))
+		cell.clients = append(cell.clients, FairParty(ds, ds.Group, idx, 1/float64(n), cfg.R))
 	}
 	// Plain logistic regression on the clients' rows: its disparities show
 	// whether the constraints are active.
@@ -213,8 +210,8 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 }
 
 func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keepTrace bool) (ClassTrial, error) {
-	w0 := startPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
-	a1, cp := cfg.methods()
+	w0 := StartPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
+	a1, cp := cfg.Methods()
 	tr := ClassTrial{Dataset: cfg.name(), N: cell.n, Trial: t}
 	for _, run := range []struct {
 		dst *ClassAlg
@@ -222,7 +219,7 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
 		r, err := Interruptible(ctx, func() (*solver.Result, error) {
-			return solver.Solve(ctx, cell.problem(), w0, cfg.settings(1), run.m)
+			return solver.Solve(ctx, cell.problem(), w0, cfg.Settings(1), run.m)
 		})
 		if err != nil {
 			return tr, err

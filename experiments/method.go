@@ -84,7 +84,7 @@ func (c *MethodConfig) ValidateMethod() error {
 	return nil
 }
 
-func (c *MethodConfig) settings(workers int) *solver.Settings {
+func (c *MethodConfig) Settings(workers int) *solver.Settings {
 	return &solver.Settings{MaxOuter: c.MaxOuter, MaxInner: c.MaxInner, Eps1: c.Eps1, Eps2: c.Eps2, Workers: workers}
 }
 

@@ -89,7 +89,7 @@ func (c *ALConfig) smooth() solver.SmoothSolver {
 	return &solver.Newton{}
 }
 
-func (c *ALConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
+func (c *ALConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
 	a1, cp := c.MethodConfig.methods()
 	a1.Smooth = c.smooth()
 	a1.Rule, _ = solver.ParseRhoRule(c.RhoRule)
@@ -327,8 +327,8 @@ func npProblem(cell *npCell) *solver.Problem {
 }
 
 func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, keepTrace bool) (ClassTrial, error) {
-	w0 := startPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
-	a1, cp := cfg.methods()
+	w0 := StartPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
+	a1, cp := cfg.Methods()
 	if cfg.AdmmStart == "w0" {
 		a1.AdmmStart = w0
 	}
@@ -339,7 +339,7 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
 		r, err := Interruptible(ctx, func() (*solver.Result, error) {
-			return solver.Solve(ctx, npProblem(cell), w0, cfg.settings(workers), run.m)
+			return solver.Solve(ctx, npProblem(cell), w0, cfg.Settings(workers), run.m)
 		})
 		if err != nil {
 			return tr, err

@@ -63,7 +63,7 @@ func TestQPCostModel(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	inst, err := qpInstance(cfg, n, d, m)
+	inst, err := QPInstance(cfg, n, d, m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ type QPResultFile[R, T any] struct {
 type QPResult QPResultFile[QPRow, QPTrial]
 
 // qpInstance builds cell (n, d, m): our stream or the authors' numpy one.
-func qpInstance(cfg *QPConfig, n, d, m int) (*problems.LCQP, error) {
+func QPInstance(cfg *QPConfig, n, d, m int) (*problems.LCQP, error) {
 	if cfg.RNG == "numpy" {
 		return fromNumpy(nprand.GenerateLCQP(d, n, m)), nil
 	}
@@ -148,7 +148,7 @@ func qpInstance(cfg *QPConfig, n, d, m int) (*problems.LCQP, error) {
 }
 
 // qpStart returns trial t's w0, shared by both algorithms.
-func qpStart(cfg *QPConfig, t, d int) []float64 {
+func QPStart(cfg *QPConfig, t, d int) []float64 {
 	if cfg.RNG == "numpy" {
 		return nprand.TrialStart(t, d)
 	}
@@ -174,7 +174,7 @@ func fromNumpy(in *nprand.LCQPInstance) *problems.LCQP {
 }
 
 // qpMethods are the methods with a shared factorisation cache.
-func (cfg *QPConfig) qpMethods(cache *solver.QuadCache) (*solver.ProxAL, *solver.CProxAL) {
+func (cfg *QPConfig) QPMethods(cache *solver.QuadCache) (*solver.ProxAL, *solver.CProxAL) {
 	a1, cp := cfg.methods()
 	a1.Cache, cp.Cache = cache, cache
 	return a1, cp
@@ -230,7 +230,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 					cs.once.Do(func() {
 						go func() {
 							defer close(cs.ready)
-							cs.inst, cs.err = qpInstance(cfg, n, d, m)
+							cs.inst, cs.err = QPInstance(cfg, n, d, m)
 							if cs.err == nil {
 								var nu []float64
 								cs.wstar, nu, cs.fstar, cs.err = cs.inst.ExactKKT()
@@ -286,8 +286,8 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 
 func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *solver.QuadCache, wstar []float64, fstar, nu1 float64, t, workers int) (QPTrial, error) {
 	n, d, m := inst.N, inst.Dim, inst.M
-	w0 := qpStart(cfg, t, d)
-	a1, cp := cfg.qpMethods(cache)
+	w0 := QPStart(cfg, t, d)
+	a1, cp := cfg.QPMethods(cache)
 	tr := QPTrial{N: n, D: d, M: m, Trial: t, FStar: fstar, Nu1: nu1}
 	for _, run := range []struct {
 		dst *QPAlg
@@ -295,7 +295,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
 		r, err := Interruptible(ctx, func() (*solver.Result, error) {
-			return solver.Solve(ctx, inst.Problem(), w0, cfg.settings(workers), run.m)
+			return solver.Solve(ctx, inst.Problem(), w0, cfg.Settings(workers), run.m)
 		})
 		if err != nil {
 			return tr, err

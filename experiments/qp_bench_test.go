@@ -15,14 +15,14 @@ func BenchmarkTable4Cell(b *testing.B) {
 		b.Run(test, func(b *testing.B) {
 			cfg := &QPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Cells: [][]int{{10, 500, 5}}, MethodConfig: MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9,
 				Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10000, MaxInner: 10000, InnerTest: test}}
-			inst, err := qpInstance(cfg, 10, 500, 5)
+			inst, err := QPInstance(cfg, 10, 500, 5)
 			if err != nil {
 				b.Fatal(err)
 			}
 			cache := solver.NewQuadCache()
-			a1, _ := cfg.qpMethods(cache)
-			w0 := qpStart(cfg, 0, 500)
-			s := cfg.settings(1) // as in `reproduce table4`: trials, not clients, in parallel
+			a1, _ := cfg.QPMethods(cache)
+			w0 := QPStart(cfg, 0, 500)
+			s := cfg.Settings(1) // as in `reproduce table4`: trials, not clients, in parallel
 			if _, err := solver.Solve(context.Background(), inst.Problem(), w0, s, a1); err != nil {
 				b.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 )
 
 // startPoint returns w0 of trial t: ones, zeros or a point of the unit sphere.
-func startPoint(kind, rng string, seed uint64, t, d int) []float64 {
+func StartPoint(kind, rng string, seed uint64, t, d int) []float64 {
 	w := make([]float64, d)
 	switch kind {
 	case "ones":

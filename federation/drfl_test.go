@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/federation"
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
-func drflJob(model string) *experiments.FedJob {
+func drflJob(model string) *fedjob.FedJob {
 	def := experiments.DefaultDRFLConfig()
 	p := experiments.DRFLParams{Model: model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Support: pd.Box, Loss: "hinge"}
-	return experiments.NewFedDRFL("heart", def.Data("heart", false), def.Seed, p, &sd.Settings{C: def.C, Tol: def.Tol, MaxRounds: 300})
+	return fedjob.NewFedDRFL("heart", def.Data("heart", false), def.Seed, p, &sd.Settings{C: def.C, Tol: def.Tol, MaxRounds: 300})
 }
 
 // TestDRFLLoopbackSameAnswer: DRFL's AD-LPMM with its 3 clients over gRPC
@@ -26,7 +27,7 @@ func TestDRFLLoopbackSameAnswer(t *testing.T) {
 	for _, model := range []string{experiments.DRFLModel, experiments.DRFLAFL} {
 		t.Run(model, func(t *testing.T) {
 			job := drflJob(model)
-			needData(t, &experiments.FedJob{Problem: "np"})
+			needData(t, &fedjob.FedJob{Problem: "np"})
 			if testing.Short() && model == experiments.DRFLModel {
 				t.Skip("the model's client QPs take seconds (a minute with -race); AFL covers -short")
 			}
@@ -97,7 +98,7 @@ func runDRFLClient(ctx context.Context, t testing.TB, addr, certs string, party 
 		t.Fatal(err)
 	}
 	load := func(b []byte, party int) (sd.Client, int, error) {
-		j, err := experiments.UnmarshalFedJob(b)
+		j, err := fedjob.UnmarshalFedJob(b)
 		if err != nil {
 			return nil, 0, err
 		}

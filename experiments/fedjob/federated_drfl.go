@@ -1,4 +1,4 @@
-package experiments
+package fedjob
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
@@ -13,9 +14,9 @@ import (
 // FedDRFL is a DRFL job (AD-LPMM, solver/drfl): one repetition's split of
 // FedJob.Dataset and one model.
 type FedDRFL struct {
-	Data   DRFLDataConfig `json:"data"`
-	Seed   uint64         `json:"seed"` // the repetition's split
-	Params DRFLParams     `json:"params"`
+	Data   experiments.DRFLDataConfig `json:"data"`
+	Seed   uint64                     `json:"seed"` // the repetition's split
+	Params experiments.DRFLParams     `json:"params"`
 	// Algorithm 1's settings; zero values take solver/drfl's defaults.
 	C         float64 `json:"c"`
 	Tol       float64 `json:"tol"`
@@ -36,7 +37,7 @@ func (f *FedDRFL) settings(workers int) *sd.Settings {
 }
 
 // params returns the model with P and Support read back from their JSON names.
-func (f *FedDRFL) params() (DRFLParams, error) {
+func (f *FedDRFL) params() (experiments.DRFLParams, error) {
 	p := f.Params
 	switch p.PName {
 	case "1":
@@ -46,29 +47,29 @@ func (f *FedDRFL) params() (DRFLParams, error) {
 	case "inf":
 		p.P = math.Inf(1)
 	default:
-		return p, &ConfigError{"p", p.PName, "want 1, 2 or inf"}
+		return p, &experiments.ConfigError{Field: "p", Value: p.PName, Reason: "want 1, 2 or inf"}
 	}
 	sup, err := pd.ParseSupport(p.SupportName)
 	if err != nil {
-		return p, &ConfigError{"support", p.SupportName, "want box or free"}
+		return p, &experiments.ConfigError{Field: "support", Value: p.SupportName, Reason: "want box or free"}
 	}
 	p.Support = sup
 	if err := p.Validate(); err != nil {
 		return p, err
 	}
-	if p.Model == DRFLWAFL {
-		return p, &ConfigError{"model", p.Model, "pools every client's rows in one place: it cannot be federated"}
+	if p.Model == experiments.DRFLWAFL {
+		return p, &experiments.ConfigError{Field: "model", Value: p.Model, Reason: "pools every client's rows in one place: it cannot be federated"}
 	}
 	if p.Rhos != nil && len(p.Rhos) != f.Data.Clients {
-		return p, &ConfigError{"rho", p.Rhos, fmt.Sprintf("%d radii for %d clients", len(p.Rhos), f.Data.Clients)}
+		return p, &experiments.ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), f.Data.Clients)}
 	}
 	return p, nil
 }
 
 // NewFedDRFL returns the DRFL job of model p on repetition seed's split of
 // dataset (P and Support are carried by name).
-func NewFedDRFL(dataset string, data DRFLDataConfig, seed uint64, p DRFLParams, s *sd.Settings) *FedJob {
-	p.spell()
+func NewFedDRFL(dataset string, data experiments.DRFLDataConfig, seed uint64, p experiments.DRFLParams, s *sd.Settings) *FedJob {
+	p.Spell()
 	f := &FedDRFL{Data: data, Seed: seed, Params: p}
 	if s != nil {
 		f.C, f.Tol, f.MaxRounds = s.C, s.Tol, s.MaxRounds
@@ -80,7 +81,7 @@ func NewFedDRFL(dataset string, data DRFLDataConfig, seed uint64, p DRFLParams, 
 // clients (FedDRFL.Problem adds them) and the settings.
 func (j *FedJob) DRFLServer(workers int) (*sd.Settings, error) {
 	if j.DRFL == nil {
-		return nil, &ConfigError{"drfl", nil, "missing configuration"}
+		return nil, &experiments.ConfigError{Field: "drfl", Value: nil, Reason: "missing configuration"}
 	}
 	if _, err := j.DRFL.params(); err != nil {
 		return nil, err
@@ -96,8 +97,8 @@ func (j *FedJob) DRFLProblem(clients []sd.Client, n int) (*sd.Problem, error) {
 		return nil, err
 	}
 	// θ, p and q̂ of the model do not depend on the clients' data.
-	sp := newDRFLSpec(make([]pd.Client, len(clients)), p)
-	return &sd.Problem{Clients: clients, Features: n, P: sp.norm, Theta: sp.theta, QHat: sp.qhat}, nil
+	sp := experiments.NewDRFLSpec(make([]pd.Client, len(clients)), p)
+	return &sd.Problem{Clients: clients, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
 }
 
 // DRFLParty loads client party's DRFL client (1..S) only: it draws the
@@ -109,21 +110,21 @@ func (j *FedJob) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
 		return nil, 0, err
 	}
 	if party < 1 || party > j.N {
-		return nil, 0, &ConfigError{"party", party, fmt.Sprintf("must be in 1..%d", j.N)}
+		return nil, 0, &experiments.ConfigError{Field: "party", Value: party, Reason: fmt.Sprintf("must be in 1..%d", j.N)}
 	}
 	sp, err := j.drflSplit(dirs)
 	if err != nil {
 		return nil, 0, err
 	}
-	spec := newDRFLSpec(sp.Train, p)
-	fed, n, err := pd.Federate(spec.clients[party-1:party], spec.model, nil)
+	spec := experiments.NewDRFLSpec(sp.Train, p)
+	fed, n, err := pd.Federate(spec.Clients[party-1:party], spec.Model, nil)
 	if err != nil {
 		return nil, 0, err
 	}
 	return fed[0], n + 1, nil
 }
 
-func (j *FedJob) drflSplit(dirs []string) (*DRFLSplit, error) {
+func (j *FedJob) drflSplit(dirs []string) (*experiments.DRFLSplit, error) {
 	d, err := datasets.Load(j.Dataset, dirs)
 	if err != nil {
 		return nil, err
@@ -132,11 +133,11 @@ func (j *FedJob) drflSplit(dirs []string) (*DRFLSplit, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := NewDRFLSplit(d, j.DRFL.Data, j.DRFL.Seed)
+	sp, err := experiments.NewDRFLSplit(d, j.DRFL.Data, j.DRFL.Seed)
 	if err != nil {
 		return nil, err
 	}
-	return sp, sp.checkLoss(p)
+	return sp, sp.CheckLoss(p)
 }
 
 // SolveDRFLLocal runs the DRFL job with every client in this process: the
@@ -150,7 +151,7 @@ func (j *FedJob) SolveDRFLLocal(ctx context.Context, dirs []string, workers int)
 	if err != nil {
 		return nil, err
 	}
-	prob, err := DRFLProblem(sp.Train, p)
+	prob, err := experiments.DRFLProblem(sp.Train, p)
 	if err != nil {
 		return nil, err
 	}

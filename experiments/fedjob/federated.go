@@ -1,4 +1,4 @@
-package experiments
+package fedjob
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -21,16 +22,16 @@ type FedJob struct {
 	Problem string `json:"problem"` // "np" or "qp"
 	Trial   int    `json:"trial"`
 	// NP: the data set, n and the configuration (partition seed = NP.Seed).
-	NP      *NPConfig `json:"np,omitempty"`
-	Dataset string    `json:"dataset,omitempty"`
-	N       int       `json:"n"`
+	NP      *experiments.NPConfig `json:"np,omitempty"`
+	Dataset string                `json:"dataset,omitempty"`
+	N       int                   `json:"n"`
 	// Dim is d; for NP, zero means: read it from the data set.
 	Dim int `json:"dim"`
 	// QP: the cell (n, Dim, M) of the configuration QP.
-	QP *QPConfig `json:"qp,omitempty"`
-	M  int       `json:"m,omitempty"`
+	QP *experiments.QPConfig `json:"qp,omitempty"`
+	M  int                   `json:"m,omitempty"`
 	// Fairness (adult-b): the server holds the data set's server rows.
-	Fair *FairConfig `json:"fair,omitempty"`
+	Fair *experiments.FairConfig `json:"fair,omitempty"`
 	// DRFL: AD-LPMM on one split of Dataset (N = its clients S).
 	DRFL *FedDRFL `json:"drfl,omitempty"`
 }
@@ -40,36 +41,36 @@ func (j *FedJob) Validate() error {
 	switch j.Problem {
 	case "np":
 		if j.NP == nil {
-			return &ConfigError{"np", nil, "missing configuration"}
+			return &experiments.ConfigError{Field: "np", Value: nil, Reason: "missing configuration"}
 		}
 		c := *j.NP
 		c.Datasets, c.Clients = []string{j.Dataset}, []int{j.N}
 		return c.Validate()
 	case "qp":
 		if j.QP == nil {
-			return &ConfigError{"qp", nil, "missing configuration"}
+			return &experiments.ConfigError{Field: "qp", Value: nil, Reason: "missing configuration"}
 		}
 		c := *j.QP
 		c.Cells = [][]int{{j.N, j.Dim, j.M}}
 		return c.Validate()
 	case "fair":
 		if j.Fair == nil {
-			return &ConfigError{"fair", nil, "missing configuration"}
+			return &experiments.ConfigError{Field: "fair", Value: nil, Reason: "missing configuration"}
 		}
 		c := *j.Fair
 		c.Dataset, c.Clients = j.Dataset, []int{j.N}
 		return c.Validate()
 	case "drfl":
 		if j.DRFL == nil {
-			return &ConfigError{"drfl", nil, "missing configuration"}
+			return &experiments.ConfigError{Field: "drfl", Value: nil, Reason: "missing configuration"}
 		}
 		if j.N != j.DRFL.Data.Clients || j.N < 1 {
-			return &ConfigError{"clients", j.N, fmt.Sprintf("the split has %d clients", j.DRFL.Data.Clients)}
+			return &experiments.ConfigError{Field: "clients", Value: j.N, Reason: fmt.Sprintf("the split has %d clients", j.DRFL.Data.Clients)}
 		}
 		_, err := j.DRFL.params()
 		return err
 	}
-	return &ConfigError{"problem", j.Problem, "must be np, qp, fair or drfl"}
+	return &experiments.ConfigError{Field: "problem", Value: j.Problem, Reason: "must be np, qp, fair or drfl"}
 }
 
 // Marshal encodes the job for the clients.
@@ -114,7 +115,7 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 	run := &FedRun{problem: &solver.Problem{}}
 	switch j.Problem {
 	case "drfl":
-		return nil, &ConfigError{"problem", j.Problem, "a DRFL job has no proximal AL server side (DRFLServer)"}
+		return nil, &experiments.ConfigError{Field: "problem", Value: j.Problem, Reason: "a DRFL job has no proximal AL server side (DRFLServer)"}
 	case "np":
 		if j.Dim == 0 {
 			ds, err := datasets.Load(j.Dataset, dirs)
@@ -123,35 +124,35 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 			}
 			_, j.Dim = ds.X.Dims()
 		}
-		run.W0 = startPoint(j.NP.W0, j.NP.RNG, j.NP.Seed, j.Trial, j.Dim)
-		run.Method, _ = j.NP.methods()
+		run.W0 = experiments.StartPoint(j.NP.W0, j.NP.RNG, j.NP.Seed, j.Trial, j.Dim)
+		run.Method, _ = j.NP.Methods()
 		if j.NP.AdmmStart == "w0" {
 			run.Method.AdmmStart = run.W0
 		}
-		run.Settings = j.NP.settings(workers)
+		run.Settings = j.NP.Settings(workers)
 	case "fair":
 		ds, err := datasets.Load(j.Dataset, dirs)
 		if err != nil {
 			return nil, err
 		}
 		if ds.Server == nil || ds.Server.Group == nil {
-			return nil, &ConfigError{"dataset", j.Dataset, "has no server rows with a sensitive group"}
+			return nil, &experiments.ConfigError{Field: "dataset", Value: j.Dataset, Reason: "has no server rows with a sensitive group"}
 		}
 		_, j.Dim = ds.X.Dims()
 		srvRows, _ := ds.Server.X.Dims()
-		run.problem.Server = fairParty(&datasetsView{ds.Server, ds.Server.Group}, seqInts(srvRows), 0, j.Fair.R)
-		run.W0 = startPoint(j.Fair.W0, j.Fair.RNG, j.Fair.Seed, j.Trial, j.Dim)
-		run.Method, _ = j.Fair.methods()
-		run.Settings = j.Fair.settings(workers)
+		run.problem.Server = experiments.FairParty(ds.Server, ds.Server.Group, seqInts(srvRows), 0, j.Fair.R)
+		run.W0 = experiments.StartPoint(j.Fair.W0, j.Fair.RNG, j.Fair.Seed, j.Trial, j.Dim)
+		run.Method, _ = j.Fair.Methods()
+		run.Settings = j.Fair.Settings(workers)
 	case "qp":
-		inst, err := qpInstance(j.QP, j.N, j.Dim, j.M)
+		inst, err := experiments.QPInstance(j.QP, j.N, j.Dim, j.M)
 		if err != nil {
 			return nil, err
 		}
 		run.problem.Server = inst.Server
-		run.W0 = qpStart(j.QP, j.Trial, j.Dim)
-		run.Method, _ = j.QP.qpMethods(solver.NewQuadCache())
-		run.Settings = j.QP.settings(workers)
+		run.W0 = experiments.QPStart(j.QP, j.Trial, j.Dim)
+		run.Method, _ = j.QP.QPMethods(solver.NewQuadCache())
+		run.Settings = j.QP.Settings(workers)
 	}
 	run.problem.Dim = j.Dim
 	for range j.N {
@@ -205,19 +206,19 @@ func (j *FedJob) SolveLocal(ctx context.Context, dirs []string, workers int) (*s
 // data set partitioned as in-process runs do (or, for the QP, generated).
 func (j *FedJob) Party(dirs []string, file string, party int) (solver.Party, int, error) {
 	if party < 1 || party > j.N {
-		return nil, 0, &ConfigError{"party", party, fmt.Sprintf("must be in 1..%d", j.N)}
+		return nil, 0, &experiments.ConfigError{Field: "party", Value: party, Reason: fmt.Sprintf("must be in 1..%d", j.N)}
 	}
 	switch j.Problem {
 	case "fair":
 		if file != "" {
-			return nil, 0, &ConfigError{"data", file, "a fairness client partitions adult-b itself; no file"}
+			return nil, 0, &experiments.ConfigError{Field: "data", Value: file, Reason: "a fairness client partitions adult-b itself; no file"}
 		}
 		ds, err := datasets.Load(j.Dataset, dirs)
 		if err != nil {
 			return nil, 0, err
 		}
 		if ds.Group == nil {
-			return nil, 0, &ConfigError{"dataset", j.Dataset, "has no sensitive group"}
+			return nil, 0, &experiments.ConfigError{Field: "dataset", Value: j.Dataset, Reason: "has no sensitive group"}
 		}
 		rows, d := ds.X.Dims()
 		// The same folds as buildFairCell.
@@ -225,12 +226,12 @@ func (j *FedJob) Party(dirs []string, file string, party int) (solver.Party, int
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s with %d clients: %w", j.Dataset, j.N, err)
 		}
-		return fairParty(&datasetsView{ds, ds.Group}, folds[party-1], 1/float64(j.N), j.Fair.R), d, nil
+		return experiments.FairParty(ds, ds.Group, folds[party-1], 1/float64(j.N), j.Fair.R), d, nil
 	case "qp":
 		if file != "" {
-			return nil, 0, &ConfigError{"data", file, "the QP clients generate their data; no file"}
+			return nil, 0, &experiments.ConfigError{Field: "data", Value: file, Reason: "the QP clients generate their data; no file"}
 		}
-		inst, err := qpInstance(j.QP, j.N, j.Dim, j.M)
+		inst, err := experiments.QPInstance(j.QP, j.N, j.Dim, j.M)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -249,7 +250,7 @@ func (j *FedJob) Party(dirs []string, file string, party int) (solver.Party, int
 				return nil, 0, err
 			}
 			if ds.Regression {
-				return nil, 0, &ConfigError{"dataset", j.Dataset, "is a regression dataset"}
+				return nil, 0, &experiments.ConfigError{Field: "dataset", Value: j.Dataset, Reason: "is a regression dataset"}
 			}
 			// The same stream as buildNPCell and `fedcon data export`.
 			parts, _, err := datasets.PartitionByClass(ds.Y, j.N, datasets.PartitionRand(j.NP.Seed))
@@ -276,7 +277,7 @@ func (j *FedJob) Party(dirs []string, file string, party int) (solver.Party, int
 		return &problems.NPClient{Class0: problems.NewRows(x, i0), Class1: problems.NewRows(x, i1),
 			Scale: 1 / float64(j.N), R: j.NP.R}, d, nil
 	}
-	return nil, 0, &ConfigError{"problem", j.Problem, "must be np, qp or fair"}
+	return nil, 0, &experiments.ConfigError{Field: "problem", Value: j.Problem, Reason: "must be np, qp or fair"}
 }
 
 func seqInts(n int) []int {
@@ -312,7 +313,7 @@ func (j *FedJob) exportedRows(file string, party int) (*mat.Dense, []float64, er
 		if doc.Seed != nil {
 			seed = fmt.Sprint(*doc.Seed)
 		}
-		return nil, nil, &ConfigError{"data", file, fmt.Sprintf("holds %s for %d clients with seed %s; the run is %s for %d clients with seed %d (export with --clients %d --seed %d)",
+		return nil, nil, &experiments.ConfigError{Field: "data", Value: file, Reason: fmt.Sprintf("holds %s for %d clients with seed %s; the run is %s for %d clients with seed %d (export with --clients %d --seed %d)",
 			doc.Dataset, doc.Clients, seed, j.Dataset, j.N, j.NP.Seed, j.N, j.NP.Seed)}
 	}
 	var x []float64
@@ -326,13 +327,13 @@ func (j *FedJob) exportedRows(file string, party int) (*mat.Dense, []float64, er
 			d = len(r.X)
 		}
 		if len(r.X) != d || d == 0 {
-			return nil, nil, &ConfigError{"data", file, fmt.Sprintf("rows of client %d have %d and %d features", party, d, len(r.X))}
+			return nil, nil, &experiments.ConfigError{Field: "data", Value: file, Reason: fmt.Sprintf("rows of client %d have %d and %d features", party, d, len(r.X))}
 		}
 		x = append(x, r.X...)
 		y = append(y, r.Y)
 	}
 	if len(y) == 0 {
-		return nil, nil, &ConfigError{"data", file, fmt.Sprintf("has no rows of client %d", party)}
+		return nil, nil, &experiments.ConfigError{Field: "data", Value: file, Reason: fmt.Sprintf("has no rows of client %d", party)}
 	}
 	return mat.NewDense(len(y), d, x), y, nil
 }

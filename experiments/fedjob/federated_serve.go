@@ -1,4 +1,4 @@
-package experiments
+package fedjob
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/federation"
 	"github.com/fedcon/fedcon/solver"
 	sd "github.com/fedcon/fedcon/solver/drfl"
@@ -68,10 +69,10 @@ const StatusClientLost = "ClientLost"
 // ClientLost, the last committed iterate and an error naming the client.
 func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*ServeResult, error) {
 	if o.Insecure && !federation.IsLoopback(o.Listen) {
-		return nil, &ConfigError{"listen", o.Listen, "--insecure is allowed on a loopback address only (127.0.0.1:PORT)"}
+		return nil, &experiments.ConfigError{Field: "listen", Value: o.Listen, Reason: "--insecure is allowed on a loopback address only (127.0.0.1:PORT)"}
 	}
 	if !o.Insecure && o.Certs == "" {
-		return nil, &ConfigError{"certs", "", "need a certificate directory (fedcon certs init/issue), or --insecure on loopback"}
+		return nil, &experiments.ConfigError{Field: "certs", Value: "", Reason: "need a certificate directory (fedcon certs init/issue), or --insecure on loopback"}
 	}
 	if o.RunID == "" {
 		b := make([]byte, 8)
@@ -115,7 +116,7 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	}
 	creds, err := federation.ServerCredentials(certs)
 	if err != nil {
-		return nil, &ConfigError{"certs", o.Certs, err.Error()}
+		return nil, &experiments.ConfigError{Field: "certs", Value: o.Certs, Reason: err.Error()}
 	}
 	lis, err := net.Listen("tcp", o.Listen)
 	if err != nil {
@@ -210,13 +211,13 @@ type ClientOptions struct {
 // server ends it.
 func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation.ClientSummary, error) {
 	if o.Insecure && !federation.IsLoopback(o.Server) {
-		return nil, &ConfigError{"server", o.Server, "--insecure is allowed on a loopback address only (127.0.0.1:PORT)"}
+		return nil, &experiments.ConfigError{Field: "server", Value: o.Server, Reason: "--insecure is allowed on a loopback address only (127.0.0.1:PORT)"}
 	}
 	if !o.Insecure && o.Certs == "" {
-		return nil, &ConfigError{"certs", "", "need a certificate directory with ca.pem and client-N.pem, or --insecure on loopback"}
+		return nil, &experiments.ConfigError{Field: "certs", Value: "", Reason: "need a certificate directory with ca.pem and client-N.pem, or --insecure on loopback"}
 	}
 	if o.Party < 1 {
-		return nil, &ConfigError{"party", o.Party, "must be >= 1"}
+		return nil, &experiments.ConfigError{Field: "party", Value: o.Party, Reason: "must be >= 1"}
 	}
 	certs := o.Certs
 	if o.Insecure {
@@ -224,7 +225,7 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 	}
 	creds, err := federation.ClientCredentials(certs, o.Party, o.ServerName)
 	if err != nil {
-		return nil, &ConfigError{"certs", o.Certs, err.Error()}
+		return nil, &experiments.ConfigError{Field: "certs", Value: o.Certs, Reason: err.Error()}
 	}
 	conn, err := federation.Dial(o.Server, creds)
 	if err != nil {
@@ -254,7 +255,7 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 			return nil, 0, err
 		}
 		if o.Data != "" {
-			return nil, 0, &ConfigError{"data", o.Data, "a DRFL client draws its split from the data set; no file"}
+			return nil, 0, &experiments.ConfigError{Field: "data", Value: o.Data, Reason: "a DRFL client draws its split from the data set; no file"}
 		}
 		return job.DRFLParty(dirs, party)
 	}
