@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
@@ -25,7 +26,7 @@ type DRFLOptions struct {
 	Dirs                            []string
 	// Cfg is configs/drfl/drfl.yaml under --config, FEDCON_* and the
 	// flags set on the command line (load).
-	Cfg *experiments.DRFLConfig
+	Cfg *drfl.DRFLConfig
 }
 
 // drflRunFlagKeys maps the flags of `run drfl` to keys of the preset.
@@ -34,9 +35,9 @@ var drflRunFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta":
 
 // loadDRFLConfig reads the DRFL preset under o's --config, FEDCON_* and
 // the flags in keys that were set.
-func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*experiments.DRFLConfig, error) {
-	cfg := &experiments.DRFLConfig{}
-	if err := loadConfig(f, o, experiments.DRFLPreset, keys, cfg); err != nil {
+func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*drfl.DRFLConfig, error) {
+	cfg := &drfl.DRFLConfig{}
+	if err := loadConfig(f, o, drfl.DRFLPreset, keys, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -44,12 +45,12 @@ func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*expe
 
 // addDRFLConfigFlag adds --config to a DRFL command.
 func addDRFLConfigFlag(c *cobra.Command, o *commonOptions) {
-	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding keys of the preset configs/"+experiments.DRFLPreset+".yaml")
+	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding keys of the preset configs/"+drfl.DRFLPreset+".yaml")
 }
 
 func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 	o := &DRFLOptions{}
-	def := experiments.DefaultDRFLConfig()
+	def := drfl.DefaultDRFLConfig()
 	c := &cobra.Command{
 		Use:   "drfl",
 		Short: "Train one DRFL-family model on one repetition's split and print its test accuracy (SVM) or MSE (Huber)",
@@ -83,7 +84,7 @@ set on the command line win.`,
 	fl.StringVar(&o.Dataset, "dataset", "heart", "dataset: heart or breast-cancer-wisc (SVM), abalone (Huber regression)")
 	fl.StringVar(&o.Loss, "loss", "", "loss: hinge (SVM) or huber (regression); default by dataset")
 	fl.Float64("epsilon", def.Epsilon, "Huber threshold ε > 0")
-	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(experiments.DRFLModels(), ", "))
+	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(drfl.DRFLModels(), ", "))
 	fl.String("rho", def.Rho, "Wasserstein radius ρ for every client, or S comma-separated ρ_s (wafl: the pooled ball)")
 	fl.StringVar(&o.Imbalance, "imbalance", "", "share of each client's minority class kept, S comma-separated ratios in (0, 1] (Figures 4-5: "+joinFloats(def.Imbalance)+")")
 	fl.Float64("kappa", def.Kappa, "label-flip cost κ > 0")
@@ -125,9 +126,9 @@ func joinFloats(xs []float64) string {
 
 // drflParams turns cfg's model and solver keys into validated parameters
 // of model; loss "" is settled by the dataset later.
-func drflParams(cfg *experiments.DRFLConfig, model, loss string) (experiments.DRFLParams, error) {
+func drflParams(cfg *drfl.DRFLConfig, model, loss string) (drfl.DRFLParams, error) {
 	S := cfg.Clients
-	p := experiments.DRFLParams{Model: model, Kappa: cfg.Kappa, Theta: cfg.Theta, Loss: loss}
+	p := drfl.DRFLParams{Model: model, Kappa: cfg.Kappa, Theta: cfg.Theta, Loss: loss}
 	if loss == "huber" {
 		p.Epsilon = cfg.Epsilon
 	}
@@ -141,7 +142,7 @@ func drflParams(cfg *experiments.DRFLConfig, model, loss string) (experiments.DR
 	switch {
 	case len(rhos) == 1:
 		p.Rho = rhos[0]
-	case len(rhos) == S && model == experiments.DRFLModel:
+	case len(rhos) == S && model == drfl.DRFLModel:
 		p.Rhos = rhos
 	default:
 		return p, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
@@ -232,7 +233,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if o.Loss == "" && d.Regression {
 		p.Loss, p.Epsilon = "huber", cfg.Epsilon
 	}
-	sp, err := experiments.NewDRFLSplit(d, dcfg, cfg.Seed)
+	sp, err := drfl.NewDRFLSplit(d, dcfg, cfg.Seed)
 	if err != nil {
 		return err
 	}
@@ -249,7 +250,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r, err := experiments.RunDRFL(ctx, sp, p, testX, set)
+	r, err := drfl.RunDRFL(ctx, sp, p, testX, set)
 	if set.Record != nil {
 		fmt.Fprintln(f.IO.ErrOut)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/fedcon/fedcon/configs"
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
 )
 
 // TestDRFLPresetDefaults: without --config, env or flags each DRFL command
@@ -21,7 +21,7 @@ import (
 // TestDRFLPreset pins to the paper's and the old code's), and the flags
 // show the preset's values as their defaults.
 func TestDRFLPresetDefaults(t *testing.T) {
-	def := experiments.DefaultDRFLConfig()
+	def := drfl.DefaultDRFLConfig()
 	f, _, _ := testFactory()
 	var run *DRFLOptions
 	var noise *DRFLNoiseOptions

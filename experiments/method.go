@@ -144,7 +144,7 @@ func runTrials[T any](ctx context.Context, n int, opt RunOptions, pc *progressCo
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			tr, err := cached(opt.Store, trialKey(key, t), seed, func() (T, error) { return trial(gctx, t) })
+			tr, err := Cached(opt.Store, trialKey(key, t), seed, func() (T, error) { return trial(gctx, t) })
 			if err != nil {
 				return fmt.Errorf("%s trial %d: %w", label, t, err)
 			}

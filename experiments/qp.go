@@ -224,7 +224,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 					return err
 				}
 				key := trialKey(fmt.Sprintf("n%d-d%d-m%d", n, d, m), t)
-				tr, err := cached(opt.Store, key, cfg.Seed, func() (QPTrial, error) {
+				tr, err := Cached(opt.Store, key, cfg.Seed, func() (QPTrial, error) {
 					// The build (minutes at d = 3000) runs apart, so that an
 					// interrupt stops the waiting trials at once.
 					cs.once.Do(func() {

@@ -555,7 +555,7 @@ func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				tr, err := cached(opt.Store, trialKey(s.Key(), r), cfg.Seed+uint64(r), func() (SSCATrial, error) {
+				tr, err := Cached(opt.Store, trialKey(s.Key(), r), cfg.Seed+uint64(r), func() (SSCATrial, error) {
 					return RunSSCATrial(gctx, cfg, data, s, r)
 				})
 				if err != nil {

@@ -94,7 +94,7 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 					return err
 				}
 				key := fmt.Sprintf("tune-%s-t%02d", run.Key(), r)
-				tr, err := cached(opt.Store, key, c.Seed+uint64(r), func() (SSCATrial, error) { return RunSSCATrial(gctx, &c, data, run, r) })
+				tr, err := Cached(opt.Store, key, c.Seed+uint64(r), func() (SSCATrial, error) { return RunSSCATrial(gctx, &c, data, run, r) })
 				if err != nil {
 					return fmt.Errorf("%s a=%g beta=%g run %d: %w", p.spec.Label(), p.rate.A, p.rate.Beta, r, err)
 				}

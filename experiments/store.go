@@ -92,7 +92,7 @@ func TrialHash(cfg any, drop ...string) string {
 	return h
 }
 
-func (s *Store) path(key string) string { return filepath.Join(s.Dir, key+".json") }
+func (s *Store) Path(key string) string { return filepath.Join(s.Dir, key+".json") }
 
 // load fills v from the trial stored under key and reports whether it was
 // there, valid, under the store's hash. A file that is there but invalid is
@@ -101,7 +101,7 @@ func (s *Store) load(key string, v any) bool {
 	if s == nil || s.Force || s.Hash == "" {
 		return false
 	}
-	b, err := os.ReadFile(s.path(key))
+	b, err := os.ReadFile(s.Path(key))
 	if err != nil {
 		return false
 	}
@@ -112,7 +112,7 @@ func (s *Store) load(key string, v any) bool {
 			if s.ReuseOnly {
 				what = "not used"
 			}
-			s.Warn(fmt.Sprintf("warning: %s: %v; %s", s.path(key), err, what))
+			s.Warn(fmt.Sprintf("warning: %s: %v; %s", s.Path(key), err, what))
 		}
 		return false
 	}
@@ -235,7 +235,7 @@ func (s *Store) save(key string, seed uint64, v any) error {
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}
-	if err := WriteAtomic(s.path(key), append(b, '\n')); err != nil {
+	if err := WriteAtomic(s.Path(key), append(b, '\n')); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -248,7 +248,7 @@ func (s *Store) save(key string, seed uint64, v any) error {
 var errNoHash = errors.New("experiments: the configuration cannot be hashed (a value JSON cannot encode, such as NaN or Inf)")
 
 // cached returns the trial stored under key, or computes, stores and returns it.
-func cached[T any](s *Store, key string, seed uint64, compute func() (T, error)) (T, error) {
+func Cached[T any](s *Store, key string, seed uint64, compute func() (T, error)) (T, error) {
 	var v T
 	if s != nil && s.Hash == "" {
 		return v, errNoHash // before any work, so that none is lost
@@ -258,16 +258,16 @@ func cached[T any](s *Store, key string, seed uint64, compute func() (T, error))
 			s.Shard.own(s.Dir, s.Hash, "")
 			return v, nil
 		}
-		s.Shard.own(s.Dir, s.Hash, s.path(key))
+		s.Shard.own(s.Dir, s.Hash, s.Path(key))
 	}
 	if s.load(key, &v) {
 		if s.Shard != nil {
-			s.Shard.done(s.path(key), 0, false)
+			s.Shard.done(s.Path(key), 0, false)
 		}
 		return v, nil
 	}
 	if s != nil && s.ReuseOnly {
-		return v, fmt.Errorf("%w: %s", ErrMissingTrial, s.path(key))
+		return v, fmt.Errorf("%w: %s", ErrMissingTrial, s.Path(key))
 	}
 	start := time.Now()
 	v, err := compute()
@@ -278,7 +278,7 @@ func cached[T any](s *Store, key string, seed uint64, compute func() (T, error))
 		return v, err
 	}
 	if s != nil && s.Shard != nil {
-		s.Shard.done(s.path(key), time.Since(start), true)
+		s.Shard.done(s.Path(key), time.Since(start), true)
 	}
 	return v, nil
 }

@@ -244,7 +244,7 @@ func TestHashRefusesUnencodable(t *testing.T) {
 		dir := t.TempDir()
 		s := &Store{Dir: dir, Hash: cfg.TrialHash()}
 		computed := false
-		_, err := cached(s, "k", 1, func() (int, error) { computed = true; return 1, nil })
+		_, err := Cached(s, "k", 1, func() (int, error) { computed = true; return 1, nil })
 		if err == nil || computed {
 			t.Errorf("eps_floor %v: store ran a trial (err %v)", v, err)
 		}

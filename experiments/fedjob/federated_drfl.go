@@ -7,6 +7,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
@@ -14,9 +15,9 @@ import (
 // FedDRFL is a DRFL job (AD-LPMM, solver/drfl): one repetition's split of
 // FedJob.Dataset and one model.
 type FedDRFL struct {
-	Data   experiments.DRFLDataConfig `json:"data"`
-	Seed   uint64                     `json:"seed"` // the repetition's split
-	Params experiments.DRFLParams     `json:"params"`
+	Data   drfl.DRFLDataConfig `json:"data"`
+	Seed   uint64              `json:"seed"` // the repetition's split
+	Params drfl.DRFLParams     `json:"params"`
 	// Algorithm 1's settings; zero values take solver/drfl's defaults.
 	C         float64 `json:"c"`
 	Tol       float64 `json:"tol"`
@@ -37,7 +38,7 @@ func (f *FedDRFL) settings(workers int) *sd.Settings {
 }
 
 // params returns the model with P and Support read back from their JSON names.
-func (f *FedDRFL) params() (experiments.DRFLParams, error) {
+func (f *FedDRFL) params() (drfl.DRFLParams, error) {
 	p := f.Params
 	switch p.PName {
 	case "1":
@@ -57,7 +58,7 @@ func (f *FedDRFL) params() (experiments.DRFLParams, error) {
 	if err := p.Validate(); err != nil {
 		return p, err
 	}
-	if p.Model == experiments.DRFLWAFL {
+	if p.Model == drfl.DRFLWAFL {
 		return p, &experiments.ConfigError{Field: "model", Value: p.Model, Reason: "pools every client's rows in one place: it cannot be federated"}
 	}
 	if p.Rhos != nil && len(p.Rhos) != f.Data.Clients {
@@ -68,7 +69,7 @@ func (f *FedDRFL) params() (experiments.DRFLParams, error) {
 
 // NewFedDRFL returns the DRFL job of model p on repetition seed's split of
 // dataset (P and Support are carried by name).
-func NewFedDRFL(dataset string, data experiments.DRFLDataConfig, seed uint64, p experiments.DRFLParams, s *sd.Settings) *FedJob {
+func NewFedDRFL(dataset string, data drfl.DRFLDataConfig, seed uint64, p drfl.DRFLParams, s *sd.Settings) *FedJob {
 	p.Spell()
 	f := &FedDRFL{Data: data, Seed: seed, Params: p}
 	if s != nil {
@@ -97,7 +98,7 @@ func (j *FedJob) DRFLProblem(clients []sd.Client, n int) (*sd.Problem, error) {
 		return nil, err
 	}
 	// θ, p and q̂ of the model do not depend on the clients' data.
-	sp := experiments.NewDRFLSpec(make([]pd.Client, len(clients)), p)
+	sp := drfl.NewDRFLSpec(make([]pd.Client, len(clients)), p)
 	return &sd.Problem{Clients: clients, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
 }
 
@@ -116,7 +117,7 @@ func (j *FedJob) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	spec := experiments.NewDRFLSpec(sp.Train, p)
+	spec := drfl.NewDRFLSpec(sp.Train, p)
 	fed, n, err := pd.Federate(spec.Clients[party-1:party], spec.Model, nil)
 	if err != nil {
 		return nil, 0, err
@@ -124,7 +125,7 @@ func (j *FedJob) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
 	return fed[0], n + 1, nil
 }
 
-func (j *FedJob) drflSplit(dirs []string) (*experiments.DRFLSplit, error) {
+func (j *FedJob) drflSplit(dirs []string) (*drfl.DRFLSplit, error) {
 	d, err := datasets.Load(j.Dataset, dirs)
 	if err != nil {
 		return nil, err
@@ -133,7 +134,7 @@ func (j *FedJob) drflSplit(dirs []string) (*experiments.DRFLSplit, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := experiments.NewDRFLSplit(d, j.DRFL.Data, j.DRFL.Seed)
+	sp, err := drfl.NewDRFLSplit(d, j.DRFL.Data, j.DRFL.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func (j *FedJob) SolveDRFLLocal(ctx context.Context, dirs []string, workers int)
 	if err != nil {
 		return nil, err
 	}
-	prob, err := experiments.DRFLProblem(sp.Train, p)
+	prob, err := drfl.DRFLProblem(sp.Train, p)
 	if err != nil {
 		return nil, err
 	}

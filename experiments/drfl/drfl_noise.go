@@ -1,4 +1,4 @@
-package experiments
+package drfl
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 	"gonum.org/v1/gonum/stat"
 )
@@ -60,7 +61,7 @@ func (c DRFLNoiseConfig) TrialHash() string {
 	for k := range c.Params {
 		c.Params[k].Spell()
 	}
-	return TrialHash(c, "repetitions")
+	return experiments.TrialHash(c, "repetitions")
 }
 
 // DRFLNoiseResult holds the pooled test metric (accuracy for the SVM, MSE
@@ -79,9 +80,9 @@ type DRFLNoiseResult struct {
 	ClientScore [][][][][]float64 `json:"client_score"`
 	// Runs are the trained models' summaries per model and repetition
 	// (with the parameters CV chose), CVs the cross-validations.
-	Runs   [][]*DRFLRun `json:"runs"`
-	CVs    [][]*DRFLCV  `json:"cross_validation,omitempty"`
-	Figure Figure       `json:"figure"`
+	Runs   [][]*DRFLRun       `json:"runs"`
+	CVs    [][]*DRFLCV        `json:"cross_validation,omitempty"`
+	Figure experiments.Figure `json:"figure"`
 }
 
 // protocolNoise returns (mean, sd) of protocol k at level x.
@@ -163,9 +164,9 @@ func addClientScores(d *datasets.Dataset, cfg DRFLNoiseConfig, r int, seed uint6
 // repetition is kept in store (nil: none) and reused by a rerun with the
 // same configuration. progress, if non-nil, is called after each model fit
 // that was computed.
-func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, store *Store, progress func(DRFLProgress)) (*DRFLNoiseResult, error) {
+func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, store *experiments.Store, progress func(DRFLProgress)) (*DRFLNoiseResult, error) {
 	if cfg.Repetitions < 1 {
-		return nil, &ConfigError{Field: "repetitions", Value: cfg.Repetitions, Reason: "want ≥ 1"}
+		return nil, &experiments.ConfigError{Field: "repetitions", Value: cfg.Repetitions, Reason: "want ≥ 1"}
 	}
 	cfg.Params = append([]DRFLParams(nil), cfg.Params...)
 	for k, p := range cfg.Params {
@@ -183,7 +184,7 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 	if cfg.CV != nil {
 		res.CVs = make([][]*DRFLCV, M)
 		if cfg.Folds < 2 {
-			return nil, &ConfigError{Field: "folds", Value: cfg.Folds, Reason: "want ≥ 2"}
+			return nil, &experiments.ConfigError{Field: "folds", Value: cfg.Folds, Reason: "want ≥ 2"}
 		}
 	}
 	alloc := func() [][][][]float64 {
@@ -209,7 +210,7 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 	}
 	for r := range cfg.Repetitions {
 		seed := cfg.Seed + uint64(r)
-		rep, err := cached(store, fmt.Sprintf("rep-%03d", seed), seed, func() (*drflRep, error) {
+		rep, err := experiments.Cached(store, fmt.Sprintf("rep-%03d", seed), seed, func() (*drflRep, error) {
 			return runDRFLRep(ctx, d, cfg, seed, r, progress)
 		})
 		if err != nil {
@@ -298,7 +299,7 @@ func sampleMeanStd(x []float64) (float64, float64) {
 	return m, s
 }
 
-func (r *DRFLNoiseResult) draw() Figure {
+func (r *DRFLNoiseResult) draw() experiments.Figure {
 	f := r.Config.Figure
 	titles := []string{
 		fmt.Sprintf("noise mean varies, SD = %g", f.FixedSD),
@@ -312,12 +313,12 @@ func (r *DRFLNoiseResult) draw() Figure {
 		how = fmt.Sprintf("parameters by %d-fold CV", r.Config.Folds)
 	}
 	metric := map[string]string{"accuracy": "test accuracy", "mse": "test MSE"}[r.Metric]
-	fig := Figure{Title: fmt.Sprintf("%s: %s%s, %s (mean ± std over %d repetitions; %s)",
+	fig := experiments.Figure{Title: fmt.Sprintf("%s: %s%s, %s (mean ± std over %d repetitions; %s)",
 		f.Name, f.Dataset, map[bool]string{true: " (imbalanced)", false: ""}[f.Imbalanced], metric, r.Config.Repetitions, how)}
 	for k := range 3 {
-		pn := Panel{Title: titles[k], XLabel: xl[k], YLabel: metric}
+		pn := experiments.Panel{Title: titles[k], XLabel: xl[k], YLabel: metric}
 		for m, p := range r.Config.Params {
-			s := Series{Name: strings.ToUpper(p.Model), Color: m, Dash: dashes[m%len(dashes)]}
+			s := experiments.Series{Name: strings.ToUpper(p.Model), Color: m, Dash: dashes[m%len(dashes)]}
 			for l, x := range r.Config.Levels {
 				mu, sdv := sampleMeanStd(r.Score[m][k][l])
 				s.X, s.Y = append(s.X, x), append(s.Y, mu)
@@ -356,7 +357,7 @@ func (r *DRFLNoiseResult) csvRows(b *strings.Builder) {
 // each.
 type DRFLFigure2Result struct {
 	Rows   []*DRFLNoiseResult `json:"rows"`
-	Figure Figure             `json:"figure"`
+	Figure experiments.Figure `json:"figure"`
 }
 
 // NewDRFLFigure2 combines the rows' figures into one (three columns).

@@ -1,4 +1,4 @@
-package experiments
+package drfl
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package experiments
+package drfl
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
@@ -67,21 +68,21 @@ func DefaultDRFLData(dataset string) DRFLDataConfig {
 // splits are uniform and cannot be imbalanced.
 func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSplit, error) {
 	if d.Regression && cfg.Imbalance != nil {
-		return nil, &ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: "class imbalance needs a classification dataset, " + d.Name + " is a regression one"}
+		return nil, &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: "class imbalance needs a classification dataset, " + d.Name + " is a regression one"}
 	}
 	if !(cfg.TrainShare > 0 && cfg.TrainShare < 1) {
-		return nil, &ConfigError{Field: "train_share", Value: cfg.TrainShare, Reason: "want in (0, 1)"}
+		return nil, &experiments.ConfigError{Field: "train_share", Value: cfg.TrainShare, Reason: "want in (0, 1)"}
 	}
 	S := cfg.Clients
 	if S < 1 {
-		return nil, &ConfigError{Field: "clients", Value: S, Reason: "want ≥ 1"}
+		return nil, &experiments.ConfigError{Field: "clients", Value: S, Reason: "want ≥ 1"}
 	}
 	if cfg.Imbalance != nil && len(cfg.Imbalance) != S {
-		return nil, &ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", S)}
+		return nil, &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", S)}
 	}
 	for s, r := range cfg.Imbalance {
 		if !(r > 0 && r <= 1) {
-			return nil, &ConfigError{Field: "imbalance", Value: r, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
+			return nil, &experiments.ConfigError{Field: "imbalance", Value: r, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xd1f1))
@@ -186,7 +187,7 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 		}
 		for _, cls := range []float64{-1, 1} {
 			if !slices.Contains(c.Y, cls) {
-				return nil, &ConfigError{Field: "imbalance", Value: cfg.Imbalance,
+				return nil, &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance,
 					Reason: fmt.Sprintf("client %d has no rows of class %+g", s+1, cls)}
 			}
 		}
@@ -301,29 +302,29 @@ func (m DRFLMetric) Worst(a, b float64) float64 {
 // Validate checks the parameters the model uses.
 func (p DRFLParams) Validate() error {
 	if !slices.Contains(DRFLModels(), p.Model) {
-		return &ConfigError{Field: "model", Value: p.Model, Reason: "want one of drfl, afl, drfa, wafl, standard"}
+		return &experiments.ConfigError{Field: "model", Value: p.Model, Reason: "want one of drfl, afl, drfa, wafl, standard"}
 	}
 	if !(p.P == 1 || p.P == 2 || math.IsInf(p.P, 1)) {
-		return &ConfigError{Field: "p", Value: p.P, Reason: "want 1, 2 or inf"}
+		return &experiments.ConfigError{Field: "p", Value: p.P, Reason: "want 1, 2 or inf"}
 	}
 	if !(p.Theta >= 0) || math.IsInf(p.Theta, 1) {
-		return &ConfigError{Field: "theta", Value: p.Theta, Reason: "want a finite value ≥ 0"}
+		return &experiments.ConfigError{Field: "theta", Value: p.Theta, Reason: "want a finite value ≥ 0"}
 	}
 	if _, err := pd.ParseLoss(p.lossName()); err != nil {
-		return &ConfigError{Field: "loss", Value: p.Loss, Reason: "want hinge or huber"}
+		return &experiments.ConfigError{Field: "loss", Value: p.Loss, Reason: "want hinge or huber"}
 	}
 	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 1) {
-		return &ConfigError{Field: "epsilon", Value: p.Epsilon, Reason: "want > 0 (0: 1.35)"}
+		return &experiments.ConfigError{Field: "epsilon", Value: p.Epsilon, Reason: "want > 0 (0: 1.35)"}
 	}
 	if (p.Model == DRFLModel || p.Model == DRFLWAFL) && (!(p.Kappa > 0) || math.IsInf(p.Kappa, 1)) {
-		return &ConfigError{Field: "kappa", Value: p.Kappa, Reason: "want a finite value > 0"}
+		return &experiments.ConfigError{Field: "kappa", Value: p.Kappa, Reason: "want a finite value > 0"}
 	}
 	if !(p.Rho >= 0) || math.IsInf(p.Rho, 1) {
-		return &ConfigError{Field: "rho", Value: p.Rho, Reason: "want a finite value ≥ 0"}
+		return &experiments.ConfigError{Field: "rho", Value: p.Rho, Reason: "want a finite value ≥ 0"}
 	}
 	for s, r := range p.Rhos {
 		if !(r >= 0) || math.IsInf(r, 1) {
-			return &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("ρ of client %d is %v, want a finite value ≥ 0", s+1, r)}
+			return &experiments.ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("ρ of client %d is %v, want a finite value ≥ 0", s+1, r)}
 		}
 	}
 	return nil
@@ -430,7 +431,7 @@ type DRFLRun struct {
 func (sp *DRFLSplit) CheckLoss(p DRFLParams) error {
 	if sp.Regression != (p.loss() == pd.LossHuber) {
 		kind := map[bool]string{true: "regression", false: "classification"}[sp.Regression]
-		return &ConfigError{Field: "loss", Value: p.lossName(),
+		return &experiments.ConfigError{Field: "loss", Value: p.lossName(),
 			Reason: fmt.Sprintf("the dataset is a %s one: use huber for regression, hinge for classification", kind)}
 	}
 	return nil
@@ -446,7 +447,7 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 		return nil, err
 	}
 	if p.Rhos != nil && len(p.Rhos) != len(sp.Train) {
-		return nil, &ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), len(sp.Train))}
+		return nil, &experiments.ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), len(sp.Train))}
 	}
 	p.Spell()
 	prob, err := DRFLProblem(sp.Train, p)

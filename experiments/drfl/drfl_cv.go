@@ -1,4 +1,4 @@
-package experiments
+package drfl
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/fedcon/fedcon/experiments"
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
@@ -90,7 +91,7 @@ func DRFLFolds(train []pd.Client, k int, seed uint64, regression bool) ([][]int,
 				if cls != nil {
 					what = fmt.Sprintf("rows of class %+g", cls[0])
 				}
-				return nil, &ConfigError{Field: "folds", Value: k,
+				return nil, &experiments.ConfigError{Field: "folds", Value: k,
 					Reason: fmt.Sprintf("client %d has %d %s, fewer than the folds", s+1, len(idx), what)}
 			}
 			rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
@@ -205,7 +206,7 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 	cands := grid.candidates(base)
 	out := &DRFLCV{Candidates: cands, Best: base}
 	if len(cands) == 0 {
-		return nil, nil, &ConfigError{Field: "cv_grid", Value: grid, Reason: "an empty list leaves no candidate for " + base.Model}
+		return nil, nil, &experiments.ConfigError{Field: "cv_grid", Value: grid, Reason: "an empty list leaves no candidate for " + base.Model}
 	}
 	if len(cands) == 1 {
 		out.Scores = []float64{0}

@@ -1,4 +1,4 @@
-package experiments
+package drfl
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // Example 4.1 / Appendix D (Figure 1 of the DRFL paper): two clients on
@@ -40,13 +42,13 @@ func DefaultDRFLFigure1() DRFLFigure1Config {
 func (c DRFLFigure1Config) Validate() error {
 	switch {
 	case c.Runs < 1:
-		return &ConfigError{Field: "runs", Value: c.Runs, Reason: "want ≥ 1"}
+		return &experiments.ConfigError{Field: "runs", Value: c.Runs, Reason: "want ≥ 1"}
 	case c.Samples < 1:
-		return &ConfigError{Field: "samples", Value: c.Samples, Reason: "want ≥ 1"}
+		return &experiments.ConfigError{Field: "samples", Value: c.Samples, Reason: "want ≥ 1"}
 	case !(c.RhoStep > 0) || !(c.RhoMax >= c.RhoStep):
-		return &ConfigError{Field: "rho_step", Value: c.RhoStep, Reason: "want 0 < rho_step ≤ rho_max"}
+		return &experiments.ConfigError{Field: "rho_step", Value: c.RhoStep, Reason: "want 0 < rho_step ≤ rho_max"}
 	case c.Draws < 1:
-		return &ConfigError{Field: "draws", Value: c.Draws, Reason: "want ≥ 1"}
+		return &experiments.ConfigError{Field: "draws", Value: c.Draws, Reason: "want ≥ 1"}
 	}
 	return nil
 }
@@ -129,12 +131,12 @@ type DRFLFigure1 struct {
 	DistWAFL []float64 `json:"dist_wafl"`
 	// Levels 0.10 … 1.00, the smallest grid ρ reaching each, and the
 	// share of random P' inside the ball of that ρ around the fixed P̂_f.
-	Levels     []float64 `json:"levels"`
-	RhoDRFL    []float64 `json:"rho_drfl"`
-	RhoWAFL    []float64 `json:"rho_wafl"`
-	VolumeDRFL []float64 `json:"volume_drfl"`
-	VolumeWAFL []float64 `json:"volume_wafl"`
-	Figure     Figure    `json:"-"` // drawn from the fields above; the CSV has the curves
+	Levels     []float64          `json:"levels"`
+	RhoDRFL    []float64          `json:"rho_drfl"`
+	RhoWAFL    []float64          `json:"rho_wafl"`
+	VolumeDRFL []float64          `json:"volume_drfl"`
+	VolumeWAFL []float64          `json:"volume_wafl"`
+	Figure     experiments.Figure `json:"-"` // drawn from the fields above; the CSV has the curves
 }
 
 // coverageAt returns the share of sorted distances ≤ rho.
@@ -220,18 +222,18 @@ func RunDRFLFigure1(cfg DRFLFigure1Config) (*DRFLFigure1, error) {
 	}
 	// Coverage curves on the grid, up to where both reach 1 (then flat).
 	top := math.Min(cfg.RhoMax, math.Max(sd[len(sd)-1], sw[len(sw)-1])*1.2)
-	cov := Panel{Title: "P(P* in ambiguity set) against radius", XLabel: "ρ", YLabel: "coverage"}
-	cd, cw := Series{Name: "DRFL", Color: 0}, Series{Name: "WAFL", Color: 1, Dash: "dash"}
+	cov := experiments.Panel{Title: "P(P* in ambiguity set) against radius", XLabel: "ρ", YLabel: "coverage"}
+	cd, cw := experiments.Series{Name: "DRFL", Color: 0}, experiments.Series{Name: "WAFL", Color: 1, Dash: "dash"}
 	steps := int(math.Round(top / cfg.RhoStep))
 	for k := 1; k <= steps; k++ {
 		rho := float64(k) * cfg.RhoStep
 		cd.X, cd.Y = append(cd.X, rho), append(cd.Y, coverageAt(sd, rho))
 		cw.X, cw.Y = append(cw.X, rho), append(cw.Y, coverageAt(sw, rho))
 	}
-	cov.Series = []Series{cd, cw}
-	vol := Panel{Title: "Normalised volume at each guarantee level", XLabel: "P(P* in ambiguity set)", YLabel: "volume",
-		Series: []Series{{Name: "DRFL", Color: 0, X: out.Levels, Y: out.VolumeDRFL}, {Name: "WAFL", Color: 1, Dash: "dash", X: out.Levels, Y: out.VolumeWAFL}}}
-	out.Figure = Figure{Title: "DRFL Figure 1 (Example 4.1): coverage and volume, DRFL vs WAFL", Panels: []Panel{cov, vol}}
+	cov.Series = []experiments.Series{cd, cw}
+	vol := experiments.Panel{Title: "Normalised volume at each guarantee level", XLabel: "P(P* in ambiguity set)", YLabel: "volume",
+		Series: []experiments.Series{{Name: "DRFL", Color: 0, X: out.Levels, Y: out.VolumeDRFL}, {Name: "WAFL", Color: 1, Dash: "dash", X: out.Levels, Y: out.VolumeWAFL}}}
+	out.Figure = experiments.Figure{Title: "DRFL Figure 1 (Example 4.1): coverage and volume, DRFL vs WAFL", Panels: []experiments.Panel{cov, vol}}
 	return out, nil
 }
 

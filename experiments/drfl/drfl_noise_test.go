@@ -1,4 +1,4 @@
-package experiments
+package drfl
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 	"gonum.org/v1/gonum/mat"
@@ -48,7 +49,7 @@ func TestRunDRFLNoise(t *testing.T) {
 	cfg := DefaultDRFLConfig().Noise(fig, DRFLParams{P: 1}, true, false)
 	cfg.Params = []DRFLParams{{Model: DRFLStandard, P: 1}, {Model: DRFLAFL, Theta: 0.1, P: 1}}
 	calls := 0
-	store := &Store{Dir: t.TempDir(), Hash: cfg.TrialHash()}
+	store := &experiments.Store{Dir: t.TempDir(), Hash: cfg.TrialHash()}
 	res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(DRFLProgress) { calls++ })
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func TestRunDRFLNoise(t *testing.T) {
 				Seed       uint64          `json:"seed"`
 				Trial      json.RawMessage `json:"trial"`
 			}
-			b, err := os.ReadFile(store.path(key))
+			b, err := os.ReadFile(store.Path(key))
 			if err != nil || json.Unmarshal(b, &st) != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +119,7 @@ func TestRunDRFLNoise(t *testing.T) {
 			if st.Trial, err = json.Marshal(rep); err != nil {
 				t.Fatal(err)
 			}
-			if b, err = json.Marshal(st); err != nil || os.WriteFile(store.path(key), b, 0o644) != nil {
+			if b, err = json.Marshal(st); err != nil || os.WriteFile(store.Path(key), b, 0o644) != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package experiments
+package drfl
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // DRFLPreset names the embedded preset of the DRFL commands,
@@ -137,25 +138,25 @@ func (c *DRFLConfig) Data(dataset string, imbalanced bool) DRFLDataConfig {
 // ValidateData checks the split's keys.
 func (c *DRFLConfig) ValidateData() error {
 	if !(c.TrainShare > 0 && c.TrainShare < 1) {
-		return &ConfigError{Field: "train_share", Value: c.TrainShare, Reason: "want in (0, 1)"}
+		return &experiments.ConfigError{Field: "train_share", Value: c.TrainShare, Reason: "want in (0, 1)"}
 	}
 	if c.Clients < 1 {
-		return &ConfigError{Field: "clients", Value: c.Clients, Reason: "want ≥ 1"}
+		return &experiments.ConfigError{Field: "clients", Value: c.Clients, Reason: "want ≥ 1"}
 	}
 	if _, ok := c.TrainNoise["default"]; !ok {
-		return &ConfigError{Field: "train_noise.default", Value: nil, Reason: "want the noise of datasets without an entry"}
+		return &experiments.ConfigError{Field: "train_noise.default", Value: nil, Reason: "want the noise of datasets without an entry"}
 	}
 	for name, n := range c.TrainNoise {
 		if !(n.SD >= 0) || math.IsInf(n.SD, 1) || math.IsNaN(n.Mean) || math.IsInf(n.Mean, 0) {
-			return &ConfigError{Field: "train_noise." + name, Value: fmt.Sprintf("mean %v, sd %v", n.Mean, n.SD), Reason: "want a finite mean and sd ≥ 0"}
+			return &experiments.ConfigError{Field: "train_noise." + name, Value: fmt.Sprintf("mean %v, sd %v", n.Mean, n.SD), Reason: "want a finite mean and sd ≥ 0"}
 		}
 	}
 	if len(c.Imbalance) != c.Clients {
-		return &ConfigError{Field: "imbalance", Value: c.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", c.Clients)}
+		return &experiments.ConfigError{Field: "imbalance", Value: c.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", c.Clients)}
 	}
 	for s, r := range c.Imbalance {
 		if !(r > 0 && r <= 1) {
-			return &ConfigError{Field: "imbalance", Value: c.Imbalance, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
+			return &experiments.ConfigError{Field: "imbalance", Value: c.Imbalance, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
 		}
 	}
 	return nil
@@ -177,13 +178,13 @@ func (c *DRFLConfig) FigureRows(name string) []DRFLNoiseFigure {
 // folds is checked always: a bad --folds without --cv is a mistake too.
 func (c *DRFLConfig) ValidateNoise(cv bool) error {
 	if c.Repetitions < 1 {
-		return &ConfigError{Field: "repetitions", Value: c.Repetitions, Reason: "want ≥ 1"}
+		return &experiments.ConfigError{Field: "repetitions", Value: c.Repetitions, Reason: "want ≥ 1"}
 	}
 	if c.QuickRepetitions < 1 {
-		return &ConfigError{Field: "quick_repetitions", Value: c.QuickRepetitions, Reason: "want ≥ 1"}
+		return &experiments.ConfigError{Field: "quick_repetitions", Value: c.QuickRepetitions, Reason: "want ≥ 1"}
 	}
 	if !(c.NoiseMax >= 0) || math.IsInf(c.NoiseMax, 1) {
-		return &ConfigError{Field: "noise_max", Value: c.NoiseMax, Reason: "want a finite value ≥ 0"}
+		return &experiments.ConfigError{Field: "noise_max", Value: c.NoiseMax, Reason: "want a finite value ≥ 0"}
 	}
 	for _, s := range []struct {
 		key  string
@@ -191,30 +192,30 @@ func (c *DRFLConfig) ValidateNoise(cv bool) error {
 	}{{"noise_step", c.NoiseStep}, {"quick_noise_step", c.QuickNoiseStep}} {
 		// The cap keeps a typo from allocating millions of levels.
 		if !(s.step > 0) || c.NoiseMax/s.step > 1000 {
-			return &ConfigError{Field: s.key, Value: s.step, Reason: "want > 0 and at most 1000 levels up to noise_max"}
+			return &experiments.ConfigError{Field: s.key, Value: s.step, Reason: "want > 0 and at most 1000 levels up to noise_max"}
 		}
 	}
 	for _, name := range []string{"drfl-figure2", "drfl-figure3", "drfl-figure4", "drfl-figure5"} {
 		key := strings.TrimPrefix(name, "drfl-")
 		rows := c.FigureRows(name)
 		if len(rows) == 0 {
-			return &ConfigError{Field: key, Value: nil, Reason: "want at least one row (dataset)"}
+			return &experiments.ConfigError{Field: key, Value: nil, Reason: "want at least one row (dataset)"}
 		}
 		for _, f := range rows {
 			finite := !math.IsNaN(f.FixedMean+f.Ratio) && !math.IsInf(f.FixedMean, 0) && !math.IsInf(f.Ratio, 0)
 			if f.Dataset == "" || !(f.FixedSD >= 0) || math.IsInf(f.FixedSD, 1) || !finite {
-				return &ConfigError{Field: key, Value: fmt.Sprintf("%+v", f), Reason: "want a dataset, fixed_sd ≥ 0 and a finite fixed_mean and ratio"}
+				return &experiments.ConfigError{Field: key, Value: fmt.Sprintf("%+v", f), Reason: "want a dataset, fixed_sd ≥ 0 and a finite fixed_mean and ratio"}
 			}
 		}
 	}
 	if c.Folds < 2 {
-		return &ConfigError{Field: "folds", Value: c.Folds, Reason: "want ≥ 2"}
+		return &experiments.ConfigError{Field: "folds", Value: c.Folds, Reason: "want ≥ 2"}
 	}
 	if !cv {
 		return nil
 	}
 	if c.QuickGridThin < 1 {
-		return &ConfigError{Field: "quick_grid_thin", Value: c.QuickGridThin, Reason: "want ≥ 1"}
+		return &experiments.ConfigError{Field: "quick_grid_thin", Value: c.QuickGridThin, Reason: "want ≥ 1"}
 	}
 	g := c.Grid
 	for _, l := range []struct {
@@ -231,7 +232,7 @@ func (c *DRFLConfig) ValidateNoise(cv bool) error {
 			if l.positive {
 				want = "want one or more finite values > 0"
 			}
-			return &ConfigError{Field: l.key, Value: l.vals, Reason: want}
+			return &experiments.ConfigError{Field: l.key, Value: l.vals, Reason: want}
 		}
 	}
 	return nil
