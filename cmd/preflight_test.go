@@ -19,6 +19,7 @@ import (
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/drfl"
+	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
 // hostileCase is one input a hostile user tries: argv, the environment, a
@@ -190,7 +191,7 @@ var presetTypes = map[string]func() any{
 	"conic-table1":   func() any { return &experiments.ConicQPConfig{} },
 	"conic-table2":   func() any { return &experiments.NPConfig{} },
 	"conic-table3":   func() any { return &experiments.FairConfig{} },
-	"ssca/ssca":      func() any { return &experiments.SSCAConfig{} },
+	"ssca/ssca":      func() any { return &ssca.SSCAConfig{} },
 	"drfl/drfl":      func() any { return &drfl.DRFLConfig{} },
 }
 

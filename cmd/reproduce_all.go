@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
 // AllOptions are the flags of `reproduce all`.
@@ -222,7 +223,7 @@ func allRun(f *Factory, o *AllOptions) error {
 				c.Quick()
 			case *experiments.FairConfig:
 				c.Quick()
-			case *experiments.SSCAConfig:
+			case *ssca.SSCAConfig:
 				c.Quick()
 			case *experiments.ConicQPConfig:
 				c.Quick()

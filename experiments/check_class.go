@@ -127,7 +127,7 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 						if a.get(t).Status != solver.Diverged {
 							continue
 						}
-						b, ok := base[trialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
+						b, ok := base[TrialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
 						if col := map[string]int{"alg1": 0, "cprox": 1}[a.key]; ok && math.IsInf(b[col], 1) {
 							expected++
 							continue
@@ -174,7 +174,7 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 					}
 					worst, compared := baselineDrift(len(trials), 1e-12, func(i int) (float64, float64, bool) {
 						t := &trials[i]
-						b, ok := base[trialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
+						b, ok := base[TrialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
 						if !ok {
 							return 0, 0, false
 						}
@@ -251,7 +251,7 @@ func ClassBaselineYAML(experiment string, resultJSON []byte, description string)
 		return fmt.Sprintf("%.10g", a.Objective)
 	}
 	for _, t := range res.Trials {
-		fmt.Fprintf(&b, "      %s: [%s, %s]\n", trialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial), obj(t.Alg1), obj(t.CProx))
+		fmt.Fprintf(&b, "      %s: [%s, %s]\n", TrialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial), obj(t.Alg1), obj(t.CProx))
 	}
 	return b.String(), nil
 }

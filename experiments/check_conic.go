@@ -138,7 +138,7 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]CheckRow, error) {
 						continue
 					}
 					worst, compared := baselineDrift(len(trials), 1, func(j int) (float64, float64, bool) {
-						b, ok := base[trialKey(key, trials[j].Trial)]
+						b, ok := base[TrialKey(key, trials[j].Trial)]
 						if !ok {
 							return 0, 0, false
 						}
@@ -172,7 +172,7 @@ func conicQPBaselineYAML(_ string, resultJSON []byte, description string) (strin
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %q:\n    description: %q\n    trials:\n", cfg.TrialHash(), description)
 	for _, t := range res.Trials {
-		fmt.Fprintf(&b, "      %s: [%.10g, %.10g]\n", trialKey(conicQPCell(t.D, t.N, t.M), t.Trial), t.Alg1.Objective, t.CProx.Objective)
+		fmt.Fprintf(&b, "      %s: [%.10g, %.10g]\n", TrialKey(conicQPCell(t.D, t.N, t.M), t.Trial), t.Alg1.Objective, t.CProx.Objective)
 	}
 	return b.String(), nil
 }

@@ -244,7 +244,7 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 	for _, c := range k.cells {
 		complete[c.key] = true
 		for t := range k.trials {
-			key := trialKey(c.key, t)
+			key := TrialKey(c.key, t)
 			if !listed[key+".json"] {
 				files.fail("%s.json not in the manifest's trial_files", key)
 			}
@@ -264,7 +264,7 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 				complete[c.key] = false
 				continue
 			}
-			if got := trialKey(k.cellOf(&tr), k.index(&tr)); got != key {
+			if got := TrialKey(k.cellOf(&tr), k.index(&tr)); got != key {
 				files.fail("trials/%s.json holds trial %s", key, got)
 				complete[c.key] = false
 				continue
@@ -287,7 +287,7 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 			a, _ := json.Marshal(&all[i])
 			b, _ := json.Marshal(&res.Trials[i])
 			if !bytes.Equal(a, b) {
-				same.fail("trial %s differs from its file (%s)", trialKey(k.cellOf(&all[i]), k.index(&all[i])), firstDiff(b, a))
+				same.fail("trial %s differs from its file (%s)", TrialKey(k.cellOf(&all[i]), k.index(&all[i])), firstDiff(b, a))
 			}
 		}
 	}
@@ -350,7 +350,7 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 			checked++
 			st, fe := run.res.Stationarity/(f*k.eps[0]), run.res.Feasibility/(f*k.eps[1])
 			if st > 1 || fe > 1 || math.IsNaN(st+fe) {
-				kktV.fail("trial %s %s: Converged with KKT residuals %.3g x, %.3g x the bound", trialKey(k.cellOf(&all[i]), k.index(&all[i])), alg, st, fe)
+				kktV.fail("trial %s %s: Converged with KKT residuals %.3g x, %.3g x the bound", TrialKey(k.cellOf(&all[i]), k.index(&all[i])), alg, st, fe)
 			}
 		}
 	}

@@ -125,7 +125,7 @@ func RunConicQP(ctx context.Context, cfg *ConicQPConfig, opt RunOptions) (*Conic
 		return nil, err
 	}
 	res := &ConicQPResult{}
-	pc := &progressCounter{total: len(cfg.Cells) * cfg.Trials, fn: opt.Progress}
+	pc := NewProgressCounter(len(cfg.Cells)*cfg.Trials, opt.Progress)
 	for _, cell := range cfg.Cells {
 		d, n, m := cell[0], cell[1], cell[2]
 		label := fmt.Sprintf("d=%d n=%d m=%d", d, n, m)
@@ -250,14 +250,14 @@ func (r *ConicQPResult) Tables() []*Table {
 	for _, row := range r.Rows {
 		dist := "-"
 		if row.Exact {
-			dist = row.solCell(cellA1, sci(row.Dist1.Mean)) + " / " + row.solCell(cellCP, sci(row.DistC.Mean))
+			dist = row.solCell(cellA1, Sci(row.Dist1.Mean)) + " / " + row.solCell(cellCP, Sci(row.DistC.Mean))
 		}
 		extra.Rows = append(extra.Rows, []string{
 			fmt.Sprint(row.D), fmt.Sprint(row.N), fmt.Sprint(row.M),
 			fmt.Sprintf("%.0f", row.Inner1.Mean), fmt.Sprintf("%.0f", row.Rounds1.Mean),
 			fmt.Sprintf("%.2f", row.MBytes1.Mean), row.solCell(cellBoth, msSci(row.RelDiff)),
-			row.solCell(cellA1, fmt.Sprintf("%s / %s", sci(row.KKT1[0]), sci(row.KKT1[1]))),
-			row.solCell(cellCP, fmt.Sprintf("%s / %s", sci(row.KKTC[0]), sci(row.KKTC[1]))),
+			row.solCell(cellA1, fmt.Sprintf("%s / %s", Sci(row.KKT1[0]), Sci(row.KKT1[1]))),
+			row.solCell(cellCP, fmt.Sprintf("%s / %s", Sci(row.KKTC[0]), Sci(row.KKTC[1]))),
 			dist, fmt.Sprintf("%.3f / %.3f", row.Wall1.Mean, row.WallC.Mean), row.Flags,
 		})
 	}

@@ -12,7 +12,7 @@ func (c *ConicQPConfig) Cost(workers int) Cost {
 		}
 		b, f := qpCellCost(cell[1], cell[0], cell[2], 1)
 		cost.Bytes = math.Max(cost.Bytes, b*float64(max(1, min(workers, c.Trials))))
-		cost.Seconds += float64(c.Trials) * f / flopRate
+		cost.Seconds += float64(c.Trials) * f / FlopRate
 	}
 	cost.Model = "per instance " + qpCostModel
 	return cost

@@ -36,7 +36,7 @@ func (c *QPConfig) Cost(workers int) Cost {
 		}
 		b, f := qpCellCost(cell[0], cell[1], cell[2], c.Trials)
 		cost.Bytes += b
-		cost.Seconds += f / flopRate
+		cost.Seconds += f / FlopRate
 	}
 	cost.Model = qpCostModel
 	return cost
@@ -90,7 +90,7 @@ func classCost(shapes [][2]float64, clients []int, trials, workers int) Cost {
 		rows, cols := s[0], s[1]
 		mem := 24*rows*cols + running*(32*float64(nmax)*cols*cols+16*rows)
 		cost.Bytes = math.Max(cost.Bytes, mem)
-		cost.Seconds += float64(len(clients)*trials) * classPassFlops * rows * cols / flopRate
+		cost.Seconds += float64(len(clients)*trials) * classPassFlops * rows * cols / FlopRate
 	}
 	cost.Model = classCostModel
 	return cost

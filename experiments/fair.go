@@ -184,7 +184,7 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 	}
 	name := cfg.name()
 	res := &FairResult{}
-	pc := &progressCounter{total: len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
+	pc := NewProgressCounter(len(cfg.Clients)*cfg.Trials, opt.Progress)
 	for _, n := range cfg.Clients {
 		cell, err := Interruptible(ctx, func() (*fairCell, error) { return buildFairCell(ds, n, cfg) })
 		if err != nil {

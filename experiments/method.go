@@ -98,14 +98,20 @@ func (c *MethodConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
 		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar}
 }
 
-// progressCounter reports finished trials across the cells of a run.
-type progressCounter struct {
+// ProgressCounter reports finished trials across the cells of a run.
+type ProgressCounter struct {
 	mu          sync.Mutex
 	done, total int
 	fn          Progress
 }
 
-func (p *progressCounter) tick(label string) {
+// NewProgressCounter counts total trials, reporting each to fn (may be nil).
+func NewProgressCounter(total int, fn Progress) *ProgressCounter {
+	return &ProgressCounter{total: total, fn: fn}
+}
+
+// Tick reports one more finished trial, labelled label.
+func (p *ProgressCounter) Tick(label string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
@@ -129,12 +135,12 @@ type RunOptions struct {
 func (o RunOptions) NumWorkers() int { return max(1, o.Workers) }
 
 // trialKey names trial t of a cell in a Store.
-func trialKey(cell string, t int) string { return fmt.Sprintf("%s-t%02d", cell, t) }
+func TrialKey(cell string, t int) string { return fmt.Sprintf("%s-t%02d", cell, t) }
 
 // runTrials runs trial(ctx, t) for t = 0..n-1 of the cell named key, at most
 // opt.Workers at a time, reusing stored trials, and returns the trials in
 // order (a pure function of the inputs, whatever the scheduling).
-func runTrials[T any](ctx context.Context, n int, opt RunOptions, pc *progressCounter, label, key string, seed uint64,
+func runTrials[T any](ctx context.Context, n int, opt RunOptions, pc *ProgressCounter, label, key string, seed uint64,
 	trial func(ctx context.Context, t int) (T, error)) ([]T, error) {
 	out := make([]T, n)
 	g, gctx := errgroup.WithContext(ctx)
@@ -144,12 +150,12 @@ func runTrials[T any](ctx context.Context, n int, opt RunOptions, pc *progressCo
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			tr, err := Cached(opt.Store, trialKey(key, t), seed, func() (T, error) { return trial(gctx, t) })
+			tr, err := Cached(opt.Store, TrialKey(key, t), seed, func() (T, error) { return trial(gctx, t) })
 			if err != nil {
 				return fmt.Errorf("%s trial %d: %w", label, t, err)
 			}
 			out[t] = tr
-			pc.tick(fmt.Sprintf("%s trial %d", label, t))
+			pc.Tick(fmt.Sprintf("%s trial %d", label, t))
 			return nil
 		})
 	}

@@ -273,7 +273,7 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 	if cfg.Data != nil {
 		names = []string{cfg.Data.Name()}
 	}
-	pc := &progressCounter{total: len(names) * len(cfg.Clients) * cfg.Trials, fn: opt.Progress}
+	pc := NewProgressCounter(len(names)*len(cfg.Clients)*cfg.Trials, opt.Progress)
 	for _, name := range names {
 		ds, err := Interruptible(ctx, func() (*datasets.Dataset, error) {
 			if cfg.Data != nil {

@@ -132,7 +132,7 @@ type Cost struct {
 // flopRate is the floating-point rate the time models assume for one core:
 // the Table 4 cells ran at 6-11 Gflop/s of this model's count on one core
 // here, so 4 Gflop/s overestimates the time rather than under.
-const flopRate = 4e9
+const FlopRate = 4e9
 
 // FormatBytes renders b in the largest binary unit below it: "24.1 GiB".
 func FormatBytes(b float64) string {

@@ -223,7 +223,7 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt RunOptions) (*QPResult, error
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				key := trialKey(fmt.Sprintf("n%d-d%d-m%d", n, d, m), t)
+				key := TrialKey(fmt.Sprintf("n%d-d%d-m%d", n, d, m), t)
 				tr, err := Cached(opt.Store, key, cfg.Seed, func() (QPTrial, error) {
 					// The build (minutes at d = 3000) runs apart, so that an
 					// interrupt stops the waiting trials at once.

@@ -47,9 +47,9 @@ func (r *QPResult) Tables() []*Table {
 			fmt.Sprintf("%.1f / %.1f", row.Outer1.Mean, row.OuterC.Mean),
 			fmt.Sprintf("%.0f", row.Inner1.Mean), fmt.Sprintf("%.0f", row.Rounds1.Mean),
 			fmt.Sprintf("%.2f", row.MBytes1.Mean),
-			row.solCell(cellA1, fmt.Sprintf("%s / %s", sci(row.KKT1[0]), sci(row.KKT1[1]))),
-			row.solCell(cellCP, fmt.Sprintf("%s / %s", sci(row.KKTC[0]), sci(row.KKTC[1]))),
-			row.solCell(cellA1, sci(row.Dist1.Mean)) + " / " + row.solCell(cellCP, sci(row.DistC.Mean)),
+			row.solCell(cellA1, fmt.Sprintf("%s / %s", Sci(row.KKT1[0]), Sci(row.KKT1[1]))),
+			row.solCell(cellCP, fmt.Sprintf("%s / %s", Sci(row.KKTC[0]), Sci(row.KKTC[1]))),
+			row.solCell(cellA1, Sci(row.Dist1.Mean)) + " / " + row.solCell(cellCP, Sci(row.DistC.Mean)),
 			fmt.Sprintf("%.3f / %.3f", row.Wall1.Mean, row.WallC.Mean),
 			row.Flags,
 		})

@@ -1,4 +1,4 @@
-package experiments
+package ssca
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/fedcon/fedcon/experiments"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -23,20 +24,20 @@ type SGDGrid struct {
 func (g *SGDGrid) Validate(cfg *SSCAConfig) error {
 	switch {
 	case len(g.A) == 0 || len(g.Beta) == 0:
-		return &ConfigError{"a/beta", fmt.Sprint(g.A, g.Beta), "need at least one value each"}
+		return &experiments.ConfigError{Field: "a/beta", Value: fmt.Sprint(g.A, g.Beta), Reason: "need at least one value each"}
 	case g.Seeds < 1:
-		return &ConfigError{"seeds", g.Seeds, "must be >= 1"}
+		return &experiments.ConfigError{Field: "seeds", Value: g.Seeds, Reason: "must be >= 1"}
 	case g.Seed < cfg.Seed+uint64(cfg.Runs) && cfg.Seed < g.Seed+uint64(g.Seeds):
-		return &ConfigError{"seed", g.Seed, fmt.Sprintf("tuning seeds overlap the reporting seeds %d..%d", cfg.Seed, cfg.Seed+uint64(cfg.Runs)-1)}
+		return &experiments.ConfigError{Field: "seed", Value: g.Seed, Reason: fmt.Sprintf("tuning seeds overlap the reporting seeds %d..%d", cfg.Seed, cfg.Seed+uint64(cfg.Runs)-1)}
 	}
 	for _, a := range g.A {
 		if err := (SGDRate{A: a}).validate(); err != nil {
-			return &ConfigError{"a", a, "must be a finite number > 0"}
+			return &experiments.ConfigError{Field: "a", Value: a, Reason: "must be a finite number > 0"}
 		}
 	}
 	for _, b := range g.Beta {
 		if err := (SGDRate{A: 1, Beta: b}).validate(); err != nil {
-			return &ConfigError{"beta", b, "must be in [0, 1]"}
+			return &experiments.ConfigError{Field: "beta", Value: b, Reason: "must be in [0, 1]"}
 		}
 	}
 	return nil
@@ -45,10 +46,10 @@ func (g *SGDGrid) Validate(cfg *SSCAConfig) error {
 // TuneResult is the outcome of the grid search: the chosen rate per
 // baseline and the table of every grid point's mean final cost.
 type TuneResult struct {
-	Info   *RunInfo           `json:"info"`
-	Grid   *SGDGrid           `json:"grid"`
-	Chosen map[string]SGDRate `json:"chosen"`
-	Table  *Table             `json:"table"`
+	Info   *experiments.RunInfo `json:"info"`
+	Grid   *SGDGrid             `json:"grid"`
+	Chosen map[string]SGDRate   `json:"chosen"`
+	Table  *experiments.Table   `json:"table"`
 }
 
 // SGDBaselines are the SGD specs of Figures 2-3 (with λ of the config).
@@ -65,7 +66,7 @@ func (c *SSCAConfig) SGDBaselines() []SSCASpec {
 
 // RunSGDTune picks, per SGD baseline, the grid point with the lowest mean
 // F(w^T) over the grid's seeds (a diverged run counts as +Inf).
-func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDGrid, opt RunOptions) (*TuneResult, error) {
+func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDGrid, opt experiments.RunOptions) (*TuneResult, error) {
 	specs := cfg.SGDBaselines()
 	type point struct {
 		spec SSCASpec
@@ -80,7 +81,7 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 			}
 		}
 	}
-	pc := &progressCounter{total: len(pts) * grid.Seeds, fn: opt.Progress}
+	pc := experiments.NewProgressCounter(len(pts)*grid.Seeds, opt.Progress)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.NumWorkers())
 	for _, p := range pts {
@@ -94,7 +95,7 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 					return err
 				}
 				key := fmt.Sprintf("tune-%s-t%02d", run.Key(), r)
-				tr, err := Cached(opt.Store, key, c.Seed+uint64(r), func() (SSCATrial, error) { return RunSSCATrial(gctx, &c, data, run, r) })
+				tr, err := experiments.Cached(opt.Store, key, c.Seed+uint64(r), func() (SSCATrial, error) { return RunSSCATrial(gctx, &c, data, run, r) })
 				if err != nil {
 					return fmt.Errorf("%s a=%g beta=%g run %d: %w", p.spec.Label(), p.rate.A, p.rate.Beta, r, err)
 				}
@@ -102,7 +103,7 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 				if tr.Status != "Diverged" && len(tr.T) > 0 && tr.T[len(tr.T)-1] == cfg.Rounds {
 					p.cost[r] = tr.TrainCost[len(tr.TrainCost)-1]
 				}
-				pc.tick(key)
+				pc.Tick(key)
 				return nil
 			})
 		}
@@ -111,7 +112,7 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 		return nil, err
 	}
 	res := &TuneResult{Grid: grid, Chosen: map[string]SGDRate{},
-		Table: &Table{Title: fmt.Sprintf("SGD learning rates r_t = a/t^beta: mean F(w^T) over seeds %d..%d (%s)", grid.Seed, grid.Seed+uint64(grid.Seeds)-1, evalNote(cfg)+" training set"),
+		Table: &experiments.Table{Title: fmt.Sprintf("SGD learning rates r_t = a/t^beta: mean F(w^T) over seeds %d..%d (%s)", grid.Seed, grid.Seed+uint64(grid.Seeds)-1, evalNote(cfg)+" training set"),
 			Header: []string{"baseline", "a", "beta", "mean F(w^T)", "chosen"}}}
 	best := map[string]float64{}
 	for _, p := range pts {

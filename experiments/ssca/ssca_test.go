@@ -1,9 +1,11 @@
-package experiments
+package ssca
 
 import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 func sscaTestConfig() *SSCAConfig {
@@ -39,7 +41,7 @@ func TestSSCAConfigValidate(t *testing.T) {
 			c := sscaTestConfig()
 			tc.edit(c)
 			err := c.Validate()
-			var ce *ConfigError
+			var ce *experiments.ConfigError
 			if tc.field == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -84,7 +86,7 @@ func TestSSCAQuickAndKeys(t *testing.T) {
 func TestSGDGridSeedsDisjoint(t *testing.T) {
 	c := sscaTestConfig()
 	g := &SGDGrid{A: []float64{0.1}, Beta: []float64{0}, Seed: 50, Seeds: 5}
-	var ce *ConfigError
+	var ce *experiments.ConfigError
 	if err := g.Validate(c); !errors.As(err, &ce) || ce.Field != "seed" {
 		t.Fatalf("overlapping seeds accepted: %v", err)
 	}

@@ -1,4 +1,4 @@
-package experiments
+package ssca
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/problems/swishnet"
 	"github.com/fedcon/fedcon/solver"
 	"github.com/fedcon/fedcon/solver/ssca"
@@ -106,7 +107,7 @@ func (c *SSCAConfig) Quick() {
 
 // TrialHash is the hash stored with each trial: everything but the number
 // of runs and the SGD rates (a baseline's rate is in its trial key).
-func (c *SSCAConfig) TrialHash() string { return TrialHash(c, "runs", "sgd_rates") }
+func (c *SSCAConfig) TrialHash() string { return experiments.TrialHash(c, "runs", "sgd_rates") }
 
 // UValue is U for the configured data set.
 func (c *SSCAConfig) UValue() float64 { return c.U[c.Dataset] }
@@ -115,12 +116,12 @@ func (c *SSCAConfig) UValue() float64 { return c.U[c.Dataset] }
 func (c *SSCAConfig) Validate() error {
 	pos := func(name string, v float64) error {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return &ConfigError{name, v, "must be a finite number > 0"}
+			return &experiments.ConfigError{Field: name, Value: v, Reason: "must be a finite number > 0"}
 		}
 		return nil
 	}
 	if !slices.Contains(datasets.IDXSetNames, c.Dataset) {
-		return &ConfigError{"dataset", c.Dataset, fmt.Sprintf("must be one of %v", datasets.IDXSetNames)}
+		return &experiments.ConfigError{Field: "dataset", Value: c.Dataset, Reason: fmt.Sprintf("must be one of %v", datasets.IDXSetNames)}
 	}
 	for _, p := range []struct {
 		n string
@@ -135,41 +136,41 @@ func (c *SSCAConfig) Validate() error {
 	}
 	switch {
 	case c.Runs < 1:
-		return &ConfigError{"runs", c.Runs, "must be >= 1"}
+		return &experiments.ConfigError{Field: "runs", Value: c.Runs, Reason: "must be >= 1"}
 	case c.Clients < 1:
-		return &ConfigError{"clients", c.Clients, "must be >= 1"}
+		return &experiments.ConfigError{Field: "clients", Value: c.Clients, Reason: "must be >= 1"}
 	case c.Hidden < 1:
-		return &ConfigError{"hidden", c.Hidden, "must be >= 1"}
+		return &experiments.ConfigError{Field: "hidden", Value: c.Hidden, Reason: "must be >= 1"}
 	case c.Rounds < 2:
-		return &ConfigError{"rounds", c.Rounds, "must be >= 2"}
+		return &experiments.ConfigError{Field: "rounds", Value: c.Rounds, Reason: "must be >= 2"}
 	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
-		return &ConfigError{"lambda", c.Lambda, "must be a finite number >= 0"}
+		return &experiments.ConfigError{Field: "lambda", Value: c.Lambda, Reason: "must be a finite number >= 0"}
 	case !(c.GammaOffset > 0) || math.IsInf(c.GammaOffset, 0):
-		return &ConfigError{"gamma_offset", c.GammaOffset, "must be a finite number > 0 (γ_t/ρ_t → 0, condition (6))"}
+		return &experiments.ConfigError{Field: "gamma_offset", Value: c.GammaOffset, Reason: "must be a finite number > 0 (γ_t/ρ_t → 0, condition (6))"}
 	case c.Labels != "all" && c.Labels != "client0":
-		return &ConfigError{"labels", c.Labels, "must be all or client0"}
+		return &experiments.ConfigError{Field: "labels", Value: c.Labels, Reason: "must be all or client0"}
 	case c.EvalEvery < 0 || c.EvalSubset < 0:
-		return &ConfigError{"eval_every/eval_subset", fmt.Sprint(c.EvalEvery, ", ", c.EvalSubset), "must be >= 0"}
+		return &experiments.ConfigError{Field: "eval_every/eval_subset", Value: fmt.Sprint(c.EvalEvery, ", ", c.EvalSubset), Reason: "must be >= 0"}
 	}
 	for _, rows := range [][]SSCAStep{c.SampleSteps, c.FeatureSteps} {
 		for _, r := range rows {
 			switch {
 			case !(r.Alpha > 0 && r.Alpha <= 1):
-				return &ConfigError{"alpha", r.Alpha, fmt.Sprintf("must be in (0, 1] (batch %d)", r.Batch)}
+				return &experiments.ConfigError{Field: "alpha", Value: r.Alpha, Reason: fmt.Sprintf("must be in (0, 1] (batch %d)", r.Batch)}
 			case !(r.A1 > 0 && r.A1 <= 1) || !(r.A2 > 0 && r.A2 <= 1):
-				return &ConfigError{"a1/a2", fmt.Sprint(r.A1, ", ", r.A2), fmt.Sprintf("must be in (0, 1] (batch %d)", r.Batch)}
+				return &experiments.ConfigError{Field: "a1/a2", Value: fmt.Sprint(r.A1, ", ", r.A2), Reason: fmt.Sprintf("must be in (0, 1] (batch %d)", r.Batch)}
 			}
 		}
 	}
 	for _, v := range c.LambdaSweep {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return &ConfigError{"lambda_sweep", v, "must be a finite number >= 0"}
+			return &experiments.ConfigError{Field: "lambda_sweep", Value: v, Reason: "must be a finite number >= 0"}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.SGDRates)) {
 		if err := c.SGDRates[k].validate(); err != nil {
 			r := c.SGDRates[k]
-			return &ConfigError{"sgd_rates." + k, fmt.Sprintf("{a: %v, beta: %v}", r.A, r.Beta), err.Error()}
+			return &experiments.ConfigError{Field: "sgd_rates." + k, Value: fmt.Sprintf("{a: %v, beta: %v}", r.A, r.Beta), Reason: err.Error()}
 		}
 	}
 	for _, v := range c.USweep {
@@ -190,7 +191,7 @@ func (c *SSCAConfig) Validate() error {
 func (c *SSCAConfig) schedule(s SSCASpec) (ssca.Schedule, error) {
 	if !s.ssca() {
 		if _, ok := c.SGDRates[s.rateKey()]; !ok && s.Rate == (SGDRate{}) {
-			return ssca.Schedule{}, &ConfigError{"sgd_rates", s.rateKey(), "no learning rate for this baseline: run 'fedcon tune ssca-sgd'"}
+			return ssca.Schedule{}, &experiments.ConfigError{Field: "sgd_rates", Value: s.rateKey(), Reason: "no learning rate for this baseline: run 'fedcon tune ssca-sgd'"}
 		}
 		return ssca.Schedule{}, nil
 	}
@@ -203,7 +204,7 @@ func (c *SSCAConfig) schedule(s SSCASpec) (ssca.Schedule, error) {
 			return ssca.Schedule{A1: r.A1, A2: r.A2, Alpha: r.Alpha, GammaOffset: c.GammaOffset}, nil
 		}
 	}
-	return ssca.Schedule{}, &ConfigError{key, s.Batch, "no step-size row for this batch size"}
+	return ssca.Schedule{}, &experiments.ConfigError{Field: key, Value: s.Batch, Reason: "no step-size row for this batch size"}
 }
 
 // SSCASpec is one curve: an algorithm at a batch size (and local steps,
@@ -338,11 +339,11 @@ func (c *SSCAConfig) figureSpecs(fig string) []SSCASpec {
 func (c *SSCAConfig) CheckSpec(s SSCASpec) error {
 	switch {
 	case !slices.Contains(SSCAAlgos, s.Algo):
-		return &ConfigError{"algo", s.Algo, fmt.Sprintf("must be one of %v", SSCAAlgos)}
+		return &experiments.ConfigError{Field: "algo", Value: s.Algo, Reason: fmt.Sprintf("must be one of %v", SSCAAlgos)}
 	case s.Batch < 1:
-		return &ConfigError{"batch", s.Batch, "must be >= 1"}
+		return &experiments.ConfigError{Field: "batch", Value: s.Batch, Reason: "must be >= 1"}
 	case s.LocalSteps < 0:
-		return &ConfigError{"local_steps", s.LocalSteps, "must be >= 1"}
+		return &experiments.ConfigError{Field: "local_steps", Value: s.LocalSteps, Reason: "must be >= 1"}
 	}
 	_, err := c.schedule(s)
 	return err
@@ -464,7 +465,7 @@ func RunSSCATrial(ctx context.Context, cfg *SSCAConfig, data *SSCAData, s SSCASp
 			return tr, err
 		}
 		if s.Batch > train.N {
-			return tr, &ConfigError{"batch", s.Batch, fmt.Sprintf("larger than the %d samples", train.N)}
+			return tr, &experiments.ConfigError{Field: "batch", Value: s.Batch, Reason: fmt.Sprintf("larger than the %d samples", train.N)}
 		}
 		if s.Algo == "fsgd" {
 			res, err = ssca.FeatureSGD(ctx, fp, w1, sgd)
@@ -515,7 +516,7 @@ func sampleClients(cfg *SSCAConfig, net swishnet.Net, train *datasets.Images, se
 	for i := 0; i < I; i++ {
 		rows := perm[i*train.N/I : (i+1)*train.N/I]
 		if B > len(rows) {
-			return nil, &ConfigError{"batch", B, fmt.Sprintf("larger than client %d's %d samples (B <= N_i)", i, len(rows))}
+			return nil, &experiments.ConfigError{Field: "batch", Value: B, Reason: fmt.Sprintf("larger than client %d's %d samples (B <= N_i)", i, len(rows))}
 		}
 		out = append(out, swishnet.NewSampleClient(net, train, rows))
 	}
@@ -525,7 +526,7 @@ func sampleClients(cfg *SSCAConfig, net swishnet.Net, train *datasets.Images, se
 // featureProblem splits the pixels into I contiguous blocks.
 func featureProblem(cfg *SSCAConfig, net swishnet.Net, train *datasets.Images) (*ssca.FeatureProblem, error) {
 	if cfg.Clients > net.K {
-		return nil, &ConfigError{"clients", cfg.Clients, fmt.Sprintf("more clients than the %d features", net.K)}
+		return nil, &experiments.ConfigError{Field: "clients", Value: cfg.Clients, Reason: fmt.Sprintf("more clients than the %d features", net.K)}
 	}
 	fp := &ssca.FeatureProblem{Top: [2]int{net.K * net.J, net.Dim()}, LabelsAtClient0: cfg.Labels == "client0"}
 	for _, b := range swishnet.Blocks(net.K, cfg.Clients) {
@@ -543,9 +544,9 @@ type SSCACurve struct {
 
 // RunSSCASpecs runs cfg.Runs trials of every spec, opt.Workers at a time,
 // reusing stored trials; the curves come back in spec order.
-func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []SSCASpec, runs int, opt RunOptions) ([]SSCACurve, error) {
+func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []SSCASpec, runs int, opt experiments.RunOptions) ([]SSCACurve, error) {
 	out := make([]SSCACurve, len(specs))
-	pc := &progressCounter{total: len(specs) * runs, fn: opt.Progress}
+	pc := experiments.NewProgressCounter(len(specs)*runs, opt.Progress)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.NumWorkers())
 	for k, s := range specs {
@@ -555,14 +556,14 @@ func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				tr, err := Cached(opt.Store, trialKey(s.Key(), r), cfg.Seed+uint64(r), func() (SSCATrial, error) {
+				tr, err := experiments.Cached(opt.Store, experiments.TrialKey(s.Key(), r), cfg.Seed+uint64(r), func() (SSCATrial, error) {
 					return RunSSCATrial(gctx, cfg, data, s, r)
 				})
 				if err != nil {
 					return fmt.Errorf("%s run %d: %w", s.Label(), r, err)
 				}
 				out[k].Trials[r] = tr
-				pc.tick(fmt.Sprintf("%s run %d", s.Label(), r))
+				pc.Tick(fmt.Sprintf("%s run %d", s.Label(), r))
 				return nil
 			})
 		}

@@ -1,4 +1,6 @@
-package experiments
+package ssca
+
+import "github.com/fedcon/fedcon/experiments"
 
 // sscaCostModel says what SSCASpecsCost counts.
 const sscaCostModel = "per run and curve: T·B·E·(I for FedAvg)·6P training flops plus, per evaluation, " +
@@ -7,7 +9,7 @@ const sscaCostModel = "per run and curve: T·B·E·(I for FedAvg)·6P training f
 // SSCASpecsCost estimates runs runs of every spec on data: the swish
 // network's products dominate, about 2P flops per image forward and 6P
 // for a training step (forward and backward).
-func (c *SSCAConfig) SSCASpecsCost(data *SSCAData, specs []SSCASpec, runs int) Cost {
+func (c *SSCAConfig) SSCASpecsCost(data *SSCAData, specs []SSCASpec, runs int) experiments.Cost {
 	p := float64(794 * c.Hidden) // 784 inputs + 10 outputs per hidden unit
 	var images float64
 	if data != nil {
@@ -32,5 +34,5 @@ func (c *SSCAConfig) SSCASpecsCost(data *SSCAData, specs []SSCASpec, runs int) C
 	if data != nil {
 		bytes += 8 * float64(data.Set.Train.N+data.Set.Test.N) * 784 // decoded images, dense bound
 	}
-	return Cost{Bytes: bytes, Seconds: flops / flopRate, Model: sscaCostModel}
+	return experiments.Cost{Bytes: bytes, Seconds: flops / experiments.FlopRate, Model: sscaCostModel}
 }

@@ -1,9 +1,11 @@
-package experiments
+package ssca
 
 import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // TestCheckFiniteSSCA: CheckFinite names a non-finite number of the SSCA
@@ -20,8 +22,8 @@ func TestCheckFiniteSSCA(t *testing.T) {
 		{"ssca list of structs", &SSCAConfig{SampleSteps: []SSCAStep{{Alpha: nan}}}, "sample_steps.alpha"},
 	}
 	for _, c := range cases {
-		err := CheckFinite(c.cfg)
-		var ce *ConfigError
+		err := experiments.CheckFinite(c.cfg)
+		var ce *experiments.ConfigError
 		if c.key == "" && err != nil || c.key != "" && (!errors.As(err, &ce) || ce.Field != c.key) {
 			t.Errorf("%s: err %v, want a ConfigError on %q", c.name, err, c.key)
 		}

@@ -1,24 +1,26 @@
-package experiments
+package ssca
 
 import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // SSCAResult is one SSCA figure's output: every trial (each point with its
 // seed), the figure data and the summary table.
 type SSCAResult struct {
-	Info       *RunInfo    `json:"info"`
-	Name       string      `json:"name"`
-	Dataset    string      `json:"dataset"`
-	DataSHA256 string      `json:"data_sha256"`
-	DataPaths  []string    `json:"data_paths"`
-	EvalTrainN int         `json:"eval_train_n"`
-	EvalTestN  int         `json:"eval_test_n"`
-	Curves     []SSCACurve `json:"curves"`
-	Figure     Figure      `json:"figure"`
-	Summary    *Table      `json:"summary"`
+	Info       *experiments.RunInfo `json:"info"`
+	Name       string               `json:"name"`
+	Dataset    string               `json:"dataset"`
+	DataSHA256 string               `json:"data_sha256"`
+	DataPaths  []string             `json:"data_paths"`
+	EvalTrainN int                  `json:"eval_train_n"`
+	EvalTestN  int                  `json:"eval_test_n"`
+	Curves     []SSCACurve          `json:"curves"`
+	Figure     experiments.Figure   `json:"figure"`
+	Summary    *experiments.Table   `json:"summary"`
 }
 
 // datasetTitle is the data set's name in titles.
@@ -58,32 +60,32 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 			}
 		}
 		u := cfg.UValue()
-		r.Figure.Panels = []Panel{
+		r.Figure.Panels = []experiments.Panel{
 			curvePanel("(a) training cost, Alg. "+un[3:]+" vs SGD", "training cost F(w)", unc, func(t SSCATrial) []float64 { return t.TrainCost }),
 			curvePanel("(b) test accuracy", "test accuracy", unc, func(t SSCATrial) []float64 { return t.TestAcc }),
 			curvePanel(fmt.Sprintf("(c) training cost, Alg. %s (U = %g)", con[3:], u), "training cost F(w)", cons, func(t SSCATrial) []float64 { return t.TrainCost }),
 			curvePanel("(d) test accuracy, Alg. "+con[3:], "test accuracy", cons, func(t SSCATrial) []float64 { return t.TestAcc }),
 		}
-		r.Figure.Panels[2].HLines = []HLine{{Name: fmt.Sprintf("U = %g", u), Y: u}}
+		r.Figure.Panels[2].HLines = []experiments.HLine{{Name: fmt.Sprintf("U = %g", u), Y: u}}
 		// Cost axes end at 1.2 ln L (F(w^1) ≈ ln 10): τ = 0.1's early overshoot is clipped (see the JSON).
 		r.Figure.Panels[0].YMax, r.Figure.Panels[2].YMax = 1.2*math.Log(10), 1.2*math.Log(10)
 	case "figure4":
 		r.Figure.Title = fmt.Sprintf("Figure 4: ‖w‖² vs training cost at t = T on %s (mean over %d runs%s)", ds, runs, sub)
-		tradeoff := Panel{Title: "(a) ‖w‖² vs training cost (U or λ swept)", XLabel: "training cost F(w^T)", YLabel: "‖w^T‖² (log scale)", YLog: true}
-		acc := Panel{Title: "(b) test accuracy vs U", XLabel: "U", YLabel: "test accuracy"}
+		tradeoff := experiments.Panel{Title: "(a) ‖w‖² vs training cost (U or λ swept)", XLabel: "training cost F(w^T)", YLabel: "‖w^T‖² (log scale)", YLog: true}
+		acc := experiments.Panel{Title: "(b) test accuracy vs U", XLabel: "U", YLabel: "test accuracy"}
 		for k, algo := range []string{"alg2", "alg4", "alg1", "alg3"} {
-			s := Series{Name: "Alg. " + algo[3:], Color: k}
-			a := Series{Name: "Alg. " + algo[3:], Color: k}
+			s := experiments.Series{Name: "Alg. " + algo[3:], Color: k}
+			a := experiments.Series{Name: "Alg. " + algo[3:], Color: k}
 			for _, c := range curves {
 				if c.Spec.Algo != algo {
 					continue
 				}
 				s.Name = fmt.Sprintf("Alg. %s B=%d", algo[3:], c.Spec.Batch)
-				cost := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
-				n2 := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
+				cost := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
+				n2 := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
 				s.X, s.Y = append(s.X, cost.Mean), append(s.Y, n2.Mean)
 				if c.Spec.constrained() {
-					ac := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
+					ac := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
 					a.Name = s.Name
 					a.X, a.Y = append(a.X, c.Spec.U), append(a.Y, ac.Mean)
 					a.Lo, a.Hi = append(a.Lo, ac.Mean-ac.Std), append(a.Hi, ac.Mean+ac.Std)
@@ -102,17 +104,17 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 				acc.Series = append(acc.Series, a)
 			}
 		}
-		r.Figure.Panels = []Panel{tradeoff, acc}
+		r.Figure.Panels = []experiments.Panel{tradeoff, acc}
 	}
 	r.Summary = sscaSummary(r.Figure.Title, cfg, curves)
 	return r
 }
 
 // curvePanel draws mean ± std of val over each curve's trials against t.
-func curvePanel(title, ylabel string, curves []SSCACurve, val func(SSCATrial) []float64) Panel {
-	p := Panel{Title: title, XLabel: "iteration t", YLabel: ylabel}
+func curvePanel(title, ylabel string, curves []SSCACurve, val func(SSCATrial) []float64) experiments.Panel {
+	p := experiments.Panel{Title: title, XLabel: "iteration t", YLabel: ylabel}
 	for k, c := range curves {
-		s := Series{Name: c.Spec.Label(), Color: k}
+		s := experiments.Series{Name: c.Spec.Label(), Color: k}
 		if !c.Spec.ssca() {
 			s.Dash = "dash"
 		}
@@ -122,7 +124,7 @@ func curvePanel(title, ylabel string, curves []SSCACurve, val func(SSCATrial) []
 			for _, t := range c.Trials {
 				xs = append(xs, val(t)[i])
 			}
-			m := MeanStdOf(xs)
+			m := experiments.MeanStdOf(xs)
 			s.X = append(s.X, float64(c.Trials[0].T[i]))
 			s.Y, s.Lo, s.Hi = append(s.Y, m.Mean), append(s.Lo, m.Mean-m.Std), append(s.Hi, m.Mean+m.Std)
 		}
@@ -156,13 +158,13 @@ func lastOf(ts []SSCATrial, val func(SSCATrial) []float64) []float64 {
 
 // sscaSummary is the table: final cost, accuracy, rounds to the target
 // cost, bytes and ms per round.
-func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *Table {
-	t := &Table{Title: title, Header: []string{"method", "λ / U", "runs", "F(w^T)", "test acc.", "‖w^T‖²",
+func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *experiments.Table {
+	t := &experiments.Table{Title: title, Header: []string{"method", "λ / U", "runs", "F(w^T)", "test acc.", "‖w^T‖²",
 		fmt.Sprintf("t: F ≤ %g", cfg.TargetCost), "slack", "MB down/round", "MB up/round", "MB client/round", "ms/round", "diverged"}}
 	for _, c := range curves {
-		cost := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
-		acc := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
-		n2 := MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
+		cost := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
+		acc := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
+		n2 := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
 		par := "λ=" + strconv.FormatFloat(c.Spec.Lambda, 'g', -1, 64)
 		if c.Spec.constrained() {
 			par = "U=" + strconv.FormatFloat(c.Spec.U, 'g', -1, 64)
@@ -187,18 +189,18 @@ func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *Table {
 			for _, tr := range c.Trials {
 				xs = append(xs, tr.TrainCost[i])
 			}
-			if MeanStdOf(xs).Mean <= cfg.TargetCost {
+			if experiments.MeanStdOf(xs).Mean <= cfg.TargetCost {
 				target = strconv.Itoa(c.Trials[0].T[i])
 				break
 			}
 		}
 		sl := "—"
 		if c.Spec.constrained() {
-			sl = sci(MeanStdOf(slack).Mean)
+			sl = experiments.Sci(experiments.MeanStdOf(slack).Mean)
 		}
 		t.Rows = append(t.Rows, []string{c.Spec.Label(), par, strconv.Itoa(len(c.Trials)), ms4(cost), ms4(acc), fmt.Sprintf("%.1f (%.1f)", n2.Mean, n2.Std),
-			target, sl, fmt.Sprintf("%.3f", MeanStdOf(down).Mean), fmt.Sprintf("%.3f", MeanStdOf(upB).Mean),
-			fmt.Sprintf("%.3f", MeanStdOf(cl).Mean), fmt.Sprintf("%.1f", MeanStdOf(ms).Mean), strconv.Itoa(div)})
+			target, sl, fmt.Sprintf("%.3f", experiments.MeanStdOf(down).Mean), fmt.Sprintf("%.3f", experiments.MeanStdOf(upB).Mean),
+			fmt.Sprintf("%.3f", experiments.MeanStdOf(cl).Mean), fmt.Sprintf("%.1f", experiments.MeanStdOf(ms).Mean), strconv.Itoa(div)})
 	}
 	t.Notes = []string{
 		"F(w^T): cross-entropy (25) on the " + evalNote(cfg) + " training set at t = T; mean (std) over runs. " +
@@ -208,7 +210,7 @@ func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *Table {
 	return t
 }
 
-func ms4(v MeanStd) string { return fmt.Sprintf("%.4f (%.4f)", v.Mean, v.Std) }
+func ms4(v experiments.MeanStd) string { return fmt.Sprintf("%.4f (%.4f)", v.Mean, v.Std) }
 
 func evalNote(cfg *SSCAConfig) string {
 	if cfg.EvalSubset > 0 {
@@ -218,8 +220,8 @@ func evalNote(cfg *SSCAConfig) string {
 }
 
 // Points is every evaluated point of every trial, one row each (the CSV).
-func (r *SSCAResult) Points() *Table {
-	t := &Table{Header: []string{"figure", "dataset", "data_sha256", "fedcon_version", "config_hash", "method", "key", "run", "seed", "t", "train_cost", "objective", "test_acc", "norm2"}}
+func (r *SSCAResult) Points() *experiments.Table {
+	t := &experiments.Table{Header: []string{"figure", "dataset", "data_sha256", "fedcon_version", "config_hash", "method", "key", "run", "seed", "t", "train_cost", "objective", "test_acc", "norm2"}}
 	var version, hash string
 	if r.Info != nil {
 		version, hash = r.Info.Version, r.Info.ConfigHash
