@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/conic"
 )
 
 // ConicQPOptions are the flags of `reproduce conic-table1`.
@@ -52,7 +53,7 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 }
 
 func conicQPRun(f *Factory, o *ConicQPOptions) error {
-	cfg := &experiments.ConicQPConfig{}
+	cfg := &conic.ConicQPConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func conicQPRun(f *Factory, o *ConicQPOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := experiments.RunConicQP(o.ctx, cfg, out.options())
+	res, err := conic.RunConicQP(o.ctx, cfg, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)
 	}
@@ -111,8 +112,8 @@ func conicNPRun(f *Factory, o *ConicClassOptions) error {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table2", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
-		func(opt experiments.RunOptions) (*experiments.ConicClassResult, error) {
-			return experiments.RunConicNP(o.ctx, cfg, o.Dirs, opt)
+		func(opt experiments.RunOptions) (*conic.ConicClassResult, error) {
+			return conic.RunConicNP(o.ctx, cfg, o.Dirs, opt)
 		})
 }
 
@@ -122,13 +123,13 @@ func conicFairRun(f *Factory, o *ConicClassOptions) error {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table3", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
-		func(opt experiments.RunOptions) (*experiments.ConicClassResult, error) {
-			return experiments.RunConicFair(o.ctx, cfg, o.Dirs, opt)
+		func(opt experiments.RunOptions) (*conic.ConicClassResult, error) {
+			return conic.RunConicFair(o.ctx, cfg, o.Dirs, opt)
 		})
 }
 
 func conicClassRun(f *Factory, o *ConicClassOptions, name string, cfg any, validate func() error, seed uint64, hash string,
-	run func(experiments.RunOptions) (*experiments.ConicClassResult, error)) error {
+	run func(experiments.RunOptions) (*conic.ConicClassResult, error)) error {
 	if err := validate(); err != nil {
 		return err
 	}

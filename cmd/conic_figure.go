@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/conic"
 )
 
 // ConicFigureOptions are the flags of `reproduce conic-figure1` and `conic-figure2`.
@@ -51,7 +52,7 @@ func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 	}
 	return figureRun(f, &o.commonOptions, "conic-figure1", cfg, cfg.Seed, cfg.TrialHash(),
 		func(opt experiments.RunOptions, info *experiments.RunInfo) (any, *experiments.Figure, error) {
-			res, err := experiments.RunConicFigure1(o.ctx, cfg, o.Dirs, opt)
+			res, err := conic.RunConicFigure1(o.ctx, cfg, o.Dirs, opt)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -71,7 +72,7 @@ func conicFigure2Run(f *Factory, o *ConicFigureOptions) error {
 	}
 	return figureRun(f, &o.commonOptions, "conic-figure2", cfg, cfg.Seed, cfg.TrialHash(),
 		func(opt experiments.RunOptions, info *experiments.RunInfo) (any, *experiments.Figure, error) {
-			res, err := experiments.RunConicFigure2(o.ctx, cfg, o.Dirs, opt)
+			res, err := conic.RunConicFigure2(o.ctx, cfg, o.Dirs, opt)
 			if err != nil {
 				return nil, nil, err
 			}

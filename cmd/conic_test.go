@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/conic"
 )
 
 // TestConicExitCodes: bad values of the conic commands are one-line usage
@@ -45,7 +46,7 @@ func TestConicExitCodes(t *testing.T) {
 // settings, and flags override it.
 func TestConicPresets(t *testing.T) {
 	f, _, _ := testFactory()
-	var qp experiments.ConicQPConfig
+	var qp conic.ConicQPConfig
 	c := newCmdReproduceConicTable1(f, func(o *ConicQPOptions) error {
 		return loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, &qp)
 	})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/conic"
 	"github.com/fedcon/fedcon/experiments/drfl"
 	"github.com/fedcon/fedcon/experiments/ssca"
 )
@@ -188,7 +189,7 @@ var presetTypes = map[string]func() any{
 	"table2":         func() any { return &experiments.FairConfig{} },
 	"table2-authors": func() any { return &experiments.FairConfig{} },
 	"table4":         func() any { return &experiments.QPConfig{} },
-	"conic-table1":   func() any { return &experiments.ConicQPConfig{} },
+	"conic-table1":   func() any { return &conic.ConicQPConfig{} },
 	"conic-table2":   func() any { return &experiments.NPConfig{} },
 	"conic-table3":   func() any { return &experiments.FairConfig{} },
 	"ssca/ssca":      func() any { return &ssca.SSCAConfig{} },

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/conic"
 	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
@@ -225,7 +226,7 @@ func allRun(f *Factory, o *AllOptions) error {
 				c.Quick()
 			case *ssca.SSCAConfig:
 				c.Quick()
-			case *experiments.ConicQPConfig:
+			case *conic.ConicQPConfig:
 				c.Quick()
 			}
 		}

@@ -84,6 +84,6 @@ type RefRule struct {
 	Why        string   `yaml:"why"`
 }
 
-func (r *RefRule) applies(alg string) bool {
+func (r *RefRule) Applies(alg string) bool {
 	return len(r.Algorithms) == 0 || slices.Contains(r.Algorithms, alg)
 }

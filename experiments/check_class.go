@@ -15,7 +15,7 @@ import (
 // classRef is configs/reference/table1.yaml or table2.yaml: rules, and the
 // per-trial objectives recorded from earlier runs (the baseline where our
 // data does not match the paper's), keyed by trial hash.
-type classRef struct {
+type ClassRef struct {
 	Experiment string    `yaml:"experiment"`
 	Rules      []RefRule `yaml:"rules"`
 	Baselines  map[string]struct {
@@ -36,7 +36,7 @@ type classResult struct {
 
 // CheckTable1 checks a Table 1 result file with configs/reference/table1.yaml.
 func CheckTable1(experiment string, resultJSON []byte) ([]CheckRow, error) {
-	return checkClass(experiment, "table1", resultJSON, NPCheckConfig)
+	return CheckClass(experiment, "table1", resultJSON, NPCheckConfig)
 }
 
 func NPCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
@@ -48,7 +48,7 @@ func NPCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 // CheckTable2 checks a Table 2 result file (either preset) with
 // configs/reference/table2.yaml.
 func CheckTable2(experiment string, resultJSON []byte) ([]CheckRow, error) {
-	return checkClass(experiment, experiment, resultJSON, FairCheckConfig)
+	return CheckClass(experiment, experiment, resultJSON, FairCheckConfig)
 }
 
 func FairCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
@@ -59,7 +59,7 @@ func FairCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 
 type classConfigFunc func([]byte) (string, float64, *MethodConfig, error)
 
-func checkClass(experiment, refName string, resultJSON []byte, config classConfigFunc) ([]CheckRow, error) {
+func CheckClass(experiment, refName string, resultJSON []byte, config classConfigFunc) ([]CheckRow, error) {
 	b, err := configs.Reference(refName)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %s.json: config: %w", experiment, err)
 	}
-	var ref classRef
+	var ref ClassRef
 	if err := yaml.Unmarshal(refYAML, &ref); err != nil {
 		return nil, fmt.Errorf("experiments: configs/reference/%s.yaml: %w", refName, err)
 	}
@@ -105,7 +105,7 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 				{"alg1", "Alg. 1", func(t *ClassTrial) *ClassAlg { return &t.Alg1 }},
 				{"cprox", "cProx-AL", func(t *ClassTrial) *ClassAlg { return &t.CProx }},
 			} {
-				if !rule.applies(a.key) {
+				if !rule.Applies(a.key) {
 					continue
 				}
 				trials := cells[cell]
@@ -172,7 +172,7 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 					if base == nil {
 						continue
 					}
-					worst, compared := baselineDrift(len(trials), 1e-12, func(i int) (float64, float64, bool) {
+					worst, compared := BaselineDrift(len(trials), 1e-12, func(i int) (float64, float64, bool) {
 						t := &trials[i]
 						b, ok := base[TrialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
 						if !ok {
@@ -205,7 +205,7 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 // baselineDrift returns the largest |f − f_base| / max(|f_base|, floor)
 // over the n trials that have a recorded baseline (at reports a trial's
 // objective, its baseline, and whether it has one), and how many had one.
-func baselineDrift(n int, floor float64, at func(j int) (f, base float64, ok bool)) (worst float64, compared int) {
+func BaselineDrift(n int, floor float64, at func(j int) (f, base float64, ok bool)) (worst float64, compared int) {
 	for j := range n {
 		f, want, ok := at(j)
 		if !ok {

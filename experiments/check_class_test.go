@@ -20,7 +20,7 @@ func classFixture() *NPResult {
 	}
 	var trials []ClassTrial
 	for t := range 2 {
-		trials = append(trials, ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: relDiff(1.1, 1.1001)})
+		trials = append(trials, ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: RelDiff(1.1, 1.1001)})
 	}
 	row := ClassRowOf("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
 	return &NPResult{Info: &RunInfo{Config: cfg}, Rows: []ClassRow{row}, Trials: trials}
@@ -139,7 +139,7 @@ func TestClassRowDiverged(t *testing.T) {
 	}
 	trials[0].Alg1.Status = solver.Diverged
 	row = ClassRowOf("monks-1", 2, trials, 0.2, 1e-3, 1e-3)
-	tabs := classTables("t", "class-1 loss", []ClassRow{row}, true, 0.2, func(ClassRow) []float64 { return nil })
+	tabs := ClassTables("t", "class-1 loss", []ClassRow{row}, true, 0.2, func(ClassRow) []float64 { return nil })
 	cells := tabs[0].Rows[0]
 	if cells[2] != "-" || cells[4] != "-" || cells[5] != "-" || cells[6] != "-" || cells[3] == "-" || cells[7] == "-" {
 		t.Errorf("every Alg. 1 run diverged: row %q", cells)

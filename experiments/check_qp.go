@@ -98,12 +98,12 @@ func CheckTable4(resultJSON []byte) ([]CheckRow, error) {
 					}
 				}
 				// Means over the undiverged runs; a diverged run fails "status".
-				if row.has(cellA1) && row.has(cellCP) {
+				if row.has(CellA1) && row.has(CellCP) {
 					add("objective vs f*", math.Max(math.Abs(row.Obj1.Mean-row.FStar), math.Abs(row.ObjC.Mean-row.FStar)),
 						math.Max(row.Band1, row.BandC)*(1+1e-9)+1e-12, "mean objective, both algorithms")
 				}
 			case "paper":
-				if cfg.RNG != "numpy" || len(row.Published) < 3 || !row.has(cellA1) || !row.has(cellCP) {
+				if cfg.RNG != "numpy" || len(row.Published) < 3 || !row.has(CellA1) || !row.has(CellCP) {
 					continue // no published row, or every run of an algorithm diverged ("status" fails)
 				}
 				for _, c := range []struct {

@@ -37,37 +37,37 @@ func CheckExperiment(dir, name string, resultJSON []byte) ([]CheckRow, error) {
 
 // verifyCell is one expected row of a table: the trial-key prefix of its
 // trials and its label in check rows.
-type verifyCell struct {
-	key, label string
+type VerifyCell struct {
+	Key, Label string
 	// pub are the path of its published values (experiment specific).
-	dataset string
-	n, d, m int
+	Dataset string
+	N, D, M int
 }
 
 // verifyKind is how one experiment's table is rebuilt from its trial files.
-type verifyKind[R, T any] struct {
-	trialHash string
-	cells     []verifyCell
-	trials    int
-	eps       [2]float64
-	// cellOf is the key prefix of a trial's cell, index its trial index.
-	cellOf func(*T) string
-	index  func(*T) int
-	// row recomputes a cell's row from its trials; stored is the row of the
+type VerifyKind[R, T any] struct {
+	TrialHash string
+	Cells     []VerifyCell
+	Trials    int
+	Eps       [2]float64
+	// CellOf is the key prefix of a trial's cell, Index its trial index.
+	CellOf func(*T) string
+	Index  func(*T) int
+	// Row recomputes a cell's row from its trials; stored is the row of the
 	// result file, for the columns that do not come from trials (dataset
 	// partition counts).
-	row    func(c verifyCell, trials []T, stored *R) R
-	rowKey func(*R) string
-	// tables renders the rows and trials as the experiment does.
-	tables func(rows []R, trials []T) []*Table
-	// runs are a trial's runs, per algorithm (alg1, cprox), for the
+	Row    func(c VerifyCell, trials []T, stored *R) R
+	RowKey func(*R) string
+	// Tables renders the rows and trials as the experiment does.
+	Tables func(rows []R, trials []T) []*Table
+	// Runs are a trial's runs, per algorithm (alg1, cprox), for the
 	// per-trial KKT rule.
-	runs func(*T) [2]trialRun
-	// extra adds experiment-specific rows (independent optima).
-	extra func(cells []verifyCell, byCell map[string][]T, rows []R) []CheckRow
+	Runs func(*T) [2]TrialRun
+	// Extra adds experiment-specific rows (independent optima).
+	Extra func(cells []VerifyCell, byCell map[string][]T, rows []R) []CheckRow
 }
 
-type trialRun struct {
+type TrialRun struct {
 	status solver.Status
 	res    solver.Residuals
 }
@@ -119,7 +119,7 @@ type manifestFile struct {
 // recomputed from the trial files equal the stored ones; every Converged run
 // has its audited KKT residuals within the rule's multiple of (ε1, ε2).
 func VerifyResult(dir, name string, resultJSON []byte) []CheckRow {
-	fail := func(err error) []CheckRow { return failedResult(name, err) }
+	fail := func(err error) []CheckRow { return FailedResult(name, err) }
 	var raw struct {
 		Info *struct {
 			Config     json.RawMessage `json:"config"`
@@ -143,12 +143,12 @@ func VerifyResult(dir, name string, resultJSON []byte) []CheckRow {
 }
 
 // failedResult is the one check row of a result file that cannot be verified.
-func failedResult(name string, err error) []CheckRow {
+func FailedResult(name string, err error) []CheckRow {
 	return []CheckRow{{Experiment: name, Cell: "all", Rule: "result file", Value: 1, Detail: err.Error()}}
 }
 
 // strictConfig decodes a recorded configuration, refusing unknown keys.
-func strictConfig(raw []byte, cfg any) error {
+func StrictConfig(raw []byte, cfg any) error {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()
 	if err := d.Decode(cfg); err != nil {
@@ -176,7 +176,7 @@ func kktFactors(name string) (map[string]float64, error) {
 			continue
 		}
 		for _, a := range []string{"alg1", "cprox"} {
-			if r.applies(a) {
+			if r.Applies(a) {
 				out[a] = r.Factor
 			}
 		}
@@ -184,7 +184,7 @@ func kktFactors(name string) (map[string]float64, error) {
 	return out, nil
 }
 
-func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash string, cfg any, kkt map[string]float64, k verifyKind[R, T]) []CheckRow {
+func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash string, cfg any, kkt map[string]float64, k VerifyKind[R, T]) []CheckRow {
 	var res resultFile[R, T]
 	if err := json.Unmarshal(resultJSON, &res); err != nil {
 		return []CheckRow{{Experiment: name, Cell: "all", Rule: "result file", Value: 1, Detail: fmt.Sprintf("%s.json: %v", name, err)}}
@@ -205,8 +205,8 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 		man.fail("manifest.json is of experiment %q", m.Experiment)
 	case m.ConfigHash != recordedHash:
 		man.fail("manifest.json config_hash %s, %s.json has %s", m.ConfigHash, name, recordedHash)
-	case m.TrialHash != k.trialHash:
-		man.fail("manifest.json trial_hash %s, the configuration's is %s", m.TrialHash, k.trialHash)
+	case m.TrialHash != k.TrialHash:
+		man.fail("manifest.json trial_hash %s, the configuration's is %s", m.TrialHash, k.TrialHash)
 	}
 	if h := ConfigHash(cfg); h != recordedHash {
 		man.fail("%s.json: config_hash %s, its configuration hashes to %s", name, recordedHash, h)
@@ -215,22 +215,22 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 
 	// Rows: exactly the configuration's cells, in order.
 	var cells verifier
-	if len(res.Rows) != len(k.cells) {
-		cells.fail("%d rows, the configuration has %d cells", len(res.Rows), len(k.cells))
+	if len(res.Rows) != len(k.Cells) {
+		cells.fail("%d rows, the configuration has %d cells", len(res.Rows), len(k.Cells))
 	}
-	for i, c := range k.cells {
+	for i, c := range k.Cells {
 		if i >= len(res.Rows) {
-			cells.fail("row %s missing", c.label)
+			cells.fail("row %s missing", c.Label)
 			continue
 		}
-		if got := k.rowKey(&res.Rows[i]); got != c.key {
-			cells.fail("row %d is %s, want %s", i+1, got, c.key)
+		if got := k.RowKey(&res.Rows[i]); got != c.Key {
+			cells.fail("row %d is %s, want %s", i+1, got, c.Key)
 		}
 	}
-	if n := len(k.cells) * k.trials; len(res.Trials) != n {
-		cells.fail("%d trials, want %d (%d cells x %d)", len(res.Trials), n, len(k.cells), k.trials)
+	if n := len(k.Cells) * k.Trials; len(res.Trials) != n {
+		cells.fail("%d trials, want %d (%d cells x %d)", len(res.Trials), n, len(k.Cells), k.Trials)
 	}
-	out = append(out, cells.row(name, "cells and rows", fmt.Sprintf("%d rows of %d trials", len(k.cells), k.trials)))
+	out = append(out, cells.row(name, "cells and rows", fmt.Sprintf("%d rows of %d trials", len(k.Cells), k.Trials)))
 
 	// Trial files: those the manifest lists, exactly the expected ones, valid.
 	var files verifier
@@ -241,10 +241,10 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 	byCell := map[string][]T{}
 	var all []T
 	complete := map[string]bool{}
-	for _, c := range k.cells {
-		complete[c.key] = true
-		for t := range k.trials {
-			key := TrialKey(c.key, t)
+	for _, c := range k.Cells {
+		complete[c.Key] = true
+		for t := range k.Trials {
+			key := TrialKey(c.Key, t)
 			if !listed[key+".json"] {
 				files.fail("%s.json not in the manifest's trial_files", key)
 			}
@@ -252,24 +252,24 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 			b, err := os.ReadFile(filepath.Join(dir, "trials", key+".json"))
 			if err != nil {
 				files.fail("trials/%s.json: %v", key, errors.Unwrap(err))
-				complete[c.key] = false
+				complete[c.Key] = false
 				continue
 			}
 			var tr T
-			if _, err := decodeTrial(b, key, k.trialHash, &tr); err != nil {
+			if _, err := decodeTrial(b, key, k.TrialHash, &tr); err != nil {
 				if errors.Is(err, errOtherConfig) {
 					err = errors.New("of another configuration")
 				}
 				files.fail("trials/%s.json: %v", key, err)
-				complete[c.key] = false
+				complete[c.Key] = false
 				continue
 			}
-			if got := TrialKey(k.cellOf(&tr), k.index(&tr)); got != key {
+			if got := TrialKey(k.CellOf(&tr), k.Index(&tr)); got != key {
 				files.fail("trials/%s.json holds trial %s", key, got)
-				complete[c.key] = false
+				complete[c.Key] = false
 				continue
 			}
-			byCell[c.key] = append(byCell[c.key], tr)
+			byCell[c.Key] = append(byCell[c.Key], tr)
 			all = append(all, tr)
 		}
 	}
@@ -287,7 +287,7 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 			a, _ := json.Marshal(&all[i])
 			b, _ := json.Marshal(&res.Trials[i])
 			if !bytes.Equal(a, b) {
-				same.fail("trial %s differs from its file (%s)", TrialKey(k.cellOf(&all[i]), k.index(&all[i])), firstDiff(b, a))
+				same.fail("trial %s differs from its file (%s)", TrialKey(k.CellOf(&all[i]), k.Index(&all[i])), firstDiff(b, a))
 			}
 		}
 	}
@@ -295,17 +295,17 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 
 	// Rows and tables recomputed from the trial files.
 	var rowsV verifier
-	rows := make([]R, 0, len(k.cells))
-	for i, c := range k.cells {
-		if !complete[c.key] || i >= len(res.Rows) || k.rowKey(&res.Rows[i]) != c.key {
-			rowsV.fail("row %s cannot be recomputed (trial files or row missing)", c.label)
+	rows := make([]R, 0, len(k.Cells))
+	for i, c := range k.Cells {
+		if !complete[c.Key] || i >= len(res.Rows) || k.RowKey(&res.Rows[i]) != c.Key {
+			rowsV.fail("row %s cannot be recomputed (trial files or row missing)", c.Label)
 			continue
 		}
-		r := k.row(c, byCell[c.key], &res.Rows[i])
+		r := k.Row(c, byCell[c.Key], &res.Rows[i])
 		a, _ := json.Marshal(&r)
 		b, _ := json.Marshal(&res.Rows[i])
 		if !bytes.Equal(a, b) {
-			rowsV.fail("row %s: %s", c.label, firstDiff(b, a))
+			rowsV.fail("row %s: %s", c.Label, firstDiff(b, a))
 		}
 		rows = append(rows, r)
 	}
@@ -315,7 +315,7 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 		tabV.fail("not recomputed: rows differ")
 	} else {
 		var md, csv strings.Builder
-		for i, t := range k.tables(rows, all) {
+		for i, t := range k.Tables(rows, all) {
 			if i > 0 {
 				md.WriteString("\n")
 				csv.WriteString("\n")
@@ -343,20 +343,20 @@ func verifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 	for i := range all {
 		for j, alg := range []string{"alg1", "cprox"} {
 			f, ok := kkt[alg]
-			run := k.runs(&all[i])[j]
+			run := k.Runs(&all[i])[j]
 			if !ok || run.status != solver.Converged {
 				continue
 			}
 			checked++
-			st, fe := run.res.Stationarity/(f*k.eps[0]), run.res.Feasibility/(f*k.eps[1])
+			st, fe := run.res.Stationarity/(f*k.Eps[0]), run.res.Feasibility/(f*k.Eps[1])
 			if st > 1 || fe > 1 || math.IsNaN(st+fe) {
-				kktV.fail("trial %s %s: Converged with KKT residuals %.3g x, %.3g x the bound", TrialKey(k.cellOf(&all[i]), k.index(&all[i])), alg, st, fe)
+				kktV.fail("trial %s %s: Converged with KKT residuals %.3g x, %.3g x the bound", TrialKey(k.CellOf(&all[i]), k.Index(&all[i])), alg, st, fe)
 			}
 		}
 	}
 	out = append(out, kktV.row(name, "trial kkt vs status", fmt.Sprintf("%d Converged runs within (ε1, ε2)", checked)))
-	if k.extra != nil {
-		out = append(out, k.extra(k.cells, byCell, rows)...)
+	if k.Extra != nil {
+		out = append(out, k.Extra(k.Cells, byCell, rows)...)
 	}
 	return out
 }

@@ -110,11 +110,11 @@ func ClassRowOf(dataset string, n int, trials []ClassTrial, r, eps1, eps2 float6
 }
 
 // divergedNote explains the solution columns' treatment of diverged runs.
-const divergedNote = "A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility, relative difference, worst max, KKT); \"-\" where no run is left."
+const DivergedNote = "A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility, relative difference, worst max, KKT); \"-\" where no run is left."
 
 // classTables renders a classification table in the paper's layout (Tables
 // 1-2) and a table of what the paper lacks. key(row) picks the published row.
-func classTables(title, feasName string, rows []ClassRow, withDataset bool, r float64, pub func(ClassRow) []float64) []*Table {
+func ClassTables(title, feasName string, rows []ClassRow, withDataset bool, r float64, pub func(ClassRow) []float64) []*Table {
 	head := []string{}
 	if withDataset {
 		head = append(head, "dataset")
@@ -139,18 +139,18 @@ func classTables(title, feasName string, rows []ClassRow, withDataset bool, r fl
 			paperMax = fmt.Sprintf("%.2f / %.2f", p[8], p[12])
 		}
 		main.Rows = append(main.Rows, append(append([]string{}, lead...), fmt.Sprint(row.N),
-			row.solCell(cellA1, ms(row.Obj1, 4)), row.solCell(cellCP, ms(row.ObjC, 4)), row.solCell(cellBoth, msSci(row.RelDiff)),
-			row.solCell(cellA1, ms(row.FeasMean1, 4)), row.solCell(cellA1, ms(row.FeasMax1, 4)),
-			row.solCell(cellCP, ms(row.FeasMeanC, 4)), row.solCell(cellCP, ms(row.FeasMaxC, 4)),
+			row.SolCell(CellA1, Ms(row.Obj1, 4)), row.SolCell(CellCP, Ms(row.ObjC, 4)), row.SolCell(CellBoth, MsSci(row.RelDiff)),
+			row.SolCell(CellA1, Ms(row.FeasMean1, 4)), row.SolCell(CellA1, Ms(row.FeasMax1, 4)),
+			row.SolCell(CellCP, Ms(row.FeasMeanC, 4)), row.SolCell(CellCP, Ms(row.FeasMaxC, 4)),
 			paperObj, paperMax))
 		extra.Rows = append(extra.Rows, append(append([]string{}, lead...), fmt.Sprint(row.N),
 			fmt.Sprintf("%.1f / %.1f", row.Outer1.Mean, row.OuterC.Mean),
 			fmt.Sprintf("%.0f / %.0f", row.Inner1.Mean, row.InnerC.Mean),
 			fmt.Sprintf("%.0f / %.0f", row.Passes1.Mean, row.PassesC.Mean),
 			fmt.Sprintf("%.0f", row.Rounds1.Mean), fmt.Sprintf("%.2f", row.MBytes1.Mean),
-			row.solCell(cellA1, fmt.Sprintf("%s / %s", Sci(row.KKT1[0]), Sci(row.KKT1[1]))),
-			row.solCell(cellCP, fmt.Sprintf("%s / %s", Sci(row.KKTC[0]), Sci(row.KKTC[1]))),
-			row.solCell(cellA1, fmt.Sprintf("%.4f", row.WorstMax1))+" / "+row.solCell(cellCP, fmt.Sprintf("%.4f", row.WorstMaxC)),
+			row.SolCell(CellA1, fmt.Sprintf("%s / %s", Sci(row.KKT1[0]), Sci(row.KKT1[1]))),
+			row.SolCell(CellCP, fmt.Sprintf("%s / %s", Sci(row.KKTC[0]), Sci(row.KKTC[1]))),
+			row.SolCell(CellA1, fmt.Sprintf("%.4f", row.WorstMax1))+" / "+row.SolCell(CellCP, fmt.Sprintf("%.4f", row.WorstMaxC)),
 			fmt.Sprintf("%.4f / %.4f", row.Uncons1.Mean, row.Uncons1Max),
 			fmt.Sprintf("%.2f / %.2f", row.Wall1.Mean, row.WallC.Mean),
 			row.Flags))
@@ -158,7 +158,7 @@ func classTables(title, feasName string, rows []ClassRow, withDataset bool, r fl
 	main.Notes = append(main.Notes,
 		"Objective: mean (std) of the per-client losses over clients × trials; "+feasName+" mean/max: per trial over the parties, then mean (std) over trials; relative difference |f_A1 - f_cP|/|f_cP| per trial, then mean (std) — as the authors' code computed them (population std).",
 		fmt.Sprintf("Threshold r = %g. Flags count trials that did not end Converged, hit an inner cap, had a local solve stop short of its tolerance (local tol missed), ended Converged with audited KKT residuals above (ε1, ε2) (KKT above ε), or ended above r + ε2.", r),
-		divergedNote)
+		DivergedNote)
 	extra.Notes = append(extra.Notes, "passes = evaluations of a party (one pass over its rows each, Hessians included); KKT residuals are Definition 1's at the returned (w, μ).")
 	return []*Table{main, extra}
 }
@@ -170,6 +170,6 @@ func (r *NPResult) Tables() []*Table {
 	if cfg, ok := r.Info.Config.(*NPConfig); ok {
 		rr, al = cfg.R, &cfg.ALConfig
 	}
-	return withAlgorithm2Note(classTables("Table 1: Neyman-Pearson classification, eq. (30) — class-0 loss (objective), class-1 loss (feasibility)",
+	return WithAlgorithm2Note(ClassTables("Table 1: Neyman-Pearson classification, eq. (30) — class-0 loss (objective), class-1 loss (feasibility)",
 		"class-1 loss", r.Rows, true, rr, func(row ClassRow) []float64 { return row.Published }), al)
 }

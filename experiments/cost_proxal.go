@@ -15,7 +15,7 @@ import (
 // factorisation r³/3, and a trial n·d³ of factorisations plus about 1000
 // inner iterations of two d² solves per client and method (measured: 745 at
 // n = 10, d = 500).
-func qpCellCost(n, d, m, trials int) (bytes, flops float64) {
+func QPCellCost(n, d, m, trials int) (bytes, flops float64) {
 	fn, fd, r := float64(n), float64(d), float64(d+(n+1)*m)
 	bytes = 8 * (4*fn*fd*fd + 4*fd*fd + r*r)
 	bytes += float64(trials) * float64(unsafe.Sizeof(QPTrial{}))
@@ -24,7 +24,7 @@ func qpCellCost(n, d, m, trials int) (bytes, flops float64) {
 	return bytes, flops
 }
 
-const qpCostModel = "per cell 8·(4n·d² + 4d² + (d+(n+1)m)²) bytes, (14/3·n·d³ + trials·(n·d³ + 4000·n·d²)) flops at 4 Gflop/s"
+const QPCostModel = "per cell 8·(4n·d² + 4d² + (d+(n+1)m)²) bytes, (14/3·n·d³ + trials·(n·d³ + 4000·n·d²)) flops at 4 Gflop/s"
 
 // Cost estimates RunQP's memory (every cell's instance stays in memory until
 // the table is built) and serial time.
@@ -34,11 +34,11 @@ func (c *QPConfig) Cost(workers int) Cost {
 		if len(cell) != 3 {
 			continue
 		}
-		b, f := qpCellCost(cell[0], cell[1], cell[2], c.Trials)
+		b, f := QPCellCost(cell[0], cell[1], cell[2], c.Trials)
 		cost.Bytes += b
 		cost.Seconds += f / FlopRate
 	}
-	cost.Model = qpCostModel
+	cost.Model = QPCostModel
 	return cost
 }
 

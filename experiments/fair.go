@@ -28,7 +28,7 @@ type FairConfig struct {
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *FairConfig) Validate() error {
-	if err := validateAll(c.TrialConfig.ValidateTrials, c.ALConfig.validate); err != nil {
+	if err := ValidateAll(c.TrialConfig.ValidateTrials, c.ALConfig.validate); err != nil {
 		return err
 	}
 	switch {
@@ -191,7 +191,7 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt RunOptions
 			return res, err
 		}
 		n := cell.n // by-column: from the data
-		trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
+		trials, err := RunTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
 			func(ctx context.Context, t int) (ClassTrial, error) { return fairTrial(ctx, cfg, cell, t, keepTrace) })
 		if err != nil {
 			return res, err
@@ -246,7 +246,7 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 		}
 		*run.dst = a
 	}
-	tr.RelDiff = relDiff(tr.Alg1.Objective, tr.CProx.Objective)
+	tr.RelDiff = RelDiff(tr.Alg1.Objective, tr.CProx.Objective)
 	return tr, nil
 }
 
@@ -262,7 +262,7 @@ func (r *FairResult) Tables() []*Table {
 				d.Name(), d.Sensitive, d.Sensitive)
 		}
 	}
-	return withAlgorithm2Note(classTables(title,
+	return WithAlgorithm2Note(ClassTables(title,
 		"disparity", r.Rows, false, rr, func(row ClassRow) []float64 { return row.Published }), al)
 }
 

@@ -33,7 +33,7 @@ func (c *TrialConfig) ValidateTrials() error {
 }
 
 // validateAll returns the first error of validators.
-func validateAll(vs ...func() error) error {
+func ValidateAll(vs ...func() error) error {
 	for _, v := range vs {
 		if err := v(); err != nil {
 			return err
@@ -89,7 +89,7 @@ func (c *MethodConfig) Settings(workers int) *solver.Settings {
 }
 
 // methods returns Algorithm 1 and cProx-AL with these parameters.
-func (c *MethodConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
+func (c *MethodConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
 	test := solver.InnerTestPaper
 	if c.InnerTest == "measured" {
 		test = solver.InnerTestMeasured
@@ -140,7 +140,7 @@ func TrialKey(cell string, t int) string { return fmt.Sprintf("%s-t%02d", cell, 
 // runTrials runs trial(ctx, t) for t = 0..n-1 of the cell named key, at most
 // opt.Workers at a time, reusing stored trials, and returns the trials in
 // order (a pure function of the inputs, whatever the scheduling).
-func runTrials[T any](ctx context.Context, n int, opt RunOptions, pc *ProgressCounter, label, key string, seed uint64,
+func RunTrials[T any](ctx context.Context, n int, opt RunOptions, pc *ProgressCounter, label, key string, seed uint64,
 	trial func(ctx context.Context, t int) (T, error)) ([]T, error) {
 	out := make([]T, n)
 	g, gctx := errgroup.WithContext(ctx)

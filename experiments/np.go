@@ -75,7 +75,7 @@ func (c *ALConfig) rhoLabel() string {
 }
 
 // withAlgorithm2Note adds the note to the first table.
-func withAlgorithm2Note(ts []*Table, c *ALConfig) []*Table {
+func WithAlgorithm2Note(ts []*Table, c *ALConfig) []*Table {
 	if len(ts) > 0 && c != nil && c.RhoRule != "" {
 		ts[0].Notes = append(ts[0].Notes, c.algorithm2Note())
 	}
@@ -90,7 +90,7 @@ func (c *ALConfig) smooth() solver.SmoothSolver {
 }
 
 func (c *ALConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
-	a1, cp := c.MethodConfig.methods()
+	a1, cp := c.MethodConfig.Methods()
 	a1.Smooth = c.smooth()
 	a1.Rule, _ = solver.ParseRhoRule(c.RhoRule)
 	if a1.Rule == solver.RhoAdaptive {
@@ -121,7 +121,7 @@ type NPConfig struct {
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *NPConfig) Validate() error {
-	if err := validateAll(c.TrialConfig.ValidateTrials, c.ALConfig.validate); err != nil {
+	if err := ValidateAll(c.TrialConfig.ValidateTrials, c.ALConfig.validate); err != nil {
 		return err
 	}
 	switch {
@@ -297,7 +297,7 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt RunOptions, ke
 			}
 			n := cell.n // by-column: from the data
 			inner := max(1, opt.NumWorkers()/cfg.Trials)
-			trials, err := runTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
+			trials, err := RunTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
 				func(ctx context.Context, t int) (ClassTrial, error) {
 					return npTrial(ctx, cfg, cell, t, inner, keepTrace)
 				})
@@ -362,7 +362,7 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 		}
 		*run.dst = a
 	}
-	tr.RelDiff = relDiff(tr.Alg1.Objective, tr.CProx.Objective)
+	tr.RelDiff = RelDiff(tr.Alg1.Objective, tr.CProx.Objective)
 	return tr, nil
 }
 

@@ -11,12 +11,12 @@ import (
 // published returns the core paper's row of table (e.g. "table4") under
 // key path (e.g. "5,300,3", or "adult-a", "5"), or nil when there is none.
 func published(table string, path ...string) []float64 {
-	return publishedIn("published", table, path...)
+	return PublishedIn("published", table, path...)
 }
 
 // publishedIn is published for the reference file configs/reference/file.yaml
 // ("published": the core paper; "conic-published": the conic paper).
-func publishedIn(file, table string, path ...string) []float64 {
+func PublishedIn(file, table string, path ...string) []float64 {
 	b, err := configs.Reference(file)
 	if err != nil {
 		return nil

@@ -27,7 +27,7 @@ type QPConfig struct {
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *QPConfig) Validate() error {
-	if err := validateAll(c.TrialConfig.ValidateTrials, c.MethodConfig.ValidateMethod); err != nil {
+	if err := ValidateAll(c.TrialConfig.ValidateTrials, c.MethodConfig.ValidateMethod); err != nil {
 		return err
 	}
 	switch {
@@ -175,7 +175,7 @@ func fromNumpy(in *nprand.LCQPInstance) *problems.LCQP {
 
 // qpMethods are the methods with a shared factorisation cache.
 func (cfg *QPConfig) QPMethods(cache *solver.QuadCache) (*solver.ProxAL, *solver.CProxAL) {
-	a1, cp := cfg.methods()
+	a1, cp := cfg.Methods()
 	a1.Cache, cp.Cache = cache, cache
 	return a1, cp
 }
@@ -302,7 +302,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 		}
 		*run.dst = QPAlg{
 			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
-			DistOpt: distInf(r.W, wstar), Status: r.Status, Residuals: r.Residuals,
+			DistOpt: DistInf(r.W, wstar), Status: r.Status, Residuals: r.Residuals,
 			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W,
 		}
 		var mu1, dist2 float64
@@ -317,11 +317,11 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 		// ||r||₂ <= √d·||r||_∞.
 		run.dst.ObjBand = math.Sqrt(float64(d))*r.Residuals.Stationarity*math.Sqrt(dist2) + math.Max(mu1, nu1)*run.dst.Violation
 	}
-	tr.RelDiff = relDiff(tr.Alg1.Objective, tr.CProx.Objective)
+	tr.RelDiff = RelDiff(tr.Alg1.Objective, tr.CProx.Objective)
 	return tr, nil
 }
 
-func distInf(a, b []float64) float64 {
+func DistInf(a, b []float64) float64 {
 	var s float64
 	for i := range a {
 		s = math.Max(s, math.Abs(a[i]-b[i]))

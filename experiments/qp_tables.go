@@ -23,13 +23,13 @@ func (r *QPResult) Tables() []*Table {
 		}
 		main.Rows = append(main.Rows, []string{
 			fmt.Sprint(row.N), fmt.Sprint(row.D), fmt.Sprint(row.M),
-			row.solCell(cellA1, ms(row.Obj1, 4)), row.solCell(cellCP, ms(row.ObjC, 4)), row.solCell(cellBoth, msSci(row.RelDiff)),
-			row.solCell(cellA1, msSci(row.Viol1)), row.solCell(cellCP, msSci(row.ViolC)), fmt.Sprintf("%.4f", row.FStar), paper,
+			row.SolCell(CellA1, Ms(row.Obj1, 4)), row.SolCell(CellCP, Ms(row.ObjC, 4)), row.SolCell(CellBoth, MsSci(row.RelDiff)),
+			row.SolCell(CellA1, MsSci(row.Viol1)), row.SolCell(CellCP, MsSci(row.ViolC)), fmt.Sprintf("%.4f", row.FStar), paper,
 		})
 	}
 	main.Notes = append(main.Notes,
 		"Feasibility violation = max_i ||C_i w + d_i||_inf over the server and the clients; std is the population std over trials (numpy's default, as the authors computed it).",
-		qpDivergedNote)
+		QPDivergedNote)
 	if rng == "numpy" {
 		main.Notes = append(main.Notes, "Instances and w0 from the authors' numpy stream (--rng numpy): the same instances as the paper, cell for cell.")
 	} else {
@@ -47,9 +47,9 @@ func (r *QPResult) Tables() []*Table {
 			fmt.Sprintf("%.1f / %.1f", row.Outer1.Mean, row.OuterC.Mean),
 			fmt.Sprintf("%.0f", row.Inner1.Mean), fmt.Sprintf("%.0f", row.Rounds1.Mean),
 			fmt.Sprintf("%.2f", row.MBytes1.Mean),
-			row.solCell(cellA1, fmt.Sprintf("%s / %s", Sci(row.KKT1[0]), Sci(row.KKT1[1]))),
-			row.solCell(cellCP, fmt.Sprintf("%s / %s", Sci(row.KKTC[0]), Sci(row.KKTC[1]))),
-			row.solCell(cellA1, Sci(row.Dist1.Mean)) + " / " + row.solCell(cellCP, Sci(row.DistC.Mean)),
+			row.SolCell(CellA1, fmt.Sprintf("%s / %s", Sci(row.KKT1[0]), Sci(row.KKT1[1]))),
+			row.SolCell(CellCP, fmt.Sprintf("%s / %s", Sci(row.KKTC[0]), Sci(row.KKTC[1]))),
+			row.SolCell(CellA1, Sci(row.Dist1.Mean)) + " / " + row.SolCell(CellCP, Sci(row.DistC.Mean)),
 			fmt.Sprintf("%.3f / %.3f", row.Wall1.Mean, row.WallC.Mean),
 			row.Flags,
 		})
@@ -59,4 +59,4 @@ func (r *QPResult) Tables() []*Table {
 }
 
 // qpDivergedNote explains the QP tables' treatment of diverged runs.
-const qpDivergedNote = "A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility violation, relative difference, KKT, distance to w*); \"-\" where no run is left."
+const QPDivergedNote = "A run that ends Diverged (‖w‖∞ beyond the solver's MaxNorm, 1e10, or a non-finite value) is flagged and left out of the solution columns (objective, feasibility violation, relative difference, KKT, distance to w*); \"-\" where no run is left."

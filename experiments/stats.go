@@ -44,7 +44,7 @@ func sortStrings(s []string) { sort.Strings(s) }
 
 // relDiff is |a - b| / |b|, the papers' relative difference, with the
 // denominator kept away from zero so that no Inf reaches a table.
-func relDiff(a, b float64) float64 {
+func RelDiff(a, b float64) float64 {
 	return math.Abs(a-b) / math.Max(math.Abs(b), 1e-300)
 }
 
@@ -62,9 +62,9 @@ type Divergence struct {
 
 // Which runs a solution cell summarises (Divergence.solCell).
 const (
-	cellA1 = iota
-	cellCP
-	cellBoth
+	CellA1 = iota
+	CellCP
+	CellBoth
 )
 
 // has reports whether a solution cell has runs behind it: some run of the
@@ -76,16 +76,16 @@ func (r Divergence) has(which int) bool {
 	}
 	left := r.RelDiffTrials
 	switch which {
-	case cellA1:
+	case CellA1:
 		left = r.Trials - r.Diverged1
-	case cellCP:
+	case CellCP:
 		left = r.Trials - r.DivergedC
 	}
 	return left > 0
 }
 
 // solCell returns v, or "-" when no run is behind the cell (has).
-func (r Divergence) solCell(which int, v string) string {
+func (r Divergence) SolCell(which int, v string) string {
 	if r.has(which) {
 		return v
 	}

@@ -52,17 +52,17 @@ func (s *SweepResult) Table() *Table {
 		}
 		for _, r := range p.QPRows {
 			t.Rows = append(t.Rows, append(append([]string{}, lead...), fmt.Sprint(r.N), fmt.Sprint(r.D), fmt.Sprint(r.M),
-				r.solCell(cellA1, fmt.Sprintf("%.4f", r.Obj1.Mean)), r.solCell(cellCP, fmt.Sprintf("%.4f", r.ObjC.Mean)), fmt.Sprintf("%.4f", r.FStar),
-				r.solCell(cellBoth, Sci(r.RelDiff.Mean)), r.solCell(cellA1, Sci(r.Viol1.Mean)),
+				r.SolCell(CellA1, fmt.Sprintf("%.4f", r.Obj1.Mean)), r.SolCell(CellCP, fmt.Sprintf("%.4f", r.ObjC.Mean)), fmt.Sprintf("%.4f", r.FStar),
+				r.SolCell(CellBoth, Sci(r.RelDiff.Mean)), r.SolCell(CellA1, Sci(r.Viol1.Mean)),
 				fmt.Sprintf("%.1f / %.1f", r.Outer1.Mean, r.OuterC.Mean), fmt.Sprintf("%.0f", r.Inner1.Mean),
-				r.solCell(cellA1, fmt.Sprintf("%s / %s", Sci(r.KKT1[0]), Sci(r.KKT1[1]))), fmt.Sprintf("%.2f", r.Wall1.Mean), r.Flags))
+				r.SolCell(CellA1, fmt.Sprintf("%s / %s", Sci(r.KKT1[0]), Sci(r.KKT1[1]))), fmt.Sprintf("%.2f", r.Wall1.Mean), r.Flags))
 		}
 		for _, r := range p.ClassRows {
 			t.Rows = append(t.Rows, append(append([]string{}, lead...), r.Dataset, fmt.Sprint(r.N),
-				r.solCell(cellA1, fmt.Sprintf("%.4f", r.Obj1.Mean)), r.solCell(cellCP, fmt.Sprintf("%.4f", r.ObjC.Mean)), r.solCell(cellBoth, Sci(r.RelDiff.Mean)),
-				r.solCell(cellA1, fmt.Sprintf("%.4f", r.WorstMax1))+" / "+r.solCell(cellCP, fmt.Sprintf("%.4f", r.WorstMaxC)),
+				r.SolCell(CellA1, fmt.Sprintf("%.4f", r.Obj1.Mean)), r.SolCell(CellCP, fmt.Sprintf("%.4f", r.ObjC.Mean)), r.SolCell(CellBoth, Sci(r.RelDiff.Mean)),
+				r.SolCell(CellA1, fmt.Sprintf("%.4f", r.WorstMax1))+" / "+r.SolCell(CellCP, fmt.Sprintf("%.4f", r.WorstMaxC)),
 				fmt.Sprintf("%.1f / %.1f", r.Outer1.Mean, r.OuterC.Mean), fmt.Sprintf("%.0f", r.Inner1.Mean),
-				r.solCell(cellA1, fmt.Sprintf("%s / %s", Sci(r.KKT1[0]), Sci(r.KKT1[1]))), fmt.Sprintf("%.2f", r.Wall1.Mean), r.Flags))
+				r.SolCell(CellA1, fmt.Sprintf("%s / %s", Sci(r.KKT1[0]), Sci(r.KKT1[1]))), fmt.Sprintf("%.2f", r.Wall1.Mean), r.Flags))
 		}
 	}
 	t.Notes = append(t.Notes, "Each point runs the preset with the swept keys set; max feas. is the worst constraint value over parties and trials; flags as in the tables.")

@@ -128,12 +128,12 @@ func WriteOutputs(dir, base string, doc any, tables ...*Table) ([]string, error)
 func Sci(x float64) string { return fmt.Sprintf("%.2e", x) }
 
 // ms formats "mean (std)" with the mean to prec decimals.
-func ms(v MeanStd, prec int) string {
+func Ms(v MeanStd, prec int) string {
 	return fmt.Sprintf("%.*f (%s)", prec, v.Mean, Sci(v.Std))
 }
 
 // msSci formats "mean (std)" both in scientific notation.
-func msSci(v MeanStd) string { return fmt.Sprintf("%s (%s)", Sci(v.Mean), Sci(v.Std)) }
+func MsSci(v MeanStd) string { return fmt.Sprintf("%s (%s)", Sci(v.Mean), Sci(v.Std)) }
 
 // WriteJSON writes doc as indented JSON to path, atomically.
 func WriteJSON(path string, doc any) error {

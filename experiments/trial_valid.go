@@ -12,10 +12,10 @@ func (t *QPTrial) Check() error {
 	if t.Nu1 < 0 {
 		return errors.New("trial: negative nu_star_l1")
 	}
-	return checkQPRuns(&t.QPRuns)
+	return CheckQPRuns(&t.QPRuns)
 }
 
-func checkQPRuns(r *QPRuns) error {
+func CheckQPRuns(r *QPRuns) error {
 	for _, a := range []struct {
 		name string
 		alg  *QPAlg

@@ -1,4 +1,4 @@
-package experiments
+package conic
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -16,7 +17,7 @@ import (
 // second-order-cone constraint; not in the paper). Every field is a YAML key
 // of configs/conic-table1.yaml.
 type ConicQPConfig struct {
-	TrialConfig `mapstructure:",squash"`
+	experiments.TrialConfig `mapstructure:",squash"`
 	// Cells are [d, n, m̃], the paper's column order; each cell draws
 	// `trials` independent instances (the paper's "10 instances").
 	Cells [][]int `mapstructure:"cells" json:"cells"`
@@ -31,53 +32,53 @@ type ConicQPConfig struct {
 	BallRatio float64 `mapstructure:"ball_ratio" json:"ball_ratio"`
 	// Subsolver solves the subproblems of parties with a ball (not linear
 	// systems any more): newton (semismooth, the cone's Jacobian) or lbfgs.
-	Subsolver    string `mapstructure:"subsolver" json:"subsolver"`
-	MethodConfig `mapstructure:",squash"`
+	Subsolver                string `mapstructure:"subsolver" json:"subsolver"`
+	experiments.MethodConfig `mapstructure:",squash"`
 }
 
 // Validate reports the first invalid value as a *ConfigError.
 func (c *ConicQPConfig) Validate() error {
-	if err := validateAll(c.TrialConfig.ValidateTrials, c.MethodConfig.ValidateMethod); err != nil {
+	if err := experiments.ValidateAll(c.TrialConfig.ValidateTrials, c.MethodConfig.ValidateMethod); err != nil {
 		return err
 	}
 	switch {
 	case c.RNG != "fedcon":
-		return &ConfigError{"rng", c.RNG, "the conic QP has only fedcon's stream (the authors' generator is unpublished)"}
+		return &experiments.ConfigError{Field: "rng", Value: c.RNG, Reason: "the conic QP has only fedcon's stream (the authors' generator is unpublished)"}
 	case c.W0 != "ones" && c.W0 != "zeros" && c.W0 != "sphere":
-		return &ConfigError{"w0", c.W0, "must be ones, zeros or sphere"}
+		return &experiments.ConfigError{Field: "w0", Value: c.W0, Reason: "must be ones, zeros or sphere"}
 	case c.BallRows < 0:
-		return &ConfigError{"ball_rows", c.BallRows, "must be >= 0"}
+		return &experiments.ConfigError{Field: "ball_rows", Value: c.BallRows, Reason: "must be >= 0"}
 	case c.BallRows > 0 && c.BallParties != "server" && c.BallParties != "clients" && c.BallParties != "all":
-		return &ConfigError{"ball_parties", c.BallParties, "must be server, clients or all"}
+		return &experiments.ConfigError{Field: "ball_parties", Value: c.BallParties, Reason: "must be server, clients or all"}
 	case c.BallRows > 0 && !(c.BallRatio > 0 && c.BallRatio < 1):
-		return &ConfigError{"ball_ratio", c.BallRatio, "must be in (0, 1)"}
+		return &experiments.ConfigError{Field: "ball_ratio", Value: c.BallRatio, Reason: "must be in (0, 1)"}
 	case c.Subsolver != "newton" && c.Subsolver != "lbfgs":
-		return &ConfigError{"subsolver", c.Subsolver, "must be newton or lbfgs"}
+		return &experiments.ConfigError{Field: "subsolver", Value: c.Subsolver, Reason: "must be newton or lbfgs"}
 	case len(c.Cells) == 0:
-		return &ConfigError{"cells", c.Cells, "need at least one [d, n, m̃] cell"}
+		return &experiments.ConfigError{Field: "cells", Value: c.Cells, Reason: "need at least one [d, n, m̃] cell"}
 	}
 	for _, cell := range c.Cells {
 		switch {
 		case len(cell) != 3:
-			return &ConfigError{"cells", cell, "each cell is [d, n, m̃]"}
+			return &experiments.ConfigError{Field: "cells", Value: cell, Reason: "each cell is [d, n, m̃]"}
 		case cell[0] < 1 || cell[0] >= 1<<20:
-			return &ConfigError{"dim", cell[0], "must be in [1, 2^20)"}
+			return &experiments.ConfigError{Field: "dim", Value: cell[0], Reason: "must be in [1, 2^20)"}
 		case cell[1] < 1 || cell[1] >= 1<<10:
-			return &ConfigError{"clients", cell[1], "must be in [1, 1024)"}
+			return &experiments.ConfigError{Field: "clients", Value: cell[1], Reason: "must be in [1, 1024)"}
 		case cell[2] < 0 || cell[2] >= 1<<10:
-			return &ConfigError{"constraints", cell[2], "must be in [0, 1024)"}
+			return &experiments.ConfigError{Field: "constraints", Value: cell[2], Reason: "must be in [0, 1024)"}
 		case (cell[1]+1)*cell[2] >= cell[0]:
-			return &ConfigError{"constraints", cell[2], fmt.Sprintf("(n+1)·m̃ = %d must be < d = %d: the stacked equalities of eq. (25) must stay independent", (cell[1]+1)*cell[2], cell[0])}
+			return &experiments.ConfigError{Field: "constraints", Value: cell[2], Reason: fmt.Sprintf("(n+1)·m̃ = %d must be < d = %d: the stacked equalities of eq. (25) must stay independent", (cell[1]+1)*cell[2], cell[0])}
 		}
 	}
 	if c.Trials >= 1<<16 {
-		return &ConfigError{"trials", c.Trials, "must be < 65536"}
+		return &experiments.ConfigError{Field: "trials", Value: c.Trials, Reason: "must be < 65536"}
 	}
 	return nil
 }
 
 // TrialHash is what one trial depends on: all keys but those choosing the cells and trials.
-func (c *ConicQPConfig) TrialHash() string { return TrialHash(c, "trials", "cells") }
+func (c *ConicQPConfig) TrialHash() string { return experiments.TrialHash(c, "trials", "cells") }
 
 func (c *ConicQPConfig) ballSpec() problems.BallSpec {
 	return problems.BallSpec{Rows: c.BallRows, Ratio: c.BallRatio,
@@ -96,20 +97,20 @@ type ConicQPTrial struct {
 	// FStar is f(w*) of an independent solve: the KKT system of eq. (25)
 	// without balls, ExactSingleBall with one; 0 when Exact is false.
 	FStar float64 `json:"f_star"`
-	QPRuns
+	experiments.QPRuns
 }
 
 // ConicQPRow aggregates one cell over its instances: Table 4's columns
 // (QPStats) with f* per instance, hence its mean and std.
 type ConicQPRow struct {
 	D, N, M int
-	Exact   bool    `json:"exact_reference"`
-	FStar   MeanStd `json:"f_star"`
-	QPStats
+	Exact   bool                `json:"exact_reference"`
+	FStar   experiments.MeanStd `json:"f_star"`
+	experiments.QPStats
 }
 
 // ConicQPResult is the whole experiment.
-type ConicQPResult QPResultFile[ConicQPRow, ConicQPTrial]
+type ConicQPResult experiments.QPResultFile[ConicQPRow, ConicQPTrial]
 
 // conicInstance draws instance t of cell (d, n, m) from its own stream.
 func conicInstance(cfg *ConicQPConfig, d, n, m, t int) (*problems.ConicQP, error) {
@@ -120,16 +121,16 @@ func conicInstance(cfg *ConicQPConfig, d, n, m, t int) (*problems.ConicQP, error
 // RunConicQP runs every cell and instance of cfg, opt.Workers instances at a
 // time; results are identical for any workers. On cancellation it returns
 // the finished cells with an error wrapping ctx.Err().
-func RunConicQP(ctx context.Context, cfg *ConicQPConfig, opt RunOptions) (*ConicQPResult, error) {
+func RunConicQP(ctx context.Context, cfg *ConicQPConfig, opt experiments.RunOptions) (*ConicQPResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	res := &ConicQPResult{}
-	pc := NewProgressCounter(len(cfg.Cells)*cfg.Trials, opt.Progress)
+	pc := experiments.NewProgressCounter(len(cfg.Cells)*cfg.Trials, opt.Progress)
 	for _, cell := range cfg.Cells {
 		d, n, m := cell[0], cell[1], cell[2]
 		label := fmt.Sprintf("d=%d n=%d m=%d", d, n, m)
-		trials, err := runTrials(ctx, cfg.Trials, opt, pc, label, fmt.Sprintf("d%d-n%d-m%d", d, n, m), cfg.Seed,
+		trials, err := experiments.RunTrials(ctx, cfg.Trials, opt, pc, label, fmt.Sprintf("d%d-n%d-m%d", d, n, m), cfg.Seed,
 			func(ctx context.Context, t int) (ConicQPTrial, error) { return conicQPTrial(ctx, cfg, d, n, m, t) })
 		if err != nil {
 			return res, err
@@ -141,7 +142,7 @@ func RunConicQP(ctx context.Context, cfg *ConicQPConfig, opt RunOptions) (*Conic
 }
 
 func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (ConicQPTrial, error) {
-	inst, err := Interruptible(ctx, func() (*problems.ConicQP, error) { return conicInstance(cfg, d, n, m, t) })
+	inst, err := experiments.Interruptible(ctx, func() (*problems.ConicQP, error) { return conicInstance(cfg, d, n, m, t) })
 	if err != nil {
 		return ConicQPTrial{}, err
 	}
@@ -152,7 +153,7 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 			w []float64
 			f float64
 		}
-		ex, err := Interruptible(ctx, func() (exact, error) {
+		ex, err := experiments.Interruptible(ctx, func() (exact, error) {
 			w, _, f, err := inst.ExactSingleBall()
 			return exact{w, f}, err
 		})
@@ -161,53 +162,53 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 		}
 		wstar, tr.FStar, tr.Exact = ex.w, ex.f, true
 	}
-	w0 := StartPoint(cfg.W0, cfg.RNG, cfg.Seed, t, d)
-	a1, cp := cfg.methods()
+	w0 := experiments.StartPoint(cfg.W0, cfg.RNG, cfg.Seed, t, d)
+	a1, cp := cfg.Methods()
 	var smooth solver.SmoothSolver = &solver.Newton{}
 	if cfg.Subsolver == "lbfgs" {
 		smooth = solver.LBFGS{}
 	}
 	a1.Smooth, cp.Smooth = smooth, smooth
 	for _, run := range []struct {
-		dst *QPAlg
+		dst *experiments.QPAlg
 		m   solver.Method
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
 		// One worker per trial: trials, not clients, share the cores (RunQP).
-		r, err := Interruptible(ctx, func() (*solver.Result, error) {
+		r, err := experiments.Interruptible(ctx, func() (*solver.Result, error) {
 			return solver.Solve(ctx, inst.Problem(), w0, cfg.Settings(1), run.m)
 		})
 		if err != nil {
 			return tr, err
 		}
-		*run.dst = QPAlg{
+		*run.dst = experiments.QPAlg{
 			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
 			Status: r.Status, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(),
 		}
 		if tr.Exact {
-			run.dst.DistOpt = distInf(r.W, wstar)
+			run.dst.DistOpt = experiments.DistInf(r.W, wstar)
 		}
 	}
-	tr.RelDiff = relDiff(tr.Alg1.Objective, tr.CProx.Objective)
+	tr.RelDiff = experiments.RelDiff(tr.Alg1.Objective, tr.CProx.Objective)
 	return tr, nil
 }
 
 func conicQPRow(d, n, m int, trials []ConicQPTrial, eps [2]float64) ConicQPRow {
-	runs := make([]*QPRuns, len(trials))
+	runs := make([]*experiments.QPRuns, len(trials))
 	fstar := make([]float64, len(trials))
 	row := ConicQPRow{D: d, N: n, M: m, Exact: true}
 	for i := range trials {
 		runs[i], fstar[i] = &trials[i].QPRuns, trials[i].FStar
 		row.Exact = row.Exact && trials[i].Exact
 	}
-	row.FStar, row.QPStats = MeanStdOf(fstar), QPStatsOf(runs, eps)
-	row.Published = publishedIn("conic-published", "table1", fmt.Sprintf("%d,%d,%d", d, n, m))
+	row.FStar, row.QPStats = experiments.MeanStdOf(fstar), experiments.QPStatsOf(runs, eps)
+	row.Published = experiments.PublishedIn("conic-published", "table1", fmt.Sprintf("%d,%d,%d", d, n, m))
 	return row
 }
 
 // Tables renders the conic paper's Table 1 with the published values beside
 // ours, and a table of what the paper does not report.
-func (r *ConicQPResult) Tables() []*Table {
+func (r *ConicQPResult) Tables() []*experiments.Table {
 	balls := false
 	if cfg, ok := r.Info.Config.(*ConicQPConfig); ok {
 		balls = cfg.BallRows > 0
@@ -216,7 +217,7 @@ func (r *ConicQPResult) Tables() []*Table {
 	if balls {
 		title = "Conic paper, Table 1 setting with norm-ball (second-order-cone) constraints — mean over instances; the paper has no ball, its values are shown for scale only"
 	}
-	main := &Table{Title: title, Keys: 3, Header: []string{"d", "n", "m̃",
+	main := &experiments.Table{Title: title, Keys: 3, Header: []string{"d", "n", "m̃",
 		"objective Alg. 1", "objective cProx-AL", "paper objective Alg. 1 / cProx-AL",
 		"feas. viol. ×1e-4 Alg. 1 / cProx-AL", "paper ×1e-4", "outer Alg. 1 / cProx-AL", "paper outer", "f* (independent)"}}
 	for _, row := range r.Rows {
@@ -232,16 +233,16 @@ func (r *ConicQPResult) Tables() []*Table {
 		}
 		main.Rows = append(main.Rows, []string{
 			fmt.Sprint(row.D), fmt.Sprint(row.N), fmt.Sprint(row.M),
-			row.solCell(cellA1, ms(row.Obj1, 4)), row.solCell(cellCP, ms(row.ObjC, 4)), pObj,
-			row.solCell(cellA1, fmt.Sprintf("%.4f", 1e4*row.Viol1.Mean)) + " / " + row.solCell(cellCP, fmt.Sprintf("%.4f", 1e4*row.ViolC.Mean)), pViol,
+			row.SolCell(experiments.CellA1, experiments.Ms(row.Obj1, 4)), row.SolCell(experiments.CellCP, experiments.Ms(row.ObjC, 4)), pObj,
+			row.SolCell(experiments.CellA1, fmt.Sprintf("%.4f", 1e4*row.Viol1.Mean)) + " / " + row.SolCell(experiments.CellCP, fmt.Sprintf("%.4f", 1e4*row.ViolC.Mean)), pViol,
 			fmt.Sprintf("%.1f / %.1f", row.Outer1.Mean, row.OuterC.Mean), pOuter, fstar,
 		})
 	}
 	main.Notes = append(main.Notes,
 		"Objective Σ_i ½wᵀA_iw + b_iᵀw, mean (population std) over instances. Feasibility violation = max over the server and the clients of dist_∞(c_i(w), -K_i): ||C_iw + d_i||_∞ for the equalities of eq. (25).",
 		"Instances from fedcon's stream: they agree with the paper's only in distribution (A_i eigenvalues U[5, 10], N(0, 1) entries), so objectives differ instance by instance; f* is the mean optimum of our instances by an independent solve (KKT system; bisection on the ball's multiplier with one ball; '-' with several balls).",
-		qpDivergedNote)
-	extra := &Table{
+		experiments.QPDivergedNote)
+	extra := &experiments.Table{
 		Keys:  3,
 		Title: "Conic Table 1, what the paper does not report — means over instances",
 		Header: []string{"d", "n", "m̃", "inner A1", "rounds A1", "MB A1", "relative difference",
@@ -250,30 +251,30 @@ func (r *ConicQPResult) Tables() []*Table {
 	for _, row := range r.Rows {
 		dist := "-"
 		if row.Exact {
-			dist = row.solCell(cellA1, Sci(row.Dist1.Mean)) + " / " + row.solCell(cellCP, Sci(row.DistC.Mean))
+			dist = row.SolCell(experiments.CellA1, experiments.Sci(row.Dist1.Mean)) + " / " + row.SolCell(experiments.CellCP, experiments.Sci(row.DistC.Mean))
 		}
 		extra.Rows = append(extra.Rows, []string{
 			fmt.Sprint(row.D), fmt.Sprint(row.N), fmt.Sprint(row.M),
 			fmt.Sprintf("%.0f", row.Inner1.Mean), fmt.Sprintf("%.0f", row.Rounds1.Mean),
-			fmt.Sprintf("%.2f", row.MBytes1.Mean), row.solCell(cellBoth, msSci(row.RelDiff)),
-			row.solCell(cellA1, fmt.Sprintf("%s / %s", Sci(row.KKT1[0]), Sci(row.KKT1[1]))),
-			row.solCell(cellCP, fmt.Sprintf("%s / %s", Sci(row.KKTC[0]), Sci(row.KKTC[1]))),
+			fmt.Sprintf("%.2f", row.MBytes1.Mean), row.SolCell(experiments.CellBoth, experiments.MsSci(row.RelDiff)),
+			row.SolCell(experiments.CellA1, fmt.Sprintf("%s / %s", experiments.Sci(row.KKT1[0]), experiments.Sci(row.KKT1[1]))),
+			row.SolCell(experiments.CellCP, fmt.Sprintf("%s / %s", experiments.Sci(row.KKTC[0]), experiments.Sci(row.KKTC[1]))),
 			dist, fmt.Sprintf("%.3f / %.3f", row.Wall1.Mean, row.WallC.Mean), row.Flags,
 		})
 	}
 	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count runs that did not end Converged, hit an inner cap, had a local solve stop short of its tolerance, or ended Converged with these residuals above (ε1, ε2) (KKT above ε).")
-	return []*Table{main, extra}
+	return []*experiments.Table{main, extra}
 }
 
 func (t *ConicQPTrial) Check() error {
 	if t.N < 1 || t.D < 1 || t.M < 1 || t.Trial < 0 {
 		return fmt.Errorf("trial: bad cell d=%d n=%d m=%d trial %d", t.D, t.N, t.M, t.Trial)
 	}
-	return checkQPRuns(&t.QPRuns)
+	return experiments.CheckQPRuns(&t.QPRuns)
 }
 
 // Quick shrinks c to the smoke run: 2 instances, the cells with n in {1, 5}.
 func (c *ConicQPConfig) Quick() {
-	c.Trials = min(c.Trials, QuickTrials)
-	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) < 2 || !slices.Contains(QuickClients, cell[1]) })
+	c.Trials = min(c.Trials, experiments.QuickTrials)
+	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) < 2 || !slices.Contains(experiments.QuickClients, cell[1]) })
 }

@@ -1,4 +1,4 @@
-package experiments
+package conic
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -17,16 +18,16 @@ func conicCheckRun(t *testing.T) *ConicQPResult {
 	t.Helper()
 	cfg := smallConicConfig()
 	cfg.Seed, cfg.Cells = 1, [][]int{{100, 1, 1}}
-	res, err := RunConicQP(context.Background(), cfg, RunOptions{Workers: 2})
+	res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Info = NewRunInfo("conic-table1", "test", cfg, 2)
+	res.Info = experiments.NewRunInfo("conic-table1", "test", cfg, 2)
 	return res
 }
 
 // failedRules runs check on v's JSON and returns the rules that failed.
-func failedRules(t *testing.T, v any, check func([]byte) ([]CheckRow, error)) []string {
+func failedRules(t *testing.T, v any, check func([]byte) ([]experiments.CheckRow, error)) []string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -87,7 +88,7 @@ func TestCheckConicTable1Rules(t *testing.T) {
 // baseline printed from a result round-trips.
 func TestConicTable1Baseline(t *testing.T) {
 	res := conicCheckRun(t)
-	rows := func(r *ConicQPResult, ref []byte) []CheckRow {
+	rows := func(r *ConicQPResult, ref []byte) []experiments.CheckRow {
 		b, _ := json.Marshal(r)
 		out, err := checkConicQPWith(ref, b)
 		if err != nil {
@@ -100,7 +101,7 @@ func TestConicTable1Baseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(res)
-	y, err := BaselineYAML("conic-table1", b, "test")
+	y, err := experiments.BaselineYAML("conic-table1", b, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,16 +132,16 @@ func conicClassFixture(fair bool) *ConicClassResult {
 	np := npFixture()
 	res := &ConicClassResult{Info: np.Info, Table: "table2", Rows: np.Rows, Trials: np.Trials}
 	if fair {
-		cfg := &FairConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.01,
-			W0: "zeros", ALConfig: np.Info.Config.(*NPConfig).ALConfig}
+		cfg := &experiments.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.01,
+			W0: "zeros", ALConfig: np.Info.Config.(*experiments.NPConfig).ALConfig}
 		for i := range res.Trials {
 			tr := &res.Trials[i]
 			tr.Dataset = "adult-b"
 			tr.Alg1.Loss1 = []float64{0, 0, 0}
 			tr.CProx.Loss1 = []float64{0.01, 0.008, 0.0105}
 		}
-		res.Rows = []ClassRow{ClassRowOf("adult-b", 2, res.Trials, cfg.R, cfg.Eps1, cfg.Eps2)}
-		res.Info, res.Table = &RunInfo{Config: cfg}, "table3"
+		res.Rows = []experiments.ClassRow{experiments.ClassRowOf("adult-b", 2, res.Trials, cfg.R, cfg.Eps1, cfg.Eps2)}
+		res.Info, res.Table = &experiments.RunInfo{Config: cfg}, "table3"
 	}
 	return res
 }
@@ -185,18 +186,18 @@ func TestCheckConicClassRules(t *testing.T) {
 }
 
 // npFixture is a two-trial Table 1 result on monks-1 that passes every rule.
-func npFixture() *NPResult {
-	cfg := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
-		AdmmStart: "wk", ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+func npFixture() *experiments.NPResult {
+	cfg := &experiments.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
+		AdmmStart: "wk", ALConfig: experiments.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
-	alg := func(obj float64) ClassAlg {
-		return ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
+	alg := func(obj float64) experiments.ClassAlg {
+		return experiments.ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
 			Residuals: solver.Residuals{Stationarity: 5e-4, Feasibility: 1e-5}}
 	}
-	var trials []ClassTrial
+	var trials []experiments.ClassTrial
 	for t := range 2 {
-		trials = append(trials, ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: relDiff(1.1, 1.1001)})
+		trials = append(trials, experiments.ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: experiments.RelDiff(1.1, 1.1001)})
 	}
-	row := ClassRowOf("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
-	return &NPResult{Info: &RunInfo{Config: cfg}, Rows: []ClassRow{row}, Trials: trials}
+	row := experiments.ClassRowOf("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+	return &experiments.NPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: []experiments.ClassRow{row}, Trials: trials}
 }

@@ -1,10 +1,12 @@
-package experiments
+package conic
 
 import (
 	"context"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // TestConicFigures runs both conic figures on real data with small caps
@@ -17,11 +19,11 @@ func TestConicFigures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-data figure runs skipped in -short mode")
 	}
-	al := ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+	al := experiments.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 		MaxOuter: 3, MaxInner: 20, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
-	np := &NPConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
+	np := &experiments.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
 		Clients: []int{2}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}
-	f1, err := RunConicFigure1(context.Background(), np, dirs, RunOptions{Workers: 2})
+	f1, err := RunConicFigure1(context.Background(), np, dirs, experiments.RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +32,9 @@ func TestConicFigures(t *testing.T) {
 		t.Fatalf("figure 1: %q, %+v", f1.Figure.Title, f1.Figure.Panels)
 	}
 	al.Beta, al.Rho = 10, 1e8
-	fair := &FairConfig{TrialConfig: TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2, 3},
+	fair := &experiments.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2, 3},
 		R: 0.01, W0: "zeros", ALConfig: al}
-	f2, err := RunConicFigure2(context.Background(), fair, dirs, RunOptions{Workers: 2})
+	f2, err := RunConicFigure2(context.Background(), fair, dirs, experiments.RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package experiments
+package conic
 
 import (
 	"encoding/json"
@@ -9,12 +9,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/solver"
 )
 
 // CheckConicTable1 checks a conic-table1 result file (the QP of the conic
 // paper's eq. (25)) with configs/reference/conic-table1.yaml.
-func CheckConicTable1(resultJSON []byte) ([]CheckRow, error) {
+func CheckConicTable1(resultJSON []byte) ([]experiments.CheckRow, error) {
 	b, err := configs.Reference("conic-table1")
 	if err != nil {
 		return nil, err
@@ -24,14 +25,14 @@ func CheckConicTable1(resultJSON []byte) ([]CheckRow, error) {
 
 // CheckConicTable2 checks a conic-table2 result file (Neyman-Pearson,
 // eq. (26)) with configs/reference/conic-table2.yaml.
-func CheckConicTable2(resultJSON []byte) ([]CheckRow, error) {
-	return checkClass("conic-table2", "conic-table2", resultJSON, NPCheckConfig)
+func CheckConicTable2(resultJSON []byte) ([]experiments.CheckRow, error) {
+	return experiments.CheckClass("conic-table2", "conic-table2", resultJSON, experiments.NPCheckConfig)
 }
 
 // CheckConicTable3 checks a conic-table3 result file (fairness, eq. (28))
 // with configs/reference/conic-table3.yaml.
-func CheckConicTable3(resultJSON []byte) ([]CheckRow, error) {
-	return checkClass("conic-table3", "conic-table3", resultJSON, FairCheckConfig)
+func CheckConicTable3(resultJSON []byte) ([]experiments.CheckRow, error) {
+	return experiments.CheckClass("conic-table3", "conic-table3", resultJSON, experiments.FairCheckConfig)
 }
 
 // conicQPResult is what the checker reads of a conic-table1 result file.
@@ -47,7 +48,7 @@ type conicQPResult struct {
 func conicQPCell(d, n, m int) string { return fmt.Sprintf("d%d-n%d-m%d", d, n, m) }
 
 // checkConicQPWith checks resultJSON against the reference YAML refYAML.
-func checkConicQPWith(refYAML, resultJSON []byte) ([]CheckRow, error) {
+func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error) {
 	const experiment = "conic-table1"
 	var res conicQPResult
 	if err := json.Unmarshal(resultJSON, &res); err != nil {
@@ -60,7 +61,7 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]CheckRow, error) {
 	if err := json.Unmarshal(res.Info.Config, &cfg); err != nil {
 		return nil, fmt.Errorf("experiments: %s.json: config: %w", experiment, err)
 	}
-	var ref classRef
+	var ref experiments.ClassRef
 	if err := yaml.Unmarshal(refYAML, &ref); err != nil {
 		return nil, fmt.Errorf("experiments: configs/reference/%s.yaml: %w", experiment, err)
 	}
@@ -70,13 +71,13 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]CheckRow, error) {
 		k := conicQPCell(t.D, t.N, t.M)
 		cells[k] = append(cells[k], t)
 	}
-	var out []CheckRow
+	var out []experiments.CheckRow
 	for _, row := range res.Rows {
 		key := conicQPCell(row.D, row.N, row.M)
 		trials := cells[key]
 		cell := fmt.Sprintf("d=%d n=%d m=%d", row.D, row.N, row.M)
 		add := func(rule string, v, bound float64, detail string) {
-			out = append(out, CheckRow{Experiment: experiment, Cell: cell, Rule: rule, Value: v, Bound: bound,
+			out = append(out, experiments.CheckRow{Experiment: experiment, Cell: cell, Rule: rule, Value: v, Bound: bound,
 				Pass: v <= bound && !math.IsNaN(v), Detail: detail})
 		}
 		for _, rule := range ref.Rules {
@@ -91,12 +92,12 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]CheckRow, error) {
 			}
 			for i, a := range []struct {
 				key, name string
-				get       func(*ConicQPTrial) *QPAlg
+				get       func(*ConicQPTrial) *experiments.QPAlg
 			}{
-				{"alg1", "Alg. 1", func(t *ConicQPTrial) *QPAlg { return &t.Alg1 }},
-				{"cprox", "cProx-AL", func(t *ConicQPTrial) *QPAlg { return &t.CProx }},
+				{"alg1", "Alg. 1", func(t *ConicQPTrial) *experiments.QPAlg { return &t.Alg1 }},
+				{"cprox", "cProx-AL", func(t *ConicQPTrial) *experiments.QPAlg { return &t.CProx }},
 			} {
-				if !rule.applies(a.key) {
+				if !rule.Applies(a.key) {
 					continue
 				}
 				switch rule.Name {
@@ -137,8 +138,8 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]CheckRow, error) {
 					if base == nil {
 						continue
 					}
-					worst, compared := baselineDrift(len(trials), 1, func(j int) (float64, float64, bool) {
-						b, ok := base[TrialKey(key, trials[j].Trial)]
+					worst, compared := experiments.BaselineDrift(len(trials), 1, func(j int) (float64, float64, bool) {
+						b, ok := base[experiments.TrialKey(key, trials[j].Trial)]
 						if !ok {
 							return 0, 0, false
 						}
@@ -172,75 +173,77 @@ func conicQPBaselineYAML(_ string, resultJSON []byte, description string) (strin
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %q:\n    description: %q\n    trials:\n", cfg.TrialHash(), description)
 	for _, t := range res.Trials {
-		fmt.Fprintf(&b, "      %s: [%.10g, %.10g]\n", TrialKey(conicQPCell(t.D, t.N, t.M), t.Trial), t.Alg1.Objective, t.CProx.Objective)
+		fmt.Fprintf(&b, "      %s: [%.10g, %.10g]\n", experiments.TrialKey(conicQPCell(t.D, t.N, t.M), t.Trial), t.Alg1.Objective, t.CProx.Objective)
 	}
 	return b.String(), nil
 }
 
-func conicQPKind(cfg *ConicQPConfig) verifyKind[ConicQPRow, ConicQPTrial] {
-	var cells []verifyCell
+func conicQPKind(cfg *ConicQPConfig) experiments.VerifyKind[ConicQPRow, ConicQPTrial] {
+	var cells []experiments.VerifyCell
 	for _, c := range cfg.Cells {
 		if len(c) != 3 {
 			continue
 		}
-		cells = append(cells, verifyCell{key: conicQPCell(c[0], c[1], c[2]), label: fmt.Sprintf("d=%d n=%d m=%d", c[0], c[1], c[2]), d: c[0], n: c[1], m: c[2]})
+		cells = append(cells, experiments.VerifyCell{Key: conicQPCell(c[0], c[1], c[2]), Label: fmt.Sprintf("d=%d n=%d m=%d", c[0], c[1], c[2]), D: c[0], N: c[1], M: c[2]})
 	}
 	eps := [2]float64{cfg.Eps1, cfg.Eps2}
-	return verifyKind[ConicQPRow, ConicQPTrial]{
-		trialHash: cfg.TrialHash(), cells: cells, trials: cfg.Trials, eps: eps,
-		cellOf: func(t *ConicQPTrial) string { return conicQPCell(t.D, t.N, t.M) },
-		index:  func(t *ConicQPTrial) int { return t.Trial },
-		row: func(c verifyCell, trials []ConicQPTrial, _ *ConicQPRow) ConicQPRow {
-			return conicQPRow(c.d, c.n, c.m, trials, eps)
+	return experiments.VerifyKind[ConicQPRow, ConicQPTrial]{
+		TrialHash: cfg.TrialHash(), Cells: cells, Trials: cfg.Trials, Eps: eps,
+		CellOf: func(t *ConicQPTrial) string { return conicQPCell(t.D, t.N, t.M) },
+		Index:  func(t *ConicQPTrial) int { return t.Trial },
+		Row: func(c experiments.VerifyCell, trials []ConicQPTrial, _ *ConicQPRow) ConicQPRow {
+			return conicQPRow(c.D, c.N, c.M, trials, eps)
 		},
-		rowKey: func(r *ConicQPRow) string { return conicQPCell(r.D, r.N, r.M) },
-		tables: func(rows []ConicQPRow, trials []ConicQPTrial) []*Table {
-			return (&ConicQPResult{Info: &RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
+		RowKey: func(r *ConicQPRow) string { return conicQPCell(r.D, r.N, r.M) },
+		Tables: func(rows []ConicQPRow, trials []ConicQPTrial) []*experiments.Table {
+			return (&ConicQPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
 		},
-		runs: func(t *ConicQPTrial) [2]trialRun { return qpRuns(&t.QPRuns) },
+		Runs: func(t *ConicQPTrial) [2]experiments.TrialRun { return experiments.QPTrialRuns(&t.QPRuns) },
 	}
 }
 
-func verifyConicQP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []CheckRow {
+func verifyConicQP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
 	var cfg ConicQPConfig
-	if err := strictConfig(config, &cfg); err != nil {
-		return failedResult(name, err)
+	if err := experiments.StrictConfig(config, &cfg); err != nil {
+		return experiments.FailedResult(name, err)
 	}
-	return verifyWith(dir, name, resultJSON, hash, &cfg, kkt, conicQPKind(&cfg))
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, conicQPKind(&cfg))
 }
 
-func verifyConicNP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []CheckRow {
-	var cfg NPConfig
-	if err := strictConfig(config, &cfg); err != nil {
-		return failedResult(name, err)
+func verifyConicNP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+	var cfg experiments.NPConfig
+	if err := experiments.StrictConfig(config, &cfg); err != nil {
+		return experiments.FailedResult(name, err)
 	}
-	pub := func(c verifyCell) []float64 {
-		return publishedIn("conic-published", "table2", c.dataset, fmt.Sprint(c.n))
+	pub := func(c experiments.VerifyCell) []float64 {
+		return experiments.PublishedIn("conic-published", "table2", c.Dataset, fmt.Sprint(c.N))
 	}
-	tables := func(rows []ClassRow, trials []ClassTrial) []*Table {
-		return (&ConicClassResult{Info: &RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
+	tables := func(rows []experiments.ClassRow, trials []experiments.ClassTrial) []*experiments.Table {
+		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
 	}
-	return verifyWith(dir, name, resultJSON, hash, &cfg, kkt, NPVerifyKind(&cfg, pub, tables))
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, experiments.NPVerifyKind(&cfg, pub, tables))
 }
 
-func verifyConicFair(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []CheckRow {
-	var cfg FairConfig
-	if err := strictConfig(config, &cfg); err != nil {
-		return failedResult(name, err)
+func verifyConicFair(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+	var cfg experiments.FairConfig
+	if err := experiments.StrictConfig(config, &cfg); err != nil {
+		return experiments.FailedResult(name, err)
 	}
-	pub := func(c verifyCell) []float64 { return publishedIn("conic-published", "table3", fmt.Sprint(c.n)) }
-	tables := func(rows []ClassRow, trials []ClassTrial) []*Table {
-		return (&ConicClassResult{Info: &RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
+	pub := func(c experiments.VerifyCell) []float64 {
+		return experiments.PublishedIn("conic-published", "table3", fmt.Sprint(c.N))
 	}
-	return verifyWith(dir, name, resultJSON, hash, &cfg, kkt, FairVerifyKind(&cfg, pub, tables))
+	tables := func(rows []experiments.ClassRow, trials []experiments.ClassTrial) []*experiments.Table {
+		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
+	}
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, experiments.FairVerifyKind(&cfg, pub, tables))
 }
 
 // The conic version's tables are gated by `fedcon check`.
 func init() {
-	RegisterCheck("conic-table1", Check{Verify: verifyConicQP, Rules: func(_ string, b []byte) ([]CheckRow, error) { return CheckConicTable1(b) },
+	experiments.RegisterCheck("conic-table1", experiments.Check{Verify: verifyConicQP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable1(b) },
 		Baseline: conicQPBaselineYAML})
-	RegisterCheck("conic-table2", Check{Verify: verifyConicNP, Rules: func(_ string, b []byte) ([]CheckRow, error) { return CheckConicTable2(b) },
-		Baseline: ClassBaselineYAML})
-	RegisterCheck("conic-table3", Check{Verify: verifyConicFair, Rules: func(_ string, b []byte) ([]CheckRow, error) { return CheckConicTable3(b) },
-		Baseline: ClassBaselineYAML})
+	experiments.RegisterCheck("conic-table2", experiments.Check{Verify: verifyConicNP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable2(b) },
+		Baseline: experiments.ClassBaselineYAML})
+	experiments.RegisterCheck("conic-table3", experiments.Check{Verify: verifyConicFair, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable3(b) },
+		Baseline: experiments.ClassBaselineYAML})
 }

@@ -1,4 +1,4 @@
-package experiments
+package conic
 
 import (
 	"context"
@@ -8,15 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/solver"
 )
 
 func smallConicConfig() *ConicQPConfig {
 	return &ConicQPConfig{
-		TrialConfig: TrialConfig{Seed: 3, Trials: 2, RNG: "fedcon"},
+		TrialConfig: experiments.TrialConfig{Seed: 3, Trials: 2, RNG: "fedcon"},
 		Cells:       [][]int{{20, 1, 1}, {24, 3, 2}},
 		W0:          "ones", BallParties: "all", BallRatio: 0.5, Subsolver: "newton",
-		MethodConfig: MethodConfig{Beta: 1, SBar: 0.01, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+		MethodConfig: experiments.MethodConfig{Beta: 1, SBar: 0.01, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 10000, MaxInner: 10000, InnerTest: "paper"},
 	}
 }
@@ -42,7 +43,7 @@ func TestConicQPConfigValidate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := smallConicConfig()
 			c.edit(cfg)
-			var ce *ConfigError
+			var ce *experiments.ConfigError
 			if err := cfg.Validate(); !errors.As(err, &ce) || ce.Field != c.field {
 				t.Fatalf("Validate() = %v, want a ConfigError on %s", err, c.field)
 			}
@@ -77,7 +78,7 @@ func TestRunConicQP(t *testing.T) {
 			}
 			cfg := smallConicConfig()
 			c.edit(cfg)
-			res, err := RunConicQP(context.Background(), cfg, RunOptions{Workers: 1})
+			res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +86,7 @@ func TestRunConicQP(t *testing.T) {
 				t.Fatalf("%d rows, %d trials", len(res.Rows), len(res.Trials))
 			}
 			for _, tr := range res.Trials {
-				for name, a := range map[string]QPAlg{"alg1": tr.Alg1, "cprox": tr.CProx} {
+				for name, a := range map[string]experiments.QPAlg{"alg1": tr.Alg1, "cprox": tr.CProx} {
 					if a.Status != solver.Converged {
 						t.Errorf("d=%d n=%d t=%d %s: status %v", tr.D, tr.N, tr.Trial, name, a.Status)
 					}
@@ -115,14 +116,14 @@ func TestRunConicQP(t *testing.T) {
 				}
 			}
 			// Determinism: two workers give the same trials, bit for bit.
-			res2, err := RunConicQP(context.Background(), cfg, RunOptions{Workers: 2})
+			res2, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if a, b := stripConicWall(t, res.Trials), stripConicWall(t, res2.Trials); a != b {
 				t.Fatalf("results depend on workers")
 			}
-			res.Info = &RunInfo{Config: cfg}
+			res.Info = &experiments.RunInfo{Config: cfg}
 			md := res.Tables()[0].Markdown()
 			if strings.Contains(md, "NaN") || strings.Contains(md, "Inf") {
 				t.Fatalf("table has NaN/Inf:\n%s", md)
@@ -149,14 +150,14 @@ func stripConicWall(t *testing.T, trials []ConicQPTrial) string {
 // TestConicPublished: the conic paper's Table 1 is found under its key and
 // lies within the stated values.
 func TestConicPublished(t *testing.T) {
-	p := publishedIn("conic-published", "table1", "500,10,5")
+	p := experiments.PublishedIn("conic-published", "table1", "500,10,5")
 	if len(p) != 6 || p[0] != -24.7565 || p[1] != -24.7583 {
 		t.Fatalf("table1 500,10,5 = %v", p)
 	}
-	if p := publishedIn("conic-published", "table2", "adult-a", "1"); len(p) != 6 || p[1] != 0.9186 {
+	if p := experiments.PublishedIn("conic-published", "table2", "adult-a", "1"); len(p) != 6 || p[1] != 0.9186 {
 		t.Fatalf("table2 adult-a 1 = %v", p)
 	}
-	if p := publishedIn("conic-published", "table3", "20"); len(p) != 6 || p[0] != 0.6818 {
+	if p := experiments.PublishedIn("conic-published", "table3", "20"); len(p) != 6 || p[0] != 0.6818 {
 		t.Fatalf("table3 20 = %v", p)
 	}
 }
@@ -185,11 +186,11 @@ func TestQPJSONLayout(t *testing.T) {
 		v    any
 		want []string
 	}{
-		{"QPTrial", QPTrial{}, []string{"n", "d", "m", "trial", "f_star", "nu_star_l1", "alg1", "cprox", "reldiff"}},
+		{"QPTrial", experiments.QPTrial{}, []string{"n", "d", "m", "trial", "f_star", "nu_star_l1", "alg1", "cprox", "reldiff"}},
 		{"ConicQPTrial", ConicQPTrial{}, []string{"d", "n", "m", "trial", "balls", "exact_reference", "f_star", "alg1", "cprox", "reldiff"}},
-		{"QPRow", QPRow{}, []string{"N", "D", "M", "f_star", "objective_alg1", "reldiff", "outer_cprox", "kkt_max_alg1", "flags", "diverged_alg1", "reldiff_trials", "nu_star_l1", "objective_kkt_band_alg1"}},
+		{"QPRow", experiments.QPRow{}, []string{"N", "D", "M", "f_star", "objective_alg1", "reldiff", "outer_cprox", "kkt_max_alg1", "flags", "diverged_alg1", "reldiff_trials", "nu_star_l1", "objective_kkt_band_alg1"}},
 		{"ConicQPRow", ConicQPRow{}, []string{"D", "N", "M", "exact_reference", "f_star", "objective_cprox", "feasviol_alg1", "dist_opt_cprox", "kkt_max_cprox", "flags", "diverged_cprox", "trials"}},
-		{"ClassRow", ClassRow{}, []string{"dataset", "objective_alg1", "diverged_alg1", "diverged_cprox", "trials", "reldiff_trials", "rows_dropped_by_partition"}},
+		{"ClassRow", experiments.ClassRow{}, []string{"dataset", "objective_alg1", "diverged_alg1", "diverged_cprox", "trials", "reldiff_trials", "rows_dropped_by_partition"}},
 	} {
 		got := keys(c.v)
 		for _, k := range c.want {
@@ -206,14 +207,14 @@ func TestQPJSONLayout(t *testing.T) {
 // TestConicQPRowDiverged: where every run of Algorithm 1 diverged, both
 // conic Table 1 tables print "-" in its solution columns.
 func TestConicQPRowDiverged(t *testing.T) {
-	alg1 := QPAlg{Objective: 3e19, Violation: 2e19, DistOpt: 2e19, ObjBand: 2e19, Status: solver.Diverged}
+	alg1 := experiments.QPAlg{Objective: 3e19, Violation: 2e19, DistOpt: 2e19, ObjBand: 2e19, Status: solver.Diverged}
 	alg1.Stats.OuterIterations = 8
-	cprox := QPAlg{Objective: 1, Violation: 1e-4, DistOpt: 1e-4, ObjBand: 1e-4, Status: solver.Converged}
+	cprox := experiments.QPAlg{Objective: 1, Violation: 1e-4, DistOpt: 1e-4, ObjBand: 1e-4, Status: solver.Converged}
 	cprox.Residuals.Stationarity, cprox.Residuals.Feasibility = 1e-4, 1e-4
-	runs := []*QPRuns{{Alg1: alg1, CProx: cprox, RelDiff: 3e19}}
-	row := struct{ QPStats QPStats }{QPStatsOf(runs, [2]float64{1e-3, 1e-3})}
+	runs := []*experiments.QPRuns{{Alg1: alg1, CProx: cprox, RelDiff: 3e19}}
+	row := struct{ QPStats experiments.QPStats }{experiments.QPStatsOf(runs, [2]float64{1e-3, 1e-3})}
 	crow := ConicQPRow{D: 2, N: 1, M: 1, Exact: true, QPStats: row.QPStats}
-	cres := &ConicQPResult{Info: NewRunInfo("t", "test", &ConicQPConfig{}, 1), Rows: []ConicQPRow{crow}}
+	cres := &ConicQPResult{Info: experiments.NewRunInfo("t", "test", &ConicQPConfig{}, 1), Rows: []ConicQPRow{crow}}
 	cm, ce := cres.Tables()[0].Rows[0], cres.Tables()[1].Rows[0]
 	if cm[3] != "-" || cm[4] == "-" || !strings.HasPrefix(cm[6], "- / ") || ce[6] != "-" || ce[7] != "-" || ce[8] == "-" {
 		t.Errorf("conic Table 1, every Alg. 1 run diverged: %q / %q", cm, ce)
