@@ -5,6 +5,7 @@ import (
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/conic"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // ConicQPOptions are the flags of `reproduce conic-table1`.
@@ -107,7 +108,7 @@ func newCmdReproduceConicTable3(f *Factory, runF func(*ConicClassOptions) error)
 }
 
 func conicNPRun(f *Factory, o *ConicClassOptions) error {
-	cfg := &experiments.NPConfig{}
+	cfg := &proxal.NPConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func conicNPRun(f *Factory, o *ConicClassOptions) error {
 }
 
 func conicFairRun(f *Factory, o *ConicClassOptions) error {
-	cfg := &experiments.FairConfig{}
+	cfg := &proxal.FairConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/conic"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // ConicFigureOptions are the flags of `reproduce conic-figure1` and `conic-figure2`.
@@ -42,7 +43,7 @@ func (o *ConicFigureOptions) figureClients(clients *[]int) {
 }
 
 func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
-	cfg := &experiments.NPConfig{}
+	cfg := &proxal.NPConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 }
 
 func conicFigure2Run(f *Factory, o *ConicFigureOptions) error {
-	cfg := &experiments.FairConfig{}
+	cfg := &proxal.FairConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}

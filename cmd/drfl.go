@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/drfl"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
 // DRFLOptions are the flags of `fedcon run drfl`.
@@ -102,19 +99,6 @@ set on the command line win.`,
 	return c
 }
 
-// floatList parses comma-separated numbers as a config error on failure.
-func floatList(field, s string) ([]float64, error) {
-	var out []float64
-	for _, part := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
-		if err != nil {
-			return nil, &experiments.ConfigError{Field: field, Value: s, Reason: "want comma-separated numbers"}
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // joinFloats writes xs as a flag takes them: "0.5,0.5,1".
 func joinFloats(xs []float64) string {
 	parts := make([]string, len(xs))
@@ -124,84 +108,12 @@ func joinFloats(xs []float64) string {
 	return strings.Join(parts, ",")
 }
 
-// drflParams turns cfg's model and solver keys into validated parameters
-// of model; loss "" is settled by the dataset later.
-func drflParams(cfg *drfl.DRFLConfig, model, loss string) (drfl.DRFLParams, error) {
-	S := cfg.Clients
-	p := drfl.DRFLParams{Model: model, Kappa: cfg.Kappa, Theta: cfg.Theta, Loss: loss}
-	if loss == "huber" {
-		p.Epsilon = cfg.Epsilon
-	}
-	if !(cfg.Epsilon > 0) || math.IsInf(cfg.Epsilon, 1) {
-		return p, &experiments.ConfigError{Field: "epsilon", Value: cfg.Epsilon, Reason: "want a finite value > 0"}
-	}
-	rhos, err := floatList("rho", cfg.Rho)
-	if err != nil {
-		return p, err
-	}
-	switch {
-	case len(rhos) == 1:
-		p.Rho = rhos[0]
-	case len(rhos) == S && model == drfl.DRFLModel:
-		p.Rhos = rhos
-	default:
-		return p, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
-	}
-	switch cfg.P {
-	case "1":
-		p.P = 1
-	case "2":
-		p.P = 2
-	case "inf", "Inf", "+inf":
-		p.P = math.Inf(1)
-	default:
-		return p, &experiments.ConfigError{Field: "p", Value: cfg.P, Reason: "want 1, 2 or inf"}
-	}
-	sup, err := pd.ParseSupport(cfg.Support)
-	if err != nil {
-		return p, &experiments.ConfigError{Field: "support", Value: cfg.Support, Reason: "want box or free"}
-	}
-	p.Support = sup
-	switch cfg.QHat {
-	case "size":
-	case "uniform":
-		p.QHat = make([]float64, S)
-		for s := range p.QHat {
-			p.QHat[s] = 1 / float64(S)
-		}
-	default:
-		parts := strings.Split(cfg.QHat, ",")
-		if len(parts) != S {
-			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: fmt.Sprintf("want %d weights, got %d", S, len(parts))}
-		}
-		var sum float64
-		for _, s := range parts {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || !(v >= 0) || math.IsInf(v, 1) {
-				return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must be finite numbers ≥ 0"}
-			}
-			p.QHat = append(p.QHat, v)
-			sum += v
-		}
-		if math.Abs(sum-1) > 1e-9 {
-			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must sum to 1 (q̂ ∈ Δ_S)"}
-		}
-	}
-	if !(cfg.C > 0) || math.IsInf(cfg.C, 1) {
-		return p, &experiments.ConfigError{Field: "c", Value: cfg.C, Reason: "want a finite value > 0"}
-	}
-	if !(cfg.Tol > 0) || math.IsInf(cfg.Tol, 1) || cfg.MaxRounds < 1 {
-		return p, &experiments.ConfigError{Field: "tol/max_rounds", Value: fmt.Sprint(cfg.Tol, "/", cfg.MaxRounds), Reason: "want a finite tol > 0 and max rounds ≥ 1"}
-	}
-	return p, p.Validate()
-}
-
 func drflRun(f *Factory, o *DRFLOptions) error {
 	cfg := o.Cfg
 	if err := cfg.ValidateData(); err != nil {
 		return err
 	}
-	p, err := drflParams(cfg, o.Model, o.Loss)
+	p, err := cfg.Params(o.Model, o.Loss)
 	if err != nil {
 		return err
 	}
@@ -214,7 +126,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	}
 	dcfg := cfg.Data(o.Dataset, false)
 	if o.Imbalance != "" {
-		if dcfg.Imbalance, err = floatList("imbalance", o.Imbalance); err != nil {
+		if dcfg.Imbalance, err = drfl.FloatList("imbalance", o.Imbalance); err != nil {
 			return err
 		}
 		if len(dcfg.Imbalance) != cfg.Clients {
@@ -238,7 +150,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 		return err
 	}
 	testX := sp.NoisyTest(o.TestMean, o.TestSD, rand.New(rand.NewPCG(cfg.Seed, 0x7e57)))
-	set := &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: workers}
+	set := cfg.Settings(workers)
 	if !o.Quiet && f.IO.ErrTTY {
 		set.Record = func(round int, prim, step float64) {
 			if round%50 == 0 {
@@ -276,7 +188,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if e := t.Render(); e != nil {
 		return e
 	}
-	if r.Status != sd.Converged.String() || r.InnerCapHits > 0 {
+	if !r.Converged() || r.InnerCapHits > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "fedcon: warning: %s after %d rounds\n", r.StatusFlags(), r.Rounds)
 	}
 	return err

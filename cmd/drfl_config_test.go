@@ -89,7 +89,7 @@ figure1: {draws: 500, runs: 20}
 			return newCmdRunDRFL(f, func(o *DRFLOptions) error { check(o); return nil })
 		}, []string{"--config", file}, func(t *testing.T, got any) {
 			o := got.(*DRFLOptions)
-			p, err := drflParams(o.Cfg, o.Model, o.Loss)
+			p, err := o.Cfg.Params(o.Model, o.Loss)
 			if err != nil || p.Rho != 0.05 || p.Kappa != 0.3 || p.Theta != 0.2 || o.Cfg.Tol != 2e-5 || o.Cfg.Seed != 7 || o.Cfg.C != 1 {
 				t.Errorf("params %+v (%v), config %+v", p, err, o.Cfg)
 			}
@@ -98,7 +98,7 @@ figure1: {draws: 500, runs: 20}
 			return newCmdRunDRFL(f, func(o *DRFLOptions) error { check(o); return nil })
 		}, []string{"--config", file, "--rho", "0.1,0.2,0.3", "--tol", "1e-3", "--theta", "0"}, func(t *testing.T, got any) {
 			o := got.(*DRFLOptions)
-			p, err := drflParams(o.Cfg, o.Model, o.Loss)
+			p, err := o.Cfg.Params(o.Model, o.Loss)
 			if err != nil || !reflect.DeepEqual(p.Rhos, []float64{0.1, 0.2, 0.3}) || o.Cfg.Tol != 1e-3 || p.Theta != 0 || p.Kappa != 0.3 {
 				t.Errorf("params %+v (%v), config %+v", p, err, o.Cfg)
 			}

@@ -153,7 +153,7 @@ func drflNoiseConfig(o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, regression b
 	if err := cfg.ValidateNoise(o.CV); err != nil {
 		return drfl.DRFLNoiseConfig{}, err
 	}
-	base, err := drflParams(cfg, drfl.DRFLModel, "")
+	base, err := cfg.Params(drfl.DRFLModel, "")
 	if err != nil {
 		return drfl.DRFLNoiseConfig{}, err
 	}

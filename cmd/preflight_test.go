@@ -20,6 +20,7 @@ import (
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/conic"
 	"github.com/fedcon/fedcon/experiments/drfl"
+	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
@@ -185,13 +186,13 @@ func TestHostileCorpusDocumented(t *testing.T) {
 
 // presetTypes are the config types of the presets loaded through loadConfig.
 var presetTypes = map[string]func() any{
-	"table1":         func() any { return &experiments.NPConfig{} },
-	"table2":         func() any { return &experiments.FairConfig{} },
-	"table2-authors": func() any { return &experiments.FairConfig{} },
-	"table4":         func() any { return &experiments.QPConfig{} },
+	"table1":         func() any { return &proxal.NPConfig{} },
+	"table2":         func() any { return &proxal.FairConfig{} },
+	"table2-authors": func() any { return &proxal.FairConfig{} },
+	"table4":         func() any { return &proxal.QPConfig{} },
 	"conic-table1":   func() any { return &conic.ConicQPConfig{} },
-	"conic-table2":   func() any { return &experiments.NPConfig{} },
-	"conic-table3":   func() any { return &experiments.FairConfig{} },
+	"conic-table2":   func() any { return &proxal.NPConfig{} },
+	"conic-table3":   func() any { return &proxal.FairConfig{} },
 	"ssca/ssca":      func() any { return &ssca.SSCAConfig{} },
 	"drfl/drfl":      func() any { return &drfl.DRFLConfig{} },
 }
@@ -327,7 +328,7 @@ func FuzzCheckConfigYAML(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		cfg := &experiments.QPConfig{}
+		cfg := &proxal.QPConfig{}
 		if checkConfigYAML("f.yaml", b, cfg) != nil {
 			return
 		}

@@ -9,10 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/fedjob"
+	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/federation"
-	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
 // serveFlagKeys are the configuration flags of `serve` (no clients/datasets
@@ -98,14 +97,14 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	}
 	switch o.problem {
 	case "np":
-		cfg := &experiments.NPConfig{}
+		cfg := &proxal.NPConfig{}
 		if err := loadConfig(f, &o.common, "table1", keys, cfg); err != nil {
 			return err
 		}
 		cfg.Datasets, cfg.Clients = nil, nil // the job names its one cell
 		job.NP, job.Dataset, job.N, job.Dim = cfg, o.dataset, o.clients, o.dim
 	case "fair":
-		cfg := &experiments.FairConfig{}
+		cfg := &proxal.FairConfig{}
 		delete(keys, "admm-start")
 		if err := loadConfig(f, &o.common, "table2", keys, cfg); err != nil {
 			return err
@@ -122,7 +121,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		for _, k := range []string{"subsolver", "r", "admm-start", "rho-rule", "metric-shift", "relax", "eps-rel"} {
 			delete(keys, k)
 		}
-		cfg := &experiments.QPConfig{}
+		cfg := &proxal.QPConfig{}
 		if err := loadConfig(f, &o.common, "table4", keys, cfg); err != nil {
 			return err
 		}
@@ -141,12 +140,12 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		if err := cfg.ValidateData(); err != nil {
 			return err
 		}
-		p, err := drflParams(cfg, o.model, o.loss)
+		p, err := cfg.Params(o.model, o.loss)
 		if err != nil {
 			return err
 		}
 		job = fedjob.NewFedDRFL(o.dataset, cfg.Data(o.dataset, false), cfg.Seed, p,
-			&sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds})
+			cfg.Settings(0))
 		job.Trial = o.trial
 	default:
 		return flagErrorf("--problem %q: want np, fair, qp or drfl", o.problem)

@@ -20,7 +20,7 @@ type CheckRow struct {
 // A Check is how `fedcon check` gates one experiment's result file. Each
 // paper's package registers its experiments' checks from init.
 type Check struct {
-	// Verify rebuilds the table in dir from its trial files (verifyWith):
+	// Verify rebuilds the table in dir from its trial files (VerifyWith):
 	// config is the recorded configuration, configHash its recorded hash,
 	// kkt the factors of the reference's kkt rule per algorithm.
 	Verify func(dir, name string, resultJSON, config []byte, configHash string, kkt map[string]float64) []CheckRow
@@ -72,6 +72,7 @@ func CheckTable(rows []CheckRow) *Table {
 	return t
 }
 
+// RefRule is one rule of configs/reference/<name>.yaml.
 type RefRule struct {
 	Name string `yaml:"name"`
 	// Algorithms the rule applies to: alg1, cprox (default both).
@@ -84,6 +85,7 @@ type RefRule struct {
 	Why        string   `yaml:"why"`
 }
 
+// Applies reports whether the rule applies to algorithm alg (alg1, cprox).
 func (r *RefRule) Applies(alg string) bool {
 	return len(r.Algorithms) == 0 || slices.Contains(r.Algorithms, alg)
 }

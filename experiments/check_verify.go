@@ -35,7 +35,7 @@ func CheckExperiment(dir, name string, resultJSON []byte) ([]CheckRow, error) {
 	return append(rows, rules...), nil
 }
 
-// verifyCell is one expected row of a table: the trial-key prefix of its
+// VerifyCell is one expected row of a table: the trial-key prefix of its
 // trials and its label in check rows.
 type VerifyCell struct {
 	Key, Label string
@@ -44,7 +44,7 @@ type VerifyCell struct {
 	N, D, M int
 }
 
-// verifyKind is how one experiment's table is rebuilt from its trial files.
+// VerifyKind is how one experiment's table is rebuilt from its trial files.
 type VerifyKind[R, T any] struct {
 	TrialHash string
 	Cells     []VerifyCell
@@ -67,26 +67,29 @@ type VerifyKind[R, T any] struct {
 	Extra func(cells []VerifyCell, byCell map[string][]T, rows []R) []CheckRow
 }
 
+// TrialRun is one algorithm's run of a trial, for the per-trial KKT rule.
 type TrialRun struct {
-	status solver.Status
-	res    solver.Residuals
+	Status    solver.Status
+	Residuals solver.Residuals
 }
 
-// verifier accumulates one integrity rule: the number of problems and the
+// Verifier accumulates one integrity rule: the number of problems and the
 // first one.
-type verifier struct {
+type Verifier struct {
 	n     int
 	first string
 }
 
-func (v *verifier) fail(format string, args ...any) {
+// Fail records one problem.
+func (v *Verifier) Fail(format string, args ...any) {
 	if v.n == 0 {
 		v.first = fmt.Sprintf(format, args...)
 	}
 	v.n++
 }
 
-func (v *verifier) row(experiment, rule, ok string) CheckRow {
+// Row is the check row of the rule: ok when no problem was recorded.
+func (v *Verifier) Row(experiment, rule, ok string) CheckRow {
 	d := v.first
 	if v.n == 0 {
 		d = ok
@@ -142,12 +145,12 @@ func VerifyResult(dir, name string, resultJSON []byte) []CheckRow {
 	return fail(fmt.Errorf("no verifier for %q", name))
 }
 
-// failedResult is the one check row of a result file that cannot be verified.
+// FailedResult is the one check row of a result file that cannot be verified.
 func FailedResult(name string, err error) []CheckRow {
 	return []CheckRow{{Experiment: name, Cell: "all", Rule: "result file", Value: 1, Detail: err.Error()}}
 }
 
-// strictConfig decodes a recorded configuration, refusing unknown keys.
+// StrictConfig decodes a recorded configuration, refusing unknown keys.
 func StrictConfig(raw []byte, cfg any) error {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()
@@ -184,6 +187,8 @@ func kktFactors(name string) (map[string]float64, error) {
 	return out, nil
 }
 
+// VerifyWith checks the result file of experiment name in dir against
+// its trial files as kind k describes them (see VerifyResult).
 func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash string, cfg any, kkt map[string]float64, k VerifyKind[R, T]) []CheckRow {
 	var res resultFile[R, T]
 	if err := json.Unmarshal(resultJSON, &res); err != nil {
@@ -192,48 +197,48 @@ func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 	var out []CheckRow
 
 	// The manifest: complete, of this configuration, written by this run.
-	var man verifier
+	var man Verifier
 	var m manifestFile
 	switch b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); {
 	case err != nil:
-		man.fail("manifest.json: %v", err)
+		man.Fail("manifest.json: %v", err)
 	case json.Unmarshal(b, &m) != nil:
-		man.fail("manifest.json is not JSON")
+		man.Fail("manifest.json is not JSON")
 	case m.Complete == nil || !*m.Complete:
-		man.fail("manifest.json: run not complete")
+		man.Fail("manifest.json: run not complete")
 	case m.Experiment != name:
-		man.fail("manifest.json is of experiment %q", m.Experiment)
+		man.Fail("manifest.json is of experiment %q", m.Experiment)
 	case m.ConfigHash != recordedHash:
-		man.fail("manifest.json config_hash %s, %s.json has %s", m.ConfigHash, name, recordedHash)
+		man.Fail("manifest.json config_hash %s, %s.json has %s", m.ConfigHash, name, recordedHash)
 	case m.TrialHash != k.TrialHash:
-		man.fail("manifest.json trial_hash %s, the configuration's is %s", m.TrialHash, k.TrialHash)
+		man.Fail("manifest.json trial_hash %s, the configuration's is %s", m.TrialHash, k.TrialHash)
 	}
 	if h := ConfigHash(cfg); h != recordedHash {
-		man.fail("%s.json: config_hash %s, its configuration hashes to %s", name, recordedHash, h)
+		man.Fail("%s.json: config_hash %s, its configuration hashes to %s", name, recordedHash, h)
 	}
-	out = append(out, man.row(name, "manifest", "complete, same configuration"))
+	out = append(out, man.Row(name, "manifest", "complete, same configuration"))
 
 	// Rows: exactly the configuration's cells, in order.
-	var cells verifier
+	var cells Verifier
 	if len(res.Rows) != len(k.Cells) {
-		cells.fail("%d rows, the configuration has %d cells", len(res.Rows), len(k.Cells))
+		cells.Fail("%d rows, the configuration has %d cells", len(res.Rows), len(k.Cells))
 	}
 	for i, c := range k.Cells {
 		if i >= len(res.Rows) {
-			cells.fail("row %s missing", c.Label)
+			cells.Fail("row %s missing", c.Label)
 			continue
 		}
 		if got := k.RowKey(&res.Rows[i]); got != c.Key {
-			cells.fail("row %d is %s, want %s", i+1, got, c.Key)
+			cells.Fail("row %d is %s, want %s", i+1, got, c.Key)
 		}
 	}
 	if n := len(k.Cells) * k.Trials; len(res.Trials) != n {
-		cells.fail("%d trials, want %d (%d cells x %d)", len(res.Trials), n, len(k.Cells), k.Trials)
+		cells.Fail("%d trials, want %d (%d cells x %d)", len(res.Trials), n, len(k.Cells), k.Trials)
 	}
-	out = append(out, cells.row(name, "cells and rows", fmt.Sprintf("%d rows of %d trials", len(k.Cells), k.Trials)))
+	out = append(out, cells.Row(name, "cells and rows", fmt.Sprintf("%d rows of %d trials", len(k.Cells), k.Trials)))
 
 	// Trial files: those the manifest lists, exactly the expected ones, valid.
-	var files verifier
+	var files Verifier
 	listed := map[string]bool{}
 	for _, f := range m.TrialFiles {
 		listed[f] = true
@@ -246,26 +251,26 @@ func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 		for t := range k.Trials {
 			key := TrialKey(c.Key, t)
 			if !listed[key+".json"] {
-				files.fail("%s.json not in the manifest's trial_files", key)
+				files.Fail("%s.json not in the manifest's trial_files", key)
 			}
 			delete(listed, key+".json")
 			b, err := os.ReadFile(filepath.Join(dir, "trials", key+".json"))
 			if err != nil {
-				files.fail("trials/%s.json: %v", key, errors.Unwrap(err))
+				files.Fail("trials/%s.json: %v", key, errors.Unwrap(err))
 				complete[c.Key] = false
 				continue
 			}
 			var tr T
-			if _, err := decodeTrial(b, key, k.TrialHash, &tr); err != nil {
+			if _, err := DecodeTrial(b, key, k.TrialHash, &tr); err != nil {
 				if errors.Is(err, errOtherConfig) {
 					err = errors.New("of another configuration")
 				}
-				files.fail("trials/%s.json: %v", key, err)
+				files.Fail("trials/%s.json: %v", key, err)
 				complete[c.Key] = false
 				continue
 			}
 			if got := TrialKey(k.CellOf(&tr), k.Index(&tr)); got != key {
-				files.fail("trials/%s.json holds trial %s", key, got)
+				files.Fail("trials/%s.json holds trial %s", key, got)
 				complete[c.Key] = false
 				continue
 			}
@@ -274,45 +279,45 @@ func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 		}
 	}
 	for _, f := range slices.Sorted(mapKeys(listed)) {
-		files.fail("manifest lists %s, not a trial of this table", f)
+		files.Fail("manifest lists %s, not a trial of this table", f)
 	}
-	out = append(out, files.row(name, "trial files", fmt.Sprintf("%d valid, as the manifest lists", len(all))))
+	out = append(out, files.Row(name, "trial files", fmt.Sprintf("%d valid, as the manifest lists", len(all))))
 
 	// The result's trials are the trial files'.
-	var same verifier
+	var same Verifier
 	if len(res.Trials) != len(all) {
-		same.fail("%s.json has %d trials, the trial files %d", name, len(res.Trials), len(all))
+		same.Fail("%s.json has %d trials, the trial files %d", name, len(res.Trials), len(all))
 	} else {
 		for i := range all {
 			a, _ := json.Marshal(&all[i])
 			b, _ := json.Marshal(&res.Trials[i])
 			if !bytes.Equal(a, b) {
-				same.fail("trial %s differs from its file (%s)", TrialKey(k.CellOf(&all[i]), k.Index(&all[i])), firstDiff(b, a))
+				same.Fail("trial %s differs from its file (%s)", TrialKey(k.CellOf(&all[i]), k.Index(&all[i])), firstDiff(b, a))
 			}
 		}
 	}
-	out = append(out, same.row(name, "trials = trial files", "equal"))
+	out = append(out, same.Row(name, "trials = trial files", "equal"))
 
 	// Rows and tables recomputed from the trial files.
-	var rowsV verifier
+	var rowsV Verifier
 	rows := make([]R, 0, len(k.Cells))
 	for i, c := range k.Cells {
 		if !complete[c.Key] || i >= len(res.Rows) || k.RowKey(&res.Rows[i]) != c.Key {
-			rowsV.fail("row %s cannot be recomputed (trial files or row missing)", c.Label)
+			rowsV.Fail("row %s cannot be recomputed (trial files or row missing)", c.Label)
 			continue
 		}
 		r := k.Row(c, byCell[c.Key], &res.Rows[i])
 		a, _ := json.Marshal(&r)
 		b, _ := json.Marshal(&res.Rows[i])
 		if !bytes.Equal(a, b) {
-			rowsV.fail("row %s: %s", c.Label, firstDiff(b, a))
+			rowsV.Fail("row %s: %s", c.Label, firstDiff(b, a))
 		}
 		rows = append(rows, r)
 	}
-	out = append(out, rowsV.row(name, "rows recomputed", "equal to the trial files' aggregates"))
-	var tabV verifier
+	out = append(out, rowsV.Row(name, "rows recomputed", "equal to the trial files' aggregates"))
+	var tabV Verifier
 	if rowsV.n > 0 {
-		tabV.fail("not recomputed: rows differ")
+		tabV.Fail("not recomputed: rows differ")
 	} else {
 		var md, csv strings.Builder
 		for i, t := range k.Tables(rows, all) {
@@ -327,34 +332,34 @@ func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 			b, err := os.ReadFile(filepath.Join(dir, name+"."+f.ext))
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
-				tabV.fail("%s.%s missing", name, f.ext)
+				tabV.Fail("%s.%s missing", name, f.ext)
 			case err != nil:
-				tabV.fail("%s.%s: %v", name, f.ext, err)
+				tabV.Fail("%s.%s: %v", name, f.ext, err)
 			case string(b) != f.want:
-				tabV.fail("%s.%s: %s", name, f.ext, firstLineDiff(string(b), f.want))
+				tabV.Fail("%s.%s: %s", name, f.ext, FirstLineDiff(string(b), f.want))
 			}
 		}
 	}
-	out = append(out, tabV.row(name, "tables recomputed", name+".csv and .md equal"))
+	out = append(out, tabV.Row(name, "tables recomputed", name+".csv and .md equal"))
 
 	// Each Converged run's audited residuals within the kkt rule's bound.
-	var kktV verifier
+	var kktV Verifier
 	checked := 0
 	for i := range all {
 		for j, alg := range []string{"alg1", "cprox"} {
 			f, ok := kkt[alg]
 			run := k.Runs(&all[i])[j]
-			if !ok || run.status != solver.Converged {
+			if !ok || run.Status != solver.Converged {
 				continue
 			}
 			checked++
-			st, fe := run.res.Stationarity/(f*k.Eps[0]), run.res.Feasibility/(f*k.Eps[1])
+			st, fe := run.Residuals.Stationarity/(f*k.Eps[0]), run.Residuals.Feasibility/(f*k.Eps[1])
 			if st > 1 || fe > 1 || math.IsNaN(st+fe) {
-				kktV.fail("trial %s %s: Converged with KKT residuals %.3g x, %.3g x the bound", TrialKey(k.CellOf(&all[i]), k.Index(&all[i])), alg, st, fe)
+				kktV.Fail("trial %s %s: Converged with KKT residuals %.3g x, %.3g x the bound", TrialKey(k.CellOf(&all[i]), k.Index(&all[i])), alg, st, fe)
 			}
 		}
 	}
-	out = append(out, kktV.row(name, "trial kkt vs status", fmt.Sprintf("%d Converged runs within (ε1, ε2)", checked)))
+	out = append(out, kktV.Row(name, "trial kkt vs status", fmt.Sprintf("%d Converged runs within (ε1, ε2)", checked)))
 	if k.Extra != nil {
 		out = append(out, k.Extra(k.Cells, byCell, rows)...)
 	}
@@ -434,8 +439,8 @@ func clip(s string) string {
 	return s
 }
 
-// firstLineDiff names the first line where a file differs from its recomputation.
-func firstLineDiff(got, want string) string {
+// FirstLineDiff names the first line where a file differs from its recomputation.
+func FirstLineDiff(got, want string) string {
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
 	for i := 0; i < max(len(g), len(w)); i++ {
 		var a, b string
@@ -452,5 +457,5 @@ func firstLineDiff(got, want string) string {
 	return "differs"
 }
 
-// sameFloat is equality up to the last bits of a recomputation.
-func sameFloat(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+// SameFloat is equality up to the last bits of a recomputation.
+func SameFloat(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }

@@ -32,7 +32,7 @@ func (c *TrialConfig) ValidateTrials() error {
 	return nil
 }
 
-// validateAll returns the first error of validators.
+// ValidateAll returns the first error of validators.
 func ValidateAll(vs ...func() error) error {
 	for _, v := range vs {
 		if err := v(); err != nil {
@@ -84,11 +84,12 @@ func (c *MethodConfig) ValidateMethod() error {
 	return nil
 }
 
+// Settings are the solver settings of c, workers clients at a time.
 func (c *MethodConfig) Settings(workers int) *solver.Settings {
 	return &solver.Settings{MaxOuter: c.MaxOuter, MaxInner: c.MaxInner, Eps1: c.Eps1, Eps2: c.Eps2, Workers: workers}
 }
 
-// methods returns Algorithm 1 and cProx-AL with these parameters.
+// Methods returns Algorithm 1 and cProx-AL with these parameters.
 func (c *MethodConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
 	test := solver.InnerTestPaper
 	if c.InnerTest == "measured" {
@@ -134,10 +135,10 @@ type RunOptions struct {
 // NumWorkers is Workers, at least 1.
 func (o RunOptions) NumWorkers() int { return max(1, o.Workers) }
 
-// trialKey names trial t of a cell in a Store.
+// TrialKey names trial t of a cell in a Store.
 func TrialKey(cell string, t int) string { return fmt.Sprintf("%s-t%02d", cell, t) }
 
-// runTrials runs trial(ctx, t) for t = 0..n-1 of the cell named key, at most
+// RunTrials runs trial(ctx, t) for t = 0..n-1 of the cell named key, at most
 // opt.Workers at a time, reusing stored trials, and returns the trials in
 // order (a pure function of the inputs, whatever the scheduling).
 func RunTrials[T any](ctx context.Context, n int, opt RunOptions, pc *ProgressCounter, label, key string, seed uint64,

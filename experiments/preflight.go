@@ -129,7 +129,7 @@ type Cost struct {
 	Model   string
 }
 
-// flopRate is the floating-point rate the time models assume for one core:
+// FlopRate is the floating-point rate the time models assume for one core:
 // the Table 4 cells ran at 6-11 Gflop/s of this model's count on one core
 // here, so 4 Gflop/s overestimates the time rather than under.
 const FlopRate = 4e9

@@ -8,9 +8,9 @@ var QuickClients = []int{1, 5}
 // QuickTrials is the number of trials of a quick run.
 const QuickTrials = 2
 
-// quickClients keeps the quick client counts of ns (all of QuickClients
+// KeepQuickClients keeps the quick client counts of ns (all of QuickClients
 // when none is there).
-func quickClients(ns []int) []int {
+func KeepQuickClients(ns []int) []int {
 	out := slices.DeleteFunc(slices.Clone(ns), func(n int) bool { return !slices.Contains(QuickClients, n) })
 	if len(out) == 0 {
 		return slices.Clone(QuickClients)

@@ -7,7 +7,7 @@ import (
 	"github.com/fedcon/fedcon/problems"
 )
 
-// startPoint returns w0 of trial t: ones, zeros or a point of the unit sphere.
+// StartPoint returns w0 of trial t: ones, zeros or a point of the unit sphere.
 func StartPoint(kind, rng string, seed uint64, t, d int) []float64 {
 	w := make([]float64, d)
 	switch kind {
@@ -17,13 +17,13 @@ func StartPoint(kind, rng string, seed uint64, t, d int) []float64 {
 		}
 	case "zeros":
 	default:
-		return trialStart(rng, seed, t, d)
+		return TrialStart(rng, seed, t, d)
 	}
 	return w
 }
 
-// trialStart is trial t's w0 on the unit sphere.
-func trialStart(rng string, seed uint64, t, d int) []float64 {
+// TrialStart is trial t's w0 on the unit sphere.
+func TrialStart(rng string, seed uint64, t, d int) []float64 {
 	if rng == "numpy" {
 		return nprand.TrialStart(t, d)
 	}

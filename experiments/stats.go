@@ -5,8 +5,9 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/fedcon/fedcon/solver"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/fedcon/fedcon/solver"
 )
 
 // MeanStd is a mean with its population standard deviation (numpy's default,
@@ -29,7 +30,8 @@ func MeanStdOf(x []float64) MeanStd {
 	return MeanStd{Mean: m, Std: s}
 }
 
-func maxOf(x []float64) float64 {
+// MaxOf is the largest element of x (0 for an empty x).
+func MaxOf(x []float64) float64 {
 	m := math.Inf(-1)
 	for _, v := range x {
 		m = math.Max(m, v)
@@ -42,7 +44,7 @@ func maxOf(x []float64) float64 {
 
 func sortStrings(s []string) { sort.Strings(s) }
 
-// relDiff is |a - b| / |b|, the papers' relative difference, with the
+// RelDiff is |a - b| / |b|, the papers' relative difference, with the
 // denominator kept away from zero so that no Inf reaches a table.
 func RelDiff(a, b float64) float64 {
 	return math.Abs(a-b) / math.Max(math.Abs(b), 1e-300)
@@ -67,10 +69,10 @@ const (
 	CellBoth
 )
 
-// has reports whether a solution cell has runs behind it: some run of the
+// Has reports whether a solution cell has runs behind it: some run of the
 // algorithm (cellA1, cellCP) or some trial with both runs (cellBoth) did
 // not diverge. Rows from before the divergence counts (Trials = 0) do.
-func (r Divergence) has(which int) bool {
+func (r Divergence) Has(which int) bool {
 	if r.Trials == 0 {
 		return true
 	}
@@ -84,21 +86,21 @@ func (r Divergence) has(which int) bool {
 	return left > 0
 }
 
-// solCell returns v, or "-" when no run is behind the cell (has).
+// SolCell returns v, or "-" when no run is behind the cell (has).
 func (r Divergence) SolCell(which int, v string) string {
-	if r.has(which) {
+	if r.Has(which) {
 		return v
 	}
 	return "-"
 }
 
-// tally adds one run of a table cell to its flags (status other than
+// Tally adds one run of a table cell to its flags (status other than
 // Converged, inner cap hits, local tolerance misses, a Converged run whose
 // audited KKT residuals exceed eps = (ε1, ε2)) and, unless it diverged, its
 // KKT residuals to the maxima kkt; a diverged run counts in diverged
 // instead. It reports whether the run belongs in the solution columns
 // (Divergence).
-func tally(flags map[string]int, name string, st solver.Status, stats solver.Stats, res solver.Residuals, eps [2]float64, kkt *[2]float64, diverged *int) bool {
+func Tally(flags map[string]int, name string, st solver.Status, stats solver.Stats, res solver.Residuals, eps [2]float64, kkt *[2]float64, diverged *int) bool {
 	if st != solver.Converged {
 		flags[name+" "+st.String()]++
 	} else if res.Stationarity > eps[0] || res.Feasibility > eps[1] {
@@ -121,8 +123,8 @@ func tally(flags map[string]int, name string, st solver.Status, stats solver.Sta
 	return true
 }
 
-// flagString renders "status xN" flags in a stable order; "ok" when none.
-func flagString(flags map[string]int) string {
+// FlagString renders "status xN" flags in a stable order; "ok" when none.
+func FlagString(flags map[string]int) string {
 	if len(flags) == 0 {
 		return "ok"
 	}

@@ -51,8 +51,8 @@ type Store struct {
 	used     map[string]struct{} // keys reused or computed by this run
 }
 
-// storedTrial is the file format of one trial.
-type storedTrial struct {
+// StoredTrial is the file format of one trial.
+type StoredTrial struct {
 	Schema     int             `json:"schema"`
 	ConfigHash string          `json:"config_hash"`
 	Version    string          `json:"fedcon_version"`
@@ -92,12 +92,13 @@ func TrialHash(cfg any, drop ...string) string {
 	return h
 }
 
+// Path is the file of trial key.
 func (s *Store) Path(key string) string { return filepath.Join(s.Dir, key+".json") }
 
-// load fills v from the trial stored under key and reports whether it was
+// Load fills v from the trial stored under key and reports whether it was
 // there, valid, under the store's hash. A file that is there but invalid is
 // reported through Warn.
-func (s *Store) load(key string, v any) bool {
+func (s *Store) Load(key string, v any) bool {
 	if s == nil || s.Force || s.Hash == "" {
 		return false
 	}
@@ -105,7 +106,7 @@ func (s *Store) load(key string, v any) bool {
 	if err != nil {
 		return false
 	}
-	st, err := decodeTrial(b, key, s.Hash, v)
+	st, err := DecodeTrial(b, key, s.Hash, v)
 	if err != nil {
 		if !errors.Is(err, errOtherConfig) && s.Warn != nil {
 			what := "recomputing it"
@@ -139,11 +140,11 @@ func (s *Store) use(key string) {
 // replaced without a warning, as a change of configuration is routine.
 var errOtherConfig = errors.New("trial of another configuration")
 
-// decodeTrial validates a trial file's bytes (schema, hash, key, every field
+// DecodeTrial validates a trial file's bytes (schema, hash, key, every field
 // of the trial present and not null, the trial's own checks) and decodes its
 // trial into v.
-func decodeTrial(b []byte, key, hash string, v any) (*storedTrial, error) {
-	var st storedTrial
+func DecodeTrial(b []byte, key, hash string, v any) (*StoredTrial, error) {
+	var st StoredTrial
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("not a trial file: %w", err)
 	}
@@ -219,8 +220,8 @@ func sameShape(path string, tmpl, got any) error {
 	return nil
 }
 
-// save records trial v under key.
-func (s *Store) save(key string, seed uint64, v any) error {
+// Save records trial v under key.
+func (s *Store) Save(key string, seed uint64, v any) error {
 	if s == nil {
 		return nil
 	}
@@ -231,7 +232,7 @@ func (s *Store) save(key string, seed uint64, v any) error {
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}
-	b, err := json.MarshalIndent(storedTrial{Schema: TrialSchema, ConfigHash: s.Hash, Version: s.Version, Key: key, Seed: seed, Trial: tb}, "", " ")
+	b, err := json.MarshalIndent(StoredTrial{Schema: TrialSchema, ConfigHash: s.Hash, Version: s.Version, Key: key, Seed: seed, Trial: tb}, "", " ")
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}
@@ -247,7 +248,7 @@ func (s *Store) save(key string, seed uint64, v any) error {
 
 var errNoHash = errors.New("experiments: the configuration cannot be hashed (a value JSON cannot encode, such as NaN or Inf)")
 
-// cached returns the trial stored under key, or computes, stores and returns it.
+// Cached returns the trial stored under key, or computes, stores and returns it.
 func Cached[T any](s *Store, key string, seed uint64, compute func() (T, error)) (T, error) {
 	var v T
 	if s != nil && s.Hash == "" {
@@ -260,7 +261,7 @@ func Cached[T any](s *Store, key string, seed uint64, compute func() (T, error))
 		}
 		s.Shard.own(s.Dir, s.Hash, s.Path(key))
 	}
-	if s.load(key, &v) {
+	if s.Load(key, &v) {
 		if s.Shard != nil {
 			s.Shard.done(s.Path(key), 0, false)
 		}
@@ -274,7 +275,7 @@ func Cached[T any](s *Store, key string, seed uint64, compute func() (T, error))
 	if err != nil {
 		return v, err
 	}
-	if err := s.save(key, seed, v); err != nil {
+	if err := s.Save(key, seed, v); err != nil {
 		return v, err
 	}
 	if s != nil && s.Shard != nil {

@@ -18,15 +18,15 @@ func TestStoreIgnoresBadFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		var v int
-		if s.load(name, &v) {
+		if s.Load(name, &v) {
 			t.Errorf("%s: loaded a bad file", name)
 		}
 	}
-	if err := s.save("c", 1, 7); err != nil {
+	if err := s.Save("c", 1, 7); err != nil {
 		t.Fatal(err)
 	}
 	var v int
-	if !s.load("c", &v) || v != 7 {
+	if !s.Load("c", &v) || v != 7 {
 		t.Errorf("round trip: %d", v)
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"fmt"
 )
 
-// The check methods are a trial file's semantic validation, beyond the
+// A trial type's Check method is its file's semantic validation, beyond the
 // presence of every field (requireFields): a file that fails is recomputed.
 
-func checkResiduals(alg string, st, fe float64) error {
+// CheckResiduals refuses negative KKT residuals of algorithm alg.
+func CheckResiduals(alg string, st, fe float64) error {
 	if st < 0 || fe < 0 {
 		return fmt.Errorf("trial.%s.kkt_residuals: negative", alg)
 	}

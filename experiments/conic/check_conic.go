@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -26,13 +27,13 @@ func CheckConicTable1(resultJSON []byte) ([]experiments.CheckRow, error) {
 // CheckConicTable2 checks a conic-table2 result file (Neyman-Pearson,
 // eq. (26)) with configs/reference/conic-table2.yaml.
 func CheckConicTable2(resultJSON []byte) ([]experiments.CheckRow, error) {
-	return experiments.CheckClass("conic-table2", "conic-table2", resultJSON, experiments.NPCheckConfig)
+	return proxal.CheckClass("conic-table2", "conic-table2", resultJSON, proxal.NPCheckConfig)
 }
 
 // CheckConicTable3 checks a conic-table3 result file (fairness, eq. (28))
 // with configs/reference/conic-table3.yaml.
 func CheckConicTable3(resultJSON []byte) ([]experiments.CheckRow, error) {
-	return experiments.CheckClass("conic-table3", "conic-table3", resultJSON, experiments.FairCheckConfig)
+	return proxal.CheckClass("conic-table3", "conic-table3", resultJSON, proxal.FairCheckConfig)
 }
 
 // conicQPResult is what the checker reads of a conic-table1 result file.
@@ -61,7 +62,7 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 	if err := json.Unmarshal(res.Info.Config, &cfg); err != nil {
 		return nil, fmt.Errorf("experiments: %s.json: config: %w", experiment, err)
 	}
-	var ref experiments.ClassRef
+	var ref proxal.ClassRef
 	if err := yaml.Unmarshal(refYAML, &ref); err != nil {
 		return nil, fmt.Errorf("experiments: configs/reference/%s.yaml: %w", experiment, err)
 	}
@@ -92,10 +93,10 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 			}
 			for i, a := range []struct {
 				key, name string
-				get       func(*ConicQPTrial) *experiments.QPAlg
+				get       func(*ConicQPTrial) *proxal.QPAlg
 			}{
-				{"alg1", "Alg. 1", func(t *ConicQPTrial) *experiments.QPAlg { return &t.Alg1 }},
-				{"cprox", "cProx-AL", func(t *ConicQPTrial) *experiments.QPAlg { return &t.CProx }},
+				{"alg1", "Alg. 1", func(t *ConicQPTrial) *proxal.QPAlg { return &t.Alg1 }},
+				{"cprox", "cProx-AL", func(t *ConicQPTrial) *proxal.QPAlg { return &t.CProx }},
 			} {
 				if !rule.Applies(a.key) {
 					continue
@@ -138,7 +139,7 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 					if base == nil {
 						continue
 					}
-					worst, compared := experiments.BaselineDrift(len(trials), 1, func(j int) (float64, float64, bool) {
+					worst, compared := proxal.BaselineDrift(len(trials), 1, func(j int) (float64, float64, bool) {
 						b, ok := base[experiments.TrialKey(key, trials[j].Trial)]
 						if !ok {
 							return 0, 0, false
@@ -198,7 +199,7 @@ func conicQPKind(cfg *ConicQPConfig) experiments.VerifyKind[ConicQPRow, ConicQPT
 		Tables: func(rows []ConicQPRow, trials []ConicQPTrial) []*experiments.Table {
 			return (&ConicQPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
 		},
-		Runs: func(t *ConicQPTrial) [2]experiments.TrialRun { return experiments.QPTrialRuns(&t.QPRuns) },
+		Runs: func(t *ConicQPTrial) [2]experiments.TrialRun { return proxal.QPTrialRuns(&t.QPRuns) },
 	}
 }
 
@@ -211,31 +212,31 @@ func verifyConicQP(dir, name string, resultJSON, config []byte, hash string, kkt
 }
 
 func verifyConicNP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
-	var cfg experiments.NPConfig
+	var cfg proxal.NPConfig
 	if err := experiments.StrictConfig(config, &cfg); err != nil {
 		return experiments.FailedResult(name, err)
 	}
 	pub := func(c experiments.VerifyCell) []float64 {
 		return experiments.PublishedIn("conic-published", "table2", c.Dataset, fmt.Sprint(c.N))
 	}
-	tables := func(rows []experiments.ClassRow, trials []experiments.ClassTrial) []*experiments.Table {
+	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
 		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, experiments.NPVerifyKind(&cfg, pub, tables))
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.NPVerifyKind(&cfg, pub, tables))
 }
 
 func verifyConicFair(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
-	var cfg experiments.FairConfig
+	var cfg proxal.FairConfig
 	if err := experiments.StrictConfig(config, &cfg); err != nil {
 		return experiments.FailedResult(name, err)
 	}
 	pub := func(c experiments.VerifyCell) []float64 {
 		return experiments.PublishedIn("conic-published", "table3", fmt.Sprint(c.N))
 	}
-	tables := func(rows []experiments.ClassRow, trials []experiments.ClassTrial) []*experiments.Table {
+	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
 		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, experiments.FairVerifyKind(&cfg, pub, tables))
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.FairVerifyKind(&cfg, pub, tables))
 }
 
 // The conic version's tables are gated by `fedcon check`.
@@ -243,7 +244,7 @@ func init() {
 	experiments.RegisterCheck("conic-table1", experiments.Check{Verify: verifyConicQP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable1(b) },
 		Baseline: conicQPBaselineYAML})
 	experiments.RegisterCheck("conic-table2", experiments.Check{Verify: verifyConicNP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable2(b) },
-		Baseline: experiments.ClassBaselineYAML})
+		Baseline: proxal.ClassBaselineYAML})
 	experiments.RegisterCheck("conic-table3", experiments.Check{Verify: verifyConicFair, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable3(b) },
-		Baseline: experiments.ClassBaselineYAML})
+		Baseline: proxal.ClassBaselineYAML})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -132,15 +133,15 @@ func conicClassFixture(fair bool) *ConicClassResult {
 	np := npFixture()
 	res := &ConicClassResult{Info: np.Info, Table: "table2", Rows: np.Rows, Trials: np.Trials}
 	if fair {
-		cfg := &experiments.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.01,
-			W0: "zeros", ALConfig: np.Info.Config.(*experiments.NPConfig).ALConfig}
+		cfg := &proxal.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.01,
+			W0: "zeros", ALConfig: np.Info.Config.(*proxal.NPConfig).ALConfig}
 		for i := range res.Trials {
 			tr := &res.Trials[i]
 			tr.Dataset = "adult-b"
 			tr.Alg1.Loss1 = []float64{0, 0, 0}
 			tr.CProx.Loss1 = []float64{0.01, 0.008, 0.0105}
 		}
-		res.Rows = []experiments.ClassRow{experiments.ClassRowOf("adult-b", 2, res.Trials, cfg.R, cfg.Eps1, cfg.Eps2)}
+		res.Rows = []proxal.ClassRow{proxal.ClassRowOf("adult-b", 2, res.Trials, cfg.R, cfg.Eps1, cfg.Eps2)}
 		res.Info, res.Table = &experiments.RunInfo{Config: cfg}, "table3"
 	}
 	return res
@@ -186,18 +187,18 @@ func TestCheckConicClassRules(t *testing.T) {
 }
 
 // npFixture is a two-trial Table 1 result on monks-1 that passes every rule.
-func npFixture() *experiments.NPResult {
-	cfg := &experiments.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
-		AdmmStart: "wk", ALConfig: experiments.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+func npFixture() *proxal.NPResult {
+	cfg := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
+		AdmmStart: "wk", ALConfig: proxal.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
-	alg := func(obj float64) experiments.ClassAlg {
-		return experiments.ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
+	alg := func(obj float64) proxal.ClassAlg {
+		return proxal.ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
 			Residuals: solver.Residuals{Stationarity: 5e-4, Feasibility: 1e-5}}
 	}
-	var trials []experiments.ClassTrial
+	var trials []proxal.ClassTrial
 	for t := range 2 {
-		trials = append(trials, experiments.ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: experiments.RelDiff(1.1, 1.1001)})
+		trials = append(trials, proxal.ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: experiments.RelDiff(1.1, 1.1001)})
 	}
-	row := experiments.ClassRowOf("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
-	return &experiments.NPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: []experiments.ClassRow{row}, Trials: trials}
+	row := proxal.ClassRowOf("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+	return &proxal.NPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: []proxal.ClassRow{row}, Trials: trials}
 }

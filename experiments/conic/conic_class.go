@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // ConicClassResult is Table 2 (Neyman-Pearson, eq. (26)) or Table 3
@@ -13,16 +14,16 @@ import (
 type ConicClassResult struct {
 	Info *experiments.RunInfo `json:"run"`
 	// Table is "table2" or "table3" of configs/reference/conic-published.yaml.
-	Table  string                   `json:"table"`
-	Rows   []experiments.ClassRow   `json:"rows"`
-	Trials []experiments.ClassTrial `json:"trials"`
+	Table  string              `json:"table"`
+	Rows   []proxal.ClassRow   `json:"rows"`
+	Trials []proxal.ClassTrial `json:"trials"`
 }
 
 // RunConicNP runs the conic paper's Table 2: eq. (26) is the core paper's
 // eq. (30) (NPClient), with w0 = ones, s̄ = 0.001, β = 300, ρ_i = 0.01 and
 // r = 0.2 from cfg. On an error it returns the finished rows with it.
-func RunConicNP(ctx context.Context, cfg *experiments.NPConfig, dirs []string, opt experiments.RunOptions) (*ConicClassResult, error) {
-	res, err := experiments.RunNP(ctx, cfg, dirs, opt)
+func RunConicNP(ctx context.Context, cfg *proxal.NPConfig, dirs []string, opt experiments.RunOptions) (*ConicClassResult, error) {
+	res, err := proxal.RunNP(ctx, cfg, dirs, opt)
 	if res == nil {
 		return nil, err
 	}
@@ -36,8 +37,8 @@ func RunConicNP(ctx context.Context, cfg *experiments.NPConfig, dirs []string, o
 // RunConicFair runs the conic paper's Table 3: eq. (28) is the core paper's
 // eq. (32) (FairParty, -r <= disparity <= r at the server and every client),
 // with w0 = 0, r = 0.01, s̄ = 0.001, β = 10 and ρ_i = 1e8 from cfg.
-func RunConicFair(ctx context.Context, cfg *experiments.FairConfig, dirs []string, opt experiments.RunOptions) (*ConicClassResult, error) {
-	res, err := experiments.RunFair(ctx, cfg, dirs, opt)
+func RunConicFair(ctx context.Context, cfg *proxal.FairConfig, dirs []string, opt experiments.RunOptions) (*ConicClassResult, error) {
+	res, err := proxal.RunFair(ctx, cfg, dirs, opt)
 	if res == nil {
 		return nil, err
 	}
@@ -52,14 +53,14 @@ func RunConicFair(ctx context.Context, cfg *experiments.FairConfig, dirs []strin
 // the table of what the paper does not report.
 func (r *ConicClassResult) Tables() []*experiments.Table {
 	var rr float64
-	var al *experiments.ALConfig
+	var al *proxal.ALConfig
 	switch cfg := r.Info.Config.(type) {
-	case *experiments.NPConfig:
+	case *proxal.NPConfig:
 		rr, al = cfg.R, &cfg.ALConfig
-	case *experiments.FairConfig:
+	case *proxal.FairConfig:
 		rr, al = cfg.R, &cfg.ALConfig
 	}
-	nop := func(experiments.ClassRow) []float64 { return nil }
+	nop := func(proxal.ClassRow) []float64 { return nil }
 	np := r.Table == "table2"
 	var title, objName, feasName string
 	if np {
@@ -69,7 +70,7 @@ func (r *ConicClassResult) Tables() []*experiments.Table {
 		title = "Conic paper, Table 3: fairness, eq. (28), adult-b — classification loss, loss disparity over clients and server"
 		objName, feasName = "loss", "disparity"
 	}
-	tables := experiments.WithAlgorithm2Note(experiments.ClassTables(title, feasName, r.Rows, np, rr, nop), al)
+	tables := proxal.WithAlgorithm2Note(proxal.ClassTables(title, feasName, r.Rows, np, rr, nop), al)
 	head := []string{}
 	if np {
 		head = append(head, "dataset")
@@ -95,7 +96,7 @@ func (r *ConicClassResult) Tables() []*experiments.Table {
 	}
 	main.Notes = append(main.Notes,
 		fmt.Sprintf("Ours: means over clients (objective) and over parties (%s mean, max), then over trials; threshold r = %g. Flags count trials that did not end Converged, hit an inner cap, had a local solve stop short of its tolerance (local tol missed), ended Converged with audited KKT residuals above (ε1, ε2) (KKT above ε), or ended above r + ε2.", feasName, rr),
-		experiments.DivergedNote)
+		proxal.DivergedNote)
 	if np {
 		main.Notes = append(main.Notes, "The paper's cProx-AL objectives on adult-a and monks-1 lie far above its Algorithm 1's at n = 1 (0.9186 vs 0.7331, 1.7783 vs 1.5758): a convex problem has one optimal value, so those cProx-AL runs had not converged (NOTES.md); we do not try to reproduce that gap.")
 	}
@@ -109,8 +110,8 @@ func (r *ConicClassResult) Tables() []*experiments.Table {
 // Section 5.2 settings from cfg (configs/conic-table2.yaml: w0 = ones,
 // s̄ = 0.001, β = 300, ρ_i = 0.01, r = 0.2). The curves follow eq. (26):
 // class 0 is the objective, class 1 the constraint.
-func RunConicFigure1(ctx context.Context, cfg *experiments.NPConfig, dirs []string, opt experiments.RunOptions) (*experiments.Figure1Result, error) {
-	res, err := experiments.RunFigure1(ctx, cfg, dirs, opt)
+func RunConicFigure1(ctx context.Context, cfg *proxal.NPConfig, dirs []string, opt experiments.RunOptions) (*proxal.Figure1Result, error) {
+	res, err := proxal.RunFigure1(ctx, cfg, dirs, opt)
 	if res != nil {
 		res.Figure.Title = "Conic paper, " + res.Figure.Title
 	}
@@ -123,8 +124,8 @@ func RunConicFigure1(ctx context.Context, cfg *experiments.NPConfig, dirs []stri
 // with the conic paper's Section 5.3 settings from cfg
 // (configs/conic-table3.yaml: w0 = 0, r = 0.01, s̄ = 0.001, β = 10, ρ_i = 1e8).
 // Colours follow the conic paper's caption: disparities blue, loss brown.
-func RunConicFigure2(ctx context.Context, cfg *experiments.FairConfig, dirs []string, opt experiments.RunOptions) (*experiments.Figure2Result, error) {
-	res, err := experiments.RunFigure2(ctx, cfg, dirs, opt)
+func RunConicFigure2(ctx context.Context, cfg *proxal.FairConfig, dirs []string, opt experiments.RunOptions) (*proxal.Figure2Result, error) {
+	res, err := proxal.RunFigure2(ctx, cfg, dirs, opt)
 	if res == nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // TestConicFigures runs both conic figures on real data with small caps
@@ -19,9 +20,9 @@ func TestConicFigures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-data figure runs skipped in -short mode")
 	}
-	al := experiments.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+	al := proxal.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 		MaxOuter: 3, MaxInner: 20, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
-	np := &experiments.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
+	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
 		Clients: []int{2}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}
 	f1, err := RunConicFigure1(context.Background(), np, dirs, experiments.RunOptions{Workers: 2})
 	if err != nil {
@@ -32,7 +33,7 @@ func TestConicFigures(t *testing.T) {
 		t.Fatalf("figure 1: %q, %+v", f1.Figure.Title, f1.Figure.Panels)
 	}
 	al.Beta, al.Rho = 10, 1e8
-	fair := &experiments.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2, 3},
+	fair := &proxal.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2, 3},
 		R: 0.01, W0: "zeros", ALConfig: al}
 	f2, err := RunConicFigure2(context.Background(), fair, dirs, experiments.RunOptions{Workers: 2})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -97,7 +98,7 @@ type ConicQPTrial struct {
 	// FStar is f(w*) of an independent solve: the KKT system of eq. (25)
 	// without balls, ExactSingleBall with one; 0 when Exact is false.
 	FStar float64 `json:"f_star"`
-	experiments.QPRuns
+	proxal.QPRuns
 }
 
 // ConicQPRow aggregates one cell over its instances: Table 4's columns
@@ -106,11 +107,11 @@ type ConicQPRow struct {
 	D, N, M int
 	Exact   bool                `json:"exact_reference"`
 	FStar   experiments.MeanStd `json:"f_star"`
-	experiments.QPStats
+	proxal.QPStats
 }
 
 // ConicQPResult is the whole experiment.
-type ConicQPResult experiments.QPResultFile[ConicQPRow, ConicQPTrial]
+type ConicQPResult proxal.QPResultFile[ConicQPRow, ConicQPTrial]
 
 // conicInstance draws instance t of cell (d, n, m) from its own stream.
 func conicInstance(cfg *ConicQPConfig, d, n, m, t int) (*problems.ConicQP, error) {
@@ -170,7 +171,7 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 	}
 	a1.Smooth, cp.Smooth = smooth, smooth
 	for _, run := range []struct {
-		dst *experiments.QPAlg
+		dst *proxal.QPAlg
 		m   solver.Method
 	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
 		start := time.Now()
@@ -181,12 +182,12 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 		if err != nil {
 			return tr, err
 		}
-		*run.dst = experiments.QPAlg{
+		*run.dst = proxal.QPAlg{
 			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
 			Status: r.Status, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(),
 		}
 		if tr.Exact {
-			run.dst.DistOpt = experiments.DistInf(r.W, wstar)
+			run.dst.DistOpt = proxal.DistInf(r.W, wstar)
 		}
 	}
 	tr.RelDiff = experiments.RelDiff(tr.Alg1.Objective, tr.CProx.Objective)
@@ -194,14 +195,14 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 }
 
 func conicQPRow(d, n, m int, trials []ConicQPTrial, eps [2]float64) ConicQPRow {
-	runs := make([]*experiments.QPRuns, len(trials))
+	runs := make([]*proxal.QPRuns, len(trials))
 	fstar := make([]float64, len(trials))
 	row := ConicQPRow{D: d, N: n, M: m, Exact: true}
 	for i := range trials {
 		runs[i], fstar[i] = &trials[i].QPRuns, trials[i].FStar
 		row.Exact = row.Exact && trials[i].Exact
 	}
-	row.FStar, row.QPStats = experiments.MeanStdOf(fstar), experiments.QPStatsOf(runs, eps)
+	row.FStar, row.QPStats = experiments.MeanStdOf(fstar), proxal.QPStatsOf(runs, eps)
 	row.Published = experiments.PublishedIn("conic-published", "table1", fmt.Sprintf("%d,%d,%d", d, n, m))
 	return row
 }
@@ -241,7 +242,7 @@ func (r *ConicQPResult) Tables() []*experiments.Table {
 	main.Notes = append(main.Notes,
 		"Objective Σ_i ½wᵀA_iw + b_iᵀw, mean (population std) over instances. Feasibility violation = max over the server and the clients of dist_∞(c_i(w), -K_i): ||C_iw + d_i||_∞ for the equalities of eq. (25).",
 		"Instances from fedcon's stream: they agree with the paper's only in distribution (A_i eigenvalues U[5, 10], N(0, 1) entries), so objectives differ instance by instance; f* is the mean optimum of our instances by an independent solve (KKT system; bisection on the ball's multiplier with one ball; '-' with several balls).",
-		experiments.QPDivergedNote)
+		proxal.QPDivergedNote)
 	extra := &experiments.Table{
 		Keys:  3,
 		Title: "Conic Table 1, what the paper does not report — means over instances",
@@ -266,11 +267,12 @@ func (r *ConicQPResult) Tables() []*experiments.Table {
 	return []*experiments.Table{main, extra}
 }
 
+// Check validates a trial file beyond the presence of its fields.
 func (t *ConicQPTrial) Check() error {
 	if t.N < 1 || t.D < 1 || t.M < 1 || t.Trial < 0 {
 		return fmt.Errorf("trial: bad cell d=%d n=%d m=%d trial %d", t.D, t.N, t.M, t.Trial)
 	}
-	return experiments.CheckQPRuns(&t.QPRuns)
+	return proxal.CheckQPRuns(&t.QPRuns)
 }
 
 // Quick shrinks c to the smoke run: 2 instances, the cells with n in {1, 5}.

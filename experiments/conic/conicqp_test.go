@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -86,7 +87,7 @@ func TestRunConicQP(t *testing.T) {
 				t.Fatalf("%d rows, %d trials", len(res.Rows), len(res.Trials))
 			}
 			for _, tr := range res.Trials {
-				for name, a := range map[string]experiments.QPAlg{"alg1": tr.Alg1, "cprox": tr.CProx} {
+				for name, a := range map[string]proxal.QPAlg{"alg1": tr.Alg1, "cprox": tr.CProx} {
 					if a.Status != solver.Converged {
 						t.Errorf("d=%d n=%d t=%d %s: status %v", tr.D, tr.N, tr.Trial, name, a.Status)
 					}
@@ -186,11 +187,11 @@ func TestQPJSONLayout(t *testing.T) {
 		v    any
 		want []string
 	}{
-		{"QPTrial", experiments.QPTrial{}, []string{"n", "d", "m", "trial", "f_star", "nu_star_l1", "alg1", "cprox", "reldiff"}},
+		{"QPTrial", proxal.QPTrial{}, []string{"n", "d", "m", "trial", "f_star", "nu_star_l1", "alg1", "cprox", "reldiff"}},
 		{"ConicQPTrial", ConicQPTrial{}, []string{"d", "n", "m", "trial", "balls", "exact_reference", "f_star", "alg1", "cprox", "reldiff"}},
-		{"QPRow", experiments.QPRow{}, []string{"N", "D", "M", "f_star", "objective_alg1", "reldiff", "outer_cprox", "kkt_max_alg1", "flags", "diverged_alg1", "reldiff_trials", "nu_star_l1", "objective_kkt_band_alg1"}},
+		{"QPRow", proxal.QPRow{}, []string{"N", "D", "M", "f_star", "objective_alg1", "reldiff", "outer_cprox", "kkt_max_alg1", "flags", "diverged_alg1", "reldiff_trials", "nu_star_l1", "objective_kkt_band_alg1"}},
 		{"ConicQPRow", ConicQPRow{}, []string{"D", "N", "M", "exact_reference", "f_star", "objective_cprox", "feasviol_alg1", "dist_opt_cprox", "kkt_max_cprox", "flags", "diverged_cprox", "trials"}},
-		{"ClassRow", experiments.ClassRow{}, []string{"dataset", "objective_alg1", "diverged_alg1", "diverged_cprox", "trials", "reldiff_trials", "rows_dropped_by_partition"}},
+		{"ClassRow", proxal.ClassRow{}, []string{"dataset", "objective_alg1", "diverged_alg1", "diverged_cprox", "trials", "reldiff_trials", "rows_dropped_by_partition"}},
 	} {
 		got := keys(c.v)
 		for _, k := range c.want {
@@ -207,12 +208,12 @@ func TestQPJSONLayout(t *testing.T) {
 // TestConicQPRowDiverged: where every run of Algorithm 1 diverged, both
 // conic Table 1 tables print "-" in its solution columns.
 func TestConicQPRowDiverged(t *testing.T) {
-	alg1 := experiments.QPAlg{Objective: 3e19, Violation: 2e19, DistOpt: 2e19, ObjBand: 2e19, Status: solver.Diverged}
+	alg1 := proxal.QPAlg{Objective: 3e19, Violation: 2e19, DistOpt: 2e19, ObjBand: 2e19, Status: solver.Diverged}
 	alg1.Stats.OuterIterations = 8
-	cprox := experiments.QPAlg{Objective: 1, Violation: 1e-4, DistOpt: 1e-4, ObjBand: 1e-4, Status: solver.Converged}
+	cprox := proxal.QPAlg{Objective: 1, Violation: 1e-4, DistOpt: 1e-4, ObjBand: 1e-4, Status: solver.Converged}
 	cprox.Residuals.Stationarity, cprox.Residuals.Feasibility = 1e-4, 1e-4
-	runs := []*experiments.QPRuns{{Alg1: alg1, CProx: cprox, RelDiff: 3e19}}
-	row := struct{ QPStats experiments.QPStats }{experiments.QPStatsOf(runs, [2]float64{1e-3, 1e-3})}
+	runs := []*proxal.QPRuns{{Alg1: alg1, CProx: cprox, RelDiff: 3e19}}
+	row := struct{ QPStats proxal.QPStats }{proxal.QPStatsOf(runs, [2]float64{1e-3, 1e-3})}
 	crow := ConicQPRow{D: 2, N: 1, M: 1, Exact: true, QPStats: row.QPStats}
 	cres := &ConicQPResult{Info: experiments.NewRunInfo("t", "test", &ConicQPConfig{}, 1), Rows: []ConicQPRow{crow}}
 	cm, ce := cres.Tables()[0].Rows[0], cres.Tables()[1].Rows[0]

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // Cost estimates the conic QP's memory and time with the LCQP model: every
@@ -14,10 +15,10 @@ func (c *ConicQPConfig) Cost(workers int) experiments.Cost {
 		if len(cell) != 3 {
 			continue
 		}
-		b, f := experiments.QPCellCost(cell[1], cell[0], cell[2], 1)
+		b, f := proxal.QPCellCost(cell[1], cell[0], cell[2], 1)
 		cost.Bytes = math.Max(cost.Bytes, b*float64(max(1, min(workers, c.Trials))))
 		cost.Seconds += float64(c.Trials) * f / experiments.FlopRate
 	}
-	cost.Model = "per instance " + experiments.QPCostModel
+	cost.Model = "per instance " + proxal.QPCostModel
 	return cost
 }

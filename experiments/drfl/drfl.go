@@ -238,7 +238,7 @@ type DRFLParams struct {
 	Epsilon float64 `json:"epsilon,omitempty"`
 }
 
-// spell sets PName and SupportName, the JSON forms of P and Support.
+// Spell sets PName and SupportName, the JSON forms of P and Support.
 func (p *DRFLParams) Spell() {
 	p.PName, p.SupportName = normName(p.P), p.Support.String()
 }
@@ -330,21 +330,22 @@ func (p DRFLParams) Validate() error {
 	return nil
 }
 
-// drflSpec is model p on the clients in problems/drfl terms: the clients
+// DRFLSpec is model p on the clients in problems/drfl terms: the clients
 // (with their radii; WAFL's pooled into one), the model, θ, the norm p and
 // q̂ (nil: N_s/N).
-type drflSpec struct {
+type DRFLSpec struct {
 	Clients     []pd.Client
 	Model       pd.Model
 	Theta, Norm float64
 	Qhat        []float64
 }
 
-func NewDRFLSpec(clients []pd.Client, p DRFLParams) drflSpec {
+// NewDRFLSpec is model p on clients (copied; WAFL pools them into one).
+func NewDRFLSpec(clients []pd.Client, p DRFLParams) DRFLSpec {
 	cl := make([]pd.Client, len(clients))
 	copy(cl, clients)
 	loss, eps := p.loss(), p.Epsilon
-	sp := drflSpec{Clients: cl, Model: pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
+	sp := DRFLSpec{Clients: cl, Model: pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
 		Theta: p.Theta, Norm: p.P, Qhat: p.QHat}
 	epigraph := pd.Model{Loss: loss, Epsilon: eps, Epigraph: true}
 	switch p.Model {
@@ -382,7 +383,7 @@ func NewDRFLSpec(clients []pd.Client, p DRFLParams) drflSpec {
 
 // central reports whether (4) is an LP for this spec (hinge loss, p ∈
 // {1, ∞}), so that pd.Central can solve it.
-func (sp drflSpec) central() bool {
+func (sp DRFLSpec) central() bool {
 	return sp.Model.Loss == pd.LossHinge && (sp.Norm == 1 || math.IsInf(sp.Norm, 1))
 }
 
@@ -427,7 +428,7 @@ type DRFLRun struct {
 	Seconds      float64 `json:"seconds"`
 }
 
-// checkLoss rejects a loss that does not fit the split's labels.
+// CheckLoss rejects a loss that does not fit the split's labels.
 func (sp *DRFLSplit) CheckLoss(p DRFLParams) error {
 	if sp.Regression != (p.loss() == pd.LossHuber) {
 		kind := map[bool]string{true: "regression", false: "classification"}[sp.Regression]
@@ -493,6 +494,9 @@ func (sp *DRFLSplit) score(m DRFLMetric, testX [][]float64, v []float64) (pooled
 	}
 	return pooled, clients, worst
 }
+
+// Converged reports whether Algorithm 1 met its tolerance.
+func (r *DRFLRun) Converged() bool { return r.Status == sd.Converged.String() }
 
 // StatusFlags is Status with the inner cap hits, if any: "Converged
 // (2 inner caps)".

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -13,6 +14,8 @@ import (
 
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
+	pd "github.com/fedcon/fedcon/problems/drfl"
+	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
 // DRFLPreset names the embedded preset of the DRFL commands,
@@ -277,4 +280,94 @@ func (c *DRFLConfig) Figure1Config(quick bool) DRFLFigure1Config {
 		f.Draws, f.RhoStep = c.Figure1.QuickDraws, c.Figure1.QuickRhoStep
 	}
 	return f
+}
+
+// FloatList parses comma-separated numbers as a config error on failure.
+func FloatList(field, s string) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil {
+			return nil, &experiments.ConfigError{Field: field, Value: s, Reason: "want comma-separated numbers"}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Params turns cfg's model and solver keys into validated parameters of
+// model; loss "" is settled by the dataset later.
+func (cfg *DRFLConfig) Params(model, loss string) (DRFLParams, error) {
+	S := cfg.Clients
+	p := DRFLParams{Model: model, Kappa: cfg.Kappa, Theta: cfg.Theta, Loss: loss}
+	if loss == "huber" {
+		p.Epsilon = cfg.Epsilon
+	}
+	if !(cfg.Epsilon > 0) || math.IsInf(cfg.Epsilon, 1) {
+		return p, &experiments.ConfigError{Field: "epsilon", Value: cfg.Epsilon, Reason: "want a finite value > 0"}
+	}
+	rhos, err := FloatList("rho", cfg.Rho)
+	if err != nil {
+		return p, err
+	}
+	switch {
+	case len(rhos) == 1:
+		p.Rho = rhos[0]
+	case len(rhos) == S && model == DRFLModel:
+		p.Rhos = rhos
+	default:
+		return p, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
+	}
+	switch cfg.P {
+	case "1":
+		p.P = 1
+	case "2":
+		p.P = 2
+	case "inf", "Inf", "+inf":
+		p.P = math.Inf(1)
+	default:
+		return p, &experiments.ConfigError{Field: "p", Value: cfg.P, Reason: "want 1, 2 or inf"}
+	}
+	sup, err := pd.ParseSupport(cfg.Support)
+	if err != nil {
+		return p, &experiments.ConfigError{Field: "support", Value: cfg.Support, Reason: "want box or free"}
+	}
+	p.Support = sup
+	switch cfg.QHat {
+	case "size":
+	case "uniform":
+		p.QHat = make([]float64, S)
+		for s := range p.QHat {
+			p.QHat[s] = 1 / float64(S)
+		}
+	default:
+		parts := strings.Split(cfg.QHat, ",")
+		if len(parts) != S {
+			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: fmt.Sprintf("want %d weights, got %d", S, len(parts))}
+		}
+		var sum float64
+		for _, s := range parts {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !(v >= 0) || math.IsInf(v, 1) {
+				return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must be finite numbers ≥ 0"}
+			}
+			p.QHat = append(p.QHat, v)
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must sum to 1 (q̂ ∈ Δ_S)"}
+		}
+	}
+	if !(cfg.C > 0) || math.IsInf(cfg.C, 1) {
+		return p, &experiments.ConfigError{Field: "c", Value: cfg.C, Reason: "want a finite value > 0"}
+	}
+	if !(cfg.Tol > 0) || math.IsInf(cfg.Tol, 1) || cfg.MaxRounds < 1 {
+		return p, &experiments.ConfigError{Field: "tol/max_rounds", Value: fmt.Sprint(cfg.Tol, "/", cfg.MaxRounds), Reason: "want a finite tol > 0 and max rounds ≥ 1"}
+	}
+	return p, p.Validate()
+}
+
+// Settings are Algorithm 1's settings of cfg, workers clients at a time.
+func (cfg *DRFLConfig) Settings(workers int) *sd.Settings {
+	return &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: workers}
 }

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 	sd "github.com/fedcon/fedcon/solver/drfl"
-	"gonum.org/v1/gonum/stat"
 )
 
 // DRFLNoiseFigure describes one row (dataset) of the paper's Figures 2-5:

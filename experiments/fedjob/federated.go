@@ -12,6 +12,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -22,16 +23,16 @@ type FedJob struct {
 	Problem string `json:"problem"` // "np" or "qp"
 	Trial   int    `json:"trial"`
 	// NP: the data set, n and the configuration (partition seed = NP.Seed).
-	NP      *experiments.NPConfig `json:"np,omitempty"`
-	Dataset string                `json:"dataset,omitempty"`
-	N       int                   `json:"n"`
+	NP      *proxal.NPConfig `json:"np,omitempty"`
+	Dataset string           `json:"dataset,omitempty"`
+	N       int              `json:"n"`
 	// Dim is d; for NP, zero means: read it from the data set.
 	Dim int `json:"dim"`
 	// QP: the cell (n, Dim, M) of the configuration QP.
-	QP *experiments.QPConfig `json:"qp,omitempty"`
-	M  int                   `json:"m,omitempty"`
+	QP *proxal.QPConfig `json:"qp,omitempty"`
+	M  int              `json:"m,omitempty"`
 	// Fairness (adult-b): the server holds the data set's server rows.
-	Fair *experiments.FairConfig `json:"fair,omitempty"`
+	Fair *proxal.FairConfig `json:"fair,omitempty"`
 	// DRFL: AD-LPMM on one split of Dataset (N = its clients S).
 	DRFL *FedDRFL `json:"drfl,omitempty"`
 }
@@ -140,17 +141,17 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 		}
 		_, j.Dim = ds.X.Dims()
 		srvRows, _ := ds.Server.X.Dims()
-		run.problem.Server = experiments.FairParty(ds.Server, ds.Server.Group, seqInts(srvRows), 0, j.Fair.R)
+		run.problem.Server = proxal.FairParty(ds.Server, ds.Server.Group, seqInts(srvRows), 0, j.Fair.R)
 		run.W0 = experiments.StartPoint(j.Fair.W0, j.Fair.RNG, j.Fair.Seed, j.Trial, j.Dim)
 		run.Method, _ = j.Fair.Methods()
 		run.Settings = j.Fair.Settings(workers)
 	case "qp":
-		inst, err := experiments.QPInstance(j.QP, j.N, j.Dim, j.M)
+		inst, err := proxal.QPInstance(j.QP, j.N, j.Dim, j.M)
 		if err != nil {
 			return nil, err
 		}
 		run.problem.Server = inst.Server
-		run.W0 = experiments.QPStart(j.QP, j.Trial, j.Dim)
+		run.W0 = proxal.QPStart(j.QP, j.Trial, j.Dim)
 		run.Method, _ = j.QP.QPMethods(solver.NewQuadCache())
 		run.Settings = j.QP.Settings(workers)
 	}
@@ -226,12 +227,12 @@ func (j *FedJob) Party(dirs []string, file string, party int) (solver.Party, int
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s with %d clients: %w", j.Dataset, j.N, err)
 		}
-		return experiments.FairParty(ds, ds.Group, folds[party-1], 1/float64(j.N), j.Fair.R), d, nil
+		return proxal.FairParty(ds, ds.Group, folds[party-1], 1/float64(j.N), j.Fair.R), d, nil
 	case "qp":
 		if file != "" {
 			return nil, 0, &experiments.ConfigError{Field: "data", Value: file, Reason: "the QP clients generate their data; no file"}
 		}
-		inst, err := experiments.QPInstance(j.QP, j.N, j.Dim, j.M)
+		inst, err := proxal.QPInstance(j.QP, j.N, j.Dim, j.M)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -6,8 +6,9 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/fedcon/fedcon/experiments"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // SGDGrid is configs/ssca/sgd-grid.yaml: the learning-rate grid of the SGD
