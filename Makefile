@@ -33,7 +33,7 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 	for f in $(FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./datasets || exit $$?; done
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckReply$$' -fuzztime $(FUZZTIME) ./federation
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckConfigYAML$$' -fuzztime $(FUZZTIME) ./cmd
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTrial$$' -fuzztime $(FUZZTIME) ./experiments
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTrial$$' -fuzztime $(FUZZTIME) ./experiments/proxal
 	$(GO) test -run '^$$' -fuzz '^FuzzParseShard$$' -fuzztime $(FUZZTIME) ./experiments
 	$(GO) test -run '^$$' -fuzz '^FuzzShardManifest$$' -fuzztime $(FUZZTIME) ./cmd
 	$(GO) test -run '^$$' -fuzz '^FuzzSymDenseFrom$$' -fuzztime $(FUZZTIME) ./solver/qp

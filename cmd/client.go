@@ -6,12 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/federation"
 )
 
 func newCmdClient(f *Factory) *cobra.Command {
-	o := experiments.ClientOptions{}
+	o := fedjob.ClientOptions{}
 	c := &cobra.Command{
 		Use:   "client",
 		Short: "Join a 'fedcon serve' run as one client: load this party's data only and answer its rounds",
@@ -38,7 +38,7 @@ it: serve --rejoin).`,
 					fmt.Fprintf(f.IO.ErrOut, format+"\n", args...)
 				}
 			}
-			sum, err := experiments.RunClient(c.Context(), dataDirs(f, c), o)
+			sum, err := fedjob.RunClient(c.Context(), dataDirs(f, c), o)
 			if sum != nil && !quiet {
 				fmt.Fprintf(f.IO.ErrOut, "client %d: run %s: %d rounds answered\n", o.Party, sum.RunID, sum.Rounds)
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
@@ -130,7 +131,7 @@ func TestConfigPrecedence(t *testing.T) {
 		}
 		return ""
 	}
-	var cfg experiments.QPConfig
+	var cfg proxal.QPConfig
 	c := newCmdReproduceTable4(f, func(o *QPOptions) error {
 		return loadConfig(f, &o.commonOptions, "table4", qpFlagKeys, &cfg)
 	})
@@ -331,7 +332,7 @@ func TestListFlags(t *testing.T) {
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &experiments.NPConfig{}
+	cfg := &proxal.NPConfig{}
 	if err := loadConfig(f, &got.commonOptions, "table1", alFlagKeys, cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/conic"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // ConicQPOptions are the flags of `reproduce conic-table1`.
@@ -52,7 +54,7 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 }
 
 func conicQPRun(f *Factory, o *ConicQPOptions) error {
-	cfg := &experiments.ConicQPConfig{}
+	cfg := &conic.ConicQPConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -67,7 +69,7 @@ func conicQPRun(f *Factory, o *ConicQPOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := experiments.RunConicQP(o.ctx, cfg, out.options())
+	res, err := conic.RunConicQP(o.ctx, cfg, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)
 	}
@@ -106,29 +108,29 @@ func newCmdReproduceConicTable3(f *Factory, runF func(*ConicClassOptions) error)
 }
 
 func conicNPRun(f *Factory, o *ConicClassOptions) error {
-	cfg := &experiments.NPConfig{}
+	cfg := &proxal.NPConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table2", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
-		func(opt experiments.RunOptions) (*experiments.ConicClassResult, error) {
-			return experiments.RunConicNP(o.ctx, cfg, o.Dirs, opt)
+		func(opt experiments.RunOptions) (*conic.ConicClassResult, error) {
+			return conic.RunConicNP(o.ctx, cfg, o.Dirs, opt)
 		})
 }
 
 func conicFairRun(f *Factory, o *ConicClassOptions) error {
-	cfg := &experiments.FairConfig{}
+	cfg := &proxal.FairConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table3", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
-		func(opt experiments.RunOptions) (*experiments.ConicClassResult, error) {
-			return experiments.RunConicFair(o.ctx, cfg, o.Dirs, opt)
+		func(opt experiments.RunOptions) (*conic.ConicClassResult, error) {
+			return conic.RunConicFair(o.ctx, cfg, o.Dirs, opt)
 		})
 }
 
 func conicClassRun(f *Factory, o *ConicClassOptions, name string, cfg any, validate func() error, seed uint64, hash string,
-	run func(experiments.RunOptions) (*experiments.ConicClassResult, error)) error {
+	run func(experiments.RunOptions) (*conic.ConicClassResult, error)) error {
 	if err := validate(); err != nil {
 		return err
 	}

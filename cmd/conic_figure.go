@@ -4,6 +4,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/conic"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // ConicFigureOptions are the flags of `reproduce conic-figure1` and `conic-figure2`.
@@ -41,7 +43,7 @@ func (o *ConicFigureOptions) figureClients(clients *[]int) {
 }
 
 func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
-	cfg := &experiments.NPConfig{}
+	cfg := &proxal.NPConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -51,7 +53,7 @@ func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 	}
 	return figureRun(f, &o.commonOptions, "conic-figure1", cfg, cfg.Seed, cfg.TrialHash(),
 		func(opt experiments.RunOptions, info *experiments.RunInfo) (any, *experiments.Figure, error) {
-			res, err := experiments.RunConicFigure1(o.ctx, cfg, o.Dirs, opt)
+			res, err := conic.RunConicFigure1(o.ctx, cfg, o.Dirs, opt)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -61,7 +63,7 @@ func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 }
 
 func conicFigure2Run(f *Factory, o *ConicFigureOptions) error {
-	cfg := &experiments.FairConfig{}
+	cfg := &proxal.FairConfig{}
 	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -71,7 +73,7 @@ func conicFigure2Run(f *Factory, o *ConicFigureOptions) error {
 	}
 	return figureRun(f, &o.commonOptions, "conic-figure2", cfg, cfg.Seed, cfg.TrialHash(),
 		func(opt experiments.RunOptions, info *experiments.RunInfo) (any, *experiments.Figure, error) {
-			res, err := experiments.RunConicFigure2(o.ctx, cfg, o.Dirs, opt)
+			res, err := conic.RunConicFigure2(o.ctx, cfg, o.Dirs, opt)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/conic"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // TestConicExitCodes: bad values of the conic commands are one-line usage
@@ -45,7 +46,7 @@ func TestConicExitCodes(t *testing.T) {
 // settings, and flags override it.
 func TestConicPresets(t *testing.T) {
 	f, _, _ := testFactory()
-	var qp experiments.ConicQPConfig
+	var qp conic.ConicQPConfig
 	c := newCmdReproduceConicTable1(f, func(o *ConicQPOptions) error {
 		return loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, &qp)
 	})
@@ -57,7 +58,7 @@ func TestConicPresets(t *testing.T) {
 	if qp.W0 != "ones" || qp.SBar != 0.01 || qp.Beta != 1 || qp.Rho != 1 || len(qp.Cells) != 9 || qp.Trials != 10 || qp.BallRows != 3 {
 		t.Fatalf("conic-table1 config %+v", qp)
 	}
-	var np experiments.NPConfig
+	var np proxal.NPConfig
 	c = newCmdReproduceConicTable2(f, func(o *ConicClassOptions) error {
 		return loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, &np)
 	})
@@ -69,7 +70,7 @@ func TestConicPresets(t *testing.T) {
 	if np.W0 != "ones" || np.SBar != 0.001 || np.Beta != 300 || np.Rho != 0.01 || np.R != 0.2 {
 		t.Fatalf("conic-table2 config %+v", np)
 	}
-	var fair experiments.FairConfig
+	var fair proxal.FairConfig
 	c = newCmdReproduceConicTable3(f, func(o *ConicClassOptions) error {
 		return loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, &fair)
 	})
@@ -158,8 +159,8 @@ func TestConicFigurePresets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _, _ := testFactory()
-			var np experiments.NPConfig
-			var fair experiments.FairConfig
+			var np proxal.NPConfig
+			var fair proxal.FairConfig
 			c := newCmdReproduceConicFigure1(f, func(o *ConicFigureOptions) error {
 				err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, &np)
 				o.figureClients(&np.Clients)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -13,8 +12,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/experiments/drfl"
 )
 
 // DRFLOptions are the flags of `fedcon run drfl`.
@@ -25,7 +23,7 @@ type DRFLOptions struct {
 	Dirs                            []string
 	// Cfg is configs/drfl/drfl.yaml under --config, FEDCON_* and the
 	// flags set on the command line (load).
-	Cfg *experiments.DRFLConfig
+	Cfg *drfl.DRFLConfig
 }
 
 // drflRunFlagKeys maps the flags of `run drfl` to keys of the preset.
@@ -34,9 +32,9 @@ var drflRunFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta":
 
 // loadDRFLConfig reads the DRFL preset under o's --config, FEDCON_* and
 // the flags in keys that were set.
-func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*experiments.DRFLConfig, error) {
-	cfg := &experiments.DRFLConfig{}
-	if err := loadConfig(f, o, experiments.DRFLPreset, keys, cfg); err != nil {
+func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*drfl.DRFLConfig, error) {
+	cfg := &drfl.DRFLConfig{}
+	if err := loadConfig(f, o, drfl.DRFLPreset, keys, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -44,12 +42,12 @@ func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*expe
 
 // addDRFLConfigFlag adds --config to a DRFL command.
 func addDRFLConfigFlag(c *cobra.Command, o *commonOptions) {
-	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding keys of the preset configs/"+experiments.DRFLPreset+".yaml")
+	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding keys of the preset configs/"+drfl.DRFLPreset+".yaml")
 }
 
 func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 	o := &DRFLOptions{}
-	def := experiments.DefaultDRFLConfig()
+	def := drfl.DefaultDRFLConfig()
 	c := &cobra.Command{
 		Use:   "drfl",
 		Short: "Train one DRFL-family model on one repetition's split and print its test accuracy (SVM) or MSE (Huber)",
@@ -83,7 +81,7 @@ set on the command line win.`,
 	fl.StringVar(&o.Dataset, "dataset", "heart", "dataset: heart or breast-cancer-wisc (SVM), abalone (Huber regression)")
 	fl.StringVar(&o.Loss, "loss", "", "loss: hinge (SVM) or huber (regression); default by dataset")
 	fl.Float64("epsilon", def.Epsilon, "Huber threshold ε > 0")
-	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(experiments.DRFLModels(), ", "))
+	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(drfl.DRFLModels(), ", "))
 	fl.String("rho", def.Rho, "Wasserstein radius ρ for every client, or S comma-separated ρ_s (wafl: the pooled ball)")
 	fl.StringVar(&o.Imbalance, "imbalance", "", "share of each client's minority class kept, S comma-separated ratios in (0, 1] (Figures 4-5: "+joinFloats(def.Imbalance)+")")
 	fl.Float64("kappa", def.Kappa, "label-flip cost κ > 0")
@@ -101,19 +99,6 @@ set on the command line win.`,
 	return c
 }
 
-// floatList parses comma-separated numbers as a config error on failure.
-func floatList(field, s string) ([]float64, error) {
-	var out []float64
-	for _, part := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
-		if err != nil {
-			return nil, &experiments.ConfigError{Field: field, Value: s, Reason: "want comma-separated numbers"}
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // joinFloats writes xs as a flag takes them: "0.5,0.5,1".
 func joinFloats(xs []float64) string {
 	parts := make([]string, len(xs))
@@ -123,84 +108,12 @@ func joinFloats(xs []float64) string {
 	return strings.Join(parts, ",")
 }
 
-// drflParams turns cfg's model and solver keys into validated parameters
-// of model; loss "" is settled by the dataset later.
-func drflParams(cfg *experiments.DRFLConfig, model, loss string) (experiments.DRFLParams, error) {
-	S := cfg.Clients
-	p := experiments.DRFLParams{Model: model, Kappa: cfg.Kappa, Theta: cfg.Theta, Loss: loss}
-	if loss == "huber" {
-		p.Epsilon = cfg.Epsilon
-	}
-	if !(cfg.Epsilon > 0) || math.IsInf(cfg.Epsilon, 1) {
-		return p, &experiments.ConfigError{Field: "epsilon", Value: cfg.Epsilon, Reason: "want a finite value > 0"}
-	}
-	rhos, err := floatList("rho", cfg.Rho)
-	if err != nil {
-		return p, err
-	}
-	switch {
-	case len(rhos) == 1:
-		p.Rho = rhos[0]
-	case len(rhos) == S && model == experiments.DRFLModel:
-		p.Rhos = rhos
-	default:
-		return p, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
-	}
-	switch cfg.P {
-	case "1":
-		p.P = 1
-	case "2":
-		p.P = 2
-	case "inf", "Inf", "+inf":
-		p.P = math.Inf(1)
-	default:
-		return p, &experiments.ConfigError{Field: "p", Value: cfg.P, Reason: "want 1, 2 or inf"}
-	}
-	sup, err := pd.ParseSupport(cfg.Support)
-	if err != nil {
-		return p, &experiments.ConfigError{Field: "support", Value: cfg.Support, Reason: "want box or free"}
-	}
-	p.Support = sup
-	switch cfg.QHat {
-	case "size":
-	case "uniform":
-		p.QHat = make([]float64, S)
-		for s := range p.QHat {
-			p.QHat[s] = 1 / float64(S)
-		}
-	default:
-		parts := strings.Split(cfg.QHat, ",")
-		if len(parts) != S {
-			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: fmt.Sprintf("want %d weights, got %d", S, len(parts))}
-		}
-		var sum float64
-		for _, s := range parts {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || !(v >= 0) || math.IsInf(v, 1) {
-				return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must be finite numbers ≥ 0"}
-			}
-			p.QHat = append(p.QHat, v)
-			sum += v
-		}
-		if math.Abs(sum-1) > 1e-9 {
-			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must sum to 1 (q̂ ∈ Δ_S)"}
-		}
-	}
-	if !(cfg.C > 0) || math.IsInf(cfg.C, 1) {
-		return p, &experiments.ConfigError{Field: "c", Value: cfg.C, Reason: "want a finite value > 0"}
-	}
-	if !(cfg.Tol > 0) || math.IsInf(cfg.Tol, 1) || cfg.MaxRounds < 1 {
-		return p, &experiments.ConfigError{Field: "tol/max_rounds", Value: fmt.Sprint(cfg.Tol, "/", cfg.MaxRounds), Reason: "want a finite tol > 0 and max rounds ≥ 1"}
-	}
-	return p, p.Validate()
-}
-
 func drflRun(f *Factory, o *DRFLOptions) error {
 	cfg := o.Cfg
 	if err := cfg.ValidateData(); err != nil {
 		return err
 	}
-	p, err := drflParams(cfg, o.Model, o.Loss)
+	p, err := cfg.Params(o.Model, o.Loss)
 	if err != nil {
 		return err
 	}
@@ -213,7 +126,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	}
 	dcfg := cfg.Data(o.Dataset, false)
 	if o.Imbalance != "" {
-		if dcfg.Imbalance, err = floatList("imbalance", o.Imbalance); err != nil {
+		if dcfg.Imbalance, err = drfl.FloatList("imbalance", o.Imbalance); err != nil {
 			return err
 		}
 		if len(dcfg.Imbalance) != cfg.Clients {
@@ -232,12 +145,12 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if o.Loss == "" && d.Regression {
 		p.Loss, p.Epsilon = "huber", cfg.Epsilon
 	}
-	sp, err := experiments.NewDRFLSplit(d, dcfg, cfg.Seed)
+	sp, err := drfl.NewDRFLSplit(d, dcfg, cfg.Seed)
 	if err != nil {
 		return err
 	}
 	testX := sp.NoisyTest(o.TestMean, o.TestSD, rand.New(rand.NewPCG(cfg.Seed, 0x7e57)))
-	set := &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: workers}
+	set := cfg.Settings(workers)
 	if !o.Quiet && f.IO.ErrTTY {
 		set.Record = func(round int, prim, step float64) {
 			if round%50 == 0 {
@@ -249,7 +162,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r, err := experiments.RunDRFL(ctx, sp, p, testX, set)
+	r, err := drfl.RunDRFL(ctx, sp, p, testX, set)
 	if set.Record != nil {
 		fmt.Fprintln(f.IO.ErrOut)
 	}
@@ -275,7 +188,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if e := t.Render(); e != nil {
 		return e
 	}
-	if r.Status != sd.Converged.String() || r.InnerCapHits > 0 {
+	if !r.Converged() || r.InnerCapHits > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "fedcon: warning: %s after %d rounds\n", r.StatusFlags(), r.Rounds)
 	}
 	return err

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/fedcon/fedcon/configs"
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
 )
 
 // TestDRFLPresetDefaults: without --config, env or flags each DRFL command
@@ -21,7 +21,7 @@ import (
 // TestDRFLPreset pins to the paper's and the old code's), and the flags
 // show the preset's values as their defaults.
 func TestDRFLPresetDefaults(t *testing.T) {
-	def := experiments.DefaultDRFLConfig()
+	def := drfl.DefaultDRFLConfig()
 	f, _, _ := testFactory()
 	var run *DRFLOptions
 	var noise *DRFLNoiseOptions
@@ -89,7 +89,7 @@ figure1: {draws: 500, runs: 20}
 			return newCmdRunDRFL(f, func(o *DRFLOptions) error { check(o); return nil })
 		}, []string{"--config", file}, func(t *testing.T, got any) {
 			o := got.(*DRFLOptions)
-			p, err := drflParams(o.Cfg, o.Model, o.Loss)
+			p, err := o.Cfg.Params(o.Model, o.Loss)
 			if err != nil || p.Rho != 0.05 || p.Kappa != 0.3 || p.Theta != 0.2 || o.Cfg.Tol != 2e-5 || o.Cfg.Seed != 7 || o.Cfg.C != 1 {
 				t.Errorf("params %+v (%v), config %+v", p, err, o.Cfg)
 			}
@@ -98,7 +98,7 @@ figure1: {draws: 500, runs: 20}
 			return newCmdRunDRFL(f, func(o *DRFLOptions) error { check(o); return nil })
 		}, []string{"--config", file, "--rho", "0.1,0.2,0.3", "--tol", "1e-3", "--theta", "0"}, func(t *testing.T, got any) {
 			o := got.(*DRFLOptions)
-			p, err := drflParams(o.Cfg, o.Model, o.Loss)
+			p, err := o.Cfg.Params(o.Model, o.Loss)
 			if err != nil || !reflect.DeepEqual(p.Rhos, []float64{0.1, 0.2, 0.3}) || o.Cfg.Tol != 1e-3 || p.Theta != 0 || p.Kappa != 0.3 {
 				t.Errorf("params %+v (%v), config %+v", p, err, o.Cfg)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
 )
 
 // DRFLFigure1Options are the flags of `fedcon reproduce drfl-figure1`.
@@ -16,7 +17,7 @@ type DRFLFigure1Options struct {
 	Quick bool
 	// Config is the run: the preset's figure1 keys under --config,
 	// FEDCON_* and the flags set on the command line (load).
-	Config experiments.DRFLFigure1Config
+	Config drfl.DRFLFigure1Config
 }
 
 // drflFigure1FlagKeys maps the flags of drfl-figure1 to preset keys.
@@ -38,7 +39,7 @@ func (o *DRFLFigure1Options) load(f *Factory) error {
 
 func newCmdReproduceDRFLFigure1(f *Factory, runF func(*DRFLFigure1Options) error) *cobra.Command {
 	o := &DRFLFigure1Options{}
-	def := experiments.DefaultDRFLConfig().Figure1
+	def := drfl.DefaultDRFLConfig().Figure1
 	c := &cobra.Command{
 		Use:   "drfl-figure1",
 		Short: "DRFL Figure 1 (Example 4.1, Appendix D): coverage and volume of the DRFL and WAFL balls",
@@ -72,7 +73,7 @@ them and flags set on the command line win.`,
 }
 
 func drflFigure1Run(f *Factory, o *DRFLFigure1Options) error {
-	res, err := experiments.RunDRFLFigure1(o.Config)
+	res, err := drfl.RunDRFLFigure1(o.Config)
 	if err != nil {
 		return err
 	}

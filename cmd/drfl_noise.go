@@ -12,6 +12,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
 )
 
 // DRFLNoiseOptions are the flags of `fedcon reproduce drfl-figure2|3|4|5`.
@@ -22,7 +23,7 @@ type DRFLNoiseOptions struct {
 	Dirs      []string
 	// Cfg is configs/drfl/drfl.yaml under --config, FEDCON_* and the
 	// flags set on the command line (load).
-	Cfg *experiments.DRFLConfig
+	Cfg *drfl.DRFLConfig
 }
 
 // drflNoiseFlagKeys maps the flags of the noise figures to preset keys.
@@ -38,7 +39,7 @@ func (o *DRFLNoiseOptions) load(f *Factory) error {
 
 func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptions) error) *cobra.Command {
 	o := &DRFLNoiseOptions{Name: name}
-	def := experiments.DefaultDRFLConfig()
+	def := drfl.DefaultDRFLConfig()
 	short := "DRFL figure 2: heart (SVM, test accuracy) and abalone (Huber regression, test MSE), the five models under three test-noise protocols"
 	if rows := def.FigureRows(name); name != "drfl-figure2" && len(rows) == 1 {
 		short = fmt.Sprintf("DRFL %s: %s%s, test accuracy of the five models under three test-noise protocols",
@@ -98,8 +99,8 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 		figure *experiments.Figure
 		result any
 		csv    string
-		cfgs   []experiments.DRFLNoiseConfig
-		res    []*experiments.DRFLNoiseResult
+		cfgs   []drfl.DRFLNoiseConfig
+		res    []*drfl.DRFLNoiseResult
 	)
 	for _, fig := range rows {
 		trials := path + "-trials"
@@ -113,7 +114,7 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 		cfgs, res = append(cfgs, cfg), append(res, r)
 	}
 	if len(res) > 1 {
-		r2 := experiments.NewDRFLFigure2(res)
+		r2 := drfl.NewDRFLFigure2(res)
 		figure, result, csv = &r2.Figure, r2, r2.CSV()
 	} else {
 		figure, result, csv = &res[0].Figure, res[0], res[0].CSV()
@@ -144,20 +145,20 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 
 // drflNoiseConfig is the run of one row of the figure under the loaded
 // configuration; regression datasets fit the Huber model.
-func drflNoiseConfig(o *DRFLNoiseOptions, fig experiments.DRFLNoiseFigure, regression bool) (experiments.DRFLNoiseConfig, error) {
+func drflNoiseConfig(o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, regression bool) (drfl.DRFLNoiseConfig, error) {
 	cfg := o.Cfg
 	if err := cfg.ValidateData(); err != nil {
-		return experiments.DRFLNoiseConfig{}, err
+		return drfl.DRFLNoiseConfig{}, err
 	}
 	if err := cfg.ValidateNoise(o.CV); err != nil {
-		return experiments.DRFLNoiseConfig{}, err
+		return drfl.DRFLNoiseConfig{}, err
 	}
-	base, err := drflParams(cfg, experiments.DRFLModel, "")
+	base, err := cfg.Params(drfl.DRFLModel, "")
 	if err != nil {
-		return experiments.DRFLNoiseConfig{}, err
+		return drfl.DRFLNoiseConfig{}, err
 	}
 	if base.Rhos != nil {
-		return experiments.DRFLNoiseConfig{}, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: "the figures take one radius for every client"}
+		return drfl.DRFLNoiseConfig{}, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: "the figures take one radius for every client"}
 	}
 	if regression {
 		base.Loss, base.Epsilon = "huber", cfg.Epsilon
@@ -172,14 +173,14 @@ func drflNoiseConfig(o *DRFLNoiseOptions, fig experiments.DRFLNoiseFigure, regre
 // drflNoiseFigure runs one row of a noise figure (one dataset), keeping
 // one file per finished repetition in trials: Ctrl-C keeps them, a rerun
 // with the same configuration (any number of repetitions) reuses them.
-func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseFigure, trials string) (experiments.DRFLNoiseConfig, *experiments.DRFLNoiseResult, error) {
+func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, trials string) (drfl.DRFLNoiseConfig, *drfl.DRFLNoiseResult, error) {
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
-		return experiments.DRFLNoiseConfig{}, nil, err
+		return drfl.DRFLNoiseConfig{}, nil, err
 	}
 	d, err := experiments.Interruptible(o.ctx, func() (*datasets.Dataset, error) { return datasets.Load(fig.Dataset, o.Dirs) })
 	if err != nil {
-		return experiments.DRFLNoiseConfig{}, nil, err
+		return drfl.DRFLNoiseConfig{}, nil, err
 	}
 	cfg, err := drflNoiseConfig(o, fig, d.Regression)
 	if err != nil {
@@ -190,7 +191,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	progress := func(p experiments.DRFLProgress) {
+	progress := func(p drfl.DRFLProgress) {
 		if o.Quiet {
 			return
 		}
@@ -199,9 +200,9 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 		if p.CV != nil && len(p.CV.Candidates) > 1 {
 			b := p.CV.Best
 			chose := map[string]string{ // the parameters each model is tuned over
-				experiments.DRFLModel: fmt.Sprintf("ρ = %g, κ = %g, θ = %g", b.Rho, b.Kappa, b.Theta),
-				experiments.DRFLAFL:   fmt.Sprintf("θ = %g", b.Theta),
-				experiments.DRFLWAFL:  fmt.Sprintf("ρ = %g, κ = %g", b.Rho, b.Kappa),
+				drfl.DRFLModel: fmt.Sprintf("ρ = %g, κ = %g, θ = %g", b.Rho, b.Kappa, b.Theta),
+				drfl.DRFLAFL:   fmt.Sprintf("θ = %g", b.Theta),
+				drfl.DRFLWAFL:  fmt.Sprintf("ρ = %g, κ = %g", b.Rho, b.Kappa),
 			}[p.Model]
 			fits := fmt.Sprintf("%d fits", p.CV.Fits)
 			switch {
@@ -223,7 +224,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig experiments.DRFLNoiseF
 	errOut := f.IO.ErrOut
 	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version,
 		Warn: func(msg string) { fmt.Fprintln(errOut, msg) }}
-	res, err := experiments.RunDRFLNoise(ctx, d, cfg, store, progress)
+	res, err := drfl.RunDRFLNoise(ctx, d, cfg, store, progress)
 	if err != nil {
 		return cfg, nil, err
 	}

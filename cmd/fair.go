@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // FairOptions are the flags of `run fair`, `reproduce table2` and `reproduce figure2`.
@@ -55,8 +55,8 @@ func newCmdReproduceFigure2(f *Factory, runF func(*FairOptions) error) *cobra.Co
 		"  fedcon reproduce figure2", &FairOptions{}, figure2Run, runF)
 }
 
-func loadFair(f *Factory, o *FairOptions) (*experiments.FairConfig, int, error) {
-	cfg := &experiments.FairConfig{}
+func loadFair(f *Factory, o *FairOptions) (*proxal.FairConfig, int, error) {
+	cfg := &proxal.FairConfig{}
 	if err := loadConfig(f, &o.commonOptions, o.Preset, alFlagKeys, cfg); err != nil {
 		return nil, 0, err
 	}
@@ -98,7 +98,7 @@ func fairRun(f *Factory, o *FairOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := experiments.RunFair(o.ctx, cfg, o.Dirs, out.options())
+	res, err := proxal.RunFair(o.ctx, cfg, o.Dirs, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)
 	}
@@ -122,7 +122,7 @@ func figure2Run(f *Factory, o *FairOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := experiments.RunFigure2(o.ctx, cfg, o.Dirs, out.options())
+	res, err := proxal.RunFigure2(o.ctx, cfg, o.Dirs, out.options())
 	if err != nil {
 		return out.failed(err, nil, nil)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // The process-level fault tests (`make test-faults`) build fedcon, run it,
@@ -101,13 +102,13 @@ func deterministic(t *testing.T, out string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r experiments.QPResult
+	var r proxal.QPResult
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
 	r.Info = nil
 	for i := range r.Trials {
-		for _, a := range []*experiments.QPAlg{&r.Trials[i].Alg1, &r.Trials[i].CProx} {
+		for _, a := range []*proxal.QPAlg{&r.Trials[i].Alg1, &r.Trials[i].CProx} {
 			a.Wall, a.Stats.Runtime = 0, 0
 		}
 	}

@@ -1,8 +1,10 @@
 package cmd
 
 import (
-	"github.com/fedcon/fedcon/experiments"
 	"github.com/spf13/cobra"
+
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 func newCmdReproduceFigure1(f *Factory, runF func(*NPOptions) error) *cobra.Command {
@@ -14,7 +16,7 @@ func newCmdReproduceFigure1(f *Factory, runF func(*NPOptions) error) *cobra.Comm
 }
 
 func figure1Run(f *Factory, o *NPOptions) error {
-	cfg := &experiments.NPConfig{}
+	cfg := &proxal.NPConfig{}
 	if err := loadConfig(f, &o.commonOptions, "table1", alFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -24,7 +26,7 @@ func figure1Run(f *Factory, o *NPOptions) error {
 	}
 	return figureRun(f, &o.commonOptions, "figure1", cfg, cfg.Seed, cfg.TrialHash(),
 		func(opt experiments.RunOptions, info *experiments.RunInfo) (any, *experiments.Figure, error) {
-			res, err := experiments.RunFigure1(o.ctx, cfg, o.Dirs, opt)
+			res, err := proxal.RunFigure1(o.ctx, cfg, o.Dirs, opt)
 			if err != nil {
 				return nil, nil, err
 			}

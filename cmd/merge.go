@@ -3,7 +3,6 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -244,112 +242,4 @@ func copyShardTrials(all []*foundShard, out string) error {
 		}
 	}
 	return nil
-}
-
-func newCmdStatus(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "status DIR",
-		Short: "Progress of a sharded run: finished/owned trials per experiment and an ETA",
-		Long: `status reads the shard manifests and trial files under DIR (the shards' --out
-directories, or one above them) and prints, per experiment, the shards seen,
-the trials finished of those the shards have taken so far, and an estimate
-of the time left from each shard's rate of finished trials.`,
-		Example: "  fedcon status /shared/fedcon",
-		Args:    cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
-				return &FlagError{err: fmt.Errorf("status: %s: not a directory", args[0]), usage: c.CommandPath()}
-			}
-			all, err := findShards(args[0])
-			if err != nil {
-				return fmt.Errorf("status: %w", err)
-			}
-			if len(all) == 0 {
-				return fmt.Errorf("status: no shard manifests (shard-K-of-N.json) under %s", args[0])
-			}
-			t := statusTable(all, time.Now())
-			if json, _ := c.Flags().GetBool("json"); json {
-				return printJSON(f.IO.Out, t)
-			}
-			return printTables(f.IO.Out, f.tableWidth(), t)
-		},
-	}
-}
-
-// statusTable summarises the shards by experiment (and result).
-func statusTable(all []*foundShard, now time.Time) *experiments.Table {
-	type agg struct {
-		name, command      string
-		shards, n, fin     int
-		owned, done        int
-		eta                float64 // seconds, the slowest shard's
-		unknown, anyFailed bool
-		stopped            int
-	}
-	groups := map[string]*agg{}
-	var order []string
-	for _, s := range all {
-		g := strings.TrimSuffix(shardFileRE.ReplaceAllString(s.file, "$3"), ".json")
-		key := s.m.Experiment + g
-		if _, seen := groups[key]; seen && groups[key].command != strings.Join(s.m.Command, " ") {
-			key += " (" + strings.Join(s.m.Command, " ") + ")" // another run under the same directory
-		}
-		a := groups[key]
-		if a == nil {
-			a = &agg{name: key, n: s.m.Shards, command: strings.Join(s.m.Command, " ")}
-			groups[key] = a
-			order = append(order, key)
-		}
-		a.shards++
-		done := 0
-		for _, p := range s.m.Owned {
-			if _, err := os.Stat(filepath.Join(s.root, s.dir, filepath.FromSlash(p))); err == nil {
-				done++
-			}
-		}
-		a.owned += len(s.m.Owned)
-		a.done += done
-		if s.m.Error != "" {
-			a.anyFailed = true
-		}
-		if s.m.Interrupted {
-			a.stopped++
-		}
-		if s.m.Complete {
-			a.fin++
-			continue
-		}
-		// The shard's rate: trials it computed over the time it has run.
-		el := now.Sub(s.m.Start).Seconds()
-		if len(s.m.TrialWall) == 0 || el <= 0 {
-			a.unknown = true
-			continue
-		}
-		rem := float64(len(s.m.Owned)-done) / (float64(len(s.m.TrialWall)) / el)
-		a.eta = max(a.eta, rem)
-	}
-	sort.Strings(order)
-	t := &experiments.Table{Title: "sharded run status", Header: []string{"experiment", "shards (finished)", "trials done/taken", "ETA"}}
-	for _, k := range order {
-		a := groups[k]
-		eta := "done"
-		switch {
-		case a.anyFailed:
-			eta = "FAILED (see the shard manifest)"
-		case a.fin == a.n && a.shards == a.n:
-			eta = "done"
-		case a.stopped > 0:
-			eta = fmt.Sprintf("%d shards interrupted: rerun them", a.stopped)
-		case a.unknown:
-			eta = "unknown (no trial finished yet)"
-		case a.fin < a.shards || a.shards < a.n:
-			eta = (time.Duration(a.eta) * time.Second).String()
-			if a.shards < a.n {
-				eta += " (not every shard started)"
-			}
-		}
-		t.Rows = append(t.Rows, []string{a.name, fmt.Sprintf("%d/%d (%d)", a.shards, a.n, a.fin),
-			fmt.Sprintf("%d/%d", a.done, a.owned), eta})
-	}
-	return t
 }

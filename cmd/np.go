@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // NPOptions are the flags of `run np` and `reproduce table1`.
@@ -48,7 +48,7 @@ func newCmdRunNP(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 }
 
 func npRun(f *Factory, o *NPOptions) error {
-	cfg := &experiments.NPConfig{}
+	cfg := &proxal.NPConfig{}
 	if err := loadConfig(f, &o.commonOptions, "table1", alFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func npRun(f *Factory, o *NPOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := experiments.RunNP(o.ctx, cfg, o.Dirs, out.options())
+	res, err := proxal.RunNP(o.ctx, cfg, o.Dirs, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)
 	}

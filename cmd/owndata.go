@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // ownDataOptions are the flags of `run np` and `run fair` that solve a
@@ -41,7 +41,7 @@ func addOwnDataFlags(c *cobra.Command, o *ownDataOptions, fair bool) {
 }
 
 // source returns the data source the flags describe, nil without --data.
-func (o *ownDataOptions) source(c *cobra.Command) (*experiments.DataSource, error) {
+func (o *ownDataOptions) source(c *cobra.Command) (*proxal.DataSource, error) {
 	fl := c.Flags()
 	if o.File == "" {
 		for _, name := range ownDataFlags {
@@ -54,7 +54,7 @@ func (o *ownDataOptions) source(c *cobra.Command) (*experiments.DataSource, erro
 	if f := fl.Lookup("dataset"); f != nil && f.Changed {
 		return nil, &FlagError{err: fmt.Errorf("--data %s and --dataset %s: choose one", o.File, f.Value), usage: c.CommandPath()}
 	}
-	s := &experiments.DataSource{File: o.File, Format: o.Format, Partition: o.Partition}
+	s := &proxal.DataSource{File: o.File, Format: o.Format, Partition: o.Partition}
 	s.Label, s.Positive, s.Categorical, s.Drop = o.Label, o.Positive, o.Categorical, o.Drop
 	s.Sensitive, s.SensitiveValue, s.PartitionBy, s.ServerFraction = o.Sensitive, o.SensitiveValue, o.PartitionBy, o.ServerFraction
 	if s.Partition == "" {
@@ -75,7 +75,7 @@ func (o *ownDataOptions) source(c *cobra.Command) (*experiments.DataSource, erro
 
 // clients is --clients under --data: 0 (one client per value) for
 // by-column unless given.
-func (o *ownDataOptions) clients(c *cobra.Command, s *experiments.DataSource, n int) int {
+func (o *ownDataOptions) clients(c *cobra.Command, s *proxal.DataSource, n int) int {
 	if s.Partition == "by-column" && !c.Flags().Changed("clients") {
 		return 0
 	}
@@ -83,7 +83,7 @@ func (o *ownDataOptions) clients(c *cobra.Command, s *experiments.DataSource, n 
 }
 
 // runName names a --data run's results directory.
-func (o *ownDataOptions) runName(kind string, s *experiments.DataSource, n int) string {
+func (o *ownDataOptions) runName(kind string, s *proxal.DataSource, n int) string {
 	if n == 0 {
 		return fmt.Sprintf("%s-%s-by-%s", kind, s.Name(), s.PartitionBy)
 	}
@@ -93,7 +93,7 @@ func (o *ownDataOptions) runName(kind string, s *experiments.DataSource, n int) 
 // checkData reads, checks and splits the --data file before anything is
 // written (its checksum enters the trial hash) and says on stderr how many
 // rows were dropped for a missing value.
-func checkData(f *Factory, o *commonOptions, s *experiments.DataSource, seed uint64, clients []int, fair bool) error {
+func checkData(f *Factory, o *commonOptions, s *proxal.DataSource, seed uint64, clients []int, fair bool) error {
 	if err := s.Check(seed, clients, fair); err != nil {
 		return err
 	}

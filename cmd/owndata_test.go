@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // writeSynthetic writes a CSV of m rows drawn from a logistic model with
@@ -188,7 +189,7 @@ func TestOwnDataEndToEnd(t *testing.T) {
 				if !m.Complete || m.Computed != 2 {
 					t.Fatalf("manifest: complete %v, %d computed; want true, 2", m.Complete, m.Computed)
 				}
-				var doc experiments.NPResult
+				var doc proxal.NPResult
 				b, err := os.ReadFile(filepath.Join(res, tt.dir+".json"))
 				if err != nil || json.Unmarshal(b, &doc) != nil {
 					t.Fatalf("result file: %v", err)
@@ -197,7 +198,7 @@ func TestOwnDataEndToEnd(t *testing.T) {
 					if tr.N != tt.n || tr.Dataset != "clinic" {
 						t.Errorf("trial on %s with n = %d, want clinic, %d", tr.Dataset, tr.N, tt.n)
 					}
-					for _, a := range []experiments.ClassAlg{tr.Alg1, tr.CProx} {
+					for _, a := range []proxal.ClassAlg{tr.Alg1, tr.CProx} {
 						// Certified: Converged, and the KKT residuals audited at
 						// the returned point within the default ε1 = ε2 = 1e-3.
 						if a.Status.String() != "Converged" || a.Residuals.Stationarity > 1e-3 || a.Residuals.Feasibility > 1e-3 {
@@ -264,8 +265,8 @@ func TestOwnDataMatchesBuiltIn(t *testing.T) {
 			t.Fatalf("%v: exit %d; stderr: %s", args, got, errOut)
 		}
 	}
-	read := func(name string) experiments.NPResult {
-		var r experiments.NPResult
+	read := func(name string) proxal.NPResult {
+		var r proxal.NPResult
 		b, err := os.ReadFile(filepath.Join(dir, name, name+".json"))
 		if err != nil || json.Unmarshal(b, &r) != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -278,7 +279,7 @@ func TestOwnDataMatchesBuiltIn(t *testing.T) {
 	}
 	for i := range want.Trials {
 		w, g := want.Trials[i], got.Trials[i]
-		for k, pair := range [][2]experiments.ClassAlg{{w.Alg1, g.Alg1}, {w.CProx, g.CProx}} {
+		for k, pair := range [][2]proxal.ClassAlg{{w.Alg1, g.Alg1}, {w.CProx, g.CProx}} {
 			// Rounding of the re-standardised columns (~1e-16) moves the
 			// objective far less than the solver tolerance 1e-3.
 			if d := math.Abs(pair[0].Objective - pair[1].Objective); d > 1e-9 || pair[0].Status != pair[1].Status {

@@ -18,6 +18,10 @@ import (
 
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/conic"
+	"github.com/fedcon/fedcon/experiments/drfl"
+	"github.com/fedcon/fedcon/experiments/proxal"
+	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
 // hostileCase is one input a hostile user tries: argv, the environment, a
@@ -182,15 +186,15 @@ func TestHostileCorpusDocumented(t *testing.T) {
 
 // presetTypes are the config types of the presets loaded through loadConfig.
 var presetTypes = map[string]func() any{
-	"table1":         func() any { return &experiments.NPConfig{} },
-	"table2":         func() any { return &experiments.FairConfig{} },
-	"table2-authors": func() any { return &experiments.FairConfig{} },
-	"table4":         func() any { return &experiments.QPConfig{} },
-	"conic-table1":   func() any { return &experiments.ConicQPConfig{} },
-	"conic-table2":   func() any { return &experiments.NPConfig{} },
-	"conic-table3":   func() any { return &experiments.FairConfig{} },
-	"ssca/ssca":      func() any { return &experiments.SSCAConfig{} },
-	"drfl/drfl":      func() any { return &experiments.DRFLConfig{} },
+	"table1":         func() any { return &proxal.NPConfig{} },
+	"table2":         func() any { return &proxal.FairConfig{} },
+	"table2-authors": func() any { return &proxal.FairConfig{} },
+	"table4":         func() any { return &proxal.QPConfig{} },
+	"conic-table1":   func() any { return &conic.ConicQPConfig{} },
+	"conic-table2":   func() any { return &proxal.NPConfig{} },
+	"conic-table3":   func() any { return &proxal.FairConfig{} },
+	"ssca/ssca":      func() any { return &ssca.SSCAConfig{} },
+	"drfl/drfl":      func() any { return &drfl.DRFLConfig{} },
 }
 
 // TestPresetsPassStrictYAML: every shipped preset, given as --config, is
@@ -324,7 +328,7 @@ func FuzzCheckConfigYAML(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		cfg := &experiments.QPConfig{}
+		cfg := &proxal.QPConfig{}
 		if checkConfigYAML("f.yaml", b, cfg) != nil {
 			return
 		}

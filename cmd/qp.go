@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // QPOptions are the flags of `reproduce table4` and `run qp`.
@@ -105,7 +105,7 @@ func newCmdRunQP(f *Factory, runF func(*QPOptions) error) *cobra.Command {
 }
 
 func qpRun(f *Factory, o *QPOptions) error {
-	cfg := &experiments.QPConfig{}
+	cfg := &proxal.QPConfig{}
 	if err := loadConfig(f, &o.commonOptions, "table4", qpFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func qpRun(f *Factory, o *QPOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := experiments.RunQP(o.ctx, cfg, out.options())
+	res, err := proxal.RunQP(o.ctx, cfg, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // Table3Options are the inputs of 'fedcon reproduce table3'.
@@ -57,9 +58,9 @@ results/table3/table3.{json,csv,md}.`,
 }
 
 func table3Run(o *Table3Options) error {
-	cfg := &experiments.Table3Config{DataDirs: o.Dirs, NoVerify: o.NoVerify}
+	cfg := &proxal.Table3Config{DataDirs: o.Dirs, NoVerify: o.NoVerify}
 	info := experiments.NewRunInfo("table3", o.Version, cfg, 1)
-	res, err := experiments.Table3(cfg)
+	res, err := proxal.Table3(cfg)
 	if err != nil {
 		return err
 	}

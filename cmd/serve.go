@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/fedjob"
+	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/federation"
-	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
 // serveFlagKeys are the configuration flags of `serve` (no clients/datasets
@@ -33,7 +33,7 @@ type serveOptions struct {
 	dim      int
 	trial    int
 	output   string
-	serve    experiments.ServeOptions
+	serve    fedjob.ServeOptions
 	insecure bool
 	local    bool
 	model    string // drfl
@@ -90,21 +90,21 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 }
 
 func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
-	job := &experiments.FedJob{Problem: o.problem, Trial: o.trial}
+	job := &fedjob.FedJob{Problem: o.problem, Trial: o.trial}
 	keys := map[string]string{}
 	for k, v := range serveFlagKeys {
 		keys[k] = v
 	}
 	switch o.problem {
 	case "np":
-		cfg := &experiments.NPConfig{}
+		cfg := &proxal.NPConfig{}
 		if err := loadConfig(f, &o.common, "table1", keys, cfg); err != nil {
 			return err
 		}
 		cfg.Datasets, cfg.Clients = nil, nil // the job names its one cell
 		job.NP, job.Dataset, job.N, job.Dim = cfg, o.dataset, o.clients, o.dim
 	case "fair":
-		cfg := &experiments.FairConfig{}
+		cfg := &proxal.FairConfig{}
 		delete(keys, "admm-start")
 		if err := loadConfig(f, &o.common, "table2", keys, cfg); err != nil {
 			return err
@@ -121,7 +121,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		for _, k := range []string{"subsolver", "r", "admm-start", "rho-rule", "metric-shift", "relax", "eps-rel"} {
 			delete(keys, k)
 		}
-		cfg := &experiments.QPConfig{}
+		cfg := &proxal.QPConfig{}
 		if err := loadConfig(f, &o.common, "table4", keys, cfg); err != nil {
 			return err
 		}
@@ -140,12 +140,12 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		if err := cfg.ValidateData(); err != nil {
 			return err
 		}
-		p, err := drflParams(cfg, o.model, o.loss)
+		p, err := cfg.Params(o.model, o.loss)
 		if err != nil {
 			return err
 		}
-		job = experiments.NewFedDRFL(o.dataset, cfg.Data(o.dataset, false), cfg.Seed, p,
-			&sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds})
+		job = fedjob.NewFedDRFL(o.dataset, cfg.Data(o.dataset, false), cfg.Seed, p,
+			cfg.Settings(0))
 		job.Trial = o.trial
 	default:
 		return flagErrorf("--problem %q: want np, fair, qp or drfl", o.problem)
@@ -166,8 +166,8 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		if r == nil {
 			return err
 		}
-		res := &experiments.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.V,
-			Wall: r.Runtime.Seconds(), AlgBytes: r.BytesTotal, DRFL: &experiments.DRFLServed{Rounds: r.Rounds,
+		res := &fedjob.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.V,
+			Wall: r.Runtime.Seconds(), AlgBytes: r.BytesTotal, DRFL: &fedjob.DRFLServed{Rounds: r.Rounds,
 				Objective: r.Objective, WorstCase: r.WorstCase, QStar: r.QStar, ClientLoss: r.ClientLoss, Lambda: r.Lambda,
 				BytesTotal: r.BytesTotal, QPIterations: r.QPIterations}}
 		res.Stats.Rounds = r.Rounds
@@ -178,7 +178,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		if r == nil {
 			return err
 		}
-		res := &experiments.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.W,
+		res := &fedjob.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.W,
 			Residuals: r.Residuals, Stats: r.Stats, Wall: r.Stats.Runtime.Seconds(), // Solve alone, as served
 			AlgBytes: 8 * (r.Stats.FloatsDown + r.Stats.FloatsUp + r.Stats.DiagFloatsUp)}
 		return serveReport(f, o, res, err)
@@ -195,7 +195,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, format+"\n", args...)
 		}
 	}
-	res, err := experiments.Serve(o.common.ctx, job, dataDirs(f, c), o.serve)
+	res, err := fedjob.Serve(o.common.ctx, job, dataDirs(f, c), o.serve)
 	if res == nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 }
 
 // serveReport writes the result file and prints the summary.
-func serveReport(f *Factory, o *serveOptions, res *experiments.ServeResult, err error) error {
+func serveReport(f *Factory, o *serveOptions, res *fedjob.ServeResult, err error) error {
 	if o.output != "" {
 		b, jerr := json.MarshalIndent(res, "", "  ")
 		if jerr == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
 // SSCAOptions are the flags of `run ssca` and `reproduce ssca-*`.
@@ -53,8 +54,8 @@ func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 func (o *SSCAOptions) setDirs(d []string) { o.Dirs = d }
 
 // loadSSCAConfig builds and validates the configuration.
-func loadSSCAConfig(f *Factory, o *SSCAOptions) (*experiments.SSCAConfig, error) {
-	cfg := &experiments.SSCAConfig{}
+func loadSSCAConfig(f *Factory, o *SSCAOptions) (*ssca.SSCAConfig, error) {
+	cfg := &ssca.SSCAConfig{}
 	if err := loadConfig(f, &o.commonOptions, "ssca/ssca", sscaFlagKeys, cfg); err != nil {
 		return nil, err
 	}
@@ -84,10 +85,10 @@ func loadSSCAConfig(f *Factory, o *SSCAOptions) (*experiments.SSCAConfig, error)
 
 // sgdRateFile is the format of configs/ssca/sgd-lr.yaml.
 type sgdRateFile struct {
-	SGDRates map[string]experiments.SGDRate `yaml:"sgd_rates"`
+	SGDRates map[string]ssca.SGDRate `yaml:"sgd_rates"`
 }
 
-func loadSGDRates(path string) (map[string]experiments.SGDRate, error) {
+func loadSGDRates(path string) (map[string]ssca.SGDRate, error) {
 	var b []byte
 	var err error
 	if path == "" {
@@ -117,8 +118,8 @@ func newCmdRunSSCA(f *Factory, runF func(*SSCAOptions) error) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.bind(c)
 			o.Dirs = dataDirs(f, c)
-			if !slices.Contains(experiments.SSCAAlgos, o.Algo) {
-				return &FlagError{err: fmt.Errorf("--algo %q: want one of %s", o.Algo, strings.Join(experiments.SSCAAlgos, ", ")), usage: c.CommandPath()}
+			if !slices.Contains(ssca.SSCAAlgos, o.Algo) {
+				return &FlagError{err: fmt.Errorf("--algo %q: want one of %s", o.Algo, strings.Join(ssca.SSCAAlgos, ", ")), usage: c.CommandPath()}
 			}
 			if runF != nil {
 				return runF(o)
@@ -137,12 +138,12 @@ func newCmdRunSSCA(f *Factory, runF func(*SSCAOptions) error) *cobra.Command {
 
 // sscaSetup resolves --workers and loads cfg's data: the common start of
 // the SSCA commands.
-func sscaSetup(ctx context.Context, f *Factory, workers int, cfg *experiments.SSCAConfig, dirs []string) (int, *experiments.SSCAData, error) {
+func sscaSetup(ctx context.Context, f *Factory, workers int, cfg *ssca.SSCAConfig, dirs []string) (int, *ssca.SSCAData, error) {
 	w, err := workersFlag(f, workers)
 	if err != nil {
 		return 0, nil, err
 	}
-	data, err := experiments.Interruptible(ctx, func() (*experiments.SSCAData, error) { return experiments.LoadSSCAData(cfg, dirs) })
+	data, err := experiments.Interruptible(ctx, func() (*ssca.SSCAData, error) { return ssca.LoadSSCAData(cfg, dirs) })
 	return w, data, err
 }
 
@@ -151,7 +152,7 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
-	spec := experiments.SSCASpec{Algo: o.Algo, Batch: o.Batch, Lambda: cfg.Lambda, U: cfg.UValue()}
+	spec := ssca.SSCASpec{Algo: o.Algo, Batch: o.Batch, Lambda: cfg.Lambda, U: cfg.UValue()}
 	if o.Algo == "fedavg" {
 		spec.LocalSteps = o.LocalSteps
 	}
@@ -162,7 +163,7 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
-	specs := []experiments.SSCASpec{spec}
+	specs := []ssca.SSCASpec{spec}
 	if err := checkCost(f, &o.commonOptions, "run ssca", cfg.SSCASpecsCost(data, specs, cfg.Runs), workers); err != nil {
 		return err
 	}
@@ -170,8 +171,8 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
-	curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, specs, cfg.Runs, out.options())
-	res := experiments.NewSSCAResult("run", cfg, data, curves)
+	curves, err := ssca.RunSSCASpecs(o.ctx, cfg, data, specs, cfg.Runs, out.options())
+	res := ssca.NewSSCAResult("run", cfg, data, curves)
 	res.Name = "run-" + spec.Key()
 	res.Info = out.info
 	return sscaFinish(out, res, false, err)
@@ -180,7 +181,7 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 // sscaOutput is results/ssca/ (quick: results/quick/ssca/) with the trial
 // store shared by every SSCA figure and run under the same configuration.
 // Each result name has its own manifest, marked incomplete before any work.
-func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers int, resName string) (*runOutput, error) {
+func sscaOutput(f *Factory, o *SSCAOptions, cfg *ssca.SSCAConfig, workers int, resName string) (*runOutput, error) {
 	oo := o.commonOptions
 	oo.OutDir = resultsDir(oo.OutDir, o.Quick)
 	out, err := openRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
@@ -197,7 +198,7 @@ func sscaOutput(f *Factory, o *SSCAOptions, cfg *experiments.SSCAConfig, workers
 
 // sscaFinish writes <name>.{json,csv,md}, <name>-points.csv, the figure
 // (PNG, SVG) and manifest-<name>.json, then prints the table and paths.
-func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr error) error {
+func sscaFinish(out *runOutput, res *ssca.SSCAResult, figure bool, runErr error) error {
 	out.manifest = "manifest-" + res.Name + ".json"
 	if runErr != nil {
 		return out.failed(runErr, nil, nil)
@@ -244,78 +245,6 @@ func sscaFinish(out *runOutput, res *experiments.SSCAResult, figure bool, runErr
 		out.summary(base + ".{json,csv,md,png,svg}")
 	} else {
 		out.summary(base + ".{json,csv,md}")
-	}
-	return nil
-}
-
-func newCmdReproduceSSCA(f *Factory, fig string, runF func(*SSCAOptions) error) *cobra.Command {
-	o := &SSCAOptions{}
-	figs := []string{fig}
-	short := map[string]string{
-		"figure2": "SSCA Figure 2: sample-based FL, Algorithms 1-2 vs FedAvg (training cost, test accuracy)",
-		"figure3": "SSCA Figure 3: feature-based FL, Algorithms 3-4 vs feature SGD",
-		"figure4": "SSCA Figure 4: ‖w‖² vs training cost, Algorithms 2/4 sweeping U, 1/3 sweeping λ",
-		"all":     "SSCA Figures 2-4",
-	}[fig]
-	if fig == "all" {
-		figs = experiments.SSCAFigures
-	}
-	c := &cobra.Command{
-		Use:   "ssca-" + fig,
-		Short: short,
-		Long: short + `.
-
-Results go to results/ssca/ (--quick: results/quick/ssca/): <figure>.{json,csv,md,png,svg},
-<figure>-points.csv (every evaluated point with its seed) and one JSON per finished run
-under trials/, shared by all SSCA figures: Ctrl-C keeps finished runs, a rerun resumes.
---quick: 2 runs (Figure 4: 1), evaluation every 10 rounds on fixed 5000-image subsets.`,
-		Example: "  fedcon reproduce ssca-" + fig + " --quick\n  fedcon reproduce ssca-" + fig + " --runs 10 --workers 2",
-		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o.bind(c)
-			o.Dirs = dataDirs(f, c)
-			o.Figures = figs
-			if runF != nil {
-				return runF(o)
-			}
-			return sscaReproduce(f, o)
-		},
-	}
-	addSSCAFlags(c, o)
-	addYesFlag(c, &o.commonOptions)
-	c.Flags().BoolVar(&o.Quick, "quick", false, "smoke run: 2 runs (Figure 4: 1), evaluation every 10 rounds on 5000-image subsets")
-	return c
-}
-
-func sscaReproduce(f *Factory, o *SSCAOptions) error {
-	cfg, err := loadSSCAConfig(f, o)
-	if err != nil {
-		return err
-	}
-	workers, data, err := sscaSetup(o.ctx, f, o.Workers, cfg, o.Dirs)
-	if err != nil {
-		return err
-	}
-	var cost experiments.Cost
-	for _, fig := range o.Figures {
-		c := cfg.SSCASpecsCost(data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig))
-		cost.Bytes, cost.Seconds, cost.Model = max(cost.Bytes, c.Bytes), cost.Seconds+c.Seconds, c.Model
-	}
-	if err := checkCost(f, &o.commonOptions, "ssca "+strings.Join(o.Figures, ", "), cost, workers); err != nil {
-		return err
-	}
-	for _, fig := range o.Figures {
-		out, err := sscaOutput(f, o, cfg, workers, "ssca-"+fig)
-		if err != nil {
-			return err
-		}
-		out.name = "ssca-" + fig
-		curves, err := experiments.RunSSCASpecs(o.ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), out.options())
-		res := experiments.NewSSCAResult(fig, cfg, data, curves)
-		res.Info = out.info
-		if err := sscaFinish(out, res, true, err); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fedcon/fedcon/configs"
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
 // writeTinyIDX writes a tiny MNIST-layout data set (n training and n test
@@ -143,7 +143,7 @@ func TestSSCABadInput(t *testing.T) {
 	if err := yaml.Unmarshal(rates, &rf); err != nil {
 		t.Fatal(err)
 	}
-	rf.SGDRates["fedavg-b1-e1"] = experiments.SGDRate{A: -1}
+	rf.SGDRates["fedavg-b1-e1"] = ssca.SGDRate{A: -1}
 	rates, _ = yaml.Marshal(rf)
 	os.WriteFile(lrFile, rates, 0o644)
 	infFile := filepath.Join(out, "inf.yaml")

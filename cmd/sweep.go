@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // SweepOptions are the flags of `fedcon sweep`.
@@ -120,11 +121,11 @@ func readSweep(path string) (*sweepFile, []experiments.SweepAxis, error) {
 func sweepConfigType(preset string) reflect.Type {
 	switch preset {
 	case "table4":
-		return reflect.TypeOf(experiments.QPConfig{})
+		return reflect.TypeOf(proxal.QPConfig{})
 	case "table1":
-		return reflect.TypeOf(experiments.NPConfig{})
+		return reflect.TypeOf(proxal.NPConfig{})
 	}
-	return reflect.TypeOf(experiments.FairConfig{})
+	return reflect.TypeOf(proxal.FairConfig{})
 }
 
 // checkSweepTypes checks the sweep file's base values and every swept value
@@ -187,11 +188,11 @@ func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any
 	keys := alFlagKeys
 	switch preset {
 	case "table4":
-		cfg, keys = &experiments.QPConfig{}, qpFlagKeys
+		cfg, keys = &proxal.QPConfig{}, qpFlagKeys
 	case "table1":
-		cfg = &experiments.NPConfig{}
+		cfg = &proxal.NPConfig{}
 	default:
-		cfg = &experiments.FairConfig{}
+		cfg = &proxal.FairConfig{}
 	}
 	if err := loadConfig(f, &co, preset, keys, cfg); err != nil {
 		return nil, err
@@ -223,7 +224,7 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 		}
 	}
 	name := "sweep-" + strings.TrimSuffix(filepath.Base(o.File), filepath.Ext(o.File))
-	res := &experiments.SweepResult{Preset: sf.Preset, Axes: axes}
+	res := &proxal.SweepResult{Preset: sf.Preset, Axes: axes}
 	out, err := newRunOutput(f, &o.commonOptions, name, struct {
 		Preset string                  `json:"preset"`
 		Base   map[string]any          `json:"base"`
@@ -236,24 +237,24 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 	var runErr error
 	for i, p := range points {
 		slug := p.Slug(axes)
-		pr := experiments.SweepPointResult{Values: p, Config: cfgs[i], TrialHash: cfgs[i].TrialHash()}
+		pr := proxal.SweepPointResult{Values: p, Config: cfgs[i], TrialHash: cfgs[i].TrialHash()}
 		store := out.newStore(filepath.Join(out.dir, "trials", slug), pr.TrialHash)
 		opt := experiments.RunOptions{Workers: workers, Progress: newProgress(f, o.Quiet, name+" "+slug).fn(), Store: store}
 		var err error
 		switch c := cfgs[i].(type) {
-		case *experiments.QPConfig:
-			var r *experiments.QPResult
-			if r, err = experiments.RunQP(o.ctx, c, opt); r != nil {
+		case *proxal.QPConfig:
+			var r *proxal.QPResult
+			if r, err = proxal.RunQP(o.ctx, c, opt); r != nil {
 				pr.QPRows = r.Rows
 			}
-		case *experiments.NPConfig:
-			var r *experiments.NPResult
-			if r, err = experiments.RunNP(o.ctx, c, o.Dirs, opt); r != nil {
+		case *proxal.NPConfig:
+			var r *proxal.NPResult
+			if r, err = proxal.RunNP(o.ctx, c, o.Dirs, opt); r != nil {
 				pr.ClassRows = r.Rows
 			}
-		case *experiments.FairConfig:
-			var r *experiments.FairResult
-			if r, err = experiments.RunFair(o.ctx, c, o.Dirs, opt); r != nil {
+		case *proxal.FairConfig:
+			var r *proxal.FairResult
+			if r, err = proxal.RunFair(o.ctx, c, o.Dirs, opt); r != nil {
 				pr.ClassRows = r.Rows
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
 // newCmdTune groups the hyper-parameter searches.
@@ -75,7 +76,7 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 	if err != nil {
 		return &FlagError{err: fmt.Errorf("--grid: %w", err)}
 	}
-	grid := &experiments.SGDGrid{}
+	grid := &ssca.SGDGrid{}
 	if err := yaml.Unmarshal(b, grid); err != nil {
 		return &experiments.ConfigError{Field: "grid", Value: o.Grid, Reason: err.Error()}
 	}
@@ -92,7 +93,7 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := experiments.RunSGDTune(o.ctx, cfg, data, grid, out.options())
+	res, err := ssca.RunSGDTune(o.ctx, cfg, data, grid, out.options())
 	if err != nil {
 		return out.failed(err, nil, nil)
 	}
@@ -109,13 +110,13 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 }
 
 // writeSGDRates writes the chosen rates in configs/ssca/sgd-lr.yaml's format.
-func writeSGDRates(path string, cfg *experiments.SSCAConfig, grid *experiments.SGDGrid, rates map[string]experiments.SGDRate) error {
+func writeSGDRates(path string, cfg *ssca.SSCAConfig, grid *ssca.SGDGrid, rates map[string]ssca.SGDRate) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# SGD baselines' learning rates r_t = a/t^beta, written by `fedcon tune ssca-sgd`:\n")
 	fmt.Fprintf(&b, "# per baseline the lowest mean F(w^T) (%s, %s) over seeds %d..%d,\n", cfg.Dataset,
 		map[bool]string{true: "5000-image training subset", false: "full training set"}[cfg.EvalSubset > 0], grid.Seed, grid.Seed+uint64(grid.Seeds)-1)
 	fmt.Fprintf(&b, "# grid a = %v, beta = %v (configs/ssca/sgd-grid.yaml).\n", grid.A, grid.Beta)
-	m := map[string]map[string]experiments.SGDRate{"sgd_rates": rates}
+	m := map[string]map[string]ssca.SGDRate{"sgd_rates": rates}
 	y, err := yaml.Marshal(m)
 	if err != nil {
 		return err

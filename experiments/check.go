@@ -1,16 +1,9 @@
 package experiments
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
-
-	"go.yaml.in/yaml/v3"
-
-	"github.com/fedcon/fedcon/configs"
-	"github.com/fedcon/fedcon/solver"
 )
 
 // CheckRow is one comparison of `fedcon check`.
@@ -24,133 +17,44 @@ type CheckRow struct {
 	Detail     string  `json:"detail,omitempty"`
 }
 
-// checkers maps an experiment to the function that checks its result file
-// <dir>/<experiment>/<experiment>.json.
-var checkers = map[string]func([]byte) ([]CheckRow, error){
-	"table4":         CheckTable4,
-	"table1":         func(b []byte) ([]CheckRow, error) { return CheckTable1("table1", b) },
-	"table2":         func(b []byte) ([]CheckRow, error) { return CheckTable2("table2", b) },
-	"table2-authors": func(b []byte) ([]CheckRow, error) { return CheckTable2("table2-authors", b) },
-	"conic-table1":   CheckConicTable1,
-	"conic-table2":   CheckConicTable2,
-	"conic-table3":   CheckConicTable3,
+// A Check is how `fedcon check` gates one experiment's result file. Each
+// paper's package registers its experiments' checks from init.
+type Check struct {
+	// Verify rebuilds the table in dir from its trial files (VerifyWith):
+	// config is the recorded configuration, configHash its recorded hash,
+	// kkt the factors of the reference's kkt rule per algorithm.
+	Verify func(dir, name string, resultJSON, config []byte, configHash string, kkt map[string]float64) []CheckRow
+	// Rules applies configs/reference/<name>.yaml.
+	Rules func(name string, resultJSON []byte) ([]CheckRow, error)
+	// Baseline renders the per-trial objectives as a baseline entry for
+	// configs/reference/<name>.yaml; nil when the rules need none.
+	Baseline func(name string, resultJSON []byte, description string) (string, error)
+}
+
+var checks = map[string]Check{}
+
+// RegisterCheck makes name's result files gated by `fedcon check`; it
+// panics if name is registered twice.
+func RegisterCheck(name string, c Check) {
+	if _, dup := checks[name]; dup {
+		panic("experiments: check " + name + " registered twice")
+	}
+	checks[name] = c
+}
+
+// BaselineYAML renders a result file's per-trial objectives as a baseline
+// entry for configs/reference/<experiment>.yaml (`fedcon check --print-baseline`).
+func BaselineYAML(experiment string, resultJSON []byte, description string) (string, error) {
+	c, ok := checks[experiment]
+	if !ok || c.Baseline == nil {
+		return "", fmt.Errorf("experiments: %s has no baseline", experiment)
+	}
+	return c.Baseline(experiment, resultJSON, description)
 }
 
 // CheckNames lists, sorted, the experiments whose result files the check
 // gate compares with configs/reference/.
-func CheckNames() []string { return slices.Sorted(maps.Keys(checkers)) }
-
-type checkRule struct {
-	Name       string  `yaml:"name"`
-	Factor     float64 `yaml:"factor"`
-	Rounding   float64 `yaml:"rounding"`
-	BandFactor float64 `yaml:"band_factor"`
-	Why        string  `yaml:"why"`
-}
-
-type checkRef struct {
-	Experiment string      `yaml:"experiment"`
-	Rules      []checkRule `yaml:"rules"`
-}
-
-func loadRef(name string) (*checkRef, error) {
-	b, err := configs.Reference(name)
-	if err != nil {
-		return nil, err
-	}
-	var ref checkRef
-	if err := yaml.Unmarshal(b, &ref); err != nil {
-		return nil, fmt.Errorf("experiments: configs/reference/%s.yaml: %w", name, err)
-	}
-	return &ref, nil
-}
-
-// CheckTable4 compares a Table 4 result file (its JSON) with the rules of
-// configs/reference/table4.yaml.
-func CheckTable4(resultJSON []byte) ([]CheckRow, error) {
-	var res QPResult
-	if err := json.Unmarshal(resultJSON, &res); err != nil {
-		return nil, fmt.Errorf("experiments: table4.json: %w", err)
-	}
-	var cfg QPConfig
-	if res.Info != nil {
-		b, _ := json.Marshal(res.Info.Config)
-		_ = json.Unmarshal(b, &cfg)
-	}
-	ref, err := loadRef("table4")
-	if err != nil {
-		return nil, err
-	}
-	cells := map[string][]QPTrial{}
-	for _, t := range res.Trials {
-		k := fmt.Sprintf("%d,%d,%d", t.N, t.D, t.M)
-		cells[k] = append(cells[k], t)
-	}
-	var out []CheckRow
-	for _, row := range res.Rows {
-		key := fmt.Sprintf("%d,%d,%d", row.N, row.D, row.M)
-		cell := fmt.Sprintf("n=%d d=%d m=%d", row.N, row.D, row.M)
-		add := func(rule string, v, bound float64, detail string) {
-			out = append(out, CheckRow{Experiment: "table4", Cell: cell, Rule: rule, Value: v, Bound: bound,
-				Pass: v <= bound && !math.IsNaN(v), Detail: detail})
-		}
-		for _, r := range ref.Rules {
-			switch r.Name {
-			case "status":
-				bad := 0
-				for _, t := range cells[key] {
-					if t.Alg1.Status != solver.Converged {
-						bad++
-					}
-					if t.CProx.Status != solver.Converged {
-						bad++
-					}
-				}
-				add("status", float64(bad), 0, "runs not Converged")
-			case "kkt":
-				add("kkt stationarity", math.Max(row.KKT1[0], row.KKTC[0]), r.Factor*cfg.Eps1, "max over runs, both algorithms")
-				add("kkt feasibility", math.Max(row.KKT1[1], row.KKTC[1]), r.Factor*cfg.Eps2, "max over runs, both algorithms")
-			case "feasibility":
-				var v float64
-				for _, t := range cells[key] {
-					v = math.Max(v, math.Max(t.Alg1.Violation, t.CProx.Violation))
-				}
-				add("feasibility violation", v, r.Factor*cfg.Eps2, "max_i ||C_i w + d_i||_inf")
-			case "optimum":
-				for _, t := range cells[key] {
-					for _, a := range []struct {
-						name string
-						alg  QPAlg
-					}{{"Alg. 1", t.Alg1}, {"cProx-AL", t.CProx}} {
-						if gap := math.Abs(a.alg.Objective - row.FStar); gap > a.alg.ObjBand*(1+1e-9)+1e-12 {
-							add("objective vs f*", gap, a.alg.ObjBand, fmt.Sprintf("%s trial %d", a.name, t.Trial))
-						}
-					}
-				}
-				// Means over the undiverged runs; a diverged run fails "status".
-				if row.has(cellA1) && row.has(cellCP) {
-					add("objective vs f*", math.Max(math.Abs(row.Obj1.Mean-row.FStar), math.Abs(row.ObjC.Mean-row.FStar)),
-						math.Max(row.Band1, row.BandC)*(1+1e-9)+1e-12, "mean objective, both algorithms")
-				}
-			case "paper":
-				if cfg.RNG != "numpy" || len(row.Published) < 3 || !row.has(cellA1) || !row.has(cellCP) {
-					continue // no published row, or every run of an algorithm diverged ("status" fails)
-				}
-				for _, c := range []struct {
-					name      string
-					ours, pap float64
-				}{{"objective vs paper (Alg. 1)", row.Obj1.Mean, row.Published[0]}, {"objective vs paper (cProx-AL)", row.ObjC.Mean, row.Published[2]}} {
-					// Ours: our KKT band. Theirs: a point feasible to ε2 with any
-					// stationarity is within ε2·||ν*||₁ of f* up to the
-					// stationarity term, which we take equal to ours.
-					band := r.Rounding + cfg.Eps2*row.Nu1 + r.BandFactor*math.Max(row.Band1, row.BandC)
-					add(c.name, math.Abs(c.ours-c.pap), band, fmt.Sprintf("ours %.4f, paper %.2f", c.ours, c.pap))
-				}
-			}
-		}
-	}
-	return out, nil
-}
+func CheckNames() []string { return slices.Sorted(maps.Keys(checks)) }
 
 // CheckTable renders check rows with a pass/fail column.
 func CheckTable(rows []CheckRow) *Table {
@@ -166,4 +70,22 @@ func CheckTable(rows []CheckRow) *Table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d checks, %d failed. Rules and their justifications: configs/reference/*.yaml.", len(rows), failed))
 	return t
+}
+
+// RefRule is one rule of configs/reference/<name>.yaml.
+type RefRule struct {
+	Name string `yaml:"name"`
+	// Algorithms the rule applies to: alg1, cprox (default both).
+	Algorithms []string `yaml:"algorithms"`
+	Factor     float64  `yaml:"factor"`
+	Bound      float64  `yaml:"bound"`
+	Rounding   float64  `yaml:"rounding"`
+	StdFactor  float64  `yaml:"std_factor"`
+	Rel        float64  `yaml:"rel"`
+	Why        string   `yaml:"why"`
+}
+
+// Applies reports whether the rule applies to algorithm alg (alg1, cprox).
+func (r *RefRule) Applies(alg string) bool {
+	return len(r.Algorithms) == 0 || slices.Contains(r.Algorithms, alg)
 }

@@ -40,9 +40,9 @@ type HLine struct {
 	Y    float64 `json:"y"`
 }
 
-// bandSeries turns per-iteration per-party values into a mean curve with a
+// BandSeries turns per-iteration per-party values into a mean curve with a
 // min-max band.
-func bandSeries(name string, color int, vals [][]float64) Series {
+func BandSeries(name string, color int, vals [][]float64) Series {
 	s := Series{Name: name, Color: color}
 	for k, v := range vals {
 		if len(v) == 0 {

@@ -21,7 +21,8 @@ type TrialConfig struct {
 	RNG string `mapstructure:"rng" json:"rng"`
 }
 
-func (c *TrialConfig) validate() error {
+// ValidateTrials checks the keys of TrialConfig.
+func (c *TrialConfig) ValidateTrials() error {
 	switch {
 	case c.Trials < 1 || c.Trials > MaxTrials:
 		return &ConfigError{"trials", c.Trials, fmt.Sprintf("must be in [1, %d]", MaxTrials)}
@@ -31,8 +32,8 @@ func (c *TrialConfig) validate() error {
 	return nil
 }
 
-// validateAll returns the first error of validators.
-func validateAll(vs ...func() error) error {
+// ValidateAll returns the first error of validators.
+func ValidateAll(vs ...func() error) error {
 	for _, v := range vs {
 		if err := v(); err != nil {
 			return err
@@ -56,7 +57,8 @@ type MethodConfig struct {
 	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
 }
 
-func (c *MethodConfig) validate() error {
+// ValidateMethod checks the keys of MethodConfig.
+func (c *MethodConfig) ValidateMethod() error {
 	for _, p := range []struct {
 		name string
 		v    float64
@@ -82,12 +84,13 @@ func (c *MethodConfig) validate() error {
 	return nil
 }
 
-func (c *MethodConfig) settings(workers int) *solver.Settings {
+// Settings are the solver settings of c, workers clients at a time.
+func (c *MethodConfig) Settings(workers int) *solver.Settings {
 	return &solver.Settings{MaxOuter: c.MaxOuter, MaxInner: c.MaxInner, Eps1: c.Eps1, Eps2: c.Eps2, Workers: workers}
 }
 
-// methods returns Algorithm 1 and cProx-AL with these parameters.
-func (c *MethodConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
+// Methods returns Algorithm 1 and cProx-AL with these parameters.
+func (c *MethodConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
 	test := solver.InnerTestPaper
 	if c.InnerTest == "measured" {
 		test = solver.InnerTestMeasured
@@ -96,14 +99,20 @@ func (c *MethodConfig) methods() (*solver.ProxAL, *solver.CProxAL) {
 		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar}
 }
 
-// progressCounter reports finished trials across the cells of a run.
-type progressCounter struct {
+// ProgressCounter reports finished trials across the cells of a run.
+type ProgressCounter struct {
 	mu          sync.Mutex
 	done, total int
 	fn          Progress
 }
 
-func (p *progressCounter) tick(label string) {
+// NewProgressCounter counts total trials, reporting each to fn (may be nil).
+func NewProgressCounter(total int, fn Progress) *ProgressCounter {
+	return &ProgressCounter{total: total, fn: fn}
+}
+
+// Tick reports one more finished trial, labelled label.
+func (p *ProgressCounter) Tick(label string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
@@ -123,30 +132,31 @@ type RunOptions struct {
 	Store *Store
 }
 
-func (o RunOptions) workers() int { return max(1, o.Workers) }
+// NumWorkers is Workers, at least 1.
+func (o RunOptions) NumWorkers() int { return max(1, o.Workers) }
 
-// trialKey names trial t of a cell in a Store.
-func trialKey(cell string, t int) string { return fmt.Sprintf("%s-t%02d", cell, t) }
+// TrialKey names trial t of a cell in a Store.
+func TrialKey(cell string, t int) string { return fmt.Sprintf("%s-t%02d", cell, t) }
 
-// runTrials runs trial(ctx, t) for t = 0..n-1 of the cell named key, at most
+// RunTrials runs trial(ctx, t) for t = 0..n-1 of the cell named key, at most
 // opt.Workers at a time, reusing stored trials, and returns the trials in
 // order (a pure function of the inputs, whatever the scheduling).
-func runTrials[T any](ctx context.Context, n int, opt RunOptions, pc *progressCounter, label, key string, seed uint64,
+func RunTrials[T any](ctx context.Context, n int, opt RunOptions, pc *ProgressCounter, label, key string, seed uint64,
 	trial func(ctx context.Context, t int) (T, error)) ([]T, error) {
 	out := make([]T, n)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opt.workers())
+	g.SetLimit(opt.NumWorkers())
 	for t := 0; t < n; t++ {
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			tr, err := cached(opt.Store, trialKey(key, t), seed, func() (T, error) { return trial(gctx, t) })
+			tr, err := Cached(opt.Store, TrialKey(key, t), seed, func() (T, error) { return trial(gctx, t) })
 			if err != nil {
 				return fmt.Errorf("%s trial %d: %w", label, t, err)
 			}
 			out[t] = tr
-			pc.tick(fmt.Sprintf("%s trial %d", label, t))
+			pc.Tick(fmt.Sprintf("%s trial %d", label, t))
 			return nil
 		})
 	}

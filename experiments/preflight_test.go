@@ -4,36 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
-	"runtime"
 	"testing"
 	"time"
-
-	"github.com/fedcon/fedcon/solver"
 )
-
-// TestCheckFinite: the first non-finite number is named by its YAML key,
-// through squashed structs, nested structs, lists and maps.
-func TestCheckFinite(t *testing.T) {
-	nan, inf := math.NaN(), math.Inf(-1)
-	cases := []struct {
-		name string
-		cfg  any
-		key  string // "" when finite
-	}{
-		{"finite", smallQP(), ""},
-		{"squashed", func() any { c := smallQP(); c.EpsFloor = nan; return c }(), "eps_floor"},
-		{"ssca map", &SSCAConfig{U: map[string]float64{"mnist": inf}}, "u.mnist"},
-		{"ssca list of structs", &SSCAConfig{SampleSteps: []SSCAStep{{Alpha: nan}}}, "sample_steps.alpha"},
-		{"al config", &NPConfig{ALConfig: ALConfig{Relax: inf}}, "relax"},
-	}
-	for _, c := range cases {
-		err := CheckFinite(c.cfg)
-		var ce *ConfigError
-		if c.key == "" && err != nil || c.key != "" && (!errors.As(err, &ce) || ce.Field != c.key) {
-			t.Errorf("%s: err %v, want a ConfigError on %q", c.name, err, c.key)
-		}
-	}
-}
 
 // TestInterruptible: a cancelled wait returns at once with ctx's error; a
 // finished f returns its own result.
@@ -56,64 +29,51 @@ func TestInterruptible(t *testing.T) {
 	}
 }
 
-// TestRunQPInterruptedCellBuild: cancelling while a large cell is built
-// returns within a second, with context.Canceled and no rows.
-func TestRunQPInterruptedCellBuild(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a d = 1500 cell in the background")
-	}
-	cfg := smallQP()
-	cfg.Cells, cfg.Trials = [][]int{{2, 1500, 1}}, 1
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	start := time.Now()
-	res, err := RunQP(ctx, cfg, RunOptions{Workers: 1})
-	if !errors.Is(err, context.Canceled) || time.Since(start) > 1300*time.Millisecond {
-		t.Fatalf("err %v after %v, want context.Canceled within a second of the cancel", err, time.Since(start))
-	}
-	if res == nil || len(res.Rows) != 0 {
-		t.Fatalf("res %+v, want no rows", res)
-	}
-}
-
-// TestQPCostModel: the memory model bounds what one cell really keeps (its
-// instance, exact solution and both methods' factorisations after a trial)
-// from above, and not by more than a factor 8.
-func TestQPCostModel(t *testing.T) {
-	cfg := smallQP()
-	n, d, m := 3, 300, 2
-	cfg.Cells, cfg.Trials = [][]int{{n, d, m}}, 1
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	inst, err := qpInstance(cfg, n, d, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wstar, _, fstar, err := inst.ExactKKT()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := solver.NewQuadCache()
-	if _, err := qpTrial(context.Background(), cfg, inst, cache, wstar, fstar, 0, 0, 1); err != nil {
-		t.Fatal(err)
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	kept := float64(after.HeapAlloc) - float64(before.HeapAlloc)
-	runtime.KeepAlive(inst)
-	runtime.KeepAlive(cache)
-	model := cfg.Cost(1).Bytes
-	if kept <= 0 || model < kept || model > 8*kept {
-		t.Fatalf("model %s, kept %s: want kept <= model <= 8·kept", FormatBytes(model), FormatBytes(kept))
-	}
-	t.Logf("model %s, kept %s", FormatBytes(model), FormatBytes(kept))
-}
-
 func TestFormatBytes(t *testing.T) {
 	for b, want := range map[float64]string{0: "0.0 B", 1023: "1023.0 B", 1536: "1.5 KiB", 8 << 30: "8.0 GiB", 1.3 * (1 << 40): "1.3 TiB"} {
 		if got := FormatBytes(b); got != want {
 			t.Errorf("FormatBytes(%g) = %q, want %q", b, got, want)
+		}
+	}
+}
+
+// TestCheckFinite: the first non-finite number is named by its YAML key,
+// through squashed structs, nested structs, lists and maps.
+func TestCheckFinite(t *testing.T) {
+	type step struct {
+		Alpha float64 `mapstructure:"alpha"`
+	}
+	type Base struct {
+		EpsFloor float64 `mapstructure:"eps_floor"`
+	}
+	type config struct {
+		Base  `mapstructure:",squash"`
+		Inner struct {
+			Rho float64 `mapstructure:"rho"`
+		} `mapstructure:"inner"`
+		U     map[string]float64 `mapstructure:"u"`
+		Steps []step             `mapstructure:"sample_steps"`
+		Label string             `mapstructure:"label"`
+	}
+	nan, inf := math.NaN(), math.Inf(-1)
+	cases := []struct {
+		name string
+		edit func(*config)
+		key  string // "" when finite
+	}{
+		{"finite", func(*config) {}, ""},
+		{"squashed", func(c *config) { c.EpsFloor = nan }, "eps_floor"},
+		{"nested", func(c *config) { c.Inner.Rho = inf }, "inner.rho"},
+		{"map", func(c *config) { c.U = map[string]float64{"mnist": inf} }, "u.mnist"},
+		{"list of structs", func(c *config) { c.Steps = []step{{1}, {nan}} }, "sample_steps.alpha"},
+	}
+	for _, c := range cases {
+		cfg := &config{U: map[string]float64{"mnist": 1}, Steps: []step{{1}}, Label: "x"}
+		c.edit(cfg)
+		err := CheckFinite(cfg)
+		var ce *ConfigError
+		if c.key == "" && err != nil || c.key != "" && (!errors.As(err, &ce) || ce.Field != c.key) {
+			t.Errorf("%s: err %v, want a ConfigError on %q", c.name, err, c.key)
 		}
 	}
 }

@@ -8,15 +8,15 @@ import (
 	"github.com/fedcon/fedcon/configs"
 )
 
-// published returns the core paper's row of table (e.g. "table4") under
+// Published returns the core paper's row of table (e.g. "table4") under
 // key path (e.g. "5,300,3", or "adult-a", "5"), or nil when there is none.
-func published(table string, path ...string) []float64 {
-	return publishedIn("published", table, path...)
+func Published(table string, path ...string) []float64 {
+	return PublishedIn("published", table, path...)
 }
 
-// publishedIn is published for the reference file configs/reference/file.yaml
+// PublishedIn is published for the reference file configs/reference/file.yaml
 // ("published": the core paper; "conic-published": the conic paper).
-func publishedIn(file, table string, path ...string) []float64 {
+func PublishedIn(file, table string, path ...string) []float64 {
 	b, err := configs.Reference(file)
 	if err != nil {
 		return nil
@@ -58,7 +58,7 @@ func publishedIn(file, table string, path ...string) []float64 {
 	return out
 }
 
-// publishedTable4 returns the paper's Table 4 row for cell (n, d, m), or nil.
-func publishedTable4(n, d, m int) []float64 {
-	return published("table4", fmt.Sprintf("%d,%d,%d", n, d, m))
+// PublishedTable4 returns the paper's Table 4 row for cell (n, d, m), or nil.
+func PublishedTable4(n, d, m int) []float64 {
+	return Published("table4", fmt.Sprintf("%d,%d,%d", n, d, m))
 }

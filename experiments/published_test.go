@@ -14,12 +14,12 @@ func TestPublished(t *testing.T) {
 		{"table2", []string{"20"}, 0.38, 14},
 	}
 	for _, c := range cases {
-		got := published(c.table, c.path...)
+		got := Published(c.table, c.path...)
 		if len(got) != c.n || got[0] != c.want0 {
 			t.Errorf("%s %v = %v", c.table, c.path, got)
 		}
 	}
-	if published("table1", "nope", "1") != nil {
+	if Published("table1", "nope", "1") != nil {
 		t.Error("unknown key should give nil")
 	}
 }

@@ -17,7 +17,7 @@ func TestOwnerBalanced(t *testing.T) {
 			for _, trials := range []int{1, 3, 10, 100} {
 				per := make([]int, n)
 				for tr := 0; tr < trials; tr++ {
-					k := Owner(trialKey(fmt.Sprintf("%s-x%d", cell, trials), tr), n)
+					k := Owner(TrialKey(fmt.Sprintf("%s-x%d", cell, trials), tr), n)
 					if k < 0 || k >= n {
 						t.Fatalf("owner %d of %d shards", k, n)
 					}

@@ -3,9 +3,11 @@ package experiments
 import (
 	"math"
 	"sort"
+	"strconv"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/fedcon/fedcon/solver"
-	"gonum.org/v1/gonum/stat"
 )
 
 // MeanStd is a mean with its population standard deviation (numpy's default,
@@ -15,9 +17,9 @@ type MeanStd struct {
 	Std  float64 `json:"std"`
 }
 
-// meanStd returns the population mean and standard deviation of x
+// MeanStdOf returns the population mean and standard deviation of x
 // (zero for an empty x, never NaN).
-func meanStd(x []float64) MeanStd {
+func MeanStdOf(x []float64) MeanStd {
 	if len(x) == 0 {
 		return MeanStd{}
 	}
@@ -28,7 +30,8 @@ func meanStd(x []float64) MeanStd {
 	return MeanStd{Mean: m, Std: s}
 }
 
-func maxOf(x []float64) float64 {
+// MaxOf is the largest element of x (0 for an empty x).
+func MaxOf(x []float64) float64 {
 	m := math.Inf(-1)
 	for _, v := range x {
 		m = math.Max(m, v)
@@ -41,9 +44,9 @@ func maxOf(x []float64) float64 {
 
 func sortStrings(s []string) { sort.Strings(s) }
 
-// relDiff is |a - b| / |b|, the papers' relative difference, with the
+// RelDiff is |a - b| / |b|, the papers' relative difference, with the
 // denominator kept away from zero so that no Inf reaches a table.
-func relDiff(a, b float64) float64 {
+func RelDiff(a, b float64) float64 {
 	return math.Abs(a-b) / math.Max(math.Abs(b), 1e-300)
 }
 
@@ -61,43 +64,43 @@ type Divergence struct {
 
 // Which runs a solution cell summarises (Divergence.solCell).
 const (
-	cellA1 = iota
-	cellCP
-	cellBoth
+	CellA1 = iota
+	CellCP
+	CellBoth
 )
 
-// has reports whether a solution cell has runs behind it: some run of the
+// Has reports whether a solution cell has runs behind it: some run of the
 // algorithm (cellA1, cellCP) or some trial with both runs (cellBoth) did
 // not diverge. Rows from before the divergence counts (Trials = 0) do.
-func (r Divergence) has(which int) bool {
+func (r Divergence) Has(which int) bool {
 	if r.Trials == 0 {
 		return true
 	}
 	left := r.RelDiffTrials
 	switch which {
-	case cellA1:
+	case CellA1:
 		left = r.Trials - r.Diverged1
-	case cellCP:
+	case CellCP:
 		left = r.Trials - r.DivergedC
 	}
 	return left > 0
 }
 
-// solCell returns v, or "-" when no run is behind the cell (has).
-func (r Divergence) solCell(which int, v string) string {
-	if r.has(which) {
+// SolCell returns v, or "-" when no run is behind the cell (has).
+func (r Divergence) SolCell(which int, v string) string {
+	if r.Has(which) {
 		return v
 	}
 	return "-"
 }
 
-// tally adds one run of a table cell to its flags (status other than
+// Tally adds one run of a table cell to its flags (status other than
 // Converged, inner cap hits, local tolerance misses, a Converged run whose
 // audited KKT residuals exceed eps = (ε1, ε2)) and, unless it diverged, its
 // KKT residuals to the maxima kkt; a diverged run counts in diverged
 // instead. It reports whether the run belongs in the solution columns
 // (Divergence).
-func tally(flags map[string]int, name string, st solver.Status, stats solver.Stats, res solver.Residuals, eps [2]float64, kkt *[2]float64, diverged *int) bool {
+func Tally(flags map[string]int, name string, st solver.Status, stats solver.Stats, res solver.Residuals, eps [2]float64, kkt *[2]float64, diverged *int) bool {
 	if st != solver.Converged {
 		flags[name+" "+st.String()]++
 	} else if res.Stationarity > eps[0] || res.Feasibility > eps[1] {
@@ -118,4 +121,24 @@ func tally(flags map[string]int, name string, st solver.Status, stats solver.Sta
 	kkt[0] = math.Max(kkt[0], res.Stationarity)
 	kkt[1] = math.Max(kkt[1], res.Feasibility)
 	return true
+}
+
+// FlagString renders "status xN" flags in a stable order; "ok" when none.
+func FlagString(flags map[string]int) string {
+	if len(flags) == 0 {
+		return "ok"
+	}
+	keys := make([]string, 0, len(flags))
+	for k := range flags {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += "; "
+		}
+		s += k + " x" + strconv.Itoa(flags[k])
+	}
+	return s
 }

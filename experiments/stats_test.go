@@ -30,8 +30,8 @@ func TestTallyFlags(t *testing.T) {
 		flags := map[string]int{}
 		var kkt [2]float64
 		div := 0
-		in := tally(flags, "A1", c.st, c.stats, c.res, eps, &kkt, &div)
-		if got := flagString(flags); got != c.want || in != c.inCells {
+		in := Tally(flags, "A1", c.st, c.stats, c.res, eps, &kkt, &div)
+		if got := FlagString(flags); got != c.want || in != c.inCells {
 			t.Errorf("%s: flags %q, in cells %v; want %q, %v", c.name, got, in, c.want, c.inCells)
 		}
 		if in && kkt != [2]float64{c.res.Stationarity, c.res.Feasibility} || !in && (div != 1 || kkt != [2]float64{}) {

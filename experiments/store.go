@@ -51,8 +51,8 @@ type Store struct {
 	used     map[string]struct{} // keys reused or computed by this run
 }
 
-// storedTrial is the file format of one trial.
-type storedTrial struct {
+// StoredTrial is the file format of one trial.
+type StoredTrial struct {
 	Schema     int             `json:"schema"`
 	ConfigHash string          `json:"config_hash"`
 	Version    string          `json:"fedcon_version"`
@@ -92,27 +92,28 @@ func TrialHash(cfg any, drop ...string) string {
 	return h
 }
 
-func (s *Store) path(key string) string { return filepath.Join(s.Dir, key+".json") }
+// Path is the file of trial key.
+func (s *Store) Path(key string) string { return filepath.Join(s.Dir, key+".json") }
 
-// load fills v from the trial stored under key and reports whether it was
+// Load fills v from the trial stored under key and reports whether it was
 // there, valid, under the store's hash. A file that is there but invalid is
 // reported through Warn.
-func (s *Store) load(key string, v any) bool {
+func (s *Store) Load(key string, v any) bool {
 	if s == nil || s.Force || s.Hash == "" {
 		return false
 	}
-	b, err := os.ReadFile(s.path(key))
+	b, err := os.ReadFile(s.Path(key))
 	if err != nil {
 		return false
 	}
-	st, err := decodeTrial(b, key, s.Hash, v)
+	st, err := DecodeTrial(b, key, s.Hash, v)
 	if err != nil {
 		if !errors.Is(err, errOtherConfig) && s.Warn != nil {
 			what := "recomputing it"
 			if s.ReuseOnly {
 				what = "not used"
 			}
-			s.Warn(fmt.Sprintf("warning: %s: %v; %s", s.path(key), err, what))
+			s.Warn(fmt.Sprintf("warning: %s: %v; %s", s.Path(key), err, what))
 		}
 		return false
 	}
@@ -139,11 +140,11 @@ func (s *Store) use(key string) {
 // replaced without a warning, as a change of configuration is routine.
 var errOtherConfig = errors.New("trial of another configuration")
 
-// decodeTrial validates a trial file's bytes (schema, hash, key, every field
+// DecodeTrial validates a trial file's bytes (schema, hash, key, every field
 // of the trial present and not null, the trial's own checks) and decodes its
 // trial into v.
-func decodeTrial(b []byte, key, hash string, v any) (*storedTrial, error) {
-	var st storedTrial
+func DecodeTrial(b []byte, key, hash string, v any) (*StoredTrial, error) {
+	var st StoredTrial
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("not a trial file: %w", err)
 	}
@@ -166,8 +167,8 @@ func decodeTrial(b []byte, key, hash string, v any) (*storedTrial, error) {
 	if err := json.Unmarshal(st.Trial, v); err != nil {
 		return nil, fmt.Errorf("trial: %w", err)
 	}
-	if c, ok := v.(interface{ check() error }); ok {
-		if err := c.check(); err != nil {
+	if c, ok := v.(interface{ Check() error }); ok {
+		if err := c.Check(); err != nil {
 			return nil, err
 		}
 	}
@@ -219,8 +220,8 @@ func sameShape(path string, tmpl, got any) error {
 	return nil
 }
 
-// save records trial v under key.
-func (s *Store) save(key string, seed uint64, v any) error {
+// Save records trial v under key.
+func (s *Store) Save(key string, seed uint64, v any) error {
 	if s == nil {
 		return nil
 	}
@@ -231,11 +232,11 @@ func (s *Store) save(key string, seed uint64, v any) error {
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}
-	b, err := json.MarshalIndent(storedTrial{Schema: TrialSchema, ConfigHash: s.Hash, Version: s.Version, Key: key, Seed: seed, Trial: tb}, "", " ")
+	b, err := json.MarshalIndent(StoredTrial{Schema: TrialSchema, ConfigHash: s.Hash, Version: s.Version, Key: key, Seed: seed, Trial: tb}, "", " ")
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}
-	if err := WriteAtomic(s.path(key), append(b, '\n')); err != nil {
+	if err := WriteAtomic(s.Path(key), append(b, '\n')); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -247,8 +248,8 @@ func (s *Store) save(key string, seed uint64, v any) error {
 
 var errNoHash = errors.New("experiments: the configuration cannot be hashed (a value JSON cannot encode, such as NaN or Inf)")
 
-// cached returns the trial stored under key, or computes, stores and returns it.
-func cached[T any](s *Store, key string, seed uint64, compute func() (T, error)) (T, error) {
+// Cached returns the trial stored under key, or computes, stores and returns it.
+func Cached[T any](s *Store, key string, seed uint64, compute func() (T, error)) (T, error) {
 	var v T
 	if s != nil && s.Hash == "" {
 		return v, errNoHash // before any work, so that none is lost
@@ -258,27 +259,27 @@ func cached[T any](s *Store, key string, seed uint64, compute func() (T, error))
 			s.Shard.own(s.Dir, s.Hash, "")
 			return v, nil
 		}
-		s.Shard.own(s.Dir, s.Hash, s.path(key))
+		s.Shard.own(s.Dir, s.Hash, s.Path(key))
 	}
-	if s.load(key, &v) {
+	if s.Load(key, &v) {
 		if s.Shard != nil {
-			s.Shard.done(s.path(key), 0, false)
+			s.Shard.done(s.Path(key), 0, false)
 		}
 		return v, nil
 	}
 	if s != nil && s.ReuseOnly {
-		return v, fmt.Errorf("%w: %s", ErrMissingTrial, s.path(key))
+		return v, fmt.Errorf("%w: %s", ErrMissingTrial, s.Path(key))
 	}
 	start := time.Now()
 	v, err := compute()
 	if err != nil {
 		return v, err
 	}
-	if err := s.save(key, seed, v); err != nil {
+	if err := s.Save(key, seed, v); err != nil {
 		return v, err
 	}
 	if s != nil && s.Shard != nil {
-		s.Shard.done(s.path(key), time.Since(start), true)
+		s.Shard.done(s.Path(key), time.Since(start), true)
 	}
 	return v, nil
 }

@@ -123,17 +123,17 @@ func WriteOutputs(dir, base string, doc any, tables ...*Table) ([]string, error)
 	return paths, nil
 }
 
-// sci formats a small statistic the way the paper prints it (2 significant
+// Sci formats a small statistic the way the paper prints it (2 significant
 // decimals in scientific notation).
-func sci(x float64) string { return fmt.Sprintf("%.2e", x) }
+func Sci(x float64) string { return fmt.Sprintf("%.2e", x) }
 
-// ms formats "mean (std)" with the mean to prec decimals.
-func ms(v MeanStd, prec int) string {
-	return fmt.Sprintf("%.*f (%s)", prec, v.Mean, sci(v.Std))
+// Ms formats "mean (std)" with the mean to prec decimals.
+func Ms(v MeanStd, prec int) string {
+	return fmt.Sprintf("%.*f (%s)", prec, v.Mean, Sci(v.Std))
 }
 
-// msSci formats "mean (std)" both in scientific notation.
-func msSci(v MeanStd) string { return fmt.Sprintf("%s (%s)", sci(v.Mean), sci(v.Std)) }
+// MsSci formats "mean (std)" both in scientific notation.
+func MsSci(v MeanStd) string { return fmt.Sprintf("%s (%s)", Sci(v.Mean), Sci(v.Std)) }
 
 // WriteJSON writes doc as indented JSON to path, atomically.
 func WriteJSON(path string, doc any) error {

@@ -1,75 +1,14 @@
 package experiments
 
 import (
-	"errors"
 	"fmt"
 )
 
-// The check methods are a trial file's semantic validation, beyond the
+// A trial type's Check method is its file's semantic validation, beyond the
 // presence of every field (requireFields): a file that fails is recomputed.
 
-func (t *QPTrial) check() error {
-	if t.N < 1 || t.D < 1 || t.M < 1 || t.Trial < 0 {
-		return fmt.Errorf("trial: bad cell n=%d d=%d m=%d trial %d", t.N, t.D, t.M, t.Trial)
-	}
-	if t.Nu1 < 0 {
-		return errors.New("trial: negative nu_star_l1")
-	}
-	return checkQPRuns(&t.QPRuns)
-}
-
-func (t *ConicQPTrial) check() error {
-	if t.N < 1 || t.D < 1 || t.M < 1 || t.Trial < 0 {
-		return fmt.Errorf("trial: bad cell d=%d n=%d m=%d trial %d", t.D, t.N, t.M, t.Trial)
-	}
-	return checkQPRuns(&t.QPRuns)
-}
-
-func checkQPRuns(r *QPRuns) error {
-	for _, a := range []struct {
-		name string
-		alg  *QPAlg
-	}{{"alg1", &r.Alg1}, {"cprox", &r.CProx}} {
-		g := a.alg
-		if g.Violation < 0 || g.DistOpt < 0 || g.ObjBand < 0 || g.Wall < 0 {
-			return fmt.Errorf("trial.%s: negative violation, distance, band or wall time", a.name)
-		}
-		if err := checkResiduals(a.name, g.Residuals.Stationarity, g.Residuals.Feasibility); err != nil {
-			return err
-		}
-	}
-	if r.RelDiff < 0 {
-		return errors.New("trial: negative reldiff")
-	}
-	return nil
-}
-
-func (t *ClassTrial) check() error {
-	if t.Dataset == "" || t.N < 1 || t.Trial < 0 {
-		return fmt.Errorf("trial: bad cell %q n=%d trial %d", t.Dataset, t.N, t.Trial)
-	}
-	for _, a := range []struct {
-		name string
-		alg  *ClassAlg
-	}{{"alg1", &t.Alg1}, {"cprox", &t.CProx}} {
-		g := a.alg
-		if len(g.Loss0) == 0 || len(g.Loss1) == 0 {
-			return fmt.Errorf("trial.%s: empty loss0 or loss1", a.name)
-		}
-		if g.Wall < 0 {
-			return fmt.Errorf("trial.%s: negative wall time", a.name)
-		}
-		if err := checkResiduals(a.name, g.Residuals.Stationarity, g.Residuals.Feasibility); err != nil {
-			return err
-		}
-	}
-	if t.RelDiff < 0 {
-		return errors.New("trial: negative reldiff")
-	}
-	return nil
-}
-
-func checkResiduals(alg string, st, fe float64) error {
+// CheckResiduals refuses negative KKT residuals of algorithm alg.
+func CheckResiduals(alg string, st, fe float64) error {
 	if st < 0 || fe < 0 {
 		return fmt.Errorf("trial.%s.kkt_residuals: negative", alg)
 	}

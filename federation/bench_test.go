@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/federation"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -21,7 +21,7 @@ func BenchmarkRounds(b *testing.B) {
 	npAdult.Dataset = "adult-a"
 	for _, bc := range []struct {
 		name string
-		job  *experiments.FedJob
+		job  *fedjob.FedJob
 	}{
 		{"qp-d500-n10-m5", qpJob(10, 500, 5)},
 		{"np-adult-a-n10", npAdult},
@@ -57,7 +57,7 @@ func BenchmarkRounds(b *testing.B) {
 }
 
 // transport returns the job's server side and its clients, ready.
-func transport(b *testing.B, job *experiments.FedJob, grpc bool) (*experiments.FedRun, solver.Transport, func()) {
+func transport(b *testing.B, job *fedjob.FedJob, grpc bool) (*fedjob.FedRun, solver.Transport, func()) {
 	if !grpc {
 		run, err := job.Server(testDirs, 2)
 		if err != nil {

@@ -7,27 +7,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
+	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/federation"
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
-func drflJob(model string) *experiments.FedJob {
-	def := experiments.DefaultDRFLConfig()
-	p := experiments.DRFLParams{Model: model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Support: pd.Box, Loss: "hinge"}
-	return experiments.NewFedDRFL("heart", def.Data("heart", false), def.Seed, p, &sd.Settings{C: def.C, Tol: def.Tol, MaxRounds: 300})
+func drflJob(model string) *fedjob.FedJob {
+	def := drfl.DefaultDRFLConfig()
+	p := drfl.DRFLParams{Model: model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Support: pd.Box, Loss: "hinge"}
+	return fedjob.NewFedDRFL("heart", def.Data("heart", false), def.Seed, p, &sd.Settings{C: def.C, Tol: def.Tol, MaxRounds: 300})
 }
 
 // TestDRFLLoopbackSameAnswer: DRFL's AD-LPMM with its 3 clients over gRPC
 // and mutual TLS gives the in-process result bit for bit (the paper's
 // model and AFL).
 func TestDRFLLoopbackSameAnswer(t *testing.T) {
-	for _, model := range []string{experiments.DRFLModel, experiments.DRFLAFL} {
+	for _, model := range []string{drfl.DRFLModel, drfl.DRFLAFL} {
 		t.Run(model, func(t *testing.T) {
 			job := drflJob(model)
-			needData(t, &experiments.FedJob{Problem: "np"})
-			if testing.Short() && model == experiments.DRFLModel {
+			needData(t, &fedjob.FedJob{Problem: "np"})
+			if testing.Short() && model == drfl.DRFLModel {
 				t.Skip("the model's client QPs take seconds (a minute with -race); AFL covers -short")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -97,7 +98,7 @@ func runDRFLClient(ctx context.Context, t testing.TB, addr, certs string, party 
 		t.Fatal(err)
 	}
 	load := func(b []byte, party int) (sd.Client, int, error) {
-		j, err := experiments.UnmarshalFedJob(b)
+		j, err := fedjob.UnmarshalFedJob(b)
 		if err != nil {
 			return nil, 0, err
 		}

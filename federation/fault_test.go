@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/federation"
 	"github.com/fedcon/fedcon/federation/fedpb"
 	"github.com/fedcon/fedcon/problems"
@@ -62,7 +62,7 @@ func (p crashingNP) Eval(w, grad, c, jac []float64) float64 {
 func TestRejoinSameAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		job     *experiments.FedJob
+		job     *fedjob.FedJob
 		crashes []int64 // evaluations of client 3 at which it crashes
 	}{
 		{"qp", qpJob(5, 30, 3), []int64{5, 12}},
@@ -77,7 +77,7 @@ func TestRejoinSameAnswer(t *testing.T) {
 	}
 }
 
-func rejoin(t *testing.T, job *experiments.FedJob, crashes []int64) {
+func rejoin(t *testing.T, job *fedjob.FedJob, crashes []int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	want, err := job.SolveLocal(ctx, testDirs, 2)
@@ -100,7 +100,7 @@ func rejoin(t *testing.T, job *experiments.FedJob, crashes []int64) {
 			cctx, ccancel := context.WithCancel(ctx)
 			cr := &crash{at: at, cancel: ccancel}
 			load := func(b []byte, party int) (solver.Party, int, error) {
-				j, err := experiments.UnmarshalFedJob(b)
+				j, err := fedjob.UnmarshalFedJob(b)
 				if err != nil {
 					return nil, 0, err
 				}

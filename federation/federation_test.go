@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/fedjob"
+	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/federation"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -28,7 +30,7 @@ var testDirs = func() []string {
 }()
 
 // needData skips a test of a job on a data set when its files are absent.
-func needData(t testing.TB, job *experiments.FedJob) {
+func needData(t testing.TB, job *fedjob.FedJob) {
 	t.Helper()
 	if job.Problem != "np" && job.Problem != "fair" {
 		return
@@ -38,30 +40,30 @@ func needData(t testing.TB, job *experiments.FedJob) {
 	}
 }
 
-func qpJob(n, d, m int) *experiments.FedJob {
-	return &experiments.FedJob{Problem: "qp", N: n, Dim: d, M: m, QP: &experiments.QPConfig{
+func qpJob(n, d, m int) *fedjob.FedJob {
+	return &fedjob.FedJob{Problem: "qp", N: n, Dim: d, M: m, QP: &proxal.QPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"},
 		MethodConfig: experiments.MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 10000, MaxInner: 10000, InnerTest: "paper"}}}
 }
 
-func npJob(n int, sub string, maxOuter int) *experiments.FedJob {
-	return &experiments.FedJob{Problem: "np", N: n, Dataset: "monks-1", NP: &experiments.NPConfig{
+func npJob(n int, sub string, maxOuter int) *fedjob.FedJob {
+	return &fedjob.FedJob{Problem: "np", N: n, Dataset: "monks-1", NP: &proxal.NPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2, AdmmStart: "wk",
-		ALConfig: experiments.ALConfig{Subsolver: sub, RhoRule: "fixed", Relax: 1, MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
+		ALConfig: proxal.ALConfig{Subsolver: sub, RhoRule: "fixed", Relax: 1, MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
 }
 
-func fairJob(n, maxOuter int) *experiments.FedJob {
-	return &experiments.FedJob{Problem: "fair", N: n, Dataset: "adult-b", Fair: &experiments.FairConfig{
+func fairJob(n, maxOuter int) *fedjob.FedJob {
+	return &fedjob.FedJob{Problem: "fair", N: n, Dataset: "adult-b", Fair: &proxal.FairConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.1,
-		ALConfig: experiments.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: experiments.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
+		ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: experiments.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
 }
 
 // npRule is a short NP run with Algorithm 2's ρ rule (the presets'
 // settings for hessian: σ = 0.01, the measured test).
-func npRule(n int, rule string) *experiments.FedJob {
+func npRule(n int, rule string) *fedjob.FedJob {
 	j := npJob(n, "newton", 3)
 	j.NP.RhoRule = rule
 	if rule == "hessian" {
@@ -91,12 +93,12 @@ func certDir(t testing.TB, n int) string {
 // fed is a server on 127.0.0.1 and its gRPC plumbing.
 type fed struct {
 	srv  *federation.Server
-	run  *experiments.FedRun
+	run  *fedjob.FedRun
 	addr string
 	g    *grpc.Server
 }
 
-func startServer(t testing.TB, job *experiments.FedJob, certs string, cfg federation.ServerConfig) *fed {
+func startServer(t testing.TB, job *fedjob.FedJob, certs string, cfg federation.ServerConfig) *fed {
 	t.Helper()
 	run, err := job.Server(testDirs, 2)
 	if err != nil {
@@ -145,7 +147,7 @@ func serveGRPC(t testing.TB, cfg federation.ServerConfig, certs string) (*federa
 }
 
 func loader(job []byte, party int) (solver.Party, int, error) {
-	j, err := experiments.UnmarshalFedJob(job)
+	j, err := fedjob.UnmarshalFedJob(job)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -185,7 +187,7 @@ func same(a, b *solver.Result) bool {
 func TestLoopbackSameAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		job  *experiments.FedJob
+		job  *fedjob.FedJob
 	}{
 		{"qp", qpJob(5, 30, 3)},
 		{"np-newton", npJob(5, "newton", 10)},
@@ -194,13 +196,13 @@ func TestLoopbackSameAnswer(t *testing.T) {
 		{"np-rho-balance", npRule(3, "balance")},
 		{"np-rho-adaptive", npRule(3, "adaptive")},
 		{"np-rho-hessian", npRule(3, "hessian")},
-		{"fair-rho-hessian", func() *experiments.FedJob {
+		{"fair-rho-hessian", func() *fedjob.FedJob {
 			j := fairJob(3, 2)
 			j.Fair.RhoRule, j.Fair.MetricShift, j.Fair.InnerTest, j.Fair.Relax = "hessian", 0.01, "measured", 1.5
 			return j
 		}()},
-		{"np-admm-start-w0", func() *experiments.FedJob { j := npJob(3, "newton", 3); j.NP.AdmmStart = "w0"; return j }()},
-		{"qp-measured-test", func() *experiments.FedJob { j := qpJob(3, 20, 2); j.QP.InnerTest = "measured"; return j }()},
+		{"np-admm-start-w0", func() *fedjob.FedJob { j := npJob(3, "newton", 3); j.NP.AdmmStart = "w0"; return j }()},
+		{"qp-measured-test", func() *fedjob.FedJob { j := qpJob(3, 20, 2); j.QP.InnerTest = "measured"; return j }()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needData(t, tc.job)

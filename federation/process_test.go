@@ -17,7 +17,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/federation/fedpb"
 )
 
@@ -65,7 +65,7 @@ func TestProcesses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name != "qp" {
-				needData(t, &experiments.FedJob{Problem: "np"})
+				needData(t, &fedjob.FedJob{Problem: "np"})
 			}
 			addr := freePort(t)
 			result := filepath.Join(dir, tc.name+".json")
@@ -183,7 +183,7 @@ func TestProcessLost(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != experiments.StatusClientLost || len(got.W) != 50 || !strings.Contains(got.Error, "client 2") {
+	if got.Status != fedjob.StatusClientLost || len(got.W) != 50 || !strings.Contains(got.Error, "client 2") {
 		t.Errorf("result: status %s, %d weights, error %q; want ClientLost, 50, client 2", got.Status, len(got.W), got.Error)
 	}
 }
@@ -220,7 +220,7 @@ func compareWithLocal(ctx context.Context, t *testing.T, file string) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	job, err := experiments.UnmarshalFedJob(got.Job)
+	job, err := fedjob.UnmarshalFedJob(got.Job)
 	if err != nil {
 		t.Fatal(err)
 	}

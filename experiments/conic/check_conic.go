@@ -1,0 +1,250 @@
+package conic
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
+	"github.com/fedcon/fedcon/solver"
+)
+
+// CheckConicTable1 checks a conic-table1 result file (the QP of the conic
+// paper's eq. (25)) with configs/reference/conic-table1.yaml.
+func CheckConicTable1(resultJSON []byte) ([]experiments.CheckRow, error) {
+	b, err := configs.Reference("conic-table1")
+	if err != nil {
+		return nil, err
+	}
+	return checkConicQPWith(b, resultJSON)
+}
+
+// CheckConicTable2 checks a conic-table2 result file (Neyman-Pearson,
+// eq. (26)) with configs/reference/conic-table2.yaml.
+func CheckConicTable2(resultJSON []byte) ([]experiments.CheckRow, error) {
+	return proxal.CheckClass("conic-table2", "conic-table2", resultJSON, proxal.NPCheckConfig)
+}
+
+// CheckConicTable3 checks a conic-table3 result file (fairness, eq. (28))
+// with configs/reference/conic-table3.yaml.
+func CheckConicTable3(resultJSON []byte) ([]experiments.CheckRow, error) {
+	return proxal.CheckClass("conic-table3", "conic-table3", resultJSON, proxal.FairCheckConfig)
+}
+
+// conicQPResult is what the checker reads of a conic-table1 result file.
+type conicQPResult struct {
+	Info *struct {
+		Config json.RawMessage `json:"config"`
+	} `json:"run"`
+	Rows   []ConicQPRow   `json:"rows"`
+	Trials []ConicQPTrial `json:"trials"`
+}
+
+// conicQPCell is a trial's baseline cell key, e.g. "d100-n5-m1".
+func conicQPCell(d, n, m int) string { return fmt.Sprintf("d%d-n%d-m%d", d, n, m) }
+
+// checkConicQPWith checks resultJSON against the reference YAML refYAML.
+func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error) {
+	const experiment = "conic-table1"
+	var res conicQPResult
+	if err := json.Unmarshal(resultJSON, &res); err != nil {
+		return nil, fmt.Errorf("experiments: %s.json: %w", experiment, err)
+	}
+	if res.Info == nil {
+		return nil, fmt.Errorf("experiments: %s.json has no run record", experiment)
+	}
+	var cfg ConicQPConfig
+	if err := json.Unmarshal(res.Info.Config, &cfg); err != nil {
+		return nil, fmt.Errorf("experiments: %s.json: config: %w", experiment, err)
+	}
+	var ref proxal.ClassRef
+	if err := yaml.Unmarshal(refYAML, &ref); err != nil {
+		return nil, fmt.Errorf("experiments: configs/reference/%s.yaml: %w", experiment, err)
+	}
+	base := ref.Baselines[cfg.TrialHash()].Trials
+	cells := map[string][]ConicQPTrial{}
+	for _, t := range res.Trials {
+		k := conicQPCell(t.D, t.N, t.M)
+		cells[k] = append(cells[k], t)
+	}
+	var out []experiments.CheckRow
+	for _, row := range res.Rows {
+		key := conicQPCell(row.D, row.N, row.M)
+		trials := cells[key]
+		cell := fmt.Sprintf("d=%d n=%d m=%d", row.D, row.N, row.M)
+		add := func(rule string, v, bound float64, detail string) {
+			out = append(out, experiments.CheckRow{Experiment: experiment, Cell: cell, Rule: rule, Value: v, Bound: bound,
+				Pass: v <= bound && !math.IsNaN(v), Detail: detail})
+		}
+		for _, rule := range ref.Rules {
+			if rule.Name == "agreement" {
+				// Both algorithms at once: |f_A1 - f_cP| / max(1, |f_cP|).
+				var worst float64
+				for _, t := range trials {
+					worst = math.Max(worst, math.Abs(t.Alg1.Objective-t.CProx.Objective)/math.Max(1, math.Abs(t.CProx.Objective)))
+				}
+				add("objective agreement", worst, rule.Bound, fmt.Sprintf("max over %d instances of |f_A1 - f_cP|/max(1, |f_cP|)", len(trials)))
+				continue
+			}
+			for i, a := range []struct {
+				key, name string
+				get       func(*ConicQPTrial) *proxal.QPAlg
+			}{
+				{"alg1", "Alg. 1", func(t *ConicQPTrial) *proxal.QPAlg { return &t.Alg1 }},
+				{"cprox", "cProx-AL", func(t *ConicQPTrial) *proxal.QPAlg { return &t.CProx }},
+			} {
+				if !rule.Applies(a.key) {
+					continue
+				}
+				switch rule.Name {
+				case "status":
+					bad := 0
+					for j := range trials {
+						if a.get(&trials[j]).Status != solver.Converged {
+							bad++
+						}
+					}
+					add("status "+a.name, float64(bad), 0, fmt.Sprintf("runs not Converged of %d", len(trials)))
+				case "kkt":
+					var st, fe float64
+					for j := range trials {
+						g := a.get(&trials[j])
+						st, fe = math.Max(st, g.Residuals.Stationarity), math.Max(fe, g.Residuals.Feasibility)
+					}
+					add("kkt stationarity "+a.name, st, rule.Factor*cfg.Eps1, fmt.Sprintf("max over %d runs", len(trials)))
+					add("kkt feasibility "+a.name, fe, rule.Factor*cfg.Eps2, fmt.Sprintf("max over %d runs", len(trials)))
+				case "feasibility":
+					var v float64
+					for j := range trials {
+						v = math.Max(v, a.get(&trials[j]).Violation)
+					}
+					add("feasibility violation "+a.name, v, rule.Factor*cfg.Eps2, "max over runs of max_i dist_inf(c_i(w), -K_i)")
+				case "outer":
+					// Published columns 4 and 5: outer iterations of Alg. 1, cProx-AL.
+					if len(row.Published) < 6 || cfg.BallRows > 0 {
+						continue
+					}
+					ours, pap := row.Outer1.Mean, row.Published[4+i]
+					if a.key == "cprox" {
+						ours = row.OuterC.Mean
+					}
+					add("outer iterations vs paper "+a.name, math.Max(ours/pap, pap/ours), rule.Factor,
+						fmt.Sprintf("ratio of means, ours %.1f, paper %.1f", ours, pap))
+				case "baseline":
+					if base == nil {
+						continue
+					}
+					worst, compared := proxal.BaselineDrift(len(trials), 1, func(j int) (float64, float64, bool) {
+						b, ok := base[experiments.TrialKey(key, trials[j].Trial)]
+						if !ok {
+							return 0, 0, false
+						}
+						return a.get(&trials[j]).Objective, b[i], true
+					})
+					if compared > 0 {
+						add("objective vs baseline "+a.name, worst, rule.Rel,
+							fmt.Sprintf("max change / max(1, |f|) over %d of %d instances", compared, len(trials)))
+					}
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("experiments: %s.json: no rows to check", experiment)
+	}
+	return out, nil
+}
+
+// conicQPBaselineYAML renders a conic-table1 result's per-instance
+// objectives as a baseline entry for configs/reference/conic-table1.yaml.
+func conicQPBaselineYAML(_ string, resultJSON []byte, description string) (string, error) {
+	var res conicQPResult
+	if err := json.Unmarshal(resultJSON, &res); err != nil || res.Info == nil {
+		return "", fmt.Errorf("experiments: conic-table1.json: not a conic QP result")
+	}
+	var cfg ConicQPConfig
+	if err := json.Unmarshal(res.Info.Config, &cfg); err != nil {
+		return "", fmt.Errorf("experiments: conic-table1.json: config: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %q:\n    description: %q\n    trials:\n", cfg.TrialHash(), description)
+	for _, t := range res.Trials {
+		fmt.Fprintf(&b, "      %s: [%.10g, %.10g]\n", experiments.TrialKey(conicQPCell(t.D, t.N, t.M), t.Trial), t.Alg1.Objective, t.CProx.Objective)
+	}
+	return b.String(), nil
+}
+
+func conicQPKind(cfg *ConicQPConfig) experiments.VerifyKind[ConicQPRow, ConicQPTrial] {
+	var cells []experiments.VerifyCell
+	for _, c := range cfg.Cells {
+		if len(c) != 3 {
+			continue
+		}
+		cells = append(cells, experiments.VerifyCell{Key: conicQPCell(c[0], c[1], c[2]), Label: fmt.Sprintf("d=%d n=%d m=%d", c[0], c[1], c[2]), D: c[0], N: c[1], M: c[2]})
+	}
+	eps := [2]float64{cfg.Eps1, cfg.Eps2}
+	return experiments.VerifyKind[ConicQPRow, ConicQPTrial]{
+		TrialHash: cfg.TrialHash(), Cells: cells, Trials: cfg.Trials, Eps: eps,
+		CellOf: func(t *ConicQPTrial) string { return conicQPCell(t.D, t.N, t.M) },
+		Index:  func(t *ConicQPTrial) int { return t.Trial },
+		Row: func(c experiments.VerifyCell, trials []ConicQPTrial, _ *ConicQPRow) ConicQPRow {
+			return conicQPRow(c.D, c.N, c.M, trials, eps)
+		},
+		RowKey: func(r *ConicQPRow) string { return conicQPCell(r.D, r.N, r.M) },
+		Tables: func(rows []ConicQPRow, trials []ConicQPTrial) []*experiments.Table {
+			return (&ConicQPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
+		},
+		Runs: func(t *ConicQPTrial) [2]experiments.TrialRun { return proxal.QPTrialRuns(&t.QPRuns) },
+	}
+}
+
+func verifyConicQP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+	var cfg ConicQPConfig
+	if err := experiments.StrictConfig(config, &cfg); err != nil {
+		return experiments.FailedResult(name, err)
+	}
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, conicQPKind(&cfg))
+}
+
+func verifyConicNP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+	var cfg proxal.NPConfig
+	if err := experiments.StrictConfig(config, &cfg); err != nil {
+		return experiments.FailedResult(name, err)
+	}
+	pub := func(c experiments.VerifyCell) []float64 {
+		return experiments.PublishedIn("conic-published", "table2", c.Dataset, fmt.Sprint(c.N))
+	}
+	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
+		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
+	}
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.NPVerifyKind(&cfg, pub, tables))
+}
+
+func verifyConicFair(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+	var cfg proxal.FairConfig
+	if err := experiments.StrictConfig(config, &cfg); err != nil {
+		return experiments.FailedResult(name, err)
+	}
+	pub := func(c experiments.VerifyCell) []float64 {
+		return experiments.PublishedIn("conic-published", "table3", fmt.Sprint(c.N))
+	}
+	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
+		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
+	}
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.FairVerifyKind(&cfg, pub, tables))
+}
+
+// The conic version's tables are gated by `fedcon check`.
+func init() {
+	experiments.RegisterCheck("conic-table1", experiments.Check{Verify: verifyConicQP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable1(b) },
+		Baseline: conicQPBaselineYAML})
+	experiments.RegisterCheck("conic-table2", experiments.Check{Verify: verifyConicNP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable2(b) },
+		Baseline: proxal.ClassBaselineYAML})
+	experiments.RegisterCheck("conic-table3", experiments.Check{Verify: verifyConicFair, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable3(b) },
+		Baseline: proxal.ClassBaselineYAML})
+}

@@ -1,0 +1,204 @@
+package conic
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
+	"github.com/fedcon/fedcon/solver"
+)
+
+// conicCheckRun runs the paper's cell (d, n, m̃) = (100, 1, 1) with its
+// Section 5.1 settings: two instances, a few milliseconds each.
+func conicCheckRun(t *testing.T) *ConicQPResult {
+	t.Helper()
+	cfg := smallConicConfig()
+	cfg.Seed, cfg.Cells = 1, [][]int{{100, 1, 1}}
+	res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Info = experiments.NewRunInfo("conic-table1", "test", cfg, 2)
+	return res
+}
+
+// failedRules runs check on v's JSON and returns the rules that failed.
+func failedRules(t *testing.T, v any, check func([]byte) ([]experiments.CheckRow, error)) []string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := check(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []string
+	for _, r := range rows {
+		if !r.Pass {
+			failed = append(failed, r.Rule)
+		}
+	}
+	slices.Sort(failed)
+	return slices.Compact(failed)
+}
+
+// TestCheckConicTable1Rules: a real run of one paper cell passes every rule
+// of configs/reference/conic-table1.yaml; each kind of damage fails exactly
+// the rule that guards against it.
+func TestCheckConicTable1Rules(t *testing.T) {
+	clean := conicCheckRun(t)
+	b, _ := json.Marshal(clean)
+	for _, tc := range []struct {
+		name   string
+		fail   []string
+		damage func(r *ConicQPResult)
+	}{
+		{"clean", nil, func(*ConicQPResult) {}},
+		{"capped", []string{"status Alg. 1"}, func(r *ConicQPResult) { r.Trials[1].Alg1.Status = solver.InnerIterationLimit }},
+		{"stationarity", []string{"kkt stationarity cProx-AL"}, func(r *ConicQPResult) { r.Trials[0].CProx.Residuals.Stationarity = 2e-3 }},
+		{"infeasible", []string{"feasibility violation Alg. 1"}, func(r *ConicQPResult) { r.Trials[0].Alg1.Violation = 5e-3 }},
+		// 0.2 apart at f ≈ -7: 3e-2 after scaling, above 5e-3; the
+		// recorded baseline (same trial hash) sees the change too.
+		{"disagree", []string{"objective agreement", "objective vs baseline cProx-AL"}, func(r *ConicQPResult) { r.Trials[1].CProx.Objective += 0.2 }},
+		// The paper's 5.6 / 5.0 outer iterations; 12 is a factor 2.1 off.
+		{"outer", []string{"outer iterations vs paper Alg. 1"}, func(r *ConicQPResult) { r.Rows[0].Outer1.Mean = 12 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r ConicQPResult
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			r.Info = clean.Info
+			tc.damage(&r)
+			if got := failedRules(t, &r, CheckConicTable1); !slices.Equal(got, tc.fail) {
+				t.Errorf("failed rules %v, want %v", got, tc.fail)
+			}
+		})
+	}
+}
+
+// TestConicTable1Baseline: the recorded quick baseline covers the run of
+// the paper's (100, 1, 1) cell (the trial hash ignores cells and trials) and
+// passes it; an objective changed by 1e-2 (relative) fails it, and a
+// baseline printed from a result round-trips.
+func TestConicTable1Baseline(t *testing.T) {
+	res := conicCheckRun(t)
+	rows := func(r *ConicQPResult, ref []byte) []experiments.CheckRow {
+		b, _ := json.Marshal(r)
+		out, err := checkConicQPWith(ref, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	recorded, err := configs.Reference("conic-table1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	y, err := experiments.BaselineYAML("conic-table1", b, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(recorded), "\nbaselines:")
+	for _, ref := range [][]byte{recorded, []byte(head + "\nbaselines:\n" + y)} {
+		for _, scale := range []float64{1, 1 + 1e-2} {
+			r := conicCheckRun(t)
+			r.Trials[0].Alg1.Objective *= scale
+			found := 0
+			for _, row := range rows(r, ref) {
+				if strings.HasPrefix(row.Rule, "objective vs baseline") {
+					found++
+					if wantPass := scale == 1 || row.Rule != "objective vs baseline Alg. 1"; row.Pass != wantPass {
+						t.Errorf("scale %v: %+v", scale, row)
+					}
+				}
+			}
+			if found != 2 {
+				t.Fatalf("%d baseline rows, want 2 (no baseline for trial hash %s?)", found, r.Info.Config.(*ConicQPConfig).TrialHash())
+			}
+		}
+	}
+}
+
+// conicClassFixture is a two-trial conic Table 2 (or 3) result that passes
+// every rule; the fairness one has adult-b and r = 0.01.
+func conicClassFixture(fair bool) *ConicClassResult {
+	np := npFixture()
+	res := &ConicClassResult{Info: np.Info, Table: "table2", Rows: np.Rows, Trials: np.Trials}
+	if fair {
+		cfg := &proxal.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.01,
+			W0: "zeros", ALConfig: np.Info.Config.(*proxal.NPConfig).ALConfig}
+		for i := range res.Trials {
+			tr := &res.Trials[i]
+			tr.Dataset = "adult-b"
+			tr.Alg1.Loss1 = []float64{0, 0, 0}
+			tr.CProx.Loss1 = []float64{0.01, 0.008, 0.0105}
+		}
+		res.Rows = []proxal.ClassRow{proxal.ClassRowOf("adult-b", 2, res.Trials, cfg.R, cfg.Eps1, cfg.Eps2)}
+		res.Info, res.Table = &experiments.RunInfo{Config: cfg}, "table3"
+	}
+	return res
+}
+
+// TestCheckConicClassRules: the fixtures pass configs/reference/conic-table2
+// and conic-table3; each kind of damage fails the rule guarding against it.
+func TestCheckConicClassRules(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		fair     bool
+		failRule string
+		damage   func(r *ConicClassResult)
+	}{
+		{"np clean", false, "", func(*ConicClassResult) {}},
+		{"np cprox capped", false, "status cProx-AL", func(r *ConicClassResult) { r.Trials[0].CProx.Status = solver.OuterIterationLimit }},
+		{"np infeasible", false, "max constraint value Alg. 1", func(r *ConicClassResult) { r.Trials[1].Alg1.Loss1[0] = 0.21 }},
+		{"np kkt", false, "kkt feasibility cProx-AL", func(r *ConicClassResult) { r.Trials[1].CProx.Residuals.Feasibility = 2e-3 }},
+		{"np reldiff", false, "relative difference", func(r *ConicClassResult) { r.Rows[0].RelDiff.Mean = 0.05 }},
+		{"fair clean", true, "", func(*ConicClassResult) {}},
+		// Under the default rule Algorithm 1 must end Converged too.
+		{"fair alg1 capped", true, "status Alg. 1", func(r *ConicClassResult) { r.Trials[0].Alg1.Status = solver.InnerIterationLimit }},
+		{"fair cprox capped", true, "status cProx-AL", func(r *ConicClassResult) { r.Trials[1].CProx.Status = solver.ConvergedInaccurate }},
+		// r + ε2 = 0.011.
+		{"fair disparity", true, "max constraint value cProx-AL", func(r *ConicClassResult) { r.Trials[0].CProx.Loss1[2] = 0.0115 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := conicClassFixture(tc.fair)
+			tc.damage(r)
+			check := CheckConicTable2
+			if tc.fair {
+				check = CheckConicTable3
+			}
+			want := []string(nil)
+			if tc.failRule != "" {
+				want = []string{tc.failRule}
+			}
+			if got := failedRules(t, r, check); !slices.Equal(got, want) {
+				t.Errorf("failed rules %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// npFixture is a two-trial Table 1 result on monks-1 that passes every rule.
+func npFixture() *proxal.NPResult {
+	cfg := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
+		AdmmStart: "wk", ALConfig: proxal.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+	alg := func(obj float64) proxal.ClassAlg {
+		return proxal.ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
+			Residuals: solver.Residuals{Stationarity: 5e-4, Feasibility: 1e-5}}
+	}
+	var trials []proxal.ClassTrial
+	for t := range 2 {
+		trials = append(trials, proxal.ClassTrial{Dataset: "monks-1", N: 2, Trial: t, Alg1: alg(1.1), CProx: alg(1.1001), RelDiff: experiments.RelDiff(1.1, 1.1001)})
+	}
+	row := proxal.ClassRowOf("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+	return &proxal.NPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: []proxal.ClassRow{row}, Trials: trials}
+}

@@ -1,0 +1,3 @@
+// Package drfl defines the DRFL paper's experiments (AD-LPMM, solver/drfl):
+// its figures under noise, its cross-validation and Figure 1.
+package drfl

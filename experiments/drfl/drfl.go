@@ -1,0 +1,516 @@
+package drfl
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
+	pd "github.com/fedcon/fedcon/problems/drfl"
+	sd "github.com/fedcon/fedcon/solver/drfl"
+)
+
+// DRFL models (issue 10): the paper's model and its four comparisons.
+const (
+	DRFLModel    = "drfl"     // Wasserstein ball per client, Q of radius θ
+	DRFLAFL      = "afl"      // ρ_s = 0: loss epigraph, Q of radius θ, eqs. (17)-(19)
+	DRFLDRFA     = "drfa"     // AFL with θ = 2 (Q = Δ_S), eqs. (20)-(22)
+	DRFLWAFL     = "wafl"     // one ball of radius ρ around the pooled P̂, solved centrally
+	DRFLStandard = "standard" // ρ_s = 0, θ = 0, q̂ = 1/S: Cor. 6.2
+)
+
+// DRFLModels lists the model names in the figures' order.
+func DRFLModels() []string {
+	return []string{DRFLModel, DRFLDRFA, DRFLAFL, DRFLWAFL, DRFLStandard}
+}
+
+// DRFLSplit is one repetition's data: the clients' training rows (client 1
+// with training noise) and the pooled test rows, features min-max scaled to
+// [−1, 1] with the training rows' ranges, labels ±1 (classification) or the
+// real target (regression: abalone's rings).
+type DRFLSplit struct {
+	Regression bool
+	Train      []pd.Client
+	TestX      [][]float64
+	TestY      []float64
+	// TestClient[i] is the client (0-based) test row i belongs to.
+	TestClient []int
+	Features   []string
+}
+
+// DRFLDataConfig describes how a repetition's split is drawn.
+type DRFLDataConfig struct {
+	// TrainShare is the training share (0.6), stratified by class.
+	TrainShare float64 `json:"train_share"`
+	// Clients is the number of clients S (3).
+	Clients int `json:"clients"`
+	// NoiseMean, NoiseSD: N(mean, sd²) added to client 1's training
+	// features (heart, abalone: 0, 0.5; breast-cancer: 0.5, 0.5).
+	NoiseMean float64 `json:"noise_mean"`
+	NoiseSD   float64 `json:"noise_sd"`
+	// Imbalance keeps a random Imbalance[s] share of client s's minority
+	// class (nil: all); Figures 4-5 use 0.5, 0.5, 1.
+	Imbalance []float64 `json:"imbalance,omitempty"`
+}
+
+// DefaultDRFLData returns the preset's split of a dataset, balanced.
+func DefaultDRFLData(dataset string) DRFLDataConfig {
+	return DefaultDRFLConfig().Data(dataset, false)
+}
+
+// NewDRFLSplit draws repetition seed's split of d (0/1 labels, or a real
+// target for a regression dataset, and an intercept column, which is
+// dropped). Classification splits are stratified by class; regression
+// splits are uniform and cannot be imbalanced.
+func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSplit, error) {
+	if d.Regression && cfg.Imbalance != nil {
+		return nil, &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: "class imbalance needs a classification dataset, " + d.Name + " is a regression one"}
+	}
+	if !(cfg.TrainShare > 0 && cfg.TrainShare < 1) {
+		return nil, &experiments.ConfigError{Field: "train_share", Value: cfg.TrainShare, Reason: "want in (0, 1)"}
+	}
+	S := cfg.Clients
+	if S < 1 {
+		return nil, &experiments.ConfigError{Field: "clients", Value: S, Reason: "want ≥ 1"}
+	}
+	if cfg.Imbalance != nil && len(cfg.Imbalance) != S {
+		return nil, &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", S)}
+	}
+	for s, r := range cfg.Imbalance {
+		if !(r > 0 && r <= 1) {
+			return nil, &experiments.ConfigError{Field: "imbalance", Value: r, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0xd1f1))
+	rows, cols := d.X.Dims()
+	n := cols - 1 // drop the intercept
+	x := make([][]float64, rows)
+	y := make([]float64, rows)
+	for i := range rows {
+		x[i] = slices.Clone(d.X.RawRowView(i)[:n])
+		y[i] = 2*d.Y[i] - 1
+		if d.Regression {
+			y[i] = d.Y[i]
+		}
+	}
+	// 60/40 split (stratified for classification), then each part into S
+	// clients.
+	var train, test []int
+	strata := [][]float64{{-1}, {1}}
+	if d.Regression {
+		strata = [][]float64{nil}
+	}
+	for _, cls := range strata {
+		var idx []int
+		for i := range rows {
+			if cls == nil || y[i] == cls[0] {
+				idx = append(idx, i)
+			}
+		}
+		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+		k := int(math.Round(cfg.TrainShare * float64(len(idx))))
+		train, test = append(train, idx[:k]...), append(test, idx[k:]...)
+	}
+	rng.Shuffle(len(train), func(a, b int) { train[a], train[b] = train[b], train[a] })
+	rng.Shuffle(len(test), func(a, b int) { test[a], test[b] = test[b], test[a] })
+	// Min-max to [−1, 1] from the training rows.
+	lo, hi := make([]float64, n), make([]float64, n)
+	for j := range n {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+		for _, i := range train {
+			lo[j], hi[j] = math.Min(lo[j], x[i][j]), math.Max(hi[j], x[i][j])
+		}
+	}
+	scale := func(r []float64) []float64 {
+		o := make([]float64, n)
+		for j := range n {
+			if hi[j] > lo[j] {
+				o[j] = 2*(r[j]-lo[j])/(hi[j]-lo[j]) - 1
+			}
+		}
+		return o
+	}
+	sp := &DRFLSplit{Train: make([]pd.Client, S), Features: d.FeatureNames[:n], Regression: d.Regression}
+	for k, i := range train {
+		s := k * S / len(train)
+		sp.Train[s].X = append(sp.Train[s].X, scale(x[i]))
+		sp.Train[s].Y = append(sp.Train[s].Y, y[i])
+	}
+	for k, i := range test {
+		sp.TestX = append(sp.TestX, scale(x[i]))
+		sp.TestY = append(sp.TestY, y[i])
+		sp.TestClient = append(sp.TestClient, k*S/len(test))
+	}
+	// Class imbalance: clients keep a share of their minority class.
+	for s, ratio := range cfg.Imbalance {
+		if ratio == 1 {
+			continue
+		}
+		c := &sp.Train[s]
+		var pos int
+		for _, v := range c.Y {
+			if v > 0 {
+				pos++
+			}
+		}
+		minority := 1.0
+		if 2*pos > len(c.Y) {
+			minority = -1
+		}
+		var idx []int
+		for i, v := range c.Y {
+			if v == minority {
+				idx = append(idx, i)
+			}
+		}
+		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+		drop := map[int]bool{}
+		for _, i := range idx[int(math.Round(ratio*float64(len(idx)))):] {
+			drop[i] = true
+		}
+		var nx [][]float64
+		var ny []float64
+		for i := range c.Y {
+			if !drop[i] {
+				nx, ny = append(nx, c.X[i]), append(ny, c.Y[i])
+			}
+		}
+		c.X, c.Y = nx, ny
+	}
+	for s, c := range sp.Train {
+		if d.Regression {
+			break
+		}
+		for _, cls := range []float64{-1, 1} {
+			if !slices.Contains(c.Y, cls) {
+				return nil, &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance,
+					Reason: fmt.Sprintf("client %d has no rows of class %+g", s+1, cls)}
+			}
+		}
+	}
+	// Client 1's training noise.
+	for _, r := range sp.Train[0].X {
+		for j := range r {
+			r[j] += cfg.NoiseMean + cfg.NoiseSD*rng.NormFloat64()
+		}
+	}
+	return sp, nil
+}
+
+// NoisyTest returns the test features with fresh N(mean, sd²) noise from
+// rng (shared by all models of a repetition when given the same stream).
+func (sp *DRFLSplit) NoisyTest(mean, sd float64, rng *rand.Rand) [][]float64 {
+	out := make([][]float64, len(sp.TestX))
+	for i, r := range sp.TestX {
+		out[i] = make([]float64, len(r))
+		for j, v := range r {
+			out[i][j] = v + mean + sd*rng.NormFloat64()
+		}
+	}
+	return out
+}
+
+// DRFLParams are one model's hyperparameters, as configured: a model
+// ignores what it fixes (newDRFLSpec), so result files record the inputs,
+// not the values used: AFL ignores ρ and κ, DRFA also θ, p and q̂ (θ = 2,
+// p = 1, Q = Δ_S), standard FL everything but the loss (θ = 0, q̂ = 1/S),
+// WAFL θ and q̂.
+type DRFLParams struct {
+	Model string  `json:"model"`
+	Rho   float64 `json:"rho"`
+	// Rhos, if set, gives each client its own ρ_s (drfl only; length S).
+	Rhos    []float64  `json:"rhos,omitempty"`
+	Kappa   float64    `json:"kappa"`
+	Theta   float64    `json:"theta"`
+	P       float64    `json:"-"`              // see PName
+	PName   string     `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by RunDRFL
+	QHat    []float64  `json:"qhat,omitempty"` // nil: N_s/N
+	Support pd.Support `json:"-"`              // see SupportName
+	// SupportName is "box" or "free", set by RunDRFL.
+	SupportName string `json:"support,omitempty"`
+	// Loss is "hinge" (the SVM; "" means hinge) or "huber" (regression,
+	// threshold Epsilon, 0 meaning 1.35).
+	Loss    string  `json:"loss,omitempty"`
+	Epsilon float64 `json:"epsilon,omitempty"`
+}
+
+// Spell sets PName and SupportName, the JSON forms of P and Support.
+func (p *DRFLParams) Spell() {
+	p.PName, p.SupportName = normName(p.P), p.Support.String()
+}
+
+// loss returns the problems/drfl loss of p (Validate has checked it).
+func (p DRFLParams) loss() pd.Loss {
+	l, _ := pd.ParseLoss(p.lossName())
+	return l
+}
+
+func (p DRFLParams) lossName() string {
+	if p.Loss == "" {
+		return "hinge"
+	}
+	return p.Loss
+}
+
+// Metric returns the test metric of p's loss: accuracy for the hinge loss,
+// MSE for Huber regression.
+func (p DRFLParams) Metric() DRFLMetric {
+	if p.loss() == pd.LossHuber {
+		return DRFLMetric{Name: "mse", LowerIsBetter: true}
+	}
+	return DRFLMetric{Name: "accuracy"}
+}
+
+// DRFLMetric is a test metric of the DRFL experiments.
+type DRFLMetric struct {
+	Name          string
+	LowerIsBetter bool
+}
+
+// Eval returns the metric of v = (w, b) on the rows (x, y).
+func (m DRFLMetric) Eval(x [][]float64, y, v []float64) float64 {
+	if m.LowerIsBetter {
+		return pd.MSE(x, y, v)
+	}
+	return pd.Accuracy(x, y, v)
+}
+
+// Better reports whether score a is strictly better than b; NaN (a
+// diverged fit, a client without test rows) is worse than any number.
+func (m DRFLMetric) Better(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return !math.IsNaN(a) && math.IsNaN(b)
+	}
+	if m.LowerIsBetter {
+		return a < b
+	}
+	return a > b
+}
+
+// Worst returns the worse of a and b.
+func (m DRFLMetric) Worst(a, b float64) float64 {
+	if m.Better(a, b) {
+		return b
+	}
+	return a
+}
+
+// Validate checks the parameters the model uses.
+func (p DRFLParams) Validate() error {
+	if !slices.Contains(DRFLModels(), p.Model) {
+		return &experiments.ConfigError{Field: "model", Value: p.Model, Reason: "want one of drfl, afl, drfa, wafl, standard"}
+	}
+	if !(p.P == 1 || p.P == 2 || math.IsInf(p.P, 1)) {
+		return &experiments.ConfigError{Field: "p", Value: p.P, Reason: "want 1, 2 or inf"}
+	}
+	if !(p.Theta >= 0) || math.IsInf(p.Theta, 1) {
+		return &experiments.ConfigError{Field: "theta", Value: p.Theta, Reason: "want a finite value ≥ 0"}
+	}
+	if _, err := pd.ParseLoss(p.lossName()); err != nil {
+		return &experiments.ConfigError{Field: "loss", Value: p.Loss, Reason: "want hinge or huber"}
+	}
+	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 1) {
+		return &experiments.ConfigError{Field: "epsilon", Value: p.Epsilon, Reason: "want > 0 (0: 1.35)"}
+	}
+	if (p.Model == DRFLModel || p.Model == DRFLWAFL) && (!(p.Kappa > 0) || math.IsInf(p.Kappa, 1)) {
+		return &experiments.ConfigError{Field: "kappa", Value: p.Kappa, Reason: "want a finite value > 0"}
+	}
+	if !(p.Rho >= 0) || math.IsInf(p.Rho, 1) {
+		return &experiments.ConfigError{Field: "rho", Value: p.Rho, Reason: "want a finite value ≥ 0"}
+	}
+	for s, r := range p.Rhos {
+		if !(r >= 0) || math.IsInf(r, 1) {
+			return &experiments.ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("ρ of client %d is %v, want a finite value ≥ 0", s+1, r)}
+		}
+	}
+	return nil
+}
+
+// DRFLSpec is model p on the clients in problems/drfl terms: the clients
+// (with their radii; WAFL's pooled into one), the model, θ, the norm p and
+// q̂ (nil: N_s/N).
+type DRFLSpec struct {
+	Clients     []pd.Client
+	Model       pd.Model
+	Theta, Norm float64
+	Qhat        []float64
+}
+
+// NewDRFLSpec is model p on clients (copied; WAFL pools them into one).
+func NewDRFLSpec(clients []pd.Client, p DRFLParams) DRFLSpec {
+	cl := make([]pd.Client, len(clients))
+	copy(cl, clients)
+	loss, eps := p.loss(), p.Epsilon
+	sp := DRFLSpec{Clients: cl, Model: pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
+		Theta: p.Theta, Norm: p.P, Qhat: p.QHat}
+	epigraph := pd.Model{Loss: loss, Epsilon: eps, Epigraph: true}
+	switch p.Model {
+	case DRFLModel:
+		for s := range cl {
+			cl[s].Rho = p.Rho
+			if p.Rhos != nil {
+				cl[s].Rho = p.Rhos[s]
+			}
+		}
+	case DRFLAFL:
+		sp.Model = epigraph
+	case DRFLDRFA:
+		sp.Model = epigraph
+		sp.Theta, sp.Norm, sp.Qhat = 2, 1, nil
+	case DRFLStandard:
+		sp.Model = epigraph
+		sp.Theta = 0
+		sp.Qhat = make([]float64, len(cl))
+		for s := range cl {
+			sp.Qhat[s] = 1 / float64(len(cl))
+		}
+	case DRFLWAFL:
+		var pooled pd.Client
+		for _, c := range cl {
+			pooled.X = append(pooled.X, c.X...)
+			pooled.Y = append(pooled.Y, c.Y...)
+		}
+		pooled.Rho = p.Rho
+		sp.Clients = []pd.Client{pooled}
+		sp.Theta, sp.Qhat = 0, nil
+	}
+	return sp
+}
+
+// central reports whether (4) is an LP for this spec (hinge loss, p ∈
+// {1, ∞}), so that pd.Central can solve it.
+func (sp DRFLSpec) central() bool {
+	return sp.Model.Loss == pd.LossHinge && (sp.Norm == 1 || math.IsInf(sp.Norm, 1))
+}
+
+// DRFLProblem returns the solver problem of model p on the clients.
+func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
+	sp := NewDRFLSpec(clients, p)
+	fed, n, err := pd.Federate(sp.Clients, sp.Model, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &sd.Problem{Clients: fed, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
+}
+
+// DRFLRun is the outcome of one model on one split.
+type DRFLRun struct {
+	Params    DRFLParams `json:"params"`
+	Status    string     `json:"status"`
+	Rounds    int        `json:"rounds"`
+	Objective float64    `json:"objective"`
+	WorstCase float64    `json:"worst_case"`
+	QStar     []float64  `json:"q_star"`
+	V         []float64  `json:"w_b"`
+	// Metric names the scores: "accuracy" (hinge) or "mse" (Huber).
+	Metric string `json:"metric"`
+	// Train and Test are pooled; ClientTest per client, WorstClient the
+	// worst of them (lowest accuracy, highest MSE).
+	Train         float64   `json:"train_score"`
+	Test          float64   `json:"test_score"`
+	ClientTest    []float64 `json:"client_test_score"`
+	WorstClient   float64   `json:"worst_client_test_score"`
+	BytesPerRound int64     `json:"bytes_per_round"`
+	// BytesReport (λ_s and f_s at the end) is 0, and missing from
+	// BytesTotal, in runs stored before fedcon counted it; so is
+	// InnerCapHits, which only the Huber client can have.
+	BytesReport int64 `json:"bytes_report"`
+	BytesTotal  int64 `json:"bytes_total"`
+	// QPIterations counts the clients' inner iterations: QP iterations
+	// (hinge) or proximal-gradient iterations (Huber).
+	QPIterations int `json:"inner_iterations"`
+	// InnerCapHits counts client solves stopped by an iteration cap.
+	InnerCapHits int     `json:"inner_cap_hits"`
+	Seconds      float64 `json:"seconds"`
+}
+
+// CheckLoss rejects a loss that does not fit the split's labels.
+func (sp *DRFLSplit) CheckLoss(p DRFLParams) error {
+	if sp.Regression != (p.loss() == pd.LossHuber) {
+		kind := map[bool]string{true: "regression", false: "classification"}[sp.Regression]
+		return &experiments.ConfigError{Field: "loss", Value: p.lossName(),
+			Reason: fmt.Sprintf("the dataset is a %s one: use huber for regression, hinge for classification", kind)}
+	}
+	return nil
+}
+
+// RunDRFL solves model p on split sp and scores it on testX (the split's
+// test rows, possibly noisy).
+func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64, set *sd.Settings) (*DRFLRun, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := sp.CheckLoss(p); err != nil {
+		return nil, err
+	}
+	if p.Rhos != nil && len(p.Rhos) != len(sp.Train) {
+		return nil, &experiments.ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), len(sp.Train))}
+	}
+	p.Spell()
+	prob, err := DRFLProblem(sp.Train, p)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sd.Solve(ctx, prob, set)
+	if res == nil {
+		return nil, err
+	}
+	m := p.Metric()
+	out := &DRFLRun{Params: p, Status: res.Status.String(), Rounds: res.Rounds, Objective: res.Objective,
+		WorstCase: res.WorstCase, QStar: res.QStar, V: res.V, BytesPerRound: res.BytesPerRound,
+		BytesReport: res.BytesReport, BytesTotal: res.BytesTotal, InnerCapHits: res.InnerCapHits, QPIterations: res.QPIterations, Seconds: res.Runtime.Seconds(), Metric: m.Name}
+	var tx [][]float64
+	var ty []float64
+	for _, c := range sp.Train {
+		tx, ty = append(tx, c.X...), append(ty, c.Y...)
+	}
+	out.Train = m.Eval(tx, ty, res.V)
+	out.Test, out.ClientTest, out.WorstClient = sp.score(m, testX, res.V)
+	return out, err
+}
+
+// score returns metric m of v on testX: pooled, per client, and the worst
+// client's.
+func (sp *DRFLSplit) score(m DRFLMetric, testX [][]float64, v []float64) (pooled float64, clients []float64, worst float64) {
+	pooled = m.Eval(testX, sp.TestY, v)
+	for s := range sp.Train {
+		var cx [][]float64
+		var cy []float64
+		for i, k := range sp.TestClient {
+			if k == s {
+				cx, cy = append(cx, testX[i]), append(cy, sp.TestY[i])
+			}
+		}
+		a := m.Eval(cx, cy, v)
+		clients = append(clients, a)
+		if s == 0 {
+			worst = a
+		}
+		worst = m.Worst(worst, a)
+	}
+	return pooled, clients, worst
+}
+
+// Converged reports whether Algorithm 1 met its tolerance.
+func (r *DRFLRun) Converged() bool { return r.Status == sd.Converged.String() }
+
+// StatusFlags is Status with the inner cap hits, if any: "Converged
+// (2 inner caps)".
+func (r *DRFLRun) StatusFlags() string {
+	if r.InnerCapHits > 0 {
+		return fmt.Sprintf("%s (%d inner caps)", r.Status, r.InnerCapHits)
+	}
+	return r.Status
+}
+
+// normName spells p for JSON: "1", "2" or "inf".
+func normName(p float64) string {
+	if math.IsInf(p, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(p, 'g', -1, 64)
+}

@@ -1,0 +1,373 @@
+package drfl
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-viper/mapstructure/v2"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/fedcon/fedcon/configs"
+	"github.com/fedcon/fedcon/experiments"
+	pd "github.com/fedcon/fedcon/problems/drfl"
+	sd "github.com/fedcon/fedcon/solver/drfl"
+)
+
+// DRFLPreset names the embedded preset of the DRFL commands,
+// configs/drfl/drfl.yaml.
+const DRFLPreset = "drfl/drfl"
+
+// DRFLConfig is configs/drfl/drfl.yaml: every setting of `fedcon run drfl`
+// and `fedcon reproduce drfl-figure1..5`. The keys the flags take as lists
+// or names (rho, p, qhat, support) stay strings, parsed by cmd as the
+// flags are.
+type DRFLConfig struct {
+	// Algorithm 1's settings (solver/drfl.Settings).
+	C         float64 `mapstructure:"c"`
+	Tol       float64 `mapstructure:"tol"`
+	MaxRounds int     `mapstructure:"max_rounds"`
+	// The model: the norm p and centre q̂ of Q, the SVM's support, the
+	// Huber threshold ε, and ρ, κ, θ where they are not cross-validated.
+	P       string  `mapstructure:"p"`
+	QHat    string  `mapstructure:"qhat"`
+	Support string  `mapstructure:"support"`
+	Epsilon float64 `mapstructure:"epsilon"`
+	Rho     string  `mapstructure:"rho"`
+	Kappa   float64 `mapstructure:"kappa"`
+	Theta   float64 `mapstructure:"theta"`
+	// Seed is the first repetition's seed.
+	Seed uint64 `mapstructure:"seed"`
+	// The split (DRFLDataConfig); TrainNoise by dataset, "default" for
+	// the others.
+	TrainShare float64                   `mapstructure:"train_share"`
+	Clients    int                       `mapstructure:"clients"`
+	TrainNoise map[string]DRFLTrainNoise `mapstructure:"train_noise"`
+	Imbalance  []float64                 `mapstructure:"imbalance"`
+	// Figures 2-5.
+	Repetitions      int      `mapstructure:"repetitions"`
+	QuickRepetitions int      `mapstructure:"quick_repetitions"`
+	NoiseMax         float64  `mapstructure:"noise_max"`
+	NoiseStep        float64  `mapstructure:"noise_step"`
+	QuickNoiseStep   float64  `mapstructure:"quick_noise_step"`
+	Folds            int      `mapstructure:"folds"`
+	Grid             DRFLGrid `mapstructure:"cv_grid"`
+	QuickGridThin    int      `mapstructure:"quick_grid_thin"`
+	// The rows (datasets) of each noise figure.
+	Figure2 []DRFLNoiseFigure `mapstructure:"figure2"`
+	Figure3 []DRFLNoiseFigure `mapstructure:"figure3"`
+	Figure4 []DRFLNoiseFigure `mapstructure:"figure4"`
+	Figure5 []DRFLNoiseFigure `mapstructure:"figure5"`
+	Figure1 DRFLFigure1Preset `mapstructure:"figure1"`
+}
+
+// DRFLTrainNoise is the N(Mean, SD²) noise on client 1's training features.
+type DRFLTrainNoise struct {
+	Mean float64 `mapstructure:"mean"`
+	SD   float64 `mapstructure:"sd"`
+}
+
+// DRFLFigure1Preset is Figure 1's section: its sizes and those of --quick.
+type DRFLFigure1Preset struct {
+	DRFLFigure1Config `mapstructure:",squash"`
+	QuickDraws        int     `mapstructure:"quick_draws"`
+	QuickRhoStep      float64 `mapstructure:"quick_rho_step"`
+}
+
+// DefaultDRFLConfig returns the embedded preset, the one source of the
+// DRFL defaults: a copy the caller may change. It panics if the preset
+// does not decode: a build defect, which TestDRFLPreset catches.
+func DefaultDRFLConfig() *DRFLConfig {
+	c, err := drflPreset()
+	if err != nil {
+		panic(err)
+	}
+	return c.Clone()
+}
+
+// drflPreset decodes the preset once (about 1 ms; every DRFL command's
+// flags read it at start-up).
+var drflPreset = sync.OnceValues(func() (*DRFLConfig, error) {
+	b, err := configs.Preset(DRFLPreset)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("experiments: preset %s: %w", DRFLPreset, err)
+	}
+	// The decoder of cmd's loadConfig (viper): weakly typed, no unknown keys.
+	c := &DRFLConfig{}
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{WeaklyTypedInput: true, ErrorUnused: true, Result: c})
+	if err == nil {
+		err = dec.Decode(raw)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("experiments: preset %s: %w", DRFLPreset, err)
+	}
+	return c, nil
+})
+
+// Clone returns a deep copy of c.
+func (c *DRFLConfig) Clone() *DRFLConfig {
+	d := *c
+	d.TrainNoise = maps.Clone(c.TrainNoise)
+	d.Imbalance = slices.Clone(c.Imbalance)
+	d.Grid = DRFLGrid{Rho: slices.Clone(c.Grid.Rho), Kappa: slices.Clone(c.Grid.Kappa), Theta: slices.Clone(c.Grid.Theta)}
+	d.Figure2, d.Figure3 = slices.Clone(c.Figure2), slices.Clone(c.Figure3)
+	d.Figure4, d.Figure5 = slices.Clone(c.Figure4), slices.Clone(c.Figure5)
+	return &d
+}
+
+// Data returns the split of dataset: the training share, the clients,
+// dataset's training noise (train_noise.default if it has none) and, if
+// imbalanced, the imbalance ratios.
+func (c *DRFLConfig) Data(dataset string, imbalanced bool) DRFLDataConfig {
+	n, ok := c.TrainNoise[dataset]
+	if !ok {
+		n = c.TrainNoise["default"]
+	}
+	d := DRFLDataConfig{TrainShare: c.TrainShare, Clients: c.Clients, NoiseMean: n.Mean, NoiseSD: n.SD}
+	if imbalanced {
+		d.Imbalance = slices.Clone(c.Imbalance)
+	}
+	return d
+}
+
+// ValidateData checks the split's keys.
+func (c *DRFLConfig) ValidateData() error {
+	if !(c.TrainShare > 0 && c.TrainShare < 1) {
+		return &experiments.ConfigError{Field: "train_share", Value: c.TrainShare, Reason: "want in (0, 1)"}
+	}
+	if c.Clients < 1 {
+		return &experiments.ConfigError{Field: "clients", Value: c.Clients, Reason: "want ≥ 1"}
+	}
+	if _, ok := c.TrainNoise["default"]; !ok {
+		return &experiments.ConfigError{Field: "train_noise.default", Value: nil, Reason: "want the noise of datasets without an entry"}
+	}
+	for name, n := range c.TrainNoise {
+		if !(n.SD >= 0) || math.IsInf(n.SD, 1) || math.IsNaN(n.Mean) || math.IsInf(n.Mean, 0) {
+			return &experiments.ConfigError{Field: "train_noise." + name, Value: fmt.Sprintf("mean %v, sd %v", n.Mean, n.SD), Reason: "want a finite mean and sd ≥ 0"}
+		}
+	}
+	if len(c.Imbalance) != c.Clients {
+		return &experiments.ConfigError{Field: "imbalance", Value: c.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", c.Clients)}
+	}
+	for s, r := range c.Imbalance {
+		if !(r > 0 && r <= 1) {
+			return &experiments.ConfigError{Field: "imbalance", Value: c.Imbalance, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
+		}
+	}
+	return nil
+}
+
+// FigureRows returns the rows (datasets) of noise figure name
+// ("drfl-figure2" to "drfl-figure5"), each named name; nil for another name.
+func (c *DRFLConfig) FigureRows(name string) []DRFLNoiseFigure {
+	rows := map[string][]DRFLNoiseFigure{"drfl-figure2": c.Figure2, "drfl-figure3": c.Figure3,
+		"drfl-figure4": c.Figure4, "drfl-figure5": c.Figure5}[name]
+	rows = slices.Clone(rows)
+	for i := range rows {
+		rows[i].Name = name
+	}
+	return rows
+}
+
+// ValidateNoise checks the keys of Figures 2-5; the grid only with cv.
+// folds is checked always: a bad --folds without --cv is a mistake too.
+func (c *DRFLConfig) ValidateNoise(cv bool) error {
+	if c.Repetitions < 1 {
+		return &experiments.ConfigError{Field: "repetitions", Value: c.Repetitions, Reason: "want ≥ 1"}
+	}
+	if c.QuickRepetitions < 1 {
+		return &experiments.ConfigError{Field: "quick_repetitions", Value: c.QuickRepetitions, Reason: "want ≥ 1"}
+	}
+	if !(c.NoiseMax >= 0) || math.IsInf(c.NoiseMax, 1) {
+		return &experiments.ConfigError{Field: "noise_max", Value: c.NoiseMax, Reason: "want a finite value ≥ 0"}
+	}
+	for _, s := range []struct {
+		key  string
+		step float64
+	}{{"noise_step", c.NoiseStep}, {"quick_noise_step", c.QuickNoiseStep}} {
+		// The cap keeps a typo from allocating millions of levels.
+		if !(s.step > 0) || c.NoiseMax/s.step > 1000 {
+			return &experiments.ConfigError{Field: s.key, Value: s.step, Reason: "want > 0 and at most 1000 levels up to noise_max"}
+		}
+	}
+	for _, name := range []string{"drfl-figure2", "drfl-figure3", "drfl-figure4", "drfl-figure5"} {
+		key := strings.TrimPrefix(name, "drfl-")
+		rows := c.FigureRows(name)
+		if len(rows) == 0 {
+			return &experiments.ConfigError{Field: key, Value: nil, Reason: "want at least one row (dataset)"}
+		}
+		for _, f := range rows {
+			finite := !math.IsNaN(f.FixedMean+f.Ratio) && !math.IsInf(f.FixedMean, 0) && !math.IsInf(f.Ratio, 0)
+			if f.Dataset == "" || !(f.FixedSD >= 0) || math.IsInf(f.FixedSD, 1) || !finite {
+				return &experiments.ConfigError{Field: key, Value: fmt.Sprintf("%+v", f), Reason: "want a dataset, fixed_sd ≥ 0 and a finite fixed_mean and ratio"}
+			}
+		}
+	}
+	if c.Folds < 2 {
+		return &experiments.ConfigError{Field: "folds", Value: c.Folds, Reason: "want ≥ 2"}
+	}
+	if !cv {
+		return nil
+	}
+	if c.QuickGridThin < 1 {
+		return &experiments.ConfigError{Field: "quick_grid_thin", Value: c.QuickGridThin, Reason: "want ≥ 1"}
+	}
+	g := c.Grid
+	for _, l := range []struct {
+		key      string
+		vals     []float64
+		positive bool
+	}{{"cv_grid.rho", g.Rho, false}, {"cv_grid.kappa", g.Kappa, true}, {"cv_grid.theta", g.Theta, false}} {
+		ok := len(l.vals) > 0
+		for _, v := range l.vals {
+			ok = ok && v >= 0 && !(l.positive && v == 0) && !math.IsInf(v, 1)
+		}
+		if !ok {
+			want := "want one or more finite values ≥ 0"
+			if l.positive {
+				want = "want one or more finite values > 0"
+			}
+			return &experiments.ConfigError{Field: l.key, Value: l.vals, Reason: want}
+		}
+	}
+	return nil
+}
+
+// Noise returns the run of one row of a noise figure: every model at
+// base's parameters (tuned by cross-validation over the grid if cv), the
+// preset's repetitions, levels, split and solver settings; quick takes the
+// quick_ keys.
+func (c *DRFLConfig) Noise(fig DRFLNoiseFigure, base DRFLParams, quick, cv bool) DRFLNoiseConfig {
+	n := DRFLNoiseConfig{Figure: fig, Repetitions: c.Repetitions, Seed: c.Seed, Data: c.Data(fig.Dataset, fig.Imbalanced),
+		C: c.C, Tol: c.Tol, MaxRounds: c.MaxRounds}
+	step := c.NoiseStep
+	if quick {
+		n.Repetitions, step = c.QuickRepetitions, c.QuickNoiseStep
+	}
+	for k := 0; float64(k)*step <= c.NoiseMax+1e-9; k++ {
+		// Rounded, so that the CSV reads 0.6, not 0.6000000000000001.
+		n.Levels = append(n.Levels, math.Round(float64(k)*step*1e9)/1e9)
+	}
+	for _, m := range DRFLModels() {
+		p := base
+		p.Model = m
+		p.Spell() // for the run record
+		n.Params = append(n.Params, p)
+	}
+	if cv {
+		g := c.Grid
+		if quick {
+			g = g.Thin(c.QuickGridThin)
+		}
+		n.CV, n.Folds = &g, c.Folds
+	}
+	return n
+}
+
+// Figure1Config returns Figure 1's sizes; quick takes quick_draws and
+// quick_rho_step.
+func (c *DRFLConfig) Figure1Config(quick bool) DRFLFigure1Config {
+	f := c.Figure1.DRFLFigure1Config
+	if quick {
+		f.Draws, f.RhoStep = c.Figure1.QuickDraws, c.Figure1.QuickRhoStep
+	}
+	return f
+}
+
+// FloatList parses comma-separated numbers as a config error on failure.
+func FloatList(field, s string) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil {
+			return nil, &experiments.ConfigError{Field: field, Value: s, Reason: "want comma-separated numbers"}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Params turns cfg's model and solver keys into validated parameters of
+// model; loss "" is settled by the dataset later.
+func (cfg *DRFLConfig) Params(model, loss string) (DRFLParams, error) {
+	S := cfg.Clients
+	p := DRFLParams{Model: model, Kappa: cfg.Kappa, Theta: cfg.Theta, Loss: loss}
+	if loss == "huber" {
+		p.Epsilon = cfg.Epsilon
+	}
+	if !(cfg.Epsilon > 0) || math.IsInf(cfg.Epsilon, 1) {
+		return p, &experiments.ConfigError{Field: "epsilon", Value: cfg.Epsilon, Reason: "want a finite value > 0"}
+	}
+	rhos, err := FloatList("rho", cfg.Rho)
+	if err != nil {
+		return p, err
+	}
+	switch {
+	case len(rhos) == 1:
+		p.Rho = rhos[0]
+	case len(rhos) == S && model == DRFLModel:
+		p.Rhos = rhos
+	default:
+		return p, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
+	}
+	switch cfg.P {
+	case "1":
+		p.P = 1
+	case "2":
+		p.P = 2
+	case "inf", "Inf", "+inf":
+		p.P = math.Inf(1)
+	default:
+		return p, &experiments.ConfigError{Field: "p", Value: cfg.P, Reason: "want 1, 2 or inf"}
+	}
+	sup, err := pd.ParseSupport(cfg.Support)
+	if err != nil {
+		return p, &experiments.ConfigError{Field: "support", Value: cfg.Support, Reason: "want box or free"}
+	}
+	p.Support = sup
+	switch cfg.QHat {
+	case "size":
+	case "uniform":
+		p.QHat = make([]float64, S)
+		for s := range p.QHat {
+			p.QHat[s] = 1 / float64(S)
+		}
+	default:
+		parts := strings.Split(cfg.QHat, ",")
+		if len(parts) != S {
+			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: fmt.Sprintf("want %d weights, got %d", S, len(parts))}
+		}
+		var sum float64
+		for _, s := range parts {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !(v >= 0) || math.IsInf(v, 1) {
+				return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must be finite numbers ≥ 0"}
+			}
+			p.QHat = append(p.QHat, v)
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			return p, &experiments.ConfigError{Field: "qhat", Value: cfg.QHat, Reason: "weights must sum to 1 (q̂ ∈ Δ_S)"}
+		}
+	}
+	if !(cfg.C > 0) || math.IsInf(cfg.C, 1) {
+		return p, &experiments.ConfigError{Field: "c", Value: cfg.C, Reason: "want a finite value > 0"}
+	}
+	if !(cfg.Tol > 0) || math.IsInf(cfg.Tol, 1) || cfg.MaxRounds < 1 {
+		return p, &experiments.ConfigError{Field: "tol/max_rounds", Value: fmt.Sprint(cfg.Tol, "/", cfg.MaxRounds), Reason: "want a finite tol > 0 and max rounds ≥ 1"}
+	}
+	return p, p.Validate()
+}
+
+// Settings are Algorithm 1's settings of cfg, workers clients at a time.
+func (cfg *DRFLConfig) Settings(workers int) *sd.Settings {
+	return &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: workers}
+}

@@ -1,0 +1,160 @@
+package fedjob
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
+	pd "github.com/fedcon/fedcon/problems/drfl"
+	sd "github.com/fedcon/fedcon/solver/drfl"
+)
+
+// FedDRFL is a DRFL job (AD-LPMM, solver/drfl): one repetition's split of
+// FedJob.Dataset and one model.
+type FedDRFL struct {
+	Data   drfl.DRFLDataConfig `json:"data"`
+	Seed   uint64              `json:"seed"` // the repetition's split
+	Params drfl.DRFLParams     `json:"params"`
+	// Algorithm 1's settings; zero values take solver/drfl's defaults.
+	C         float64 `json:"c"`
+	Tol       float64 `json:"tol"`
+	MaxRounds int     `json:"max_rounds"`
+}
+
+// settings returns Algorithm 1's settings with the defaults made explicit
+// (the clients are set up with c and tol before Solve runs).
+func (f *FedDRFL) settings(workers int) *sd.Settings {
+	s := &sd.Settings{C: f.C, Tol: f.Tol, MaxRounds: f.MaxRounds, Workers: workers}
+	if s.C == 0 {
+		s.C = sd.DefaultC
+	}
+	if s.Tol == 0 {
+		s.Tol = sd.DefaultTol
+	}
+	return s
+}
+
+// params returns the model with P and Support read back from their JSON names.
+func (f *FedDRFL) params() (drfl.DRFLParams, error) {
+	p := f.Params
+	switch p.PName {
+	case "1":
+		p.P = 1
+	case "2":
+		p.P = 2
+	case "inf":
+		p.P = math.Inf(1)
+	default:
+		return p, &experiments.ConfigError{Field: "p", Value: p.PName, Reason: "want 1, 2 or inf"}
+	}
+	sup, err := pd.ParseSupport(p.SupportName)
+	if err != nil {
+		return p, &experiments.ConfigError{Field: "support", Value: p.SupportName, Reason: "want box or free"}
+	}
+	p.Support = sup
+	if err := p.Validate(); err != nil {
+		return p, err
+	}
+	if p.Model == drfl.DRFLWAFL {
+		return p, &experiments.ConfigError{Field: "model", Value: p.Model, Reason: "pools every client's rows in one place: it cannot be federated"}
+	}
+	if p.Rhos != nil && len(p.Rhos) != f.Data.Clients {
+		return p, &experiments.ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), f.Data.Clients)}
+	}
+	return p, nil
+}
+
+// NewFedDRFL returns the DRFL job of model p on repetition seed's split of
+// dataset (P and Support are carried by name).
+func NewFedDRFL(dataset string, data drfl.DRFLDataConfig, seed uint64, p drfl.DRFLParams, s *sd.Settings) *FedJob {
+	p.Spell()
+	f := &FedDRFL{Data: data, Seed: seed, Params: p}
+	if s != nil {
+		f.C, f.Tol, f.MaxRounds = s.C, s.Tol, s.MaxRounds
+	}
+	return &FedJob{Problem: "drfl", Dataset: dataset, N: data.Clients, DRFL: f}
+}
+
+// DRFLServer is the server side of a DRFL job: the problem without the
+// clients (FedDRFL.Problem adds them) and the settings.
+func (j *FedJob) DRFLServer(workers int) (*sd.Settings, error) {
+	if j.DRFL == nil {
+		return nil, &experiments.ConfigError{Field: "drfl", Value: nil, Reason: "missing configuration"}
+	}
+	if _, err := j.DRFL.params(); err != nil {
+		return nil, err
+	}
+	return j.DRFL.settings(workers), nil
+}
+
+// DRFLProblem returns the DRFL problem (4) for clients reached elsewhere
+// (e.g. over the network), with n features.
+func (j *FedJob) DRFLProblem(clients []sd.Client, n int) (*sd.Problem, error) {
+	p, err := j.DRFL.params()
+	if err != nil {
+		return nil, err
+	}
+	// θ, p and q̂ of the model do not depend on the clients' data.
+	sp := drfl.NewDRFLSpec(make([]pd.Client, len(clients)), p)
+	return &sd.Problem{Clients: clients, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
+}
+
+// DRFLParty loads client party's DRFL client (1..S) only: it draws the
+// repetition's split of the data set and keeps its own training rows.
+// It returns n+1, the length of v = (w, b).
+func (j *FedJob) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
+	p, err := j.DRFL.params()
+	if err != nil {
+		return nil, 0, err
+	}
+	if party < 1 || party > j.N {
+		return nil, 0, &experiments.ConfigError{Field: "party", Value: party, Reason: fmt.Sprintf("must be in 1..%d", j.N)}
+	}
+	sp, err := j.drflSplit(dirs)
+	if err != nil {
+		return nil, 0, err
+	}
+	spec := drfl.NewDRFLSpec(sp.Train, p)
+	fed, n, err := pd.Federate(spec.Clients[party-1:party], spec.Model, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	return fed[0], n + 1, nil
+}
+
+func (j *FedJob) drflSplit(dirs []string) (*drfl.DRFLSplit, error) {
+	d, err := datasets.Load(j.Dataset, dirs)
+	if err != nil {
+		return nil, err
+	}
+	p, err := j.DRFL.params()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := drfl.NewDRFLSplit(d, j.DRFL.Data, j.DRFL.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return sp, sp.CheckLoss(p)
+}
+
+// SolveDRFLLocal runs the DRFL job with every client in this process: the
+// reference a federated run must reproduce bit for bit.
+func (j *FedJob) SolveDRFLLocal(ctx context.Context, dirs []string, workers int) (*sd.Result, error) {
+	p, err := j.DRFL.params()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := j.drflSplit(dirs)
+	if err != nil {
+		return nil, err
+	}
+	prob, err := drfl.DRFLProblem(sp.Train, p)
+	if err != nil {
+		return nil, err
+	}
+	return sd.Solve(ctx, prob, j.DRFL.settings(workers))
+}

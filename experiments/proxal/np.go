@@ -1,0 +1,392 @@
+package proxal
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/problems"
+	"github.com/fedcon/fedcon/solver"
+)
+
+// ALConfig is MethodConfig plus what the classification experiments
+// (Tables 1-2) choose: the smooth subproblem solver and Algorithm 2's ρ rule.
+type ALConfig struct {
+	experiments.MethodConfig `mapstructure:",squash"`
+	Subsolver                string `mapstructure:"subsolver" json:"subsolver"`
+	// RhoRule is fixed (the paper), balance (doubling/halving), adaptive
+	// (per-client normalised residuals) or hessian (matrix penalties
+	// M_i = ∇²P_i + metric_shift·I); see solver.RhoRule and docs/rho-rules.md.
+	RhoRule string `mapstructure:"rho_rule" json:"rho_rule"`
+	// MetricShift is σ ≥ 0 in M_i = ∇²P_i + σI (rho_rule hessian only).
+	MetricShift float64 `mapstructure:"metric_shift" json:"metric_shift"`
+	// Relax is the over-relaxation α ∈ (0, 2) of Algorithm 2 (1: none, the paper).
+	Relax float64 `mapstructure:"relax" json:"relax"`
+	// EpsRel caps ε_{t+1} at eps_rel·(Σ_i ε̃_i)/n of the last round (0: the paper's q^t).
+	EpsRel float64 `mapstructure:"eps_rel" json:"eps_rel"`
+}
+
+func (c *ALConfig) validate() error {
+	if err := c.MethodConfig.ValidateMethod(); err != nil {
+		return err
+	}
+	if c.Subsolver != "newton" && c.Subsolver != "lbfgs" {
+		return &experiments.ConfigError{Field: "subsolver", Value: c.Subsolver, Reason: "must be newton or lbfgs"}
+	}
+	if _, err := solver.ParseRhoRule(c.RhoRule); err != nil {
+		return &experiments.ConfigError{Field: "rho_rule", Value: c.RhoRule, Reason: "must be fixed (the paper), balance, adaptive or hessian"}
+	}
+	switch {
+	case !(c.MetricShift >= 0) || math.IsInf(c.MetricShift, 0):
+		return &experiments.ConfigError{Field: "metric_shift", Value: c.MetricShift, Reason: "must be a finite number >= 0"}
+	case !(c.Relax > 0 && c.Relax < 2):
+		return &experiments.ConfigError{Field: "relax", Value: c.Relax, Reason: "must be in (0, 2) (1: no over-relaxation)"}
+	case !(c.EpsRel >= 0) || math.IsInf(c.EpsRel, 0):
+		return &experiments.ConfigError{Field: "eps_rel", Value: c.EpsRel, Reason: "must be a finite number >= 0 (0: the paper's q^t)"}
+	}
+	return nil
+}
+
+// algorithm2Note says which Algorithm 2 ran, for the tables' notes.
+func (c *ALConfig) algorithm2Note() string {
+	test := "the measured test"
+	if c.InnerTest == "paper" {
+		test = "test (23)"
+	}
+	switch c.RhoRule {
+	case "hessian":
+		return fmt.Sprintf("Algorithm 2: rho rule hessian (M_i = ∇²P_i + σI, σ = %g, docs/rho-rules.md), %s, eps_rel %g.", c.MetricShift, test, c.EpsRel)
+	case "fixed":
+		return fmt.Sprintf("Algorithm 2: rho rule fixed (the paper's, ρ_i = %g), %s, eps_rel %g.", c.Rho, test, c.EpsRel)
+	}
+	return fmt.Sprintf("Algorithm 2: rho rule %s (ρ_i from %g), %s, eps_rel %g.", c.RhoRule, c.Rho, test, c.EpsRel)
+}
+
+// rhoLabel names Algorithm 2's penalty rule for a figure title.
+func (c *ALConfig) rhoLabel() string {
+	switch c.RhoRule {
+	case "", "fixed":
+		return fmt.Sprintf("ρ_i = %g (fixed)", c.Rho)
+	}
+	return "rho rule " + c.RhoRule
+}
+
+// WithAlgorithm2Note adds the note to the first table.
+func WithAlgorithm2Note(ts []*experiments.Table, c *ALConfig) []*experiments.Table {
+	if len(ts) > 0 && c != nil && c.RhoRule != "" {
+		ts[0].Notes = append(ts[0].Notes, c.algorithm2Note())
+	}
+	return ts
+}
+
+func (c *ALConfig) smooth() solver.SmoothSolver {
+	if c.Subsolver == "lbfgs" {
+		return solver.LBFGS{}
+	}
+	return &solver.Newton{}
+}
+
+// Methods are Algorithm 1 and cProx-AL with the settings of c.
+func (c *ALConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
+	a1, cp := c.MethodConfig.Methods()
+	a1.Smooth = c.smooth()
+	a1.Rule, _ = solver.ParseRhoRule(c.RhoRule)
+	if a1.Rule == solver.RhoAdaptive {
+		a1.RhoStart = solver.RhoStartCurvature
+	}
+	a1.MetricShift, a1.Relax, a1.EpsRel = c.MetricShift, c.Relax, c.EpsRel
+	cp.Smooth = c.smooth()
+	return a1, cp
+}
+
+// NPConfig configures the Neyman-Pearson experiment (Table 1, Figure 1).
+type NPConfig struct {
+	experiments.TrialConfig `mapstructure:",squash"`
+	Datasets                []string `mapstructure:"datasets" json:"datasets"`
+	Clients                 []int    `mapstructure:"clients" json:"clients"`
+	R                       float64  `mapstructure:"r" json:"r"`
+	// AdmmStart is where Algorithm 2 starts in outer iteration k: "wk" (the
+	// paper, w̃0 = w^k) or "w0" (the authors' NP code restarts at w0).
+	AdmmStart string `mapstructure:"admm_start" json:"admm_start"`
+	// W0 is the starting point: sphere (a uniform point on the unit sphere
+	// per trial; also when empty: the core paper), ones (the conic paper's
+	// Section 5.2) or zeros.
+	W0 string `mapstructure:"w0" json:"w0,omitempty"`
+	// Data, when set, is a user's data file solved instead of Datasets.
+	Data     *DataSource `mapstructure:"data" json:"data,omitempty"`
+	ALConfig `mapstructure:",squash"`
+}
+
+// Validate reports the first invalid value as a *ConfigError.
+func (c *NPConfig) Validate() error {
+	if err := experiments.ValidateAll(c.TrialConfig.ValidateTrials, c.ALConfig.validate); err != nil {
+		return err
+	}
+	switch {
+	case !(c.R > 0) || math.IsInf(c.R, 0):
+		return &experiments.ConfigError{Field: "r", Value: c.R, Reason: "must be a finite number > 0"}
+	case len(c.Datasets) == 0 && c.Data == nil:
+		return &experiments.ConfigError{Field: "datasets", Value: c.Datasets, Reason: "need at least one of " + fmt.Sprint(datasets.Names())}
+	case len(c.Clients) == 0:
+		return &experiments.ConfigError{Field: "clients", Value: c.Clients, Reason: "need at least one client count"}
+	case c.AdmmStart != "wk" && c.AdmmStart != "w0":
+		return &experiments.ConfigError{Field: "admm_start", Value: c.AdmmStart, Reason: "must be wk (paper) or w0 (authors' code)"}
+	}
+	if err := validateW0(c.W0); err != nil {
+		return err
+	}
+	if err := validateData(c.Data, len(c.Datasets) > 0, c.Clients); err != nil {
+		return err
+	}
+	for _, n := range c.Clients {
+		if n < 1 && (n != 0 || c.Data == nil) {
+			return &experiments.ConfigError{Field: "clients", Value: n, Reason: "must be >= 1"}
+		}
+	}
+	for _, d := range c.Datasets {
+		if !slices.Contains(datasets.Names(), d) {
+			return &experiments.ConfigError{Field: "dataset", Value: d, Reason: fmt.Sprintf("unknown (valid: %v)", datasets.Names())}
+		}
+	}
+	return nil
+}
+
+// ClassAlg is one algorithm's outcome in one classification trial.
+type ClassAlg struct {
+	// Loss0 and Loss1 are per client: the class-0 (objective) and class-1
+	// (constraint) mean logistic losses at the returned w. For fairness,
+	// Loss0 is the client's mean loss and Loss1 its loss disparity, index 0
+	// then being the server.
+	Loss0     []float64        `json:"loss0"`
+	Loss1     []float64        `json:"loss1"`
+	Objective float64          `json:"objective"`
+	Status    solver.Status    `json:"status"`
+	Residuals solver.Residuals `json:"kkt_residuals"`
+	Stats     solver.Stats     `json:"stats"`
+	Wall      float64          `json:"wall_seconds"`
+	Trace     []TracePoint     `json:"trace,omitempty"`
+}
+
+// TracePoint is one outer iteration of a run, for figures.
+type TracePoint struct {
+	K     int       `json:"k"`
+	Loss0 []float64 `json:"loss0"` // per client
+	Loss1 []float64 `json:"loss1"` // per client (fairness: per party, server first)
+}
+
+// ClassTrial is one (dataset, n, trial) with both algorithms from one w0.
+type ClassTrial struct {
+	Dataset string   `json:"dataset"`
+	N       int      `json:"n"`
+	Trial   int      `json:"trial"`
+	Alg1    ClassAlg `json:"alg1"`
+	CProx   ClassAlg `json:"cprox"`
+	RelDiff float64  `json:"reldiff"`
+}
+
+// npCell is one (dataset, n): the partitioned clients.
+type npCell struct {
+	dataset string
+	n, d    int
+	clients []*problems.NPClient
+	dropped int
+	uncons1 []float64 // class-1 loss of the unconstrained logistic fit, per client
+}
+
+func buildNPCell(ds *datasets.Dataset, name string, n int, cfg *NPConfig) (*npCell, error) {
+	if ds.Regression {
+		return nil, &experiments.ConfigError{Field: "dataset", Value: name, Reason: "is a regression dataset; Neyman-Pearson classification needs two classes (breast-cancer-wisc, adult-a, monks-1, ...)"}
+	}
+	var (
+		parts   [][]int
+		dropped int
+		err     error
+	)
+	if cfg.Data != nil {
+		parts, dropped, n, err = cfg.Data.partition(ds, n, cfg.Seed, false)
+	} else {
+		// The same stream as `fedcon data export --clients n --seed S`.
+		parts, dropped, err = datasets.PartitionByClass(ds.Y, n, datasets.PartitionRand(cfg.Seed))
+		if err != nil {
+			err = fmt.Errorf("%s with %d clients: %w", name, n, err)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, d := ds.X.Dims()
+	cell := &npCell{dataset: name, n: n, d: d, dropped: dropped}
+	for _, idx := range parts {
+		var i0, i1 []int
+		for _, i := range idx {
+			if ds.Y[i] == 1 {
+				i1 = append(i1, i)
+			} else {
+				i0 = append(i0, i)
+			}
+		}
+		cell.clients = append(cell.clients, &problems.NPClient{
+			Class0: problems.NewRows(ds.X, i0), Class1: problems.NewRows(ds.X, i1),
+			Scale: 1 / float64(n), R: cfg.R,
+		})
+	}
+	return cell, nil
+}
+
+// validateW0 checks the w0 key of the classification experiments.
+func validateW0(w0 string) error {
+	switch w0 {
+	case "", "sphere", "ones", "zeros":
+		return nil
+	}
+	return &experiments.ConfigError{Field: "w0", Value: w0, Reason: "must be sphere, ones or zeros"}
+}
+
+// NPResult is the whole experiment.
+type NPResult struct {
+	Info   *experiments.RunInfo `json:"run"`
+	Rows   []ClassRow           `json:"rows"`
+	Trials []ClassTrial         `json:"trials"`
+}
+
+// RunNP runs every (dataset, n, trial) of cfg with data from dirs.
+func RunNP(ctx context.Context, cfg *NPConfig, dirs []string, opt experiments.RunOptions) (*NPResult, error) {
+	return runNP(ctx, cfg, dirs, opt, false)
+}
+
+// TrialHash is what one trial depends on: all keys but those choosing the cells and trials.
+// A data file enters through its checksum and settings, not its path.
+func (c *NPConfig) TrialHash() string {
+	cc := *c
+	cc.Data = cc.Data.forHash()
+	return experiments.TrialHash(&cc, "trials", "datasets", "clients")
+}
+
+func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt experiments.RunOptions, keepTrace bool) (*NPResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	res := &NPResult{}
+	names := cfg.Datasets
+	if cfg.Data != nil {
+		names = []string{cfg.Data.Name()}
+	}
+	pc := experiments.NewProgressCounter(len(names)*len(cfg.Clients)*cfg.Trials, opt.Progress)
+	for _, name := range names {
+		ds, err := experiments.Interruptible(ctx, func() (*datasets.Dataset, error) {
+			if cfg.Data != nil {
+				return cfg.Data.Load(cfg.Seed)
+			}
+			return datasets.Load(name, dirs)
+		})
+		if err != nil {
+			return res, err
+		}
+		for _, n := range cfg.Clients {
+			cell, err := experiments.Interruptible(ctx, func() (*npCell, error) {
+				cell, err := buildNPCell(ds, name, n, cfg)
+				if err == nil {
+					cell.uncons1 = unconstrainedLoss1(ds, cell)
+				}
+				return cell, err
+			})
+			if err != nil {
+				return res, err
+			}
+			n := cell.n // by-column: from the data
+			inner := max(1, opt.NumWorkers()/cfg.Trials)
+			trials, err := experiments.RunTrials(ctx, cfg.Trials, opt, pc, fmt.Sprintf("%s n=%d", name, n), fmt.Sprintf("%s-n%d", name, n), cfg.Seed,
+				func(ctx context.Context, t int) (ClassTrial, error) {
+					return npTrial(ctx, cfg, cell, t, inner, keepTrace)
+				})
+			if err != nil {
+				return res, err
+			}
+			res.Trials = append(res.Trials, trials...)
+			row := ClassRowOf(name, n, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+			row.Dropped = cell.dropped
+			row.Uncons1 = experiments.MeanStdOf(cell.uncons1)
+			row.Uncons1Max = experiments.MaxOf(cell.uncons1)
+			if cfg.Data == nil {
+				row.Published = experiments.Published("table1", name, fmt.Sprint(n))
+			}
+			res.Rows = append(res.Rows, row)
+		}
+	}
+	return res, nil
+}
+
+func npProblem(cell *npCell) *solver.Problem {
+	p := &solver.Problem{Dim: cell.d}
+	for _, c := range cell.clients {
+		p.Clients = append(p.Clients, c)
+	}
+	return p
+}
+
+func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, keepTrace bool) (ClassTrial, error) {
+	w0 := experiments.StartPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
+	a1, cp := cfg.Methods()
+	if cfg.AdmmStart == "w0" {
+		a1.AdmmStart = w0
+	}
+	tr := ClassTrial{Dataset: cell.dataset, N: cell.n, Trial: t}
+	for _, run := range []struct {
+		dst *ClassAlg
+		m   solver.Method
+	}{{&tr.Alg1, a1}, {&tr.CProx, cp}} {
+		start := time.Now()
+		r, err := experiments.Interruptible(ctx, func() (*solver.Result, error) {
+			return solver.Solve(ctx, npProblem(cell), w0, cfg.Settings(workers), run.m)
+		})
+		if err != nil {
+			return tr, err
+		}
+		a := ClassAlg{Status: r.Status, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds()}
+		for _, c := range cell.clients {
+			a.Loss0 = append(a.Loss0, c.Loss0(r.W))
+			a.Loss1 = append(a.Loss1, c.Loss1(r.W))
+		}
+		a.Objective = experiments.MeanStdOf(a.Loss0).Mean
+		if keepTrace {
+			for _, rec := range r.Trace {
+				tp := TracePoint{K: rec.K}
+				for _, pv := range rec.Parties[1:] { // clients: f_i = L0/n, c_i = L1 - r
+					tp.Loss0 = append(tp.Loss0, pv.F*float64(cell.n))
+					tp.Loss1 = append(tp.Loss1, pv.C[0]+cfg.R)
+				}
+				a.Trace = append(a.Trace, tp)
+			}
+		}
+		*run.dst = a
+	}
+	tr.RelDiff = experiments.RelDiff(tr.Alg1.Objective, tr.CProx.Objective)
+	return tr, nil
+}
+
+// unconstrainedLoss1 fits plain logistic regression on all the cell's rows
+// (both classes, centrally) and returns each client's class-1 loss there: a
+// value above r shows that the constraint is active.
+func unconstrainedLoss1(ds *datasets.Dataset, cell *npCell) []float64 {
+	w := problems.LogisticFit(problems.NewRows(ds.X, nil), ds.Y, 1e-10, 100)
+	out := make([]float64, len(cell.clients))
+	for i, c := range cell.clients {
+		out[i] = c.Loss1(w)
+	}
+	return out
+}
+
+// Quick shrinks c to the smoke run: at most 2 trials, n in {1, 5, 10}
+// (one n = 10 cell, so that the gate sees Algorithm 2 with many clients).
+func (c *NPConfig) Quick() {
+	c.Trials = min(c.Trials, experiments.QuickTrials)
+	ten := slices.Contains(c.Clients, 10)
+	c.Clients = experiments.KeepQuickClients(c.Clients)
+	if ten {
+		c.Clients = append(c.Clients, 10)
+	}
+}

@@ -1,0 +1,80 @@
+package proxal
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// SweepPointResult is one point's outcome: its configuration and rows.
+type SweepPointResult struct {
+	Values    experiments.SweepPoint `json:"values"`
+	Config    any                    `json:"config"`
+	TrialHash string                 `json:"trial_hash"`
+	QPRows    []QPRow                `json:"qp_rows,omitempty"`
+	ClassRows []ClassRow             `json:"class_rows,omitempty"`
+	Error     string                 `json:"error,omitempty"`
+}
+
+// SweepResult is a whole sweep: what sweep result files hold.
+type SweepResult struct {
+	Info   *experiments.RunInfo    `json:"run"`
+	Preset string                  `json:"preset"`
+	Axes   []experiments.SweepAxis `json:"axes"`
+	Points []SweepPointResult      `json:"points"`
+}
+
+// Table renders the sweep as one table with a column per swept key, then
+// each point's rows: objectives, relative difference, feasibility,
+// iterations, KKT residuals of Algorithm 1, wall time and flags.
+func (s *SweepResult) Table() *experiments.Table {
+	t := &experiments.Table{Title: fmt.Sprintf("sweep over %s (preset %s) — means over trials", s.axisNames(), s.Preset)}
+	for _, ax := range s.Axes {
+		t.Header = append(t.Header, ax.Key)
+	}
+	qp := len(s.Points) > 0 && s.Points[0].QPRows != nil
+	if qp {
+		t.Header = append(t.Header, "n", "d", "m̃", "objective A1", "objective cP", "f*", "rel. diff.", "feas. viol. A1",
+			"outer A1 / cP", "inner A1", "KKT stat / feas A1", "wall s A1", "flags")
+	} else {
+		t.Header = append(t.Header, "dataset", "n", "objective A1", "objective cP", "rel. diff.", "max feas. A1 / cP",
+			"outer A1 / cP", "inner A1", "KKT stat / feas A1", "wall s A1", "flags")
+	}
+	for _, p := range s.Points {
+		lead := make([]string, len(p.Values))
+		for i, v := range p.Values {
+			lead[i] = fmt.Sprint(v)
+		}
+		if p.Error != "" {
+			row := append(lead, make([]string, len(t.Header)-len(lead))...)
+			row[len(row)-1] = "error: " + p.Error
+			t.Rows = append(t.Rows, row)
+			continue
+		}
+		for _, r := range p.QPRows {
+			t.Rows = append(t.Rows, append(append([]string{}, lead...), fmt.Sprint(r.N), fmt.Sprint(r.D), fmt.Sprint(r.M),
+				r.SolCell(experiments.CellA1, fmt.Sprintf("%.4f", r.Obj1.Mean)), r.SolCell(experiments.CellCP, fmt.Sprintf("%.4f", r.ObjC.Mean)), fmt.Sprintf("%.4f", r.FStar),
+				r.SolCell(experiments.CellBoth, experiments.Sci(r.RelDiff.Mean)), r.SolCell(experiments.CellA1, experiments.Sci(r.Viol1.Mean)),
+				fmt.Sprintf("%.1f / %.1f", r.Outer1.Mean, r.OuterC.Mean), fmt.Sprintf("%.0f", r.Inner1.Mean),
+				r.SolCell(experiments.CellA1, fmt.Sprintf("%s / %s", experiments.Sci(r.KKT1[0]), experiments.Sci(r.KKT1[1]))), fmt.Sprintf("%.2f", r.Wall1.Mean), r.Flags))
+		}
+		for _, r := range p.ClassRows {
+			t.Rows = append(t.Rows, append(append([]string{}, lead...), r.Dataset, fmt.Sprint(r.N),
+				r.SolCell(experiments.CellA1, fmt.Sprintf("%.4f", r.Obj1.Mean)), r.SolCell(experiments.CellCP, fmt.Sprintf("%.4f", r.ObjC.Mean)), r.SolCell(experiments.CellBoth, experiments.Sci(r.RelDiff.Mean)),
+				r.SolCell(experiments.CellA1, fmt.Sprintf("%.4f", r.WorstMax1))+" / "+r.SolCell(experiments.CellCP, fmt.Sprintf("%.4f", r.WorstMaxC)),
+				fmt.Sprintf("%.1f / %.1f", r.Outer1.Mean, r.OuterC.Mean), fmt.Sprintf("%.0f", r.Inner1.Mean),
+				r.SolCell(experiments.CellA1, fmt.Sprintf("%s / %s", experiments.Sci(r.KKT1[0]), experiments.Sci(r.KKT1[1]))), fmt.Sprintf("%.2f", r.Wall1.Mean), r.Flags))
+		}
+	}
+	t.Notes = append(t.Notes, "Each point runs the preset with the swept keys set; max feas. is the worst constraint value over parties and trials; flags as in the tables.")
+	return t
+}
+
+func (s *SweepResult) axisNames() string {
+	names := make([]string, len(s.Axes))
+	for i, ax := range s.Axes {
+		names[i] = ax.Key
+	}
+	return strings.Join(names, " × ")
+}

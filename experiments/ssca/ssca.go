@@ -1,0 +1,572 @@
+package ssca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/problems/swishnet"
+	"github.com/fedcon/fedcon/solver"
+	"github.com/fedcon/fedcon/solver/ssca"
+)
+
+// SSCAStep is one row of Section VI's step-size table: ρ_t = A1/t^Alpha,
+// γ_t = A2/t^(Alpha+gamma_offset) for batch size Batch.
+type SSCAStep struct {
+	Batch int     `mapstructure:"batch" json:"batch"`
+	A1    float64 `mapstructure:"a1" json:"a1"`
+	A2    float64 `mapstructure:"a2" json:"a2"`
+	Alpha float64 `mapstructure:"alpha" json:"alpha"`
+}
+
+// SGDRate is an SGD baseline's learning rate r_t = A/t^Beta.
+type SGDRate struct {
+	A    float64 `mapstructure:"a" json:"a" yaml:"a"`
+	Beta float64 `mapstructure:"beta" json:"beta" yaml:"beta"`
+}
+
+// validate checks r as the SGD solvers do (and the tuning grid, SGDGrid).
+func (r SGDRate) validate() error {
+	switch {
+	case !(r.A > 0) || math.IsInf(r.A, 0):
+		return errors.New("a must be a finite number > 0")
+	case !(r.Beta >= 0 && r.Beta <= 1):
+		return errors.New("beta must be in [0, 1]")
+	}
+	return nil
+}
+
+// FedAvgRun is one FedAvg baseline: batch B, E local steps.
+type FedAvgRun struct {
+	Batch      int `mapstructure:"batch" json:"batch"`
+	LocalSteps int `mapstructure:"local_steps" json:"local_steps"`
+}
+
+// SSCAConfig configures the SSCA experiments (Figures 2-4); each field is a
+// YAML key of configs/ssca/ssca.yaml.
+type SSCAConfig struct {
+	Seed uint64 `mapstructure:"seed" json:"seed"`
+	// Runs are the independent runs; run r uses seed Seed+r for everything
+	// (shards, w^1, mini-batches) and every algorithm.
+	Runs    int     `mapstructure:"runs" json:"runs"`
+	Dataset string  `mapstructure:"dataset" json:"dataset"`
+	Clients int     `mapstructure:"clients" json:"clients"` // I
+	Hidden  int     `mapstructure:"hidden" json:"hidden"`   // J
+	Rounds  int     `mapstructure:"rounds" json:"rounds"`   // T
+	Tau     float64 `mapstructure:"tau" json:"tau"`
+	C       float64 `mapstructure:"c" json:"c"`
+	// Lambda is λ of (27); not given in the paper.
+	Lambda float64 `mapstructure:"lambda" json:"lambda"`
+	// U is the cost limit of (37) per data set; not given in the paper.
+	U           map[string]float64 `mapstructure:"u" json:"u"`
+	GammaOffset float64            `mapstructure:"gamma_offset" json:"gamma_offset"`
+	// Labels: "all" (every feature-based client holds y, as the paper's
+	// messages need) or "client0" (client 0 sends Q - y to the others).
+	Labels       string     `mapstructure:"labels" json:"labels"`
+	SampleSteps  []SSCAStep `mapstructure:"sample_steps" json:"sample_steps"`
+	FeatureSteps []SSCAStep `mapstructure:"feature_steps" json:"feature_steps"`
+	// SampleBatches and FeatureBatches are Figures 2-3's SSCA batch sizes.
+	SampleBatches  []int       `mapstructure:"sample_batches" json:"sample_batches"`
+	FeatureBatches []int       `mapstructure:"feature_batches" json:"feature_batches"`
+	FedAvg         []FedAvgRun `mapstructure:"fedavg" json:"fedavg"`
+	FSGDBatches    []int       `mapstructure:"fsgd_batches" json:"fsgd_batches"`
+	// Figure 4's sweeps and batch sizes.
+	USweep       []float64          `mapstructure:"u_sweep" json:"u_sweep"`
+	LambdaSweep  []float64          `mapstructure:"lambda_sweep" json:"lambda_sweep"`
+	Fig4SampleB  int                `mapstructure:"figure4_sample_batch" json:"figure4_sample_batch"`
+	Fig4FeatureB int                `mapstructure:"figure4_feature_batch" json:"figure4_feature_batch"`
+	TargetCost   float64            `mapstructure:"target_cost" json:"target_cost"`
+	EvalEvery    int                `mapstructure:"eval_every" json:"eval_every"`
+	EvalSubset   int                `mapstructure:"eval_subset" json:"eval_subset"`
+	SGDRates     map[string]SGDRate `mapstructure:"sgd_rates" json:"sgd_rates"`
+	// QuickRun is set by Quick (not a YAML key).
+	QuickRun bool `mapstructure:"-" json:"quick,omitempty"`
+}
+
+// QuickRuns are the runs of a --quick SSCA reproduction (1 for Figure 4).
+const QuickRuns = 2
+
+// Quick shrinks c to the smoke run: 2 runs, evaluation every 10 rounds on
+// fixed 5000-image training and test subsets.
+func (c *SSCAConfig) Quick() {
+	c.QuickRun = true
+	c.Runs = QuickRuns
+	c.EvalEvery = 10
+	c.EvalSubset = 5000
+}
+
+// TrialHash is the hash stored with each trial: everything but the number
+// of runs and the SGD rates (a baseline's rate is in its trial key).
+func (c *SSCAConfig) TrialHash() string { return experiments.TrialHash(c, "runs", "sgd_rates") }
+
+// UValue is U for the configured data set.
+func (c *SSCAConfig) UValue() float64 { return c.U[c.Dataset] }
+
+// Validate reports the first invalid value as a *ConfigError.
+func (c *SSCAConfig) Validate() error {
+	pos := func(name string, v float64) error {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return &experiments.ConfigError{Field: name, Value: v, Reason: "must be a finite number > 0"}
+		}
+		return nil
+	}
+	if !slices.Contains(datasets.IDXSetNames, c.Dataset) {
+		return &experiments.ConfigError{Field: "dataset", Value: c.Dataset, Reason: fmt.Sprintf("must be one of %v", datasets.IDXSetNames)}
+	}
+	for _, p := range []struct {
+		n string
+		v float64
+	}{{"tau", c.Tau}, {"c", c.C}} {
+		if err := pos(p.n, p.v); err != nil {
+			return err
+		}
+	}
+	if err := pos("u."+c.Dataset, c.UValue()); err != nil {
+		return err
+	}
+	switch {
+	case c.Runs < 1:
+		return &experiments.ConfigError{Field: "runs", Value: c.Runs, Reason: "must be >= 1"}
+	case c.Clients < 1:
+		return &experiments.ConfigError{Field: "clients", Value: c.Clients, Reason: "must be >= 1"}
+	case c.Hidden < 1:
+		return &experiments.ConfigError{Field: "hidden", Value: c.Hidden, Reason: "must be >= 1"}
+	case c.Rounds < 2:
+		return &experiments.ConfigError{Field: "rounds", Value: c.Rounds, Reason: "must be >= 2"}
+	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
+		return &experiments.ConfigError{Field: "lambda", Value: c.Lambda, Reason: "must be a finite number >= 0"}
+	case !(c.GammaOffset > 0) || math.IsInf(c.GammaOffset, 0):
+		return &experiments.ConfigError{Field: "gamma_offset", Value: c.GammaOffset, Reason: "must be a finite number > 0 (γ_t/ρ_t → 0, condition (6))"}
+	case c.Labels != "all" && c.Labels != "client0":
+		return &experiments.ConfigError{Field: "labels", Value: c.Labels, Reason: "must be all or client0"}
+	case c.EvalEvery < 0 || c.EvalSubset < 0:
+		return &experiments.ConfigError{Field: "eval_every/eval_subset", Value: fmt.Sprint(c.EvalEvery, ", ", c.EvalSubset), Reason: "must be >= 0"}
+	}
+	for _, rows := range [][]SSCAStep{c.SampleSteps, c.FeatureSteps} {
+		for _, r := range rows {
+			switch {
+			case !(r.Alpha > 0 && r.Alpha <= 1):
+				return &experiments.ConfigError{Field: "alpha", Value: r.Alpha, Reason: fmt.Sprintf("must be in (0, 1] (batch %d)", r.Batch)}
+			case !(r.A1 > 0 && r.A1 <= 1) || !(r.A2 > 0 && r.A2 <= 1):
+				return &experiments.ConfigError{Field: "a1/a2", Value: fmt.Sprint(r.A1, ", ", r.A2), Reason: fmt.Sprintf("must be in (0, 1] (batch %d)", r.Batch)}
+			}
+		}
+	}
+	for _, v := range c.LambdaSweep {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return &experiments.ConfigError{Field: "lambda_sweep", Value: v, Reason: "must be a finite number >= 0"}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.SGDRates)) {
+		if err := c.SGDRates[k].validate(); err != nil {
+			r := c.SGDRates[k]
+			return &experiments.ConfigError{Field: "sgd_rates." + k, Value: fmt.Sprintf("{a: %v, beta: %v}", r.A, r.Beta), Reason: err.Error()}
+		}
+	}
+	for _, v := range c.USweep {
+		if err := pos("u_sweep", v); err != nil {
+			return err
+		}
+	}
+	for _, s := range c.allSpecs() {
+		if _, err := c.schedule(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// schedule returns the step sizes of spec s (SSCA) or an error naming the
+// batch size without a row.
+func (c *SSCAConfig) schedule(s SSCASpec) (ssca.Schedule, error) {
+	if !s.ssca() {
+		if _, ok := c.SGDRates[s.rateKey()]; !ok && s.Rate == (SGDRate{}) {
+			return ssca.Schedule{}, &experiments.ConfigError{Field: "sgd_rates", Value: s.rateKey(), Reason: "no learning rate for this baseline: run 'fedcon tune ssca-sgd'"}
+		}
+		return ssca.Schedule{}, nil
+	}
+	rows, key := c.SampleSteps, "sample_steps"
+	if s.feature() {
+		rows, key = c.FeatureSteps, "feature_steps"
+	}
+	for _, r := range rows {
+		if r.Batch == s.Batch {
+			return ssca.Schedule{A1: r.A1, A2: r.A2, Alpha: r.Alpha, GammaOffset: c.GammaOffset}, nil
+		}
+	}
+	return ssca.Schedule{}, &experiments.ConfigError{Field: key, Value: s.Batch, Reason: "no step-size row for this batch size"}
+}
+
+// SSCASpec is one curve: an algorithm at a batch size (and local steps,
+// λ or U where they vary).
+type SSCASpec struct {
+	Algo       string  `json:"algo"` // alg1..alg4, fedavg, fsgd
+	Batch      int     `json:"batch"`
+	LocalSteps int     `json:"local_steps,omitempty"`
+	Lambda     float64 `json:"lambda,omitempty"`
+	U          float64 `json:"u,omitempty"`
+	// FinalOnly evaluates w^T only (Figure 4).
+	FinalOnly bool `json:"final_only,omitempty"`
+	// Rate is an SGD baseline's learning rate (from sgd_rates); part of the
+	// key, so re-tuning recomputes only the baselines whose rate changed.
+	Rate SGDRate `json:"rate,omitempty"`
+}
+
+// SSCAAlgos are the algorithm names of `run ssca --algo`.
+var SSCAAlgos = []string{"alg1", "alg2", "alg3", "alg4", "fedavg", "fsgd"}
+
+func (s SSCASpec) ssca() bool        { return strings.HasPrefix(s.Algo, "alg") }
+func (s SSCASpec) feature() bool     { return s.Algo == "alg3" || s.Algo == "alg4" || s.Algo == "fsgd" }
+func (s SSCASpec) constrained() bool { return s.Algo == "alg2" || s.Algo == "alg4" }
+
+// rateKey names an SGD baseline in sgd_rates.
+func (s SSCASpec) rateKey() string {
+	if s.Algo == "fedavg" {
+		return fmt.Sprintf("fedavg-b%d-e%d", s.Batch, max(1, s.LocalSteps))
+	}
+	return fmt.Sprintf("fsgd-b%d", s.Batch)
+}
+
+// Key names the spec's trials in the store.
+func (s SSCASpec) Key() string {
+	k := fmt.Sprintf("%s-b%d", s.Algo, s.Batch)
+	if s.Algo == "fedavg" {
+		k += fmt.Sprintf("-e%d", max(1, s.LocalSteps))
+	}
+	if s.constrained() {
+		k += "-u" + strconv.FormatFloat(s.U, 'g', -1, 64)
+	} else {
+		k += "-l" + strconv.FormatFloat(s.Lambda, 'g', -1, 64)
+	}
+	if s.FinalOnly {
+		k += "-final"
+	}
+	if !s.ssca() && s.Rate != (SGDRate{}) {
+		k += "-a" + strconv.FormatFloat(s.Rate.A, 'g', -1, 64) + "-beta" + strconv.FormatFloat(s.Rate.Beta, 'g', -1, 64)
+	}
+	return k
+}
+
+// Label is the legend entry.
+func (s SSCASpec) Label() string {
+	switch s.Algo {
+	case "fedavg":
+		return fmt.Sprintf("FedAvg B=%d E=%d", s.Batch, max(1, s.LocalSteps))
+	case "fsgd":
+		return fmt.Sprintf("feature SGD B=%d", s.Batch)
+	}
+	return fmt.Sprintf("Alg. %s B=%d", s.Algo[3:], s.Batch)
+}
+
+// withRates sets the SGD baselines' rates from sgd_rates.
+func (c *SSCAConfig) withRates(specs []SSCASpec) []SSCASpec {
+	for i, s := range specs {
+		if !s.ssca() {
+			specs[i].Rate = c.SGDRates[s.rateKey()]
+		}
+	}
+	return specs
+}
+
+// allSpecs are the curves of Figures 2-4.
+func (c *SSCAConfig) allSpecs() []SSCASpec {
+	var out []SSCASpec
+	for _, f := range []string{"figure2", "figure3", "figure4"} {
+		out = append(out, c.FigureSpecs(f)...)
+	}
+	return out
+}
+
+// FigureSpecs are the curves of one figure.
+func (c *SSCAConfig) FigureSpecs(fig string) []SSCASpec { return c.withRates(c.figureSpecs(fig)) }
+
+func (c *SSCAConfig) figureSpecs(fig string) []SSCASpec {
+	var out []SSCASpec
+	U := c.UValue()
+	switch fig {
+	case "figure2":
+		for _, b := range c.SampleBatches {
+			out = append(out, SSCASpec{Algo: "alg1", Batch: b, Lambda: c.Lambda})
+		}
+		for _, f := range c.FedAvg {
+			out = append(out, SSCASpec{Algo: "fedavg", Batch: f.Batch, LocalSteps: f.LocalSteps, Lambda: c.Lambda})
+		}
+		for _, b := range c.SampleBatches {
+			out = append(out, SSCASpec{Algo: "alg2", Batch: b, U: U})
+		}
+	case "figure3":
+		for _, b := range c.FeatureBatches {
+			out = append(out, SSCASpec{Algo: "alg3", Batch: b, Lambda: c.Lambda})
+		}
+		for _, b := range c.FSGDBatches {
+			out = append(out, SSCASpec{Algo: "fsgd", Batch: b, Lambda: c.Lambda})
+		}
+		for _, b := range c.FeatureBatches {
+			out = append(out, SSCASpec{Algo: "alg4", Batch: b, U: U})
+		}
+	case "figure4":
+		for _, a := range []struct {
+			algo string
+			b    int
+		}{{"alg2", c.Fig4SampleB}, {"alg4", c.Fig4FeatureB}} {
+			for _, u := range c.USweep {
+				out = append(out, SSCASpec{Algo: a.algo, Batch: a.b, U: u, FinalOnly: true})
+			}
+		}
+		for _, a := range []struct {
+			algo string
+			b    int
+		}{{"alg1", c.Fig4SampleB}, {"alg3", c.Fig4FeatureB}} {
+			for _, l := range c.LambdaSweep {
+				out = append(out, SSCASpec{Algo: a.algo, Batch: a.b, Lambda: l, FinalOnly: true})
+			}
+		}
+	}
+	return out
+}
+
+// CheckSpec validates one spec (`run ssca`): algorithm, sizes, step-size row.
+func (c *SSCAConfig) CheckSpec(s SSCASpec) error {
+	switch {
+	case !slices.Contains(SSCAAlgos, s.Algo):
+		return &experiments.ConfigError{Field: "algo", Value: s.Algo, Reason: fmt.Sprintf("must be one of %v", SSCAAlgos)}
+	case s.Batch < 1:
+		return &experiments.ConfigError{Field: "batch", Value: s.Batch, Reason: "must be >= 1"}
+	case s.LocalSteps < 0:
+		return &experiments.ConfigError{Field: "local_steps", Value: s.LocalSteps, Reason: "must be >= 1"}
+	}
+	_, err := c.schedule(s)
+	return err
+}
+
+// SSCAData is the loaded data set with the fixed evaluation subsets.
+type SSCAData struct {
+	Set *datasets.IDXSet
+	// EvalTrain and EvalTest are what costs and accuracies are computed on:
+	// the full sets, or fixed subsets (eval_subset).
+	EvalTrain, EvalTest *datasets.Images
+}
+
+// LoadSSCAData reads cfg's data set from dirs and picks the evaluation sets.
+func LoadSSCAData(cfg *SSCAConfig, dirs []string) (*SSCAData, error) {
+	set, err := datasets.LoadIDXSet(cfg.Dataset, dirs, 10)
+	if err != nil {
+		return nil, err
+	}
+	d := &SSCAData{Set: set, EvalTrain: set.Train, EvalTest: set.Test}
+	if n := cfg.EvalSubset; n > 0 {
+		// Fixed subsets (independent of the runs): a permutation from stream 0xE5.
+		rng := rand.New(rand.NewPCG(cfg.Seed, 0xE5))
+		if n < set.Train.N {
+			d.EvalTrain = set.Train.Subset(rng.Perm(set.Train.N)[:n])
+		}
+		if n < set.Test.N {
+			d.EvalTest = set.Test.Subset(rng.Perm(set.Test.N)[:n])
+		}
+	}
+	return d, nil
+}
+
+// SSCATrial is one run of one spec: the curve points and the costs.
+type SSCATrial struct {
+	Spec SSCASpec `json:"spec"`
+	Run  int      `json:"run"`
+	Seed uint64   `json:"seed"`
+	// T are the evaluated iterations; TrainCost is F(w^t) (25) on the
+	// (evaluation) training set, Objective F + λ‖w‖² (27), TestAcc the
+	// test accuracy and Norm2 ‖w^t‖².
+	T         []int      `json:"t"`
+	TrainCost []float64  `json:"train_cost"`
+	Objective []float64  `json:"objective"`
+	TestAcc   []float64  `json:"test_acc"`
+	Norm2     []float64  `json:"norm2"`
+	Status    string     `json:"status"`
+	Nu        float64    `json:"nu,omitempty"`
+	Slack     float64    `json:"slack,omitempty"`
+	Stats     ssca.Stats `json:"stats"`
+}
+
+// Random streams of a run (seed Seed+r): w^1 and the sample shards.
+const (
+	streamInit  = 0x1417
+	streamShard = 0x5AAD
+)
+
+// evalAt reports whether iteration t is evaluated.
+func (c *SSCAConfig) evalAt(s SSCASpec) func(int) bool {
+	return func(t int) bool {
+		switch {
+		case s.FinalOnly:
+			return t == c.Rounds
+		case c.EvalEvery > 0:
+			return t == 1 || t%c.EvalEvery == 0 || t == c.Rounds
+		default: // t ≤ 10, then every 5
+			return t <= 10 || t%5 == 0 || t == c.Rounds
+		}
+	}
+}
+
+// RunSSCATrial runs spec s with run index r.
+func RunSSCATrial(ctx context.Context, cfg *SSCAConfig, data *SSCAData, s SSCASpec, r int) (SSCATrial, error) {
+	seed := cfg.Seed + uint64(r)
+	tr := SSCATrial{Spec: s, Run: r, Seed: seed}
+	train := data.Set.Train
+	net := swishnet.Net{K: train.K, J: cfg.Hidden, L: 10}
+	w1 := make([]float64, net.Dim())
+	net.Init(w1, rand.New(rand.NewPCG(seed, streamInit)))
+	lambda := s.Lambda
+	rec := func(t int, w []float64) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cost, _ := net.Evaluate(w, data.EvalTrain, 1)
+		_, acc := net.Evaluate(w, data.EvalTest, 1)
+		var n2 float64
+		for _, v := range w {
+			n2 += v * v
+		}
+		if math.IsNaN(cost) || math.IsInf(cost, 0) || math.IsInf(n2, 0) {
+			return errDiverged // finite w, overflowing logits: a diverged run
+		}
+		tr.T = append(tr.T, t)
+		tr.TrainCost = append(tr.TrainCost, cost)
+		tr.Objective = append(tr.Objective, cost+lambda*n2)
+		tr.TestAcc = append(tr.TestAcc, acc)
+		tr.Norm2 = append(tr.Norm2, n2)
+		return nil
+	}
+	sched, err := cfg.schedule(s)
+	if err != nil {
+		return tr, err
+	}
+	st := &ssca.Settings{Rounds: cfg.Rounds, Batch: s.Batch, Tau: cfg.Tau, C: cfg.C, Schedule: sched, Seed: seed,
+		Recorder: rec, Record: cfg.evalAt(s)}
+	rate := s.Rate
+	if rate == (SGDRate{}) {
+		rate = cfg.SGDRates[s.rateKey()]
+	}
+	sgd := &ssca.SGDSettings{Rounds: cfg.Rounds, Batch: s.Batch, LocalSteps: s.LocalSteps, LR: rate.A, Beta: rate.Beta,
+		Lambda: lambda, Seed: seed, Recorder: rec, Record: cfg.evalAt(s)}
+	prob := ssca.Problem{Constrained: s.constrained(), Lambda: s.Lambda, U: s.U}
+	var res *ssca.Result
+	if s.feature() {
+		fp, err := featureProblem(cfg, net, train)
+		if err != nil {
+			return tr, err
+		}
+		if s.Batch > train.N {
+			return tr, &experiments.ConfigError{Field: "batch", Value: s.Batch, Reason: fmt.Sprintf("larger than the %d samples", train.N)}
+		}
+		if s.Algo == "fsgd" {
+			res, err = ssca.FeatureSGD(ctx, fp, w1, sgd)
+		} else {
+			res, err = ssca.SolveFeature(ctx, fp, w1, prob, st)
+		}
+		if res == nil {
+			return tr, err
+		}
+		return tr, tr.fill(res, err)
+	}
+	clients, err := sampleClients(cfg, net, train, seed, s.Batch)
+	if err != nil {
+		return tr, err
+	}
+	if s.Algo == "fedavg" {
+		res, err = ssca.FedAvg(ctx, clients, w1, sgd)
+	} else {
+		res, err = ssca.SolveSample(ctx, clients, w1, prob, st)
+	}
+	if res == nil {
+		return tr, err
+	}
+	return tr, tr.fill(res, err)
+}
+
+// errDiverged stops a run whose cost is no longer finite.
+var errDiverged = errors.New("diverged")
+
+// fill copies res into tr; a run stopped by errDiverged is Diverged, not an error.
+func (tr *SSCATrial) fill(res *ssca.Result, err error) error {
+	tr.Status, tr.Stats, tr.Nu, tr.Slack = res.Status.String(), res.Stats, res.Nu, res.Slack
+	if errors.Is(err, errDiverged) {
+		tr.Status = solver.Diverged.String()
+		return nil
+	}
+	if math.IsNaN(tr.Nu) || math.IsInf(tr.Nu, 0) || math.IsNaN(tr.Slack) || math.IsInf(tr.Slack, 0) {
+		tr.Nu, tr.Slack = 0, 0
+	}
+	return err
+}
+
+// sampleClients shuffles the training set iid into I shards (seed-driven).
+func sampleClients(cfg *SSCAConfig, net swishnet.Net, train *datasets.Images, seed uint64, B int) ([]ssca.SampleClient, error) {
+	perm := rand.New(rand.NewPCG(seed, streamShard)).Perm(train.N)
+	I := cfg.Clients
+	var out []ssca.SampleClient
+	for i := 0; i < I; i++ {
+		rows := perm[i*train.N/I : (i+1)*train.N/I]
+		if B > len(rows) {
+			return nil, &experiments.ConfigError{Field: "batch", Value: B, Reason: fmt.Sprintf("larger than client %d's %d samples (B <= N_i)", i, len(rows))}
+		}
+		out = append(out, swishnet.NewSampleClient(net, train, rows))
+	}
+	return out, nil
+}
+
+// featureProblem splits the pixels into I contiguous blocks.
+func featureProblem(cfg *SSCAConfig, net swishnet.Net, train *datasets.Images) (*ssca.FeatureProblem, error) {
+	if cfg.Clients > net.K {
+		return nil, &experiments.ConfigError{Field: "clients", Value: cfg.Clients, Reason: fmt.Sprintf("more clients than the %d features", net.K)}
+	}
+	fp := &ssca.FeatureProblem{Top: [2]int{net.K * net.J, net.Dim()}, LabelsAtClient0: cfg.Labels == "client0"}
+	for _, b := range swishnet.Blocks(net.K, cfg.Clients) {
+		fp.Clients = append(fp.Clients, swishnet.NewFeatureClient(net, train, b[0], b[1]))
+		fp.Blocks = append(fp.Blocks, [2]int{b[0] * net.J, b[1] * net.J})
+	}
+	return fp, nil
+}
+
+// SSCACurve is one spec's trials.
+type SSCACurve struct {
+	Spec   SSCASpec    `json:"spec"`
+	Trials []SSCATrial `json:"trials"`
+}
+
+// RunSSCASpecs runs cfg.Runs trials of every spec, opt.Workers at a time,
+// reusing stored trials; the curves come back in spec order.
+func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []SSCASpec, runs int, opt experiments.RunOptions) ([]SSCACurve, error) {
+	out := make([]SSCACurve, len(specs))
+	pc := experiments.NewProgressCounter(len(specs)*runs, opt.Progress)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opt.NumWorkers())
+	for k, s := range specs {
+		out[k] = SSCACurve{Spec: s, Trials: make([]SSCATrial, runs)}
+		for r := 0; r < runs; r++ {
+			g.Go(func() error {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				tr, err := experiments.Cached(opt.Store, experiments.TrialKey(s.Key(), r), cfg.Seed+uint64(r), func() (SSCATrial, error) {
+					return RunSSCATrial(gctx, cfg, data, s, r)
+				})
+				if err != nil {
+					return fmt.Errorf("%s run %d: %w", s.Label(), r, err)
+				}
+				out[k].Trials[r] = tr
+				pc.Tick(fmt.Sprintf("%s run %d", s.Label(), r))
+				return nil
+			})
+		}
+	}
+	return out, g.Wait()
+}

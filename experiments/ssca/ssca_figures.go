@@ -1,0 +1,256 @@
+package ssca
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+// SSCAResult is one SSCA figure's output: every trial (each point with its
+// seed), the figure data and the summary table.
+type SSCAResult struct {
+	Info       *experiments.RunInfo `json:"info"`
+	Name       string               `json:"name"`
+	Dataset    string               `json:"dataset"`
+	DataSHA256 string               `json:"data_sha256"`
+	DataPaths  []string             `json:"data_paths"`
+	EvalTrainN int                  `json:"eval_train_n"`
+	EvalTestN  int                  `json:"eval_test_n"`
+	Curves     []SSCACurve          `json:"curves"`
+	Figure     experiments.Figure   `json:"figure"`
+	Summary    *experiments.Table   `json:"summary"`
+}
+
+// datasetTitle is the data set's name in titles.
+func datasetTitle(name string) string {
+	if name == "mnist" {
+		return "MNIST"
+	}
+	return "Fashion-MNIST"
+}
+
+// NewSSCAResult aggregates curves into figure fig ("figure2".."figure4").
+func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACurve) *SSCAResult {
+	r := &SSCAResult{Name: "ssca-" + fig, Dataset: cfg.Dataset, DataSHA256: data.Set.SHA256, DataPaths: data.Set.Paths,
+		EvalTrainN: data.EvalTrain.N, EvalTestN: data.EvalTest.N, Curves: curves}
+	ds := datasetTitle(cfg.Dataset)
+	sub := ""
+	if data.EvalTrain.N < data.Set.Train.N {
+		sub = fmt.Sprintf(", evaluated on %d/%d-image subsets", data.EvalTrain.N, data.EvalTest.N)
+	}
+	runs := 0
+	if len(curves) > 0 {
+		runs = len(curves[0].Trials)
+	}
+	switch fig {
+	case "figure2", "figure3":
+		kind, un, con := "sample", "alg1", "alg2"
+		if fig == "figure3" {
+			kind, un, con = "feature", "alg3", "alg4"
+		}
+		r.Figure.Title = fmt.Sprintf("Figure %s: %s-based FL on %s (mean ± std over %d runs%s)", fig[6:], kind, ds, runs, sub)
+		var unc, cons []SSCACurve
+		for _, c := range curves {
+			if c.Spec.Algo == con {
+				cons = append(cons, c)
+			} else {
+				unc = append(unc, c)
+			}
+		}
+		u := cfg.UValue()
+		r.Figure.Panels = []experiments.Panel{
+			curvePanel("(a) training cost, Alg. "+un[3:]+" vs SGD", "training cost F(w)", unc, func(t SSCATrial) []float64 { return t.TrainCost }),
+			curvePanel("(b) test accuracy", "test accuracy", unc, func(t SSCATrial) []float64 { return t.TestAcc }),
+			curvePanel(fmt.Sprintf("(c) training cost, Alg. %s (U = %g)", con[3:], u), "training cost F(w)", cons, func(t SSCATrial) []float64 { return t.TrainCost }),
+			curvePanel("(d) test accuracy, Alg. "+con[3:], "test accuracy", cons, func(t SSCATrial) []float64 { return t.TestAcc }),
+		}
+		r.Figure.Panels[2].HLines = []experiments.HLine{{Name: fmt.Sprintf("U = %g", u), Y: u}}
+		// Cost axes end at 1.2 ln L (F(w^1) ≈ ln 10): τ = 0.1's early overshoot is clipped (see the JSON).
+		r.Figure.Panels[0].YMax, r.Figure.Panels[2].YMax = 1.2*math.Log(10), 1.2*math.Log(10)
+	case "figure4":
+		r.Figure.Title = fmt.Sprintf("Figure 4: ‖w‖² vs training cost at t = T on %s (mean over %d runs%s)", ds, runs, sub)
+		tradeoff := experiments.Panel{Title: "(a) ‖w‖² vs training cost (U or λ swept)", XLabel: "training cost F(w^T)", YLabel: "‖w^T‖² (log scale)", YLog: true}
+		acc := experiments.Panel{Title: "(b) test accuracy vs U", XLabel: "U", YLabel: "test accuracy"}
+		for k, algo := range []string{"alg2", "alg4", "alg1", "alg3"} {
+			s := experiments.Series{Name: "Alg. " + algo[3:], Color: k}
+			a := experiments.Series{Name: "Alg. " + algo[3:], Color: k}
+			for _, c := range curves {
+				if c.Spec.Algo != algo {
+					continue
+				}
+				s.Name = fmt.Sprintf("Alg. %s B=%d", algo[3:], c.Spec.Batch)
+				cost := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
+				n2 := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
+				s.X, s.Y = append(s.X, cost.Mean), append(s.Y, n2.Mean)
+				if c.Spec.constrained() {
+					ac := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
+					a.Name = s.Name
+					a.X, a.Y = append(a.X, c.Spec.U), append(a.Y, ac.Mean)
+					a.Lo, a.Hi = append(a.Lo, ac.Mean-ac.Std), append(a.Hi, ac.Mean+ac.Std)
+				}
+			}
+			if algo == "alg1" || algo == "alg3" {
+				s.Dash = "dash"
+				s.Name += " (λ swept)"
+			} else {
+				s.Name += " (U swept)"
+			}
+			if len(s.X) > 0 {
+				tradeoff.Series = append(tradeoff.Series, s)
+			}
+			if len(a.X) > 0 {
+				acc.Series = append(acc.Series, a)
+			}
+		}
+		r.Figure.Panels = []experiments.Panel{tradeoff, acc}
+	}
+	r.Summary = sscaSummary(r.Figure.Title, cfg, curves)
+	return r
+}
+
+// curvePanel draws mean ± std of val over each curve's trials against t.
+func curvePanel(title, ylabel string, curves []SSCACurve, val func(SSCATrial) []float64) experiments.Panel {
+	p := experiments.Panel{Title: title, XLabel: "iteration t", YLabel: ylabel}
+	for k, c := range curves {
+		s := experiments.Series{Name: c.Spec.Label(), Color: k}
+		if !c.Spec.ssca() {
+			s.Dash = "dash"
+		}
+		n := commonLen(c.Trials)
+		for i := 0; i < n; i++ {
+			var xs []float64
+			for _, t := range c.Trials {
+				xs = append(xs, val(t)[i])
+			}
+			m := experiments.MeanStdOf(xs)
+			s.X = append(s.X, float64(c.Trials[0].T[i]))
+			s.Y, s.Lo, s.Hi = append(s.Y, m.Mean), append(s.Lo, m.Mean-m.Std), append(s.Hi, m.Mean+m.Std)
+		}
+		p.Series = append(p.Series, s)
+	}
+	return p
+}
+
+// commonLen is the number of points every trial has (a diverged run stops early).
+func commonLen(ts []SSCATrial) int {
+	if len(ts) == 0 {
+		return 0
+	}
+	n := len(ts[0].T)
+	for _, t := range ts {
+		n = min(n, len(t.T))
+	}
+	return n
+}
+
+// lastOf collects each trial's last value of val.
+func lastOf(ts []SSCATrial, val func(SSCATrial) []float64) []float64 {
+	var out []float64
+	for _, t := range ts {
+		if v := val(t); len(v) > 0 {
+			out = append(out, v[len(v)-1])
+		}
+	}
+	return out
+}
+
+// sscaSummary is the table: final cost, accuracy, rounds to the target
+// cost, bytes and ms per round.
+func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *experiments.Table {
+	t := &experiments.Table{Title: title, Header: []string{"method", "λ / U", "runs", "F(w^T)", "test acc.", "‖w^T‖²",
+		fmt.Sprintf("t: F ≤ %g", cfg.TargetCost), "slack", "MB down/round", "MB up/round", "MB client/round", "ms/round", "diverged"}}
+	for _, c := range curves {
+		cost := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
+		acc := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
+		n2 := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
+		par := "λ=" + strconv.FormatFloat(c.Spec.Lambda, 'g', -1, 64)
+		if c.Spec.constrained() {
+			par = "U=" + strconv.FormatFloat(c.Spec.U, 'g', -1, 64)
+		}
+		var down, upB, cl, ms, slack []float64
+		div := 0
+		for _, tr := range c.Trials {
+			r := float64(max(1, tr.Stats.Rounds))
+			down = append(down, float64(tr.Stats.BytesDown)/r/1e6)
+			upB = append(upB, float64(tr.Stats.BytesUp)/r/1e6)
+			cl = append(cl, float64(tr.Stats.BytesClient)/r/1e6)
+			ms = append(ms, float64(tr.Stats.Runtime)/1e6/r)
+			slack = append(slack, tr.Slack)
+			if tr.Status == "Diverged" {
+				div++
+			}
+		}
+		target := "—"
+		n := commonLen(c.Trials)
+		for i := 0; i < n && !c.Spec.FinalOnly; i++ {
+			var xs []float64
+			for _, tr := range c.Trials {
+				xs = append(xs, tr.TrainCost[i])
+			}
+			if experiments.MeanStdOf(xs).Mean <= cfg.TargetCost {
+				target = strconv.Itoa(c.Trials[0].T[i])
+				break
+			}
+		}
+		sl := "—"
+		if c.Spec.constrained() {
+			sl = experiments.Sci(experiments.MeanStdOf(slack).Mean)
+		}
+		t.Rows = append(t.Rows, []string{c.Spec.Label(), par, strconv.Itoa(len(c.Trials)), ms4(cost), ms4(acc), fmt.Sprintf("%.1f (%.1f)", n2.Mean, n2.Std),
+			target, sl, fmt.Sprintf("%.3f", experiments.MeanStdOf(down).Mean), fmt.Sprintf("%.3f", experiments.MeanStdOf(upB).Mean),
+			fmt.Sprintf("%.3f", experiments.MeanStdOf(cl).Mean), fmt.Sprintf("%.1f", experiments.MeanStdOf(ms).Mean), strconv.Itoa(div)})
+	}
+	t.Notes = []string{
+		"F(w^T): cross-entropy (25) on the " + evalNote(cfg) + " training set at t = T; mean (std) over runs. " +
+			"t: first evaluated iteration whose mean cost is at most the target. Bytes: float64 8, index 4.",
+		"ms/round: wall time of the rounds without evaluation, on this machine (clients are goroutines).",
+	}
+	return t
+}
+
+func ms4(v experiments.MeanStd) string { return fmt.Sprintf("%.4f (%.4f)", v.Mean, v.Std) }
+
+func evalNote(cfg *SSCAConfig) string {
+	if cfg.EvalSubset > 0 {
+		return fmt.Sprintf("%d-image subset of the", cfg.EvalSubset)
+	}
+	return "full"
+}
+
+// Points is every evaluated point of every trial, one row each (the CSV).
+func (r *SSCAResult) Points() *experiments.Table {
+	t := &experiments.Table{Header: []string{"figure", "dataset", "data_sha256", "fedcon_version", "config_hash", "method", "key", "run", "seed", "t", "train_cost", "objective", "test_acc", "norm2"}}
+	var version, hash string
+	if r.Info != nil {
+		version, hash = r.Info.Version, r.Info.ConfigHash
+	}
+	for _, c := range r.Curves {
+		for _, tr := range c.Trials {
+			for i, it := range tr.T {
+				t.Rows = append(t.Rows, []string{r.Name, r.Dataset, r.DataSHA256, version, hash, c.Spec.Label(), c.Spec.Key(), strconv.Itoa(tr.Run),
+					strconv.FormatUint(tr.Seed, 10), strconv.Itoa(it), g17(tr.TrainCost[i]), g17(tr.Objective[i]), g17(tr.TestAcc[i]), g17(tr.Norm2[i])})
+			}
+		}
+	}
+	return t
+}
+
+func g17(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', 17, 64)
+}
+
+// SSCAFigures are the reproducible SSCA figures.
+var SSCAFigures = []string{"figure2", "figure3", "figure4"}
+
+// FigureRuns is the number of runs of fig under cfg (figure 4: 1 when quick).
+func (c *SSCAConfig) FigureRuns(fig string) int {
+	if c.QuickRun && fig == "figure4" {
+		return 1
+	}
+	return c.Runs
+}

@@ -1,0 +1,97 @@
+package ssca
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
+)
+
+func sscaTestConfig() *SSCAConfig {
+	return &SSCAConfig{Seed: 1, Runs: 100, Dataset: "fashion-mnist", Clients: 10, Hidden: 128, Rounds: 100, Tau: 0.1, C: 1e5,
+		Lambda: 1e-3, U: map[string]float64{"fashion-mnist": 0.6}, GammaOffset: 0.05, Labels: "all",
+		SampleSteps: []SSCAStep{{1, 0.4, 0.4, 0.4}}, FeatureSteps: []SSCAStep{{10, 0.4, 0.4, 0.4}},
+		SampleBatches: []int{1}, FeatureBatches: []int{10}, FedAvg: []FedAvgRun{{1, 1}}, FSGDBatches: []int{10},
+		SGDRates: map[string]SGDRate{"fedavg-b1-e1": {0.1, 0}, "fsgd-b10": {0.1, 0}}}
+}
+
+func TestSSCAConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(*SSCAConfig)
+		field string
+	}{
+		{"ok", func(*SSCAConfig) {}, ""},
+		{"U <= 0", func(c *SSCAConfig) { c.U["fashion-mnist"] = 0 }, "u.fashion-mnist"},
+		{"U missing for mnist", func(c *SSCAConfig) { c.Dataset = "mnist" }, "u.mnist"},
+		{"alpha", func(c *SSCAConfig) { c.SampleSteps[0].Alpha = 0 }, "alpha"},
+		{"no step row", func(c *SSCAConfig) { c.SampleBatches = []int{7} }, "sample_steps"},
+		{"no sgd rate", func(c *SSCAConfig) { c.FSGDBatches = []int{100} }, "sgd_rates"},
+		{"labels", func(c *SSCAConfig) { c.Labels = "x" }, "labels"},
+		{"lambda", func(c *SSCAConfig) { c.Lambda = -1 }, "lambda"},
+		{"gamma_offset 0", func(c *SSCAConfig) { c.GammaOffset = 0 }, "gamma_offset"},
+		{"gamma_offset inf", func(c *SSCAConfig) { c.GammaOffset = math.Inf(1) }, "gamma_offset"},
+		{"lambda_sweep inf", func(c *SSCAConfig) { c.LambdaSweep = []float64{1e-3, math.Inf(1)} }, "lambda_sweep"},
+		{"sgd rate a < 0", func(c *SSCAConfig) { c.SGDRates["fsgd-b10"] = SGDRate{-1, 0} }, "sgd_rates.fsgd-b10"},
+		{"sgd rate a inf", func(c *SSCAConfig) { c.SGDRates["fsgd-b10"] = SGDRate{math.Inf(1), 0} }, "sgd_rates.fsgd-b10"},
+		{"sgd rate beta > 1", func(c *SSCAConfig) { c.SGDRates["fedavg-b1-e1"] = SGDRate{0.1, 3} }, "sgd_rates.fedavg-b1-e1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := sscaTestConfig()
+			tc.edit(c)
+			err := c.Validate()
+			var ce *experiments.ConfigError
+			if tc.field == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.As(err, &ce) || ce.Field != tc.field {
+				t.Fatalf("err = %v, want field %s", err, tc.field)
+			}
+		})
+	}
+}
+
+func TestSSCAQuickAndKeys(t *testing.T) {
+	c := sscaTestConfig()
+	h := c.TrialHash()
+	c.Runs = 3
+	if c.TrialHash() != h {
+		t.Error("the number of runs changes the trial hash: adding runs would not reuse")
+	}
+	c.Quick()
+	if c.Runs != QuickRuns || c.FigureRuns("figure4") != 1 || c.FigureRuns("figure2") != 2 || c.TrialHash() == h {
+		t.Errorf("quick: %+v", c)
+	}
+	at := c.evalAt(SSCASpec{})
+	if !at(1) || at(5) || !at(10) || !at(100) {
+		t.Error("quick evaluation schedule")
+	}
+	full := sscaTestConfig().evalAt(SSCASpec{})
+	if !full(7) || full(11) || !full(15) {
+		t.Error("full evaluation schedule: t <= 10, then every 5")
+	}
+	keys := map[string]bool{}
+	for _, s := range sscaTestConfig().allSpecs() {
+		if keys[s.Key()] {
+			t.Errorf("duplicate key %s", s.Key())
+		}
+		keys[s.Key()] = true
+	}
+}
+
+func TestSGDGridSeedsDisjoint(t *testing.T) {
+	c := sscaTestConfig()
+	g := &SGDGrid{A: []float64{0.1}, Beta: []float64{0}, Seed: 50, Seeds: 5}
+	var ce *experiments.ConfigError
+	if err := g.Validate(c); !errors.As(err, &ce) || ce.Field != "seed" {
+		t.Fatalf("overlapping seeds accepted: %v", err)
+	}
+	g.Seed = 101
+	if err := g.Validate(c); err != nil {
+		t.Fatal(err)
+	}
+}
