@@ -54,6 +54,8 @@ func TestExitCodes(t *testing.T) {
 		{"unknown rho rule", []string{"run", "np", "--rho-rule", "osqp", "--out", dir}, 2, "rho_rule = osqp"},
 		{"relax at 2", []string{"run", "fair", "--relax", "2", "--out", dir}, 2, "relax = 2"},
 		{"relax at 0", []string{"reproduce", "conic-table2", "--relax", "0", "--out", dir}, 2, "relax = 0"},
+		{"outer relax at 2", []string{"run", "np", "--outer-relax", "2", "--out", dir}, 2, "outer_relax = 2"},
+		{"negative outer relax", []string{"reproduce", "conic-table3", "--outer-relax", "-0.5", "--out", dir}, 2, "outer_relax = -0.5"},
 		{"non-positive rho", []string{"run", "np", "--rho", "-0.5", "--out", dir}, 2, "rho = -0.5"},
 		{"negative metric shift", []string{"run", "np", "--metric-shift", "-1", "--out", dir}, 2, "metric_shift = -1"},
 		{"NaN eps-rel", []string{"run", "fair", "--eps-rel", "NaN", "--out", dir}, 2, "--eps-rel NaN: must be a finite number"},

@@ -99,7 +99,7 @@ func conicClassCommand[T dataOptions](f *Factory, use, short, example, preset, w
 
 func newCmdReproduceConicTable2(f *Factory, runF func(*ConicClassOptions) error) *cobra.Command {
 	return conicClassCommand(f, "conic-table2", "Conic paper, Table 2: Neyman-Pearson (eq. (26)), w0 = ones, β = 300, ρ_i = 0.01",
-		"  fedcon reproduce conic-table2\n  fedcon reproduce conic-table2 --rho-rule fixed --inner-test paper --eps-rel 0", "conic-table2", "ones", &ConicClassOptions{}, conicNPRun, runF)
+		"  fedcon reproduce conic-table2\n  fedcon reproduce conic-table2 --rho-rule fixed --inner-test paper --eps-rel 0 --outer-relax 0", "conic-table2", "ones", &ConicClassOptions{}, conicNPRun, runF)
 }
 
 func newCmdReproduceConicTable3(f *Factory, runF func(*ConicClassOptions) error) *cobra.Command {

@@ -20,7 +20,7 @@ func newCmdReproduceConicFigure1(f *Factory, runF func(*ConicFigureOptions) erro
 	o := &ConicFigureOptions{}
 	c := conicClassCommand(f, "conic-figure1",
 		"Conic paper, Figure 1: class-0 and class-1 losses per outer iteration of Algorithm 1 (eq. (26), w0 = ones, β = 300, ρ_i = 0.01)",
-		"  fedcon reproduce conic-figure1\n  fedcon reproduce conic-figure1 --clients 10 --rho-rule fixed", "conic-table2", "ones", o, conicFigure1Run, runF)
+		"  fedcon reproduce conic-figure1\n  fedcon reproduce conic-figure1 --clients 10 --rho-rule fixed --outer-relax 0", "conic-table2", "ones", o, conicFigure1Run, runF)
 	c.Flags().IntSliceVar(&o.Clients, "clients", []int{5}, "number of clients n (the conic paper does not state it; the core paper's Figure 1 used 5)")
 	return c
 }
@@ -29,7 +29,7 @@ func newCmdReproduceConicFigure2(f *Factory, runF func(*ConicFigureOptions) erro
 	o := &ConicFigureOptions{}
 	c := conicClassCommand(f, "conic-figure2",
 		"Conic paper, Figure 2: disparities and loss per outer iteration of Algorithm 1 (eq. (28), adult-b, r = 0.01, ρ_i = 1e8)",
-		"  fedcon reproduce conic-figure2\n  fedcon reproduce conic-figure2 --clients 5 --rho-rule fixed", "conic-table3", "zeros", o, conicFigure2Run, runF)
+		"  fedcon reproduce conic-figure2\n  fedcon reproduce conic-figure2 --clients 5 --rho-rule fixed --outer-relax 0", "conic-table3", "zeros", o, conicFigure2Run, runF)
 	c.Flags().IntSliceVar(&o.Clients, "clients", []int{5, 10, 20}, "client counts n, one panel each (the conic paper does not state them; the core paper's Figure 2 used 5, 10, 20)")
 	return c
 }

@@ -80,6 +80,7 @@ func addALFlags(c *cobra.Command) {
 	fl.String("rho-rule", "", "Algorithm 2's penalty: hessian (M_i = ∇²P_i + σI, converging), adaptive, balance, or fixed (the paper's ρ_i) (default: the preset's)")
 	fl.Float64("metric-shift", 0, "σ in M_i = ∇²P_i + σI for --rho-rule hessian (default: the preset's)")
 	fl.Float64("relax", 0, "over-relaxation α in (0, 2) of Algorithm 2; 1: none, the paper (default: the preset's)")
+	fl.Float64("outer-relax", 0, "cap on λ of the relaxed outer step (adaptive, in [1, cap]); 0 or 1: the paper's plain step (default: the preset's)")
 	fl.Float64("eps-rel", 0, "cap ε_{t+1} at eps-rel·Σε̃_i/n of the last round; 0: the paper's q^t (default: the preset's)")
 }
 
@@ -88,7 +89,7 @@ var alFlagKeys = map[string]string{
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
 	"subsolver": "subsolver", "r": "r", "rho-rule": "rho_rule", "metric-shift": "metric_shift",
-	"relax": "relax", "eps-rel": "eps_rel",
+	"relax": "relax", "eps-rel": "eps_rel", "outer-relax": "outer_relax",
 	"clients": "clients", "datasets": "datasets", "admm-start": "admm_start",
 }
 

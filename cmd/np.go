@@ -31,7 +31,7 @@ func npCommand(f *Factory, use, short, example string, o *NPOptions, run func(*F
 
 func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 	c := npCommand(f, "table1", "Table 1: Neyman-Pearson classification (eq. (30)), Algorithm 1 vs cProx-AL",
-		"  fedcon reproduce table1\n  fedcon reproduce table1 --rho-rule fixed --inner-test paper --eps-rel 0 --trials 2 --datasets monks-1 --clients 1,5", &NPOptions{}, npRun, runF)
+		"  fedcon reproduce table1\n  fedcon reproduce table1 --rho-rule fixed --inner-test paper --eps-rel 0 --outer-relax 0 --trials 2 --datasets monks-1 --clients 1,5", &NPOptions{}, npRun, runF)
 	c.Flags().IntSlice("clients", nil, "client counts n (default: the preset's 1,5,10,20)")
 	c.Flags().StringSlice("datasets", nil, "datasets (default: the preset's breast-cancer-wisc,adult-a,monks-1)")
 	return c

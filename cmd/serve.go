@@ -22,6 +22,7 @@ var serveFlagKeys = map[string]string{
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
 	"subsolver": "subsolver", "r": "r", "admm-start": "admm_start",
 	"rho-rule": "rho_rule", "metric-shift": "metric_shift", "relax": "relax", "eps-rel": "eps_rel",
+	"outer-relax": "outer_relax",
 }
 
 type serveOptions struct {

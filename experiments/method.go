@@ -55,6 +55,11 @@ type MethodConfig struct {
 	MaxOuter  int     `mapstructure:"max_outer" json:"max_outer"`
 	MaxInner  int     `mapstructure:"max_inner" json:"max_inner"`
 	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
+	// OuterRelax caps λ of the relaxed proximal point step of the outer
+	// iteration (solver.ProxAL.OuterRelax, docs/rho-rules.md); 0: the
+	// paper's plain step. Omitted from hashes when 0, so the paper's
+	// configurations keep their trial files.
+	OuterRelax float64 `mapstructure:"outer_relax" json:"outer_relax,omitempty"`
 }
 
 // ValidateMethod checks the keys of MethodConfig.
@@ -80,6 +85,8 @@ func (c *MethodConfig) ValidateMethod() error {
 		return &ConfigError{"max_inner", c.MaxInner, fmt.Sprintf("must be in [1, %d]", MaxIter)}
 	case c.InnerTest != "paper" && c.InnerTest != "measured":
 		return &ConfigError{"inner_test", c.InnerTest, "must be paper or measured"}
+	case !(c.OuterRelax >= 0 && c.OuterRelax < 2):
+		return &ConfigError{"outer_relax", c.OuterRelax, "must be in [0, 2) (0 or 1: the paper's plain outer step)"}
 	}
 	return nil
 }
@@ -95,8 +102,8 @@ func (c *MethodConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
 	if c.InnerTest == "measured" {
 		test = solver.InnerTestMeasured
 	}
-	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test},
-		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar}
+	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test, OuterRelax: c.OuterRelax},
+		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar, OuterRelax: c.OuterRelax}
 }
 
 // ProgressCounter reports finished trials across the cells of a run.

@@ -75,10 +75,22 @@ func (c *ALConfig) rhoLabel() string {
 	return "rho rule " + c.RhoRule
 }
 
-// WithAlgorithm2Note adds the note to the first table.
+// outerNote says whether the outer step was relaxed ("" for the paper's
+// plain step, so the paper's configurations keep their notes).
+func (c *ALConfig) outerNote() string {
+	if c.OuterRelax == 0 || c.OuterRelax == 1 {
+		return ""
+	}
+	return fmt.Sprintf("Outer step: relaxed proximal point, λ estimated per iteration in [1, %g] (outer_relax; docs/rho-rules.md); the returned point is a plain step's.", c.OuterRelax)
+}
+
+// WithAlgorithm2Note adds the notes to the first table.
 func WithAlgorithm2Note(ts []*experiments.Table, c *ALConfig) []*experiments.Table {
 	if len(ts) > 0 && c != nil && c.RhoRule != "" {
 		ts[0].Notes = append(ts[0].Notes, c.algorithm2Note())
+		if n := c.outerNote(); n != "" {
+			ts[0].Notes = append(ts[0].Notes, n)
+		}
 	}
 	return ts
 }
