@@ -72,6 +72,9 @@ func (c *ALConfig) rhoLabel() string {
 	case "", "fixed":
 		return fmt.Sprintf("ρ_i = %g (fixed)", c.Rho)
 	}
+	if c.OuterRelax > 1 {
+		return "rho rule " + c.RhoRule + ", relaxed outer step"
+	}
 	return "rho rule " + c.RhoRule
 }
 
