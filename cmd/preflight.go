@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 )
 
@@ -215,4 +216,31 @@ func formatSeconds(s float64) string {
 		return fmt.Sprintf("%.0f min", s/60)
 	}
 	return fmt.Sprintf("%.0f s", s)
+}
+
+// checkDRFLNoiseCost refuses a DRFL noise figure over the memory or time
+// limits before its first fit: the rows' datasets are small and load in
+// milliseconds, and a fit solves its S clients at once at most.
+func checkDRFLNoiseCost(f *Factory, o *DRFLNoiseOptions) error {
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return err
+	}
+	var total experiments.Cost
+	for _, fig := range o.Cfg.FigureRows(o.Name) {
+		d, err := experiments.Interruptible(o.ctx, func() (*datasets.Dataset, error) { return datasets.Load(fig.Dataset, o.Dirs) })
+		if err != nil {
+			return err
+		}
+		cfg, err := drflNoiseConfig(o, fig, d.Regression)
+		if err != nil {
+			return err
+		}
+		r, c := d.X.Dims()
+		cost := cfg.Cost(r, c, d.Regression)
+		total.Bytes = max(total.Bytes, cost.Bytes)
+		total.Seconds += cost.Seconds
+		total.Model = cost.Model
+	}
+	return checkCost(f, &o.commonOptions, "reproduce "+o.Name, total, min(workers, max(1, o.Cfg.Clients)))
 }
