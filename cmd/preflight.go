@@ -19,6 +19,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
 )
 
 // resultsDir is the one rule from --out and --quick to the directory that
@@ -219,8 +220,9 @@ func formatSeconds(s float64) string {
 }
 
 // checkDRFLNoiseCost refuses a DRFL noise figure over the memory or time
-// limits before its first fit: the rows' datasets are small and load in
-// milliseconds, and a fit solves its S clients at once at most.
+// limits before its first fit. The paper's data sets have known shapes;
+// another is loaded (a DRFL data set is small). A fit solves its S clients
+// at once at most.
 func checkDRFLNoiseCost(f *Factory, o *DRFLNoiseOptions) error {
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
@@ -228,16 +230,20 @@ func checkDRFLNoiseCost(f *Factory, o *DRFLNoiseOptions) error {
 	}
 	var total experiments.Cost
 	for _, fig := range o.Cfg.FigureRows(o.Name) {
-		d, err := experiments.Interruptible(o.ctx, func() (*datasets.Dataset, error) { return datasets.Load(fig.Dataset, o.Dirs) })
+		rows, cols, regression, ok := drfl.DatasetShape(fig.Dataset)
+		if !ok {
+			d, err := experiments.Interruptible(o.ctx, func() (*datasets.Dataset, error) { return datasets.Load(fig.Dataset, o.Dirs) })
+			if err != nil {
+				return err
+			}
+			rows, cols = d.X.Dims()
+			regression = d.Regression
+		}
+		cfg, err := drflNoiseConfig(o, fig, regression)
 		if err != nil {
 			return err
 		}
-		cfg, err := drflNoiseConfig(o, fig, d.Regression)
-		if err != nil {
-			return err
-		}
-		r, c := d.X.Dims()
-		cost := cfg.Cost(r, c, d.Regression)
+		cost := cfg.Cost(rows, cols, regression)
 		total.Bytes = max(total.Bytes, cost.Bytes)
 		total.Seconds += cost.Seconds
 		total.Model = cost.Model

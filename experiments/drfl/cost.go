@@ -5,8 +5,9 @@ import "github.com/fedcon/fedcon/experiments"
 // CPU seconds of one Algorithm 1 fit per training row, measured on the
 // noise figures (docs/performance.md, "DRFL noise figures"): an SVM fit
 // with box support takes about 0.5 s on heart's 3 × 137 rows and 0.3 s
-// on breast cancer's 341, a Huber fit about 0.28 s on abalone's 3 × 835
-// rows. Both are rounded up: the DRFL model is the slowest of the five.
+// on breast cancer's 410 training rows, a Huber fit about 0.28 s on
+// abalone's 3 × 835 rows. Both are rounded up: the DRFL model is the
+// slowest of the five.
 const (
 	svmFitSecondsPerRow   = 1.3e-3
 	huberFitSecondsPerRow = 1.3e-4
@@ -17,6 +18,25 @@ const (
 	// per repetition of the full-grid breast-cancer figure (5,285 fits).
 	cvFitShare = 0.5
 )
+
+// builtinShapes are the rows and columns (intercept included) of the
+// figures' data sets as datasets.Load returns them, so that the estimate
+// needs no data files.
+var builtinShapes = map[string]struct {
+	rows, cols int
+	regression bool
+}{
+	"heart":              {270, 14, false},
+	"breast-cancer-wisc": {683, 10, false},
+	"abalone":            {4177, 11, true},
+}
+
+// DatasetShape is a figure data set's rows, columns and whether it is a
+// regression; ok is false for a data set it does not know.
+func DatasetShape(name string) (rows, cols int, regression, ok bool) {
+	s, ok := builtinShapes[name]
+	return s.rows, s.cols, s.regression, ok
+}
 
 // drflCostModel says what the DRFL estimates count.
 const drflCostModel = "Algorithm 1 fits × training rows × 1.3 ms (SVM) or 0.13 ms (Huber); " +

@@ -83,6 +83,21 @@ func TestDRFLNoiseCostMeasured(t *testing.T) {
 	}
 }
 
+// TestDatasetShape: the built-in shapes are those of the loaded data sets.
+func TestDatasetShape(t *testing.T) {
+	for _, name := range []string{"heart", "breast-cancer-wisc", "abalone"} {
+		d := drflDataOrSkip(t, name)
+		rows, cols, regression, ok := DatasetShape(name)
+		r, c := d.X.Dims()
+		if !ok || rows != r || cols != c || regression != d.Regression {
+			t.Errorf("%s: shape %d x %d regression %v (ok %v), loaded %d x %d regression %v", name, rows, cols, regression, ok, r, c, d.Regression)
+		}
+	}
+	if _, _, _, ok := DatasetShape("adult-a"); ok {
+		t.Error("a data set without a built-in shape reports one")
+	}
+}
+
 // cpuSeconds is the process's user and system CPU time so far.
 func cpuSeconds(t *testing.T) float64 {
 	var ru syscall.Rusage
