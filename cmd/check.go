@@ -41,6 +41,7 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 			}
 			o.Dir = resultsDir(o.Dir, o.Quick)
 			o.JSON, _ = c.Flags().GetBool("json")
+			experiments.CheckDataDirs = dataDirs(f, c) // the gate recomputes the data split
 			if runF != nil {
 				return runF(o)
 			}

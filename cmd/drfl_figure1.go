@@ -69,10 +69,14 @@ them and flags set on the command line win.`,
 	fl.Int("runs", def.Runs, "runs of the coverage stage")
 	fl.Int("samples", def.Samples, "samples per run")
 	fl.Int("draws", def.Draws, "random distributions per guarantee level")
+	addYesFlag(c, &o.commonOptions)
 	return c
 }
 
 func drflFigure1Run(f *Factory, o *DRFLFigure1Options) error {
+	if err := checkCost(f, &o.commonOptions, "reproduce drfl-figure1", o.Config.Cost(), 1); err != nil {
+		return err
+	}
 	res, err := drfl.RunDRFLFigure1(o.Config)
 	if err != nil {
 		return err

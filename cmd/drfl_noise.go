@@ -82,6 +82,7 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the preset's cv_grid (the paper's; every third value with --quick); slow: about 10 min per repetition of a full-grid breast-cancer figure on 2 cores, minutes with --quick")
 	fl.Int("folds", def.Folds, "cross-validation folds")
 	fl.BoolVar(&o.Force, "force", false, "recompute the repetitions already stored under <out>/drfl/<figure>-trials/")
+	addYesFlag(c, &o.commonOptions)
 	return c
 }
 
@@ -93,6 +94,9 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	}
 	// Bad values exit before any fit; they are the same for every row.
 	if _, err := drflNoiseConfig(o, rows[0], false); err != nil {
+		return err
+	}
+	if err := checkDRFLNoiseCost(f, o); err != nil {
 		return err
 	}
 	var (

@@ -17,7 +17,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/drfl"
 )
 
 // resultsDir is the one rule from --out and --quick to the directory that
@@ -215,4 +217,36 @@ func formatSeconds(s float64) string {
 		return fmt.Sprintf("%.0f min", s/60)
 	}
 	return fmt.Sprintf("%.0f s", s)
+}
+
+// checkDRFLNoiseCost refuses a DRFL noise figure over the memory or time
+// limits before its first fit. The paper's data sets have known shapes;
+// another is loaded (a DRFL data set is small). A fit solves its S clients
+// at once at most.
+func checkDRFLNoiseCost(f *Factory, o *DRFLNoiseOptions) error {
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return err
+	}
+	var total experiments.Cost
+	for _, fig := range o.Cfg.FigureRows(o.Name) {
+		rows, cols, regression, ok := drfl.DatasetShape(fig.Dataset)
+		if !ok {
+			d, err := experiments.Interruptible(o.ctx, func() (*datasets.Dataset, error) { return datasets.Load(fig.Dataset, o.Dirs) })
+			if err != nil {
+				return err
+			}
+			rows, cols = d.X.Dims()
+			regression = d.Regression
+		}
+		cfg, err := drflNoiseConfig(o, fig, regression)
+		if err != nil {
+			return err
+		}
+		cost := cfg.Cost(rows, cols, regression)
+		total.Bytes = max(total.Bytes, cost.Bytes)
+		total.Seconds += cost.Seconds
+		total.Model = cost.Model
+	}
+	return checkCost(f, &o.commonOptions, "reproduce "+o.Name, total, min(workers, max(1, o.Cfg.Clients)))
 }

@@ -72,6 +72,8 @@ func hostileCases(dir string) []hostileCase {
 		{"np 100,000 trials over the time limit", []string{"run", "np", "--dataset", "adult-a", "--trials", "100000", "--out", dir}, mem, "", 1, "over the 2h0m0s limit (FEDCON_MAX_TIME): rerun with --yes"},
 		{"fair over memory", []string{"reproduce", "table2", "--out", dir}, map[string]string{"FEDCON_MAX_MEMORY": "1M"}, "", 1, "table2 needs about"},
 		{"ssca 100 runs over the time limit", []string{"reproduce", "ssca-figure2", "--out", dir}, map[string]string{"FEDCON_MAX_TIME": "10m", "FEDCON_DATA_DIR": os.Getenv("FEDCON_DATA_DIR")}, "", 1, "ssca figure2 would take about"},
+		{"drfl cv figure over the time limit", []string{"reproduce", "drfl-figure3", "--cv", "--out", dir}, map[string]string{"FEDCON_MAX_TIME": "10m"}, "", 1, "reproduce drfl-figure3 would take about"},
+		{"drfl figure1 draws over memory", []string{"reproduce", "drfl-figure1", "--draws", "1000000000", "--out", dir}, mem, "", 1, "reproduce drfl-figure1 needs about 14.9 GiB of memory"},
 		{"conic figure over the time limit", []string{"reproduce", "conic-figure1", "--out", dir}, map[string]string{"FEDCON_MAX_TIME": "1s"}, "", 1, "rerun with --yes"},
 		{"serve qp over memory", []string{"serve", "--problem", "qp", "--cell", "5,100000,1", "--in-process"}, mem, "", 1, "serve qp needs about 1.8 TiB of memory"},
 		{"serve qp infeasible", []string{"serve", "--problem", "qp", "--cell", "5,5,3", "--in-process"}, nil, "", 2, "18 equality rows"},
@@ -423,6 +425,43 @@ func TestFaultInterruptQP(t *testing.T) {
 			}
 			if c.kept && trials() == 0 {
 				t.Errorf("the finished trials were not kept")
+			}
+		})
+	}
+}
+
+// TestDRFLYes: a DRFL figure over FEDCON_MAX_TIME is refused before any
+// work, naming its estimate, and runs with --yes.
+func TestDRFLYes(t *testing.T) {
+	data := os.Getenv("FEDCON_DATA_DIR")
+	for _, c := range []struct {
+		name string
+		args []string
+		data bool // needs the UCI files
+		want int
+		msg  string
+	}{
+		{"figure1 refused", []string{"reproduce", "drfl-figure1", "--quick"}, false, 1, "reproduce drfl-figure1 would take about 0 s with 1 workers, over the 1ms limit (FEDCON_MAX_TIME): rerun with --yes"},
+		{"figure1 --yes", []string{"reproduce", "drfl-figure1", "--quick", "--yes"}, false, 0, "wrote"},
+		{"noise figure refused", []string{"reproduce", "drfl-figure5", "--quick"}, true, 1, "reproduce drfl-figure5 would take about"},
+		{"noise figure --yes", []string{"reproduce", "drfl-figure5", "--quick", "--yes"}, true, 0, "wrote"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.data && data == "" {
+				t.Skip("FEDCON_DATA_DIR not set")
+			}
+			out := t.TempDir()
+			f, _, errOut := testFactory()
+			env := map[string]string{"FEDCON_MAX_TIME": "1ms", "FEDCON_DATA_DIR": data}
+			f.Getenv = func(k string) string { return env[k] }
+			got := run(context.Background(), f, append(c.args, "--out", out))
+			msg := errOut.String()
+			if got != c.want || !strings.Contains(msg, c.msg) {
+				t.Fatalf("exit %d, want %d; stderr %q lacks %q", got, c.want, msg, c.msg)
+			}
+			entries, _ := os.ReadDir(out)
+			if c.want != 0 && len(entries) > 0 {
+				t.Errorf("a refused figure wrote %d entries into --out", len(entries))
 			}
 		})
 	}

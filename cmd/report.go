@@ -43,6 +43,7 @@ in a warning on stderr; the rest of the report is still written.`,
 				o.Dir = args[0]
 			}
 			o.JSON, _ = c.Flags().GetBool("json")
+			experiments.CheckDataDirs = dataDirs(f, c) // the gate recomputes the data split
 			if runF != nil {
 				return runF(o)
 			}

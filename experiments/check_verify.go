@@ -35,6 +35,11 @@ func CheckExperiment(dir, name string, resultJSON []byte) ([]CheckRow, error) {
 	return append(rows, rules...), nil
 }
 
+// CheckDataDirs is the data sets' search path of the gate, which reloads
+// them to recompute the columns a table takes from the data split; the
+// command that runs the gate sets it (nil: the download cache).
+var CheckDataDirs []string
+
 // VerifyCell is one expected row of a table: the trial-key prefix of its
 // trials and its label in check rows.
 type VerifyCell struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 )
 
@@ -90,6 +91,48 @@ func qpOptima(cfg *QPConfig, cells []experiments.VerifyCell, byCell map[string][
 	return out
 }
 
+// partitionFunc recomputes a class cell's data-split columns from the data
+// set and the configuration: the rows the partition dropped and the
+// unconstrained fit's feasibility values, one per client (fairness: the
+// server first).
+type partitionFunc func(c experiments.VerifyCell) (dropped int, uncons []float64, err error)
+
+// verifyPartition is the check row of the data-split columns: the stored
+// rows' values against those recomputed from the data (one logistic fit
+// per cell).
+func verifyPartition(name string, cells []experiments.VerifyCell, rows []ClassRow, part partitionFunc) experiments.CheckRow {
+	var v experiments.Verifier
+	byKey := map[string]*ClassRow{}
+	for i := range rows {
+		byKey[fmt.Sprintf("%s-n%d", rows[i].Dataset, rows[i].N)] = &rows[i]
+	}
+	for _, c := range cells {
+		r, ok := byKey[c.Key]
+		if !ok {
+			continue // the rows check reports it
+		}
+		dropped, uncons, err := part(c)
+		if err != nil {
+			v.Fail("%s: %v", c.Label, err)
+			continue
+		}
+		if r.Dropped != dropped {
+			v.Fail("%s: rows_dropped_by_partition %d, the partition drops %d", c.Label, r.Dropped, dropped)
+		}
+		ms, mx := experiments.MeanStdOf(uncons), experiments.MaxOf(uncons)
+		for _, f := range []struct {
+			key       string
+			got, want float64
+		}{{"unconstrained_feas.mean", r.Uncons1.Mean, ms.Mean}, {"unconstrained_feas.std", r.Uncons1.Std, ms.Std}, {"unconstrained_feas_max", r.Uncons1Max, mx}} {
+			// Relative 1e-9: the same fit, up to another machine's rounding.
+			if !(math.Abs(f.got-f.want) <= 1e-9*math.Max(1, math.Abs(f.want))) {
+				v.Fail("%s: %s %.6g, the unconstrained fit gives %.6g", c.Label, f.key, f.got, f.want)
+			}
+		}
+	}
+	return v.Row(name, "partition recomputed", "rows dropped and unconstrained feasibility from the data")
+}
+
 func classKind(cells []experiments.VerifyCell, trialHash string, trials int, mc *experiments.MethodConfig, r float64,
 	pub func(c experiments.VerifyCell) []float64, tables func([]ClassRow, []ClassTrial) []*experiments.Table) experiments.VerifyKind[ClassRow, ClassTrial] {
 	return experiments.VerifyKind[ClassRow, ClassTrial]{
@@ -98,7 +141,8 @@ func classKind(cells []experiments.VerifyCell, trialHash string, trials int, mc 
 		Index:  func(t *ClassTrial) int { return t.Trial },
 		Row: func(c experiments.VerifyCell, trials []ClassTrial, stored *ClassRow) ClassRow {
 			row := ClassRowOf(c.Dataset, c.N, trials, r, mc.Eps1, mc.Eps2)
-			// The partition's columns come from the data set, not the trials.
+			// The partition's columns come from the data set, not the
+			// trials: the partition rule recomputes them (withPartition).
 			row.Dropped, row.Uncons1, row.Uncons1Max = stored.Dropped, stored.Uncons1, stored.Uncons1Max
 			row.Published = pub(c)
 			return row
@@ -107,6 +151,14 @@ func classKind(cells []experiments.VerifyCell, trialHash string, trials int, mc 
 		Tables: tables,
 		Runs:   classRuns,
 	}
+}
+
+// withPartition adds the data-split columns' check to a class table's kind.
+func withPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, part partitionFunc) experiments.VerifyKind[ClassRow, ClassTrial] {
+	k.Extra = func(cells []experiments.VerifyCell, _ map[string][]ClassTrial, rows []ClassRow) []experiments.CheckRow {
+		return []experiments.CheckRow{verifyPartition(name, cells, rows, part)}
+	}
+	return k
 }
 
 // NPVerifyKind is how a Neyman-Pearson table of cfg is rebuilt from its
@@ -150,7 +202,29 @@ func verifyNP(dir, name string, resultJSON, config []byte, hash string, kkt map[
 	tables := func(rows []ClassRow, trials []ClassTrial) []*experiments.Table {
 		return (&NPResult{Info: &experiments.RunInfo{Config: &cfg}, Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, NPVerifyKind(&cfg, pub, tables))
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, withPartition(NPVerifyKind(&cfg, pub, tables), name, npPartition(&cfg)))
+}
+
+// npPartition rebuilds a Neyman-Pearson cell as RunNP does.
+func npPartition(cfg *NPConfig) partitionFunc {
+	var (
+		ds   *datasets.Dataset
+		name string
+	)
+	return func(c experiments.VerifyCell) (int, []float64, error) {
+		if ds == nil || name != c.Dataset {
+			var err error
+			if ds, err = loadClassData(cfg.Data, c.Dataset, cfg.Seed); err != nil {
+				return 0, nil, err
+			}
+			name = c.Dataset
+		}
+		cell, err := buildNPCell(ds, c.Dataset, c.N, cfg)
+		if err != nil {
+			return 0, nil, err
+		}
+		return cell.dropped, unconstrainedLoss1(ds, cell), nil
+	}
 }
 
 func verifyFair(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
@@ -162,7 +236,38 @@ func verifyFair(dir, name string, resultJSON, config []byte, hash string, kkt ma
 	tables := func(rows []ClassRow, trials []ClassTrial) []*experiments.Table {
 		return (&FairResult{Info: &experiments.RunInfo{Config: &cfg}, Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, FairVerifyKind(&cfg, pub, tables))
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, withPartition(FairVerifyKind(&cfg, pub, tables), name, fairPartition(&cfg)))
+}
+
+// fairPartition rebuilds a fairness cell as RunFair does.
+func fairPartition(cfg *FairConfig) partitionFunc {
+	var ds *datasets.Dataset
+	return func(c experiments.VerifyCell) (int, []float64, error) {
+		if ds == nil {
+			var err error
+			if ds, err = loadClassData(cfg.Data, cfg.Dataset, cfg.Seed); err != nil {
+				return 0, nil, err
+			}
+		}
+		cell, err := buildFairCell(ds, c.N, cfg)
+		if err != nil {
+			return 0, nil, err
+		}
+		return cell.dropped, cell.uncons, nil
+	}
+}
+
+// loadClassData loads a class table's data set as its run did, from the
+// gate's data search path (experiments.CheckDataDirs).
+func loadClassData(own *DataSource, name string, seed uint64) (*datasets.Dataset, error) {
+	if own != nil {
+		return own.Load(seed)
+	}
+	dirs := experiments.CheckDataDirs
+	if dirs == nil {
+		dirs = datasets.SearchPath("", "")
+	}
+	return datasets.Load(name, dirs)
 }
 
 // The prox-AL paper's tables are gated by `fedcon check`.

@@ -2,15 +2,27 @@ package ssca
 
 import "github.com/fedcon/fedcon/experiments"
 
-// sscaCostModel says what SSCASpecsCost counts.
-const sscaCostModel = "per run and curve: T·B·E·(I for FedAvg)·6P training flops plus, per evaluation, " +
-	"(train + test images)·2P, P = 794·J weights, at 4 Gflop/s"
+// Measured costs of the swish network per image and hidden unit, as flops
+// at experiments.FlopRate (docs/performance.md, SSCA, "Cost model"): an
+// evaluated image takes about 4.0 µs CPU at J = 128 (16,000 flops; the
+// grouped first layer only touches non-zero pixels), a training image
+// about 12.9 µs (52,000 flops).
+const (
+	evalFlopsPerUnit  = 16_000.0 / 128
+	trainFlopsPerUnit = 52_000.0 / 128
+	// groupBytesPerImage is Evaluate's cache of image groups: 8 bytes per
+	// union pixel, about 65 MB for Fashion-MNIST's 70,000 images.
+	groupBytesPerImage = 65e6 / 70_000
+)
 
-// SSCASpecsCost estimates runs runs of every spec on data: the swish
-// network's products dominate, about 2P flops per image forward and 6P
-// for a training step (forward and backward).
+// sscaCostModel says what SSCASpecsCost counts.
+const sscaCostModel = "per run and curve: T·B·E·(I for FedAvg)·406·J training flops plus, per evaluation, " +
+	"(train + test images)·125·J, measured at J = 128, at 4 Gflop/s"
+
+// SSCASpecsCost estimates runs runs of every spec on data from the measured
+// per-image costs of evaluation and training, linear in the width J.
 func (c *SSCAConfig) SSCASpecsCost(data *SSCAData, specs []SSCASpec, runs int) experiments.Cost {
-	p := float64(794 * c.Hidden) // 784 inputs + 10 outputs per hidden unit
+	j := float64(c.Hidden)
 	var images float64
 	if data != nil {
 		images = float64(data.EvalTrain.N + data.EvalTest.N)
@@ -28,11 +40,12 @@ func (c *SSCAConfig) SSCASpecsCost(data *SSCAData, specs []SSCASpec, runs int) e
 		if s.Algo == "fedavg" {
 			steps *= float64(c.Clients)
 		}
-		flops += float64(runs) * (float64(c.Rounds)*steps*6*p + float64(evals)*images*2*p)
+		flops += float64(runs) * (float64(c.Rounds)*steps*trainFlopsPerUnit*j + float64(evals)*images*evalFlopsPerUnit*j)
 	}
 	bytes := float64(runs) * float64(len(specs)) * float64(c.Rounds) * 64 // curves kept per run
 	if data != nil {
 		bytes += 8 * float64(data.Set.Train.N+data.Set.Test.N) * 784 // decoded images, dense bound
+		bytes += groupBytesPerImage * images                         // Evaluate's group cache
 	}
 	return experiments.Cost{Bytes: bytes, Seconds: flops / experiments.FlopRate, Model: sscaCostModel}
 }
