@@ -82,6 +82,7 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the preset's cv_grid (the paper's; every third value with --quick); slow: about 10 min per repetition of a full-grid breast-cancer figure on 2 cores, minutes with --quick")
 	fl.Int("folds", def.Folds, "cross-validation folds")
 	fl.BoolVar(&o.Force, "force", false, "recompute the repetitions already stored under <out>/drfl/<figure>-trials/")
+	addShardFlags(c, &o.commonOptions)
 	return c
 }
 
@@ -93,6 +94,10 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	}
 	// Bad values exit before any fit; they are the same for every row.
 	if _, err := drflNoiseConfig(o, rows[0], false); err != nil {
+		return err
+	}
+	shard, err := drflShardOutput(f, o, path)
+	if err != nil {
 		return err
 	}
 	var (
@@ -107,11 +112,17 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 		if len(rows) > 1 {
 			trials = path + "-" + fig.Dataset + "-trials"
 		}
-		cfg, r, err := drflNoiseFigure(f, o, fig, trials)
+		cfg, r, err := drflNoiseFigure(f, o, fig, trials, shard)
+		if shard != nil && err != nil {
+			return shard.finishShard(err)
+		}
 		if err != nil {
 			return err
 		}
 		cfgs, res = append(cfgs, cfg), append(res, r)
+	}
+	if shard != nil {
+		return shard.finishShard(nil)
 	}
 	if len(res) > 1 {
 		r2 := drfl.NewDRFLFigure2(res)
@@ -173,7 +184,7 @@ func drflNoiseConfig(o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, regression b
 // drflNoiseFigure runs one row of a noise figure (one dataset), keeping
 // one file per finished repetition in trials: Ctrl-C keeps them, a rerun
 // with the same configuration (any number of repetitions) reuses them.
-func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, trials string) (drfl.DRFLNoiseConfig, *drfl.DRFLNoiseResult, error) {
+func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, trials string, shard *runOutput) (drfl.DRFLNoiseConfig, *drfl.DRFLNoiseResult, error) {
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
 		return drfl.DRFLNoiseConfig{}, nil, err
@@ -223,10 +234,17 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, 
 	defer lock.Unlock()
 	errOut := f.IO.ErrOut
 	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version,
-		Warn: func(msg string) { fmt.Fprintln(errOut, msg) }}
+		Warn: func(msg string) { fmt.Fprintln(errOut, msg) }, ReuseOnly: o.ReuseOnly}
+	if shard != nil {
+		store.Shard = shard.shard.log
+		defer func() { shard.addCounts(store.Counts()) }()
+	}
 	res, err := drfl.RunDRFLNoise(ctx, d, cfg, store, progress)
 	if err != nil {
 		return cfg, nil, err
+	}
+	if shard != nil {
+		return cfg, res, nil // the run's counts and summary are the shard's
 	}
 	c := store.Counts()
 	if o.report != nil {
@@ -237,4 +255,26 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, 
 		fmt.Fprintf(f.IO.ErrOut, "reused %d stored repetitions of %s (--force recomputes)\n", c.Reused, fig.Dataset)
 	}
 	return cfg, res, nil
+}
+
+// drflShardOutput is, under --shard, the shard manifest of a noise figure:
+// <out>/drfl/shard-K-of-N-<figure>.json, written before any fit, after each
+// repetition and at the end; nil without --shard. A figure's repetitions
+// are its trials; the merge draws the figure from them.
+func drflShardOutput(f *Factory, o *DRFLNoiseOptions, path string) (*runOutput, error) {
+	shard, err := parseShardFlag(f, o.Shard)
+	if err != nil || shard == nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	r := &runOutput{f: f, o: &o.commonOptions, name: "drfl", dir: dir, seed: o.Cfg.Seed,
+		manifest: "manifest-" + filepath.Base(path) + ".json",
+		info:     experiments.NewRunInfo(o.Name, f.Version, o.Cfg, o.Workers),
+		store:    &experiments.Store{Dir: dir}}
+	r.shard = &shardWriter{r: r, log: experiments.NewShardLog(*shard), start: r.info.Start}
+	r.shard.log.Changed = r.shard.changed
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
+	return r, nil
 }

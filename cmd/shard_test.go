@@ -70,7 +70,7 @@ func resultJSON(t *testing.T, dir string) map[string]any {
 			return err
 		}
 		name := d.Name()
-		if d.IsDir() && name == "trials" {
+		if d.IsDir() && strings.HasSuffix(name, "trials") { // trials/, DRFL's <figure>-trials/
 			return filepath.SkipDir
 		}
 		if d.IsDir() || filepath.Ext(name) != ".json" || strings.HasPrefix(name, "manifest") || strings.HasPrefix(name, "shard-") {
@@ -115,6 +115,10 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 		{"table4 quick", []string{"reproduce", "all", "--quick", "--only", "table4"}, 3, false},
 		{"conic-table1 quick", []string{"reproduce", "all", "--quick", "--only", "conic-table1"}, 2, true},
 		{"ssca-figure2 quick", []string{"reproduce", "all", "--quick", "--no-fetch", "--only", "ssca-figure2"}, 2, true},
+		{"drfl-figure5 quick", []string{"reproduce", "drfl-figure5", "--quick", "--repetitions", "4"}, 3, false},
+		// Two data sets, each with its own repetitions; drfl-figure1 (no
+		// trials) is computed by the merge.
+		{"drfl-figure2 quick", []string{"reproduce", "all", "--quick", "--only", "drfl-figure1,drfl-figure2"}, 2, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -122,7 +126,13 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 				t.Skip("30 s to 2 min")
 			}
 			args := c.args
-			if need := allJobData[c.args[len(c.args)-1]]; len(need) > 0 {
+			var need []string
+			for _, a := range c.args {
+				for _, job := range strings.Split(a, ",") {
+					need = append(need, allJobData[job]...)
+				}
+			}
+			if len(need) > 0 {
 				dir := os.Getenv("FEDCON_DATA_DIR")
 				if missing, err := datasets.Missing(need, []string{dir}); dir == "" || err != nil || len(missing) > 0 {
 					t.Skipf("needs %v in $FEDCON_DATA_DIR", need)
@@ -183,7 +193,8 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 			}
 			trials := 0
 			_ = filepath.WalkDir(one, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && filepath.Base(filepath.Dir(p)) != "" && strings.Contains(p, string(filepath.Separator)+"trials"+string(filepath.Separator)) {
+				if err == nil && !d.IsDir() && filepath.Ext(p) == ".json" &&
+					(strings.Contains(p, string(filepath.Separator)+"trials"+string(filepath.Separator)) || strings.HasSuffix(filepath.Dir(p), "-trials")) {
 					trials++
 				}
 				return nil
