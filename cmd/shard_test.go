@@ -323,6 +323,15 @@ func TestMergeRefuses(t *testing.T) {
 			return []string{s0, s1}
 		}, 1, "trial missing"},
 		{"not a dir", func(t *testing.T, s0, s1 string) []string { return []string{s0, filepath.Join(s1, "nope")} }, 2, "not a directory"},
+		// Patterns are expanded by merge itself (a container has no shell).
+		{"pattern", func(t *testing.T, s0, s1 string) []string { return []string{filepath.Join(filepath.Dir(s0), "*")} }, 0, ""},
+		{"pattern and dir", func(t *testing.T, s0, s1 string) []string {
+			return []string{s0, filepath.Join(filepath.Dir(s1), "[1]")}
+		}, 0, ""},
+		{"pattern, one shard", func(t *testing.T, s0, s1 string) []string { return []string{filepath.Join(filepath.Dir(s1), "1*")} }, 1, "shards 0 of 2 missing"},
+		{"pattern, twice", func(t *testing.T, s0, s1 string) []string { return []string{filepath.Join(filepath.Dir(s0), "*"), s0} }, 1, "shard 0 given twice"},
+		{"pattern matching nothing", func(t *testing.T, s0, s1 string) []string { return []string{s0, filepath.Join(s1, "shard-*")} }, 2, "matches nothing"},
+		{"bad pattern", func(t *testing.T, s0, s1 string) []string { return []string{s0, s1 + "/[x"} }, 2, "syntax error in pattern"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
