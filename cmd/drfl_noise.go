@@ -107,12 +107,28 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 		cfgs   []drfl.DRFLNoiseConfig
 		res    []*drfl.DRFLNoiseResult
 	)
-	for _, fig := range rows {
-		trials := path + "-trials"
+	trialsDir := func(fig drfl.DRFLNoiseFigure) string {
 		if len(rows) > 1 {
-			trials = path + "-" + fig.Dataset + "-trials"
+			return path + "-" + fig.Dataset + "-trials"
 		}
-		cfg, r, err := drflNoiseFigure(f, o, fig, trials, shard)
+		return path + "-trials"
+	}
+	if shard != nil {
+		// A shard holds every row's lock for the whole run, so that fedcon
+		// status sees it running until it ends.
+		for _, fig := range rows {
+			lock, err := experiments.LockDir(trialsDir(fig), strings.Join(os.Args, " "))
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
+		}
+		if err := shard.begin(); err != nil {
+			return err
+		}
+	}
+	for _, fig := range rows {
+		cfg, r, err := drflNoiseFigure(f, o, fig, trialsDir(fig), shard)
 		if shard != nil && err != nil {
 			return shard.finishShard(err)
 		}
@@ -226,12 +242,15 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, 
 		}
 		fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s%s\n", fig.Dataset, p.Rep, cfg.Repetitions, p.Model, r.StatusFlags(), r.Rounds, r.Seconds, cv)
 	}
-	// The repetitions' directory is this figure's: one run at a time.
-	lock, err := experiments.LockDir(trials, strings.Join(os.Args, " "))
-	if err != nil {
-		return cfg, nil, err
+	// The repetitions' directory is this figure's: one run at a time (a
+	// shard holds the lock already).
+	if shard == nil {
+		lock, err := experiments.LockDir(trials, strings.Join(os.Args, " "))
+		if err != nil {
+			return cfg, nil, err
+		}
+		defer lock.Unlock()
 	}
-	defer lock.Unlock()
 	errOut := f.IO.ErrOut
 	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version,
 		Warn: func(msg string) { fmt.Fprintln(errOut, msg) }, ReuseOnly: o.ReuseOnly}
@@ -258,23 +277,24 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, 
 }
 
 // drflShardOutput is, under --shard, the shard manifest of a noise figure:
-// <out>/drfl/shard-K-of-N-<figure>.json, written before any fit, after each
-// repetition and at the end; nil without --shard. A figure's repetitions
+// <out>/drfl/shard-K-of-N-<figure>.json, written (begin) once the shard
+// holds its locks, after each repetition and at the end; nil without --shard. A figure's repetitions
 // are its trials; the merge draws the figure from them.
 func drflShardOutput(f *Factory, o *DRFLNoiseOptions, path string) (*runOutput, error) {
 	shard, err := parseShardFlag(f, o.Shard)
 	if err != nil || shard == nil {
 		return nil, err
 	}
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return nil, err
+	}
 	dir := filepath.Dir(path)
 	r := &runOutput{f: f, o: &o.commonOptions, name: "drfl", dir: dir, seed: o.Cfg.Seed,
 		manifest: "manifest-" + filepath.Base(path) + ".json",
-		info:     experiments.NewRunInfo(o.Name, f.Version, o.Cfg, o.Workers),
+		info:     experiments.NewRunInfo(o.Name, f.Version, o.Cfg, workers),
 		store:    &experiments.Store{Dir: dir}}
 	r.shard = &shardWriter{r: r, log: experiments.NewShardLog(*shard), start: r.info.Start}
 	r.shard.log.Changed = r.shard.changed
-	if err := r.begin(); err != nil {
-		return nil, err
-	}
 	return r, nil
 }

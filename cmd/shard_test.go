@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // timingKey reports the JSON keys that measure time, the only fields in
@@ -465,4 +468,147 @@ func FuzzShardManifest(f *testing.F) {
 		}
 		_ = statusTable(all, time.Now())
 	})
+}
+
+// TestStatusLockChild is the child process of TestStatusStopped: it holds
+// the lock of $FEDCON_STATUS_CHILD_DIR until it is killed.
+func TestStatusLockChild(t *testing.T) {
+	dir := os.Getenv("FEDCON_STATUS_CHILD_DIR")
+	if dir == "" {
+		t.Skip("the child of TestStatusStopped")
+	}
+	if _, err := experiments.LockDir(dir, "status test child"); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("locked")
+	time.Sleep(2 * time.Minute)
+}
+
+// TestStatusStopped: an unfinished shard is running while a process holds
+// its lock, stopped once that process is killed (SIGKILL: the kernel
+// releases the lock), and, when its lock cannot be probed, flagged after
+// twice its slowest trial plus the margin without progress.
+func TestStatusStopped(t *testing.T) {
+	root := t.TempDir()
+	sweep := filepath.Join(root, "tiny.yaml")
+	if err := os.WriteFile(sweep, []byte("preset: table4\nbase: {cells: [[2, 10, 1]], trials: 4}\nsweep:\n  beta: [5]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"sweep", sweep, "--quiet", "--out", filepath.Join(root, "s0"), "--shard", "0/1"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	dir := filepath.Join(root, "s0", "sweep-tiny")
+	manifest := filepath.Join(dir, "shard-0-of-1.json")
+	now := time.Now()
+	// unfinished rewrites the manifest as a shard that stopped updating it
+	// idle ago, its slowest trial taking slowest seconds.
+	unfinished := func(t *testing.T, idle time.Duration, slowest float64) {
+		t.Helper()
+		b, err := os.ReadFile(manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m shardManifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		m.Complete, m.Done = false, m.Done[:1]
+		m.Start, m.Updated = now.Add(-idle-time.Hour), now.Add(-idle)
+		m.TrialWall = map[string]float64{m.Owned[0]: slowest}
+		if b, err = json.Marshal(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(manifest, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func(t *testing.T) string {
+		t.Helper()
+		all, err := findShards(root)
+		if err != nil || len(all) != 1 {
+			t.Fatalf("%d shards, %v", len(all), err)
+		}
+		tb := statusTable(all, now)
+		return tb.Rows[0][len(tb.Rows[0])-1]
+	}
+	host, _ := os.Hostname()
+	lockFile := filepath.Join(dir, experiments.LockFile)
+	const stopped = "shard 0 stopped (not complete; rerun the shard to resume)"
+
+	t.Run("killed child", func(t *testing.T) {
+		unfinished(t, time.Hour, 1) // stale by the time rule: the lock wins
+		child := exec.Command(os.Args[0], "-test.run=^TestStatusLockChild$")
+		child.Env = append(os.Environ(), "FEDCON_STATUS_CHILD_DIR="+dir)
+		out, err := child.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := child.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		if strings.TrimSpace(line) != "locked" {
+			t.Fatalf("child: %q", line)
+		}
+		if got := status(t); strings.Contains(got, "stopped") || strings.Contains(got, "no progress") {
+			t.Errorf("while the child holds the lock: %q", got)
+		}
+		if err := child.Process.Kill(); err != nil { // SIGKILL: no handler runs
+			t.Fatal(err)
+		}
+		_ = child.Wait()
+		if got := status(t); got != stopped {
+			t.Errorf("after SIGKILL: %q, want %q", got, stopped)
+		}
+	})
+
+	cases := []struct {
+		name    string
+		lock    string // lock file contents; "-": no lock file; "held": held in-process
+		idle    time.Duration
+		slowest float64
+		want    string
+	}{
+		{"held in-process", "held", time.Hour, 60, "ETA"},
+		{"released", "", time.Hour, 60, stopped},
+		{"released by a killed run", "pid 1 on " + host + " since 2026-01-01T00:00:00Z: fedcon sweep\n", time.Minute, 60, stopped},
+		{"no lock file, recent", "-", time.Minute, 60, "ETA"},
+		{"no lock file, stale", "-", 30 * time.Minute, 60, "shard 0: no progress for 30m (slowest trial 1m): stopped? rerun the shard to resume"},
+		{"no lock file, slow trials", "-", 30 * time.Minute, 15 * 60, "ETA"},
+		{"no lock file, no trial timed", "-", 30 * time.Minute, 0, "ETA"},
+		{"another host's lock, stale", "pid 1 on fedcon-test-other-host since 2026-01-01T00:00:00Z: fedcon sweep\n", 2 * time.Hour, 60,
+			"shard 0: no progress for 2h0m (slowest trial 1m): stopped? rerun the shard to resume"},
+		{"another host's lock, recent", "pid 1 on fedcon-test-other-host since 2026-01-01T00:00:00Z: fedcon sweep\n", time.Minute, 60, "ETA"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			unfinished(t, c.idle, c.slowest)
+			_ = os.Remove(lockFile)
+			switch c.lock {
+			case "-":
+			case "held":
+				l, err := experiments.LockDir(dir, "test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Unlock()
+			default:
+				if err := os.WriteFile(lockFile, []byte(c.lock), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := status(t)
+			if c.want == "ETA" {
+				if strings.Contains(got, "stopped") || strings.Contains(got, "no progress") {
+					t.Errorf("got %q, want an ETA", got)
+				}
+				return
+			}
+			if got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
 }
