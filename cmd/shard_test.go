@@ -612,3 +612,68 @@ func TestStatusStopped(t *testing.T) {
 		})
 	}
 }
+
+// TestTuneShardMerge: tune ssca-sgd in 3 shards and a merge writes the
+// result JSON and the chosen rates of a one-process search; no shard
+// writes rates.
+func TestTuneShardMerge(t *testing.T) {
+	root := t.TempDir()
+	tiny := t.TempDir()
+	writeTinyIDX(t, tiny, 1000, 20, nil) // 100 images per client: FedAvg's largest batch
+	grid := filepath.Join(root, "grid.yaml")
+	if err := os.WriteFile(grid, []byte("a: [0.1, 1]\nbeta: [0, 0.5]\nseed: 100001\nseeds: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rates := filepath.Join(root, "sgd-lr.yaml")
+	args := []string{"tune", "ssca-sgd", "--dataset", "mnist", "--data-dir", tiny, "--rounds", "4", "--grid", grid, "--write", rates, "--quiet"}
+	exec := func(extra ...string) {
+		t.Helper()
+		f, _, errOut := testFactory()
+		if code := run(context.Background(), f, append(slices.Clone(args), extra...)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+	}
+	one := filepath.Join(root, "one")
+	exec("--out", one)
+	want, err := os.ReadFile(rates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(rates); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for k := 0; k < 3; k++ {
+		d := filepath.Join(root, fmt.Sprintf("shard-%d", k))
+		exec("--out", d, "--shard", fmt.Sprintf("%d/3", k), "--workers", "1")
+		if got := resultJSON(t, d); len(got) != 0 {
+			t.Errorf("shard %d wrote results %v", k, slices.Sorted(mapKeys(got)))
+		}
+		if _, err := os.Stat(rates); err == nil {
+			t.Fatalf("shard %d wrote the rates", k)
+		}
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(root, "merged")
+	f, _, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"merge", merged, filepath.Join(root, "shard-*")}); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	if w, g := resultJSON(t, one), resultJSON(t, merged); len(w) == 0 || !reflect.DeepEqual(w, g) {
+		t.Errorf("merged results differ from the one-process run's (%d and %d files)", len(g), len(w))
+	}
+	if got, err := os.ReadFile(rates); err != nil || string(got) != string(want) {
+		t.Errorf("merged rates %q (%v), want %q", got, err, want)
+	}
+	all := 0
+	for _, d := range shards {
+		s, err := findShards(d)
+		if err != nil || len(s) != 1 || len(s[0].m.Owned) == 0 {
+			t.Fatalf("%s: %d manifests, %v", d, len(s), err)
+		}
+		all += len(s[0].m.Owned)
+	}
+	if want := 2 * 2 * 2 * 2; all < want { // baselines × a × beta × seeds
+		t.Errorf("shards own %d trials, want at least %d", all, want)
+	}
+}
