@@ -677,3 +677,44 @@ func TestTuneShardMerge(t *testing.T) {
 		t.Errorf("shards own %d trials, want at least %d", all, want)
 	}
 }
+
+// TestStatusStoppedShards: several stopped or stale shards of one
+// experiment are named on one line.
+func TestStatusStoppedShards(t *testing.T) {
+	now := time.Now()
+	shards := func(t *testing.T, lock bool) []*foundShard {
+		var all []*foundShard
+		for k := 0; k < 3; k++ {
+			root := t.TempDir()
+			if lock {
+				if err := os.MkdirAll(filepath.Join(root, "e"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(root, "e", experiments.LockFile), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := shardManifest{Schema: shardManifestSchema, Experiment: "e", Shard: k, Shards: 3, Owned: []string{"trials/a.json"},
+				TrialWall: map[string]float64{"trials/b.json": 60}, Start: now.Add(-2 * time.Hour), Updated: now.Add(-time.Hour)}
+			m.Complete = k == 1
+			all = append(all, &foundShard{root: root, dir: "e", file: fmt.Sprintf("shard-%d-of-3.json", k), m: m})
+		}
+		return all
+	}
+	cases := []struct {
+		name string
+		lock bool
+		want string
+	}{
+		{"locks free", true, "shards 0, 2 stopped (not complete; rerun them to resume)"},
+		{"no locks, stale", false, "shards 0, 2: no progress for over twice their slowest trial + 5m: stopped? rerun them to resume"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tb := statusTable(shards(t, c.lock), now)
+			if len(tb.Rows) != 1 || tb.Rows[0][len(tb.Rows[0])-1] != c.want {
+				t.Errorf("rows %q, want one ending in %q", tb.Rows, c.want)
+			}
+		})
+	}
+}

@@ -62,6 +62,7 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 		// stale, those whose lock cannot be probed that made no progress
 		// for long.
 		killed, stale []string
+		staleNote     string // the verdict of a stale shard
 	}
 	groups := map[string]*agg{}
 	var order []string
@@ -103,7 +104,8 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 				a.killed = append(a.killed, fmt.Sprint(s.m.Shard))
 				continue
 			default:
-				a.stale = append(a.stale, fmt.Sprintf("shard %d: %s", s.m.Shard, verdict))
+				a.stale = append(a.stale, fmt.Sprint(s.m.Shard))
+				a.staleNote = verdict
 				continue
 			}
 		}
@@ -126,12 +128,17 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 			eta = "FAILED (see the shard manifest)"
 		case a.fin == a.n && a.shards == a.n:
 			eta = "done"
-		case len(a.killed) > 0:
-			eta = fmt.Sprintf("shard %s stopped (not complete; rerun the shard to resume)", strings.Join(a.killed, ", "))
+		case len(a.killed) == 1:
+			eta = fmt.Sprintf("shard %s stopped (not complete; rerun the shard to resume)", a.killed[0])
+		case len(a.killed) > 1:
+			eta = fmt.Sprintf("shards %s stopped (not complete; rerun them to resume)", strings.Join(a.killed, ", "))
 		case a.stopped > 0:
 			eta = fmt.Sprintf("%d shards interrupted: rerun them", a.stopped)
-		case len(a.stale) > 0:
-			eta = strings.Join(a.stale, "; ")
+		case len(a.stale) == 1:
+			eta = "shard " + a.stale[0] + ": " + a.staleNote
+		case len(a.stale) > 1: // one line however many
+			eta = fmt.Sprintf("shards %s: no progress for over twice their slowest trial + %s: stopped? rerun them to resume",
+				strings.Join(a.stale, ", "), shortDuration(staleMargin))
 		case a.unknown:
 			eta = "unknown (no trial finished yet)"
 		case a.fin < a.shards || a.shards < a.n:
