@@ -83,6 +83,7 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 	fl.Int("folds", def.Folds, "cross-validation folds")
 	fl.BoolVar(&o.Force, "force", false, "recompute the repetitions already stored under <out>/drfl/<figure>-trials/")
 	addYesFlag(c, &o.commonOptions)
+	addShardFlags(c, &o.commonOptions)
 	return c
 }
 
@@ -99,6 +100,10 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 	if err := checkDRFLNoiseCost(f, o); err != nil {
 		return err
 	}
+	shard, err := drflShardOutput(f, o, path)
+	if err != nil {
+		return err
+	}
 	var (
 		figure *experiments.Figure
 		result any
@@ -106,16 +111,38 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 		cfgs   []drfl.DRFLNoiseConfig
 		res    []*drfl.DRFLNoiseResult
 	)
-	for _, fig := range rows {
-		trials := path + "-trials"
+	trialsDir := func(fig drfl.DRFLNoiseFigure) string {
 		if len(rows) > 1 {
-			trials = path + "-" + fig.Dataset + "-trials"
+			return path + "-" + fig.Dataset + "-trials"
 		}
-		cfg, r, err := drflNoiseFigure(f, o, fig, trials)
+		return path + "-trials"
+	}
+	if shard != nil {
+		// A shard holds every row's lock for the whole run, so that fedcon
+		// status sees it running until it ends.
+		for _, fig := range rows {
+			lock, err := experiments.LockDir(trialsDir(fig), strings.Join(os.Args, " "))
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
+		}
+		if err := shard.begin(); err != nil {
+			return err
+		}
+	}
+	for _, fig := range rows {
+		cfg, r, err := drflNoiseFigure(f, o, fig, trialsDir(fig), shard)
+		if shard != nil && err != nil {
+			return shard.finishShard(err)
+		}
 		if err != nil {
 			return err
 		}
 		cfgs, res = append(cfgs, cfg), append(res, r)
+	}
+	if shard != nil {
+		return shard.finishShard(nil)
 	}
 	if len(res) > 1 {
 		r2 := drfl.NewDRFLFigure2(res)
@@ -177,7 +204,7 @@ func drflNoiseConfig(o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, regression b
 // drflNoiseFigure runs one row of a noise figure (one dataset), keeping
 // one file per finished repetition in trials: Ctrl-C keeps them, a rerun
 // with the same configuration (any number of repetitions) reuses them.
-func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, trials string) (drfl.DRFLNoiseConfig, *drfl.DRFLNoiseResult, error) {
+func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, trials string, shard *runOutput) (drfl.DRFLNoiseConfig, *drfl.DRFLNoiseResult, error) {
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
 		return drfl.DRFLNoiseConfig{}, nil, err
@@ -219,18 +246,28 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, 
 		}
 		fmt.Fprintf(f.IO.ErrOut, "%s repetition %d/%d %-8s %s, %d rounds, %.1f s%s\n", fig.Dataset, p.Rep, cfg.Repetitions, p.Model, r.StatusFlags(), r.Rounds, r.Seconds, cv)
 	}
-	// The repetitions' directory is this figure's: one run at a time.
-	lock, err := experiments.LockDir(trials, strings.Join(os.Args, " "))
-	if err != nil {
-		return cfg, nil, err
+	// The repetitions' directory is this figure's: one run at a time (a
+	// shard holds the lock already).
+	if shard == nil {
+		lock, err := experiments.LockDir(trials, strings.Join(os.Args, " "))
+		if err != nil {
+			return cfg, nil, err
+		}
+		defer lock.Unlock()
 	}
-	defer lock.Unlock()
 	errOut := f.IO.ErrOut
 	store := &experiments.Store{Dir: trials, Hash: cfg.TrialHash(), Force: o.Force, Version: f.Version,
-		Warn: func(msg string) { fmt.Fprintln(errOut, msg) }}
+		Warn: func(msg string) { fmt.Fprintln(errOut, msg) }, ReuseOnly: o.ReuseOnly}
+	if shard != nil {
+		store.Shard = shard.shard.log
+		defer func() { shard.addCounts(store.Counts()) }()
+	}
 	res, err := drfl.RunDRFLNoise(ctx, d, cfg, store, progress)
 	if err != nil {
 		return cfg, nil, err
+	}
+	if shard != nil {
+		return cfg, res, nil // the run's counts and summary are the shard's
 	}
 	c := store.Counts()
 	if o.report != nil {
@@ -241,4 +278,27 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, 
 		fmt.Fprintf(f.IO.ErrOut, "reused %d stored repetitions of %s (--force recomputes)\n", c.Reused, fig.Dataset)
 	}
 	return cfg, res, nil
+}
+
+// drflShardOutput is, under --shard, the shard manifest of a noise figure:
+// <out>/drfl/shard-K-of-N-<figure>.json, written (begin) once the shard
+// holds its locks, after each repetition and at the end; nil without --shard. A figure's repetitions
+// are its trials; the merge draws the figure from them.
+func drflShardOutput(f *Factory, o *DRFLNoiseOptions, path string) (*runOutput, error) {
+	shard, err := parseShardFlag(f, o.Shard)
+	if err != nil || shard == nil {
+		return nil, err
+	}
+	workers, err := workersFlag(f, o.Workers)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	r := &runOutput{f: f, o: &o.commonOptions, name: "drfl", dir: dir, seed: o.Cfg.Seed,
+		manifest: "manifest-" + filepath.Base(path) + ".json",
+		info:     experiments.NewRunInfo(o.Name, f.Version, o.Cfg, workers),
+		store:    &experiments.Store{Dir: dir}}
+	r.shard = &shardWriter{r: r, log: experiments.NewShardLog(*shard), start: r.info.Start}
+	r.shard.log.Changed = r.shard.changed
+	return r, nil
 }

@@ -47,6 +47,12 @@ func addOutputFlags(c *cobra.Command, o *commonOptions, outHelp string) {
 	fl.IntVar(&o.Workers, "workers", 0, "trials run concurrently (0 = number of CPUs); results do not depend on it")
 	fl.StringVar(&o.OutDir, "out", "results", outHelp)
 	fl.BoolVar(&o.Force, "force", false, "recompute trials already stored under <out>/<name>/trials/ for this configuration")
+	addShardFlags(c, o)
+}
+
+// addShardFlags adds --shard and the hidden --reuse-only of fedcon merge.
+func addShardFlags(c *cobra.Command, o *commonOptions) {
+	fl := c.Flags()
 	fl.StringVar(&o.Shard, "shard", "", "compute only shard K/N of the trials (0 <= K < N) and write trial files and a shard manifest, no tables; auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (docs/cluster.md); merge with fedcon merge")
 	fl.BoolVar(&o.ReuseOnly, "reuse-only", false, "compute nothing: a trial not stored is an error (fedcon merge)")
 	_ = fl.MarkHidden("reuse-only")

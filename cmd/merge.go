@@ -93,9 +93,11 @@ func newCmdMerge(f *Factory) *cobra.Command {
 trial files into OUT and reruns the command with --out OUT, computing nothing:
 the tables, figures, manifests and checks are those of a one-machine run.
 A missing, unfinished or corrupt trial is named on one line (exit 1).
+A SHARD_DIR with *, ? or [ is a pattern that merge expands itself (no shell
+needed); one that matches nothing is an error (exit 2).
 Run merge where the shards ran (a sweep file is read again by its path).
 See docs/cluster.md.`,
-		Example: "  fedcon merge results shards/shard-0 shards/shard-1 shards/shard-2 shards/shard-3",
+		Example: "  fedcon merge results shards/shard-0 shards/shard-1 shards/shard-2 shards/shard-3\n  fedcon merge results 'shards/shard-*'",
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			return mergeRun(c, f, args[0], args[1:])
@@ -103,7 +105,11 @@ See docs/cluster.md.`,
 	}
 }
 
-func mergeRun(c *cobra.Command, f *Factory, out string, roots []string) error {
+func mergeRun(c *cobra.Command, f *Factory, out string, args []string) error {
+	roots, err := expandShardDirs(args)
+	if err != nil {
+		return &FlagError{err: err, usage: c.CommandPath()}
+	}
 	var all []*foundShard
 	for _, r := range roots {
 		if st, err := os.Stat(r); err != nil || !st.IsDir() {
@@ -130,6 +136,29 @@ func mergeRun(c *cobra.Command, f *Factory, out string, roots []string) error {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	return root.ExecuteContext(c.Context())
+}
+
+// expandShardDirs expands the glob patterns among args (sorted matches),
+// so that a merge needs no shell (the container image has none). A pattern
+// that matches nothing, or is malformed, is named.
+func expandShardDirs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if !strings.ContainsAny(a, "*?[") {
+			out = append(out, a)
+			continue
+		}
+		m, err := filepath.Glob(a)
+		if err != nil {
+			return nil, fmt.Errorf("merge: shard directory pattern %q: %w", a, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("merge: shard directory pattern %q matches nothing", a)
+		}
+		sort.Strings(m)
+		out = append(out, m...)
+	}
+	return out, nil
 }
 
 // checkShards checks that the manifests make one whole run and returns its

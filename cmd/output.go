@@ -38,6 +38,12 @@ type runOutput struct {
 func (r *runOutput) addCounts(c experiments.StoreCounts) {
 	r.extra.Reused += c.Reused
 	r.extra.Computed += c.Computed
+	for v, n := range c.ReusedVersions {
+		if r.extra.ReusedVersions == nil {
+			r.extra.ReusedVersions = map[string]int{}
+		}
+		r.extra.ReusedVersions[v] += n
+	}
 }
 
 // counts are the run's reused and computed trials.
@@ -45,6 +51,16 @@ func (r *runOutput) counts() experiments.StoreCounts {
 	c := r.store.Counts()
 	c.Reused += r.extra.Reused
 	c.Computed += r.extra.Computed
+	if len(r.extra.ReusedVersions) > 0 {
+		all := maps.Clone(c.ReusedVersions)
+		if all == nil {
+			all = map[string]int{}
+		}
+		for v, n := range r.extra.ReusedVersions {
+			all[v] += n
+		}
+		c.ReusedVersions = all
+	}
 	return c
 }
 

@@ -248,5 +248,12 @@ func checkDRFLNoiseCost(f *Factory, o *DRFLNoiseOptions) error {
 		total.Seconds += cost.Seconds
 		total.Model = cost.Model
 	}
+	shard, err := parseShardFlag(f, o.Shard)
+	if err != nil {
+		return err
+	}
+	if shard != nil { // a shard computes about 1/N of the repetitions
+		total.Seconds /= float64(shard.N)
+	}
 	return checkCost(f, &o.commonOptions, "reproduce "+o.Name, total, min(workers, max(1, o.Cfg.Clients)))
 }

@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // timingKey reports the JSON keys that measure time, the only fields in
@@ -70,7 +73,7 @@ func resultJSON(t *testing.T, dir string) map[string]any {
 			return err
 		}
 		name := d.Name()
-		if d.IsDir() && name == "trials" {
+		if d.IsDir() && strings.HasSuffix(name, "trials") { // trials/, DRFL's <figure>-trials/
 			return filepath.SkipDir
 		}
 		if d.IsDir() || filepath.Ext(name) != ".json" || strings.HasPrefix(name, "manifest") || strings.HasPrefix(name, "shard-") {
@@ -115,6 +118,10 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 		{"table4 quick", []string{"reproduce", "all", "--quick", "--only", "table4"}, 3, false},
 		{"conic-table1 quick", []string{"reproduce", "all", "--quick", "--only", "conic-table1"}, 2, true},
 		{"ssca-figure2 quick", []string{"reproduce", "all", "--quick", "--no-fetch", "--only", "ssca-figure2"}, 2, true},
+		{"drfl-figure5 quick", []string{"reproduce", "drfl-figure5", "--quick", "--repetitions", "4"}, 3, false},
+		// Two data sets, each with its own repetitions; drfl-figure1 (no
+		// trials) is computed by the merge.
+		{"drfl-figure2 quick", []string{"reproduce", "all", "--quick", "--only", "drfl-figure1,drfl-figure2"}, 2, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -122,7 +129,13 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 				t.Skip("30 s to 2 min")
 			}
 			args := c.args
-			if need := allJobData[c.args[len(c.args)-1]]; len(need) > 0 {
+			var need []string
+			for _, a := range c.args {
+				for _, job := range strings.Split(a, ",") {
+					need = append(need, allJobData[job]...)
+				}
+			}
+			if len(need) > 0 {
 				dir := os.Getenv("FEDCON_DATA_DIR")
 				if missing, err := datasets.Missing(need, []string{dir}); dir == "" || err != nil || len(missing) > 0 {
 					t.Skipf("needs %v in $FEDCON_DATA_DIR", need)
@@ -183,7 +196,8 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 			}
 			trials := 0
 			_ = filepath.WalkDir(one, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && filepath.Base(filepath.Dir(p)) != "" && strings.Contains(p, string(filepath.Separator)+"trials"+string(filepath.Separator)) {
+				if err == nil && !d.IsDir() && filepath.Ext(p) == ".json" &&
+					(strings.Contains(p, string(filepath.Separator)+"trials"+string(filepath.Separator)) || strings.HasSuffix(filepath.Dir(p), "-trials")) {
 					trials++
 				}
 				return nil
@@ -312,6 +326,15 @@ func TestMergeRefuses(t *testing.T) {
 			return []string{s0, s1}
 		}, 1, "trial missing"},
 		{"not a dir", func(t *testing.T, s0, s1 string) []string { return []string{s0, filepath.Join(s1, "nope")} }, 2, "not a directory"},
+		// Patterns are expanded by merge itself (a container has no shell).
+		{"pattern", func(t *testing.T, s0, s1 string) []string { return []string{filepath.Join(filepath.Dir(s0), "*")} }, 0, ""},
+		{"pattern and dir", func(t *testing.T, s0, s1 string) []string {
+			return []string{s0, filepath.Join(filepath.Dir(s1), "[1]")}
+		}, 0, ""},
+		{"pattern, one shard", func(t *testing.T, s0, s1 string) []string { return []string{filepath.Join(filepath.Dir(s1), "1*")} }, 1, "shards 0 of 2 missing"},
+		{"pattern, twice", func(t *testing.T, s0, s1 string) []string { return []string{filepath.Join(filepath.Dir(s0), "*"), s0} }, 1, "shard 0 given twice"},
+		{"pattern matching nothing", func(t *testing.T, s0, s1 string) []string { return []string{s0, filepath.Join(s1, "shard-*")} }, 2, "matches nothing"},
+		{"bad pattern", func(t *testing.T, s0, s1 string) []string { return []string{s0, s1 + "/[x"} }, 2, "syntax error in pattern"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -445,4 +468,253 @@ func FuzzShardManifest(f *testing.F) {
 		}
 		_ = statusTable(all, time.Now())
 	})
+}
+
+// TestStatusLockChild is the child process of TestStatusStopped: it holds
+// the lock of $FEDCON_STATUS_CHILD_DIR until it is killed.
+func TestStatusLockChild(t *testing.T) {
+	dir := os.Getenv("FEDCON_STATUS_CHILD_DIR")
+	if dir == "" {
+		t.Skip("the child of TestStatusStopped")
+	}
+	if _, err := experiments.LockDir(dir, "status test child"); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("locked")
+	time.Sleep(2 * time.Minute)
+}
+
+// TestStatusStopped: an unfinished shard is running while a process holds
+// its lock, stopped once that process is killed (SIGKILL: the kernel
+// releases the lock), and, when its lock cannot be probed, flagged after
+// twice its slowest trial plus the margin without progress.
+func TestStatusStopped(t *testing.T) {
+	root := t.TempDir()
+	sweep := filepath.Join(root, "tiny.yaml")
+	if err := os.WriteFile(sweep, []byte("preset: table4\nbase: {cells: [[2, 10, 1]], trials: 4}\nsweep:\n  beta: [5]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"sweep", sweep, "--quiet", "--out", filepath.Join(root, "s0"), "--shard", "0/1"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	dir := filepath.Join(root, "s0", "sweep-tiny")
+	manifest := filepath.Join(dir, "shard-0-of-1.json")
+	now := time.Now()
+	// unfinished rewrites the manifest as a shard that stopped updating it
+	// idle ago, its slowest trial taking slowest seconds.
+	unfinished := func(t *testing.T, idle time.Duration, slowest float64) {
+		t.Helper()
+		b, err := os.ReadFile(manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m shardManifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		m.Complete, m.Done = false, m.Done[:1]
+		m.Start, m.Updated = now.Add(-idle-time.Hour), now.Add(-idle)
+		m.TrialWall = map[string]float64{m.Owned[0]: slowest}
+		if b, err = json.Marshal(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(manifest, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func(t *testing.T) string {
+		t.Helper()
+		all, err := findShards(root)
+		if err != nil || len(all) != 1 {
+			t.Fatalf("%d shards, %v", len(all), err)
+		}
+		tb := statusTable(all, now)
+		return tb.Rows[0][len(tb.Rows[0])-1]
+	}
+	host, _ := os.Hostname()
+	lockFile := filepath.Join(dir, experiments.LockFile)
+	const stopped = "shard 0 stopped (not complete; rerun the shard to resume)"
+
+	t.Run("killed child", func(t *testing.T) {
+		unfinished(t, time.Hour, 1) // stale by the time rule: the lock wins
+		child := exec.Command(os.Args[0], "-test.run=^TestStatusLockChild$")
+		child.Env = append(os.Environ(), "FEDCON_STATUS_CHILD_DIR="+dir)
+		out, err := child.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := child.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		if strings.TrimSpace(line) != "locked" {
+			t.Fatalf("child: %q", line)
+		}
+		if got := status(t); strings.Contains(got, "stopped") || strings.Contains(got, "no progress") {
+			t.Errorf("while the child holds the lock: %q", got)
+		}
+		if err := child.Process.Kill(); err != nil { // SIGKILL: no handler runs
+			t.Fatal(err)
+		}
+		_ = child.Wait()
+		if got := status(t); got != stopped {
+			t.Errorf("after SIGKILL: %q, want %q", got, stopped)
+		}
+	})
+
+	cases := []struct {
+		name    string
+		lock    string // lock file contents; "-": no lock file; "held": held in-process
+		idle    time.Duration
+		slowest float64
+		want    string
+	}{
+		{"held in-process", "held", time.Hour, 60, "ETA"},
+		{"released", "", time.Hour, 60, stopped},
+		{"released by a killed run", "pid 1 on " + host + " since 2026-01-01T00:00:00Z: fedcon sweep\n", time.Minute, 60, stopped},
+		{"no lock file, recent", "-", time.Minute, 60, "ETA"},
+		{"no lock file, stale", "-", 30 * time.Minute, 60, "shard 0: no progress for 30m (slowest trial 1m): stopped? rerun the shard to resume"},
+		{"no lock file, slow trials", "-", 30 * time.Minute, 15 * 60, "ETA"},
+		{"no lock file, no trial timed", "-", 30 * time.Minute, 0, "ETA"},
+		{"another host's lock, stale", "pid 1 on fedcon-test-other-host since 2026-01-01T00:00:00Z: fedcon sweep\n", 2 * time.Hour, 60,
+			"shard 0: no progress for 2h0m (slowest trial 1m): stopped? rerun the shard to resume"},
+		{"another host's lock, recent", "pid 1 on fedcon-test-other-host since 2026-01-01T00:00:00Z: fedcon sweep\n", time.Minute, 60, "ETA"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			unfinished(t, c.idle, c.slowest)
+			_ = os.Remove(lockFile)
+			switch c.lock {
+			case "-":
+			case "held":
+				l, err := experiments.LockDir(dir, "test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Unlock()
+			default:
+				if err := os.WriteFile(lockFile, []byte(c.lock), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := status(t)
+			if c.want == "ETA" {
+				if strings.Contains(got, "stopped") || strings.Contains(got, "no progress") {
+					t.Errorf("got %q, want an ETA", got)
+				}
+				return
+			}
+			if got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestTuneShardMerge: tune ssca-sgd in 3 shards and a merge writes the
+// result JSON and the chosen rates of a one-process search; no shard
+// writes rates.
+func TestTuneShardMerge(t *testing.T) {
+	root := t.TempDir()
+	tiny := t.TempDir()
+	writeTinyIDX(t, tiny, 1000, 20, nil) // 100 images per client: FedAvg's largest batch
+	grid := filepath.Join(root, "grid.yaml")
+	if err := os.WriteFile(grid, []byte("a: [0.1, 1]\nbeta: [0, 0.5]\nseed: 100001\nseeds: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rates := filepath.Join(root, "sgd-lr.yaml")
+	args := []string{"tune", "ssca-sgd", "--dataset", "mnist", "--data-dir", tiny, "--rounds", "4", "--grid", grid, "--write", rates, "--quiet"}
+	exec := func(extra ...string) {
+		t.Helper()
+		f, _, errOut := testFactory()
+		if code := run(context.Background(), f, append(slices.Clone(args), extra...)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+	}
+	one := filepath.Join(root, "one")
+	exec("--out", one)
+	want, err := os.ReadFile(rates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(rates); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for k := 0; k < 3; k++ {
+		d := filepath.Join(root, fmt.Sprintf("shard-%d", k))
+		exec("--out", d, "--shard", fmt.Sprintf("%d/3", k), "--workers", "1")
+		if got := resultJSON(t, d); len(got) != 0 {
+			t.Errorf("shard %d wrote results %v", k, slices.Sorted(mapKeys(got)))
+		}
+		if _, err := os.Stat(rates); err == nil {
+			t.Fatalf("shard %d wrote the rates", k)
+		}
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(root, "merged")
+	f, _, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"merge", merged, filepath.Join(root, "shard-*")}); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	if w, g := resultJSON(t, one), resultJSON(t, merged); len(w) == 0 || !reflect.DeepEqual(w, g) {
+		t.Errorf("merged results differ from the one-process run's (%d and %d files)", len(g), len(w))
+	}
+	if got, err := os.ReadFile(rates); err != nil || string(got) != string(want) {
+		t.Errorf("merged rates %q (%v), want %q", got, err, want)
+	}
+	all := 0
+	for _, d := range shards {
+		s, err := findShards(d)
+		if err != nil || len(s) != 1 || len(s[0].m.Owned) == 0 {
+			t.Fatalf("%s: %d manifests, %v", d, len(s), err)
+		}
+		all += len(s[0].m.Owned)
+	}
+	if want := 2 * 2 * 2 * 2; all < want { // baselines × a × beta × seeds
+		t.Errorf("shards own %d trials, want at least %d", all, want)
+	}
+}
+
+// TestStatusStoppedShards: several stopped or stale shards of one
+// experiment are named on one line.
+func TestStatusStoppedShards(t *testing.T) {
+	now := time.Now()
+	shards := func(t *testing.T, lock bool) []*foundShard {
+		var all []*foundShard
+		for k := 0; k < 3; k++ {
+			root := t.TempDir()
+			if lock {
+				if err := os.MkdirAll(filepath.Join(root, "e"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(root, "e", experiments.LockFile), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := shardManifest{Schema: shardManifestSchema, Experiment: "e", Shard: k, Shards: 3, Owned: []string{"trials/a.json"},
+				TrialWall: map[string]float64{"trials/b.json": 60}, Start: now.Add(-2 * time.Hour), Updated: now.Add(-time.Hour)}
+			m.Complete = k == 1
+			all = append(all, &foundShard{root: root, dir: "e", file: fmt.Sprintf("shard-%d-of-3.json", k), m: m})
+		}
+		return all
+	}
+	cases := []struct {
+		name string
+		lock bool
+		want string
+	}{
+		{"locks free", true, "shards 0, 2 stopped (not complete; rerun them to resume)"},
+		{"no locks, stale", false, "shards 0, 2: no progress for over twice their slowest trial + 5m: stopped? rerun them to resume"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tb := statusTable(shards(t, c.lock), now)
+			if len(tb.Rows) != 1 || tb.Rows[0][len(tb.Rows[0])-1] != c.want {
+				t.Errorf("rows %q, want one ending in %q", tb.Rows, c.want)
+			}
+		})
+	}
 }

@@ -20,7 +20,13 @@ func newCmdStatus(f *Factory) *cobra.Command {
 		Long: `status reads the shard manifests and trial files under DIR (the shards' --out
 directories, or one above them) and prints, per experiment, the shards seen,
 the trials finished of those the shards have taken so far, and an estimate
-of the time left from each shard's rate of finished trials.`,
+of the time left from each shard's rate of finished trials.
+
+An unfinished shard whose directory lock no process holds (a killed process's
+lock is released by the kernel) is shown as stopped. Where the lock cannot be
+probed (taken on another host, or no lock file), a shard whose manifest has not
+changed for over twice its slowest trial plus 5 minutes is flagged as making
+no progress. Rerun a stopped shard: it resumes.`,
 		Example: "  fedcon status /shared/fedcon",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -52,6 +58,11 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 		eta                float64 // seconds, the slowest shard's
 		unknown, anyFailed bool
 		stopped            int
+		// killed are the shards that hold no lock but did not finish;
+		// stale, those whose lock cannot be probed that made no progress
+		// for long.
+		killed, stale []string
+		staleNote     string // the verdict of a stale shard
 	}
 	groups := map[string]*agg{}
 	var order []string
@@ -86,6 +97,18 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 			a.fin++
 			continue
 		}
+		if s.m.Error == "" && !s.m.Interrupted {
+			switch verdict := shardAlive(s, now); {
+			case verdict == "":
+			case verdict == "stopped":
+				a.killed = append(a.killed, fmt.Sprint(s.m.Shard))
+				continue
+			default:
+				a.stale = append(a.stale, fmt.Sprint(s.m.Shard))
+				a.staleNote = verdict
+				continue
+			}
+		}
 		// The shard's rate: trials it computed over the time it has run.
 		el := now.Sub(s.m.Start).Seconds()
 		if len(s.m.TrialWall) == 0 || el <= 0 {
@@ -105,8 +128,17 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 			eta = "FAILED (see the shard manifest)"
 		case a.fin == a.n && a.shards == a.n:
 			eta = "done"
+		case len(a.killed) == 1:
+			eta = fmt.Sprintf("shard %s stopped (not complete; rerun the shard to resume)", a.killed[0])
+		case len(a.killed) > 1:
+			eta = fmt.Sprintf("shards %s stopped (not complete; rerun them to resume)", strings.Join(a.killed, ", "))
 		case a.stopped > 0:
 			eta = fmt.Sprintf("%d shards interrupted: rerun them", a.stopped)
+		case len(a.stale) == 1:
+			eta = "shard " + a.stale[0] + ": " + a.staleNote
+		case len(a.stale) > 1: // one line however many
+			eta = fmt.Sprintf("shards %s: no progress for over twice their slowest trial + %s: stopped? rerun them to resume",
+				strings.Join(a.stale, ", "), shortDuration(staleMargin))
 		case a.unknown:
 			eta = "unknown (no trial finished yet)"
 		case a.fin < a.shards || a.shards < a.n:
@@ -119,4 +151,59 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 			fmt.Sprintf("%d/%d", a.done, a.owned), eta})
 	}
 	return t
+}
+
+// staleMargin is added to twice the slowest trial before a shard whose lock
+// cannot be probed counts as stale: the manifest is rewritten at most every
+// two seconds, and the clocks of two hosts may differ.
+const staleMargin = 5 * time.Minute
+
+// shardAlive judges an unfinished shard: "" while it runs (or cannot be
+// judged), "stopped" when no process holds its directory lock (a killed
+// process's lock is released by the kernel), else, when the lock cannot be
+// probed (no lock file, or held on another host), a note when its manifest
+// has not changed for over twice its slowest trial plus staleMargin.
+func shardAlive(s *foundShard, now time.Time) string {
+	dirs := []string{filepath.Join(s.root, s.dir)}
+	for d := range s.m.ConfigHashes { // DRFL's locks are on its trial directories
+		if !filepath.IsAbs(d) && !strings.HasPrefix(filepath.Clean(d), "..") {
+			dirs = append(dirs, filepath.Join(s.root, s.dir, filepath.FromSlash(d)))
+		}
+	}
+	free := false
+	for _, d := range dirs {
+		switch experiments.ProbeLock(d) {
+		case experiments.LockHeld:
+			return ""
+		case experiments.LockFree:
+			free = true
+		}
+	}
+	if free {
+		return "stopped"
+	}
+	slowest := 0.0
+	for _, w := range s.m.TrialWall {
+		slowest = max(slowest, w)
+	}
+	idle := now.Sub(s.m.Updated)
+	if slowest == 0 || s.m.Updated.IsZero() || idle < 2*time.Duration(slowest*float64(time.Second))+staleMargin {
+		return ""
+	}
+	return fmt.Sprintf("no progress for %s (slowest trial %s): stopped? rerun the shard to resume",
+		shortDuration(idle), shortDuration(time.Duration(slowest*float64(time.Second))))
+}
+
+// shortDuration is d to the second, or to the minute from an hour on.
+func shortDuration(d time.Duration) string {
+	if d >= time.Hour {
+		d = d.Round(time.Minute)
+	} else {
+		d = d.Round(time.Second)
+	}
+	out := d.String()
+	if strings.HasSuffix(out, "m0s") {
+		out = strings.TrimSuffix(out, "0s")
+	}
+	return out
 }

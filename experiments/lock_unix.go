@@ -10,6 +10,9 @@ import (
 
 var errWouldBlock = syscall.EWOULDBLOCK
 
+// lockEnforced: flock excludes other processes here.
+const lockEnforced = true
+
 func flock(f *os.File) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)

@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,3 +146,54 @@ func (l *ShardLog) State() ShardState {
 
 // ErrMissingTrial is a trial that a reuse-only run (a merge) did not find.
 var ErrMissingTrial = errors.New("trial missing")
+
+// LockState is what ProbeLock learns of an experiment directory's lock.
+type LockState int
+
+const (
+	// LockUnknown: no lock file, a holder on another host, or no flock on
+	// this system; the lock says nothing about the run.
+	LockUnknown LockState = iota
+	// LockHeld: a process on this host holds the lock.
+	LockHeld
+	// LockFree: no process holds it (the kernel releases the lock of a
+	// killed process).
+	LockFree
+)
+
+var lockHolderRE = regexp.MustCompile(`^pid \d+ on (\S+) since `)
+
+// ProbeLock reports whether a process holds the lock of dir (LockDir),
+// without cleaning anything. A lock taken on another host is not probed:
+// not every shared file system carries flock between hosts. The probe holds
+// the lock for an instant only, during which a run starting on dir would
+// find it in use.
+func ProbeLock(dir string) LockState {
+	if !lockEnforced {
+		return LockUnknown
+	}
+	path := filepath.Join(dir, LockFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return LockUnknown
+	}
+	if m := lockHolderRE.FindSubmatch(b); m != nil {
+		if host, err := os.Hostname(); err != nil || string(m[1]) != host {
+			return LockUnknown
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return LockUnknown
+	}
+	defer f.Close()
+	switch err := flock(f); {
+	case err == nil:
+		_ = funlock(f)
+		return LockFree
+	case errors.Is(err, errWouldBlock):
+		return LockHeld
+	default:
+		return LockUnknown
+	}
+}

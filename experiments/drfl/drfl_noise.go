@@ -217,6 +217,12 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 		if err != nil {
 			return nil, err
 		}
+		if rep == nil && store != nil && store.Shard != nil {
+			continue // another shard's repetition
+		}
+		if rep == nil {
+			return nil, fmt.Errorf("experiments: stored repetition %d is empty (rerun with --force)", r+1)
+		}
 		if len(rep.Runs) != M || len(rep.Acc) != M || len(rep.Worst) != M {
 			return nil, fmt.Errorf("experiments: stored repetition %d has %d models, want %d", r+1, len(rep.Runs), M)
 		}
@@ -238,6 +244,9 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 				}
 			}
 		}
+	}
+	if store != nil && store.Shard != nil {
+		return res, nil // a share of the repetitions: the merge draws the figure
 	}
 	res.Figure = res.draw()
 	return res, nil
