@@ -222,7 +222,7 @@ func verifyConicNP(dir, name string, resultJSON, config []byte, hash string, kkt
 	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
 		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.NPVerifyKind(&cfg, pub, tables))
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.WithNPPartition(proxal.NPVerifyKind(&cfg, pub, tables), name, &cfg))
 }
 
 func verifyConicFair(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
@@ -236,7 +236,7 @@ func verifyConicFair(dir, name string, resultJSON, config []byte, hash string, k
 	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
 		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.FairVerifyKind(&cfg, pub, tables))
+	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.WithFairPartition(proxal.FairVerifyKind(&cfg, pub, tables), name, &cfg))
 }
 
 // The conic version's tables are gated by `fedcon check`.

@@ -183,6 +183,17 @@ func FairVerifyKind(cfg *FairConfig, pub func(c experiments.VerifyCell) []float6
 	return classKind(cells, cfg.TrialHash(), cfg.Trials, &cfg.MethodConfig, cfg.R, pub, tables)
 }
 
+// WithNPPartition adds the data-split columns' check of a Neyman-Pearson
+// table of cfg (the conic Table 2 runs the same cells).
+func WithNPPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, cfg *NPConfig) experiments.VerifyKind[ClassRow, ClassTrial] {
+	return withPartition(k, name, npPartition(cfg))
+}
+
+// WithFairPartition is WithNPPartition for a fairness table.
+func WithFairPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, cfg *FairConfig) experiments.VerifyKind[ClassRow, ClassTrial] {
+	return withPartition(k, name, fairPartition(cfg))
+}
+
 func verifyQP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
 	var cfg QPConfig
 	if err := experiments.StrictConfig(config, &cfg); err != nil {
