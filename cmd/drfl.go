@@ -77,6 +77,7 @@ set on the command line win.`,
 		},
 	}
 	addDRFLConfigFlag(c, &o.commonOptions)
+	addYesFlag(c, &o.commonOptions)
 	fl := c.Flags()
 	fl.StringVar(&o.Dataset, "dataset", "heart", "dataset: heart or breast-cancer-wisc (SVM), abalone (Huber regression)")
 	fl.StringVar(&o.Loss, "loss", "", "loss: hinge (SVM) or huber (regression); default by dataset")
@@ -123,6 +124,12 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
 		return err
+	}
+	if rows, cols, regression, ok := drfl.DatasetShape(o.Dataset); ok {
+		// One fit on a built-in data set: estimated before any data is read.
+		if err := checkCost(f, &o.commonOptions, "run drfl", drfl.FitCost(rows, cols, regression), min(workers, max(1, cfg.Clients))); err != nil {
+			return err
+		}
 	}
 	dcfg := cfg.Data(o.Dataset, false)
 	if o.Imbalance != "" {

@@ -466,3 +466,32 @@ func TestDRFLYes(t *testing.T) {
 		})
 	}
 }
+
+// TestRunDRFLYes: `run drfl` is one fit, estimated before any data is read.
+func TestRunDRFLYes(t *testing.T) {
+	data := os.Getenv("FEDCON_DATA_DIR")
+	if data == "" {
+		t.Skip("FEDCON_DATA_DIR not set")
+	}
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want int
+		msg  string
+	}{
+		{"refused by time", map[string]string{"FEDCON_MAX_TIME": "1ms"}, nil, 1, "run drfl would take about"},
+		{"refused by memory", map[string]string{"FEDCON_MAX_MEMORY": "1K"}, nil, 1, "run drfl needs about"},
+		{"--yes", map[string]string{"FEDCON_MAX_TIME": "1ms"}, []string{"--yes"}, 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, _, errOut := testFactory()
+			c.env["FEDCON_DATA_DIR"] = data
+			f.Getenv = func(k string) string { return c.env[k] }
+			got := run(context.Background(), f, append([]string{"run", "drfl", "--quiet"}, c.args...))
+			if msg := errOut.String(); got != c.want || !strings.Contains(msg, c.msg) {
+				t.Fatalf("exit %d, want %d; stderr %q lacks %q", got, c.want, msg, c.msg)
+			}
+		})
+	}
+}
