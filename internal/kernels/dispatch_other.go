@@ -45,7 +45,8 @@ func byteRowAVX(z, w []float64, rows int, col []uint16, k0 int, val []uint8, sca
 	return true
 }
 
-func absMaxAVX(x, d []float64, s float64, cm []float64) float64 { return absMaxGo(x, d, s, cm) }
+func absMaxAVX(x, d []float64, s float64, cm []float64) float64  { return absMaxGo(x, d, s, cm) }
+func absMaxTAVX(x, d []float64, s float64, cm []float64) float64 { return absMaxTGo(x, d, s, cm) }
 
 func gemmT4AVX(alpha float64, a []float64, stride int, c []float64, ldc, m int, y []float64, ldy, n int) {
 	gemmT4Go(alpha, a, stride, c, ldc, m, y, ldy, n)

@@ -166,6 +166,17 @@ func absMaxGo(x, d []float64, s float64, cm []float64) float64 {
 	return m
 }
 
+func absMaxTGo(x, d []float64, s float64, cm []float64) float64 {
+	d, cm = d[:len(x)], cm[:len(x)]
+	var m float64
+	for i, v := range x {
+		v = s * math.Abs(v) * d[i]
+		m = max(m, v)
+		cm[i] = max(cm[i], v)
+	}
+	return m
+}
+
 func gemmT4Go(alpha float64, a []float64, stride int, c []float64, ldc, m int, y []float64, ldy, n int) {
 	for r := 0; r < 4; r++ {
 		gemvTGo(alpha, a, stride, c[r*ldc:r*ldc+m], y[r*ldy:r*ldy+n])

@@ -221,6 +221,18 @@ func AbsMax(x, d []float64, s float64, cm []float64) float64 {
 	return absMaxGo(x, d, s, cm)
 }
 
+// AbsMaxT is AbsMax with the products rounded as (s·|x[i]|)·d[i]: a row
+// of A contributes e_i·|A_ij|·d_j to Ruiz's column norms in the order
+// that AbsMax gives them column by column (multiplication commutes, so
+// the two agree bit for bit).
+func AbsMaxT(x, d []float64, s float64, cm []float64) float64 {
+	d, cm = d[:len(x)], cm[:len(x)]
+	if useAVX {
+		return absMaxTAVX(x, d, s, cm)
+	}
+	return absMaxTGo(x, d, s, cm)
+}
+
 // GemmT4 is four GemvTs sharing their reads of A: for r < 4,
 // y[r·ldy+i] += alpha·Σ_k c[r·ldc+k]·a[k·stride+i], i < n, k < m, each sum
 // over k in order. y must not overlap a or c. It panics if a slice is too

@@ -1294,11 +1294,11 @@ TEXT ·absMaxAVX(SB), NOSPLIT, $0-88
 	VXORPD       Y3, Y3, Y3
 	XORQ         SI, SI
 
-am4:
+absMaxAVX4:
 	MOVQ    SI, DI
 	ADDQ    $0x04, DI
 	CMPQ    DI, CX
-	JA      am1
+	JA      absMaxAVX1
 	VANDPD  (AX)(SI*8), Y2, Y4
 	VMULPD  (DX)(SI*8), Y4, Y4
 	VMULPD  Y1, Y4, Y4
@@ -1306,17 +1306,17 @@ am4:
 	VMAXPD  (BX)(SI*8), Y4, Y4
 	VMOVUPD Y4, (BX)(SI*8)
 	MOVQ    DI, SI
-	JMP     am4
+	JMP     absMaxAVX4
 
-am1:
+absMaxAVX1:
 	VEXTRACTF128 $0x01, Y3, X1
 	VMAXPD       X1, X3, X3
 	VPERMILPD    $0x01, X3, X1
 	VMAXSD       X1, X3, X3
 
-am1l:
+absMaxAVX1l:
 	CMPQ   SI, CX
-	JAE    amret
+	JAE    absMaxAVXret
 	VMOVSD (AX)(SI*8), X1
 	VANDPD X2, X1, X1
 	VMULSD (DX)(SI*8), X1, X1
@@ -1326,9 +1326,61 @@ am1l:
 	VMAXSD X4, X1, X4
 	VMOVSD X4, (BX)(SI*8)
 	INCQ   SI
-	JMP    am1l
+	JMP    absMaxAVX1l
 
-amret:
+absMaxAVXret:
+	VZEROUPPER
+	MOVSD X3, ret+80(FP)
+	RET
+
+// func absMaxTAVX(x []float64, d []float64, s float64, cm []float64) float64
+// Requires: AVX, AVX2, SSE2
+TEXT ·absMaxTAVX(SB), NOSPLIT, $0-88
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	MOVQ         cm_base+56(FP), BX
+	MOVSD        s+48(FP), X0
+	VBROADCASTSD X0, Y1
+	VMOVUPD      absmask<>+0(SB), Y2
+	VXORPD       Y3, Y3, Y3
+	XORQ         SI, SI
+
+absMaxTAVX4:
+	MOVQ    SI, DI
+	ADDQ    $0x04, DI
+	CMPQ    DI, CX
+	JA      absMaxTAVX1
+	VANDPD  (AX)(SI*8), Y2, Y4
+	VMULPD  Y1, Y4, Y4
+	VMULPD  (DX)(SI*8), Y4, Y4
+	VMAXPD  Y4, Y3, Y3
+	VMAXPD  (BX)(SI*8), Y4, Y4
+	VMOVUPD Y4, (BX)(SI*8)
+	MOVQ    DI, SI
+	JMP     absMaxTAVX4
+
+absMaxTAVX1:
+	VEXTRACTF128 $0x01, Y3, X1
+	VMAXPD       X1, X3, X3
+	VPERMILPD    $0x01, X3, X1
+	VMAXSD       X1, X3, X3
+
+absMaxTAVX1l:
+	CMPQ   SI, CX
+	JAE    absMaxTAVXret
+	VMOVSD (AX)(SI*8), X1
+	VANDPD X2, X1, X1
+	VMULSD X0, X1, X1
+	VMULSD (DX)(SI*8), X1, X1
+	VMAXSD X1, X3, X3
+	VMOVSD (BX)(SI*8), X4
+	VMAXSD X4, X1, X4
+	VMOVSD X4, (BX)(SI*8)
+	INCQ   SI
+	JMP    absMaxTAVX1l
+
+absMaxTAVXret:
 	VZEROUPPER
 	MOVSD X3, ret+80(FP)
 	RET

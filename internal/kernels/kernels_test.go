@@ -290,7 +290,7 @@ func TestByteRow(t *testing.T) {
 	}
 }
 
-// TestAbsMax: bit-identical to the Go loop (max is exact, the products
+// TestAbsMax: AbsMax and AbsMaxT bit-identical to the Go loops (max is exact, the products
 // round in the same order), every tail length and offset.
 func TestAbsMax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
@@ -305,6 +305,9 @@ func TestAbsMax(t *testing.T) {
 				ck[i] = math.Abs(ck[i])
 			}
 			cg := append([]float64(nil), ck...)
+			ckT := buf(rng, n, 3-off, 1)
+			copy(ckT, ck)
+			cgT := append([]float64(nil), ck...)
 			mk, mg := absMaxAVX(x, d, 0.7, ck), absMaxGo(x, d, 0.7, cg)
 			checkSentinels(t, ck)
 			if mk != mg {
@@ -313,6 +316,22 @@ func TestAbsMax(t *testing.T) {
 			for i := range ck {
 				if ck[i] != cg[i] {
 					t.Fatalf("n=%d i=%d: %g vs %g", n, i, ck[i], cg[i])
+				}
+			}
+			// AbsMaxT: the same against its loop, and against the
+			// products (0.7·|x|)·d written out.
+			mkT, mgT := absMaxTAVX(x, d, 0.7, ckT), absMaxTGo(x, d, 0.7, cgT)
+			checkSentinels(t, ckT)
+			var want float64
+			for i, v := range x {
+				want = max(want, (0.7*math.Abs(v))*d[i])
+			}
+			if mkT != mgT || mkT != want {
+				t.Fatalf("n=%d: AbsMaxT max %g vs %g, want %g", n, mkT, mgT, want)
+			}
+			for i := range ckT {
+				if ckT[i] != cgT[i] {
+					t.Fatalf("n=%d i=%d: AbsMaxT %g vs %g", n, i, ckT[i], cgT[i])
 				}
 			}
 		}

@@ -41,6 +41,9 @@ func byteRowAVX(z []float64, w []float64, rows int, col []uint16, k0 int, val []
 func absMaxAVX(x []float64, d []float64, s float64, cm []float64) float64
 
 //go:noescape
+func absMaxTAVX(x []float64, d []float64, s float64, cm []float64) float64
+
+//go:noescape
 func expAVX(x []float64, dst []float64)
 
 //go:noescape

@@ -399,13 +399,46 @@ type pair struct {
 
 func newPair(a *CSC) *pair { return newPairT(a, a.transpose()) }
 
-// newPairT is newPair given at = aᵀ.
+// newPairT is newPair given at = aᵀ. a may be nil (the dense path): it is
+// then built only if products go by it, as they would with both given.
 func newPairT(a, at *CSC) *pair {
 	p := &pair{a: a, at: at}
-	_, na := a.contiguity()
 	_, nt := p.at.contiguity()
+	var na int
+	if a != nil {
+		_, na = a.contiguity()
+	} else {
+		na = transposedContigNnz(at)
+	}
 	p.useT = nt > na
+	if !p.useT && p.a == nil {
+		p.a = at.transpose()
+	}
 	return p
+}
+
+// transposedContigNnz is the count contiguity would give for cᵀ, from c:
+// row j of c is column j of cᵀ, its entries met in increasing column order.
+func transposedContigNnz(c *CSC) int {
+	count := make([]int, c.M)
+	first := make([]int, c.M)
+	last := make([]int, c.M)
+	for i := 0; i < c.N; i++ {
+		for _, j := range c.I[c.P[i]:c.P[i+1]] {
+			if count[j] == 0 {
+				first[j] = i
+			}
+			last[j] = i
+			count[j]++
+		}
+	}
+	nnz := 0
+	for j, k := range count {
+		if k >= minRun && last[j]-first[j] == k-1 {
+			nnz += k
+		}
+	}
+	return nnz
 }
 
 // mul computes y += A x.

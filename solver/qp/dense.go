@@ -149,7 +149,6 @@ type denseKKT struct {
 	n     int
 	sigma float64
 	P     symMatrix
-	A     *CSC
 	At    *CSC  // Aᵀ: column i holds row i of A
 	Ap    *pair // products with A
 	g     *gram
@@ -159,12 +158,12 @@ type denseKKT struct {
 }
 
 func newDenseKKT(P symMatrix, Ap *pair, sigma float64) *denseKKT {
-	n := Ap.a.N
+	n := Ap.at.M
 	return &denseKKT{
-		n: n, sigma: sigma, P: P, A: Ap.a, At: Ap.at, Ap: Ap, g: newGram(Ap.at),
+		n: n, sigma: sigma, P: P, At: Ap.at, Ap: Ap, g: newGram(Ap.at),
 		k:   make([]float64, n*n),
 		inv: make([]float64, kernels.BlockInvLen(n)),
-		w:   make([]float64, Ap.a.M),
+		w:   make([]float64, Ap.at.N),
 	}
 }
 

@@ -37,8 +37,8 @@ type data struct {
 	n, m int
 	P    *CSC      // nil when pd is set
 	pd   *symDense // a dense P kept dense (newDataDense)
-	A    *CSC
-	at   *CSC // Aᵀ when A came dense (built first), else nil
+	A    *CSC      // nil on the dense path when at is set: it works from at alone
+	at   *CSC      // Aᵀ when A came dense (built first), else nil
 	q    []float64
 	l, u []float64
 }
@@ -98,7 +98,9 @@ func newDataFor(p *Problem, denseP bool) (*data, error) {
 			if d.at, err = denseToCSCT("A", dm); err != nil {
 				return nil, err
 			}
-			d.A = d.at.transpose()
+			if !denseP {
+				d.A = d.at.transpose()
+			}
 		} else if d.A, err = cscFrom("A", p.A); err != nil {
 			return nil, err
 		}
@@ -228,19 +230,15 @@ func denseToCSC(field string, dm *mat.Dense) (*CSC, error) {
 }
 
 // denseToCSCT returns the transpose of a dense matrix as a CSC, scanning
-// its rows in order (the same checks and messages as denseToCSC).
+// its rows in order (the same checks and messages as denseToCSC). A row
+// without zeros (a dense constraint) is copied whole; elsewhere (a box
+// row: one entry in n) runs of four zeros are passed over at once.
 func denseToCSCT(field string, dm *mat.Dense) (*CSC, error) {
 	raw := dm.RawMatrix()
 	r, c := raw.Rows, raw.Cols
 	ptr := make([]int, r+1)
 	for i := 0; i < r; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
-		nz := 0
-		for _, v := range row {
-			if v != 0 {
-				nz++
-			}
-		}
 		if !allFinite(row) {
 			for j, v := range row {
 				if !isFinite(v) {
@@ -248,19 +246,51 @@ func denseToCSCT(field string, dm *mat.Dense) (*CSC, error) {
 				}
 			}
 		}
-		ptr[i+1] = ptr[i] + nz
+		ptr[i+1] = ptr[i] + nonZeros(row)
 	}
 	out := &CSC{M: c, N: r, P: ptr, I: make([]int, ptr[r]), X: make([]float64, ptr[r])}
-	p := 0
 	for i := 0; i < r; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
-			if v != 0 {
-				out.I[p], out.X[p] = j, v
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		p := ptr[i]
+		if ptr[i+1]-p == c {
+			copy(out.X[p:p+c], row)
+			for j := range c {
+				out.I[p+j] = j
+			}
+			continue
+		}
+		j := 0
+		for ; j+4 <= c; j += 4 {
+			v := row[j : j+4 : j+4]
+			if (math.Float64bits(v[0])|math.Float64bits(v[1])|math.Float64bits(v[2])|math.Float64bits(v[3]))<<1 == 0 {
+				continue // four zeros, of either sign
+			}
+			for t, x := range v {
+				if x != 0 {
+					out.I[p], out.X[p] = j+t, x
+					p++
+				}
+			}
+		}
+		for ; j < c; j++ {
+			if x := row[j]; x != 0 {
+				out.I[p], out.X[p] = j, x
 				p++
 			}
 		}
 	}
 	return out, nil
+}
+
+// nonZeros counts the entries of row that are not ±0, without branches:
+// u = bits<<1 drops the sign, and u|−u has its top bit set iff u ≠ 0.
+func nonZeros(row []float64) int {
+	var nz uint64
+	for _, x := range row {
+		u := math.Float64bits(x) << 1
+		nz += (u | -u) >> 63
+	}
+	return int(nz)
 }
 
 // canonical reports whether the row indices of every column are strictly

@@ -38,8 +38,28 @@ func limitScaling(v float64) float64 {
 // computed from the original entries and the accumulated factors
 // (|P̄ᵢⱼ| = c·dᵢdⱼ|Pᵢⱼ|, |Āᵢⱼ| = eᵢdⱼ|Aᵢⱼ|), so each pass only reads P and A
 // once, and the data are scaled once at the end.
-func ruiz(P symMatrix, A *CSC, q []float64, iters int) *scaling {
-	n, m := len(q), A.M
+//
+// With A nil, A is read from its transpose At row by row (the dense path,
+// which builds no column form of A); the products and maxima are the same,
+// so is the scaling, bit for bit. At itself is left for the caller to scale.
+func ruiz(P symMatrix, A, At *CSC, q []float64, iters int) *scaling {
+	n := len(q)
+	// aNorms raises dt[j] and et[i] to the entries e_i·|A_ij|·d_j.
+	var aNorms func(e, d, et, dt []float64)
+	var m int
+	if A != nil {
+		m = A.M
+		runs := consecutiveRuns(A)
+		aNorms = func(e, d, et, dt []float64) {
+			for j := range dt {
+				dt[j] = colAbsMax(A, runs, j, e, d[j], et, dt[j])
+			}
+		}
+	} else {
+		m = At.N
+		runs := consecutiveRuns(At)
+		aNorms = func(e, d, et, dt []float64) { rowAbsMax(At, runs, e, d, et, dt) }
+	}
 	s := &scaling{d: ones(n), e: ones(m), c: 1}
 	d, e := s.d, s.e
 	dt := make([]float64, n)
@@ -48,16 +68,13 @@ func ruiz(P symMatrix, A *CSC, q []float64, iters int) *scaling {
 	// current d; the P part of the KKT column norm is c·pmax[j].
 	pmax := make([]float64, n)
 	P.colAbsMax(pmax, d)
-	runs := consecutiveRuns(A)
 	for it := 0; it < iters; it++ {
 		// Column ∞-norms of the KKT matrix [P̄ Āᵀ; Ā 0].
 		for j := range dt {
 			dt[j] = s.c * pmax[j]
 		}
 		clear(et)
-		for j := 0; j < n; j++ {
-			dt[j] = colAbsMax(A, runs, j, e, d[j], et, dt[j])
-		}
+		aNorms(e, d, et, dt)
 		var change float64
 		for j := range dt {
 			dt[j] = 1 / math.Sqrt(limitScaling(dt[j]))
@@ -95,7 +112,9 @@ func ruiz(P symMatrix, A *CSC, q []float64, iters int) *scaling {
 	for j := range q {
 		q[j] *= c * d[j]
 	}
-	scaleRC(A, e, d)
+	if A != nil {
+		scaleRC(A, e, d)
+	}
 	s.dinv = inv(s.d)
 	s.einv = inv(s.e)
 	s.cinv = 1 / s.c
@@ -148,6 +167,32 @@ func colAbsMax(A *CSC, runs []int32, j int, e []float64, dj float64, et []float6
 		p++
 	}
 	return cm
+}
+
+// rowAbsMax is colAbsMax for every column at once, reading A row by row
+// from At (column i = row i of A): it raises et[i] and dt[j] to
+// v = e_i·|A_ij|·d_j, rounded as colAbsMax rounds it (kernels.AbsMaxT on
+// the runs of consecutiveRuns(At)).
+func rowAbsMax(At *CSC, runs []int32, e, d, et, dt []float64) {
+	for i := 0; i < At.N; i++ {
+		lo, hi := At.P[i], At.P[i+1]
+		idx, val, run := At.I[lo:hi], At.X[lo:hi], runs[lo:hi]
+		ei, cm := e[i], et[i]
+		for p := 0; p < len(idx); {
+			if l := int(run[p]); l > 0 {
+				r := idx[p]
+				cm = max(cm, kernels.AbsMaxT(val[p:p+l], d[r:r+l], ei, dt[r:r+l]))
+				p += l
+				continue
+			}
+			j := idx[p]
+			v := ei * abs(val[p]) * d[j]
+			cm = max(cm, v)
+			dt[j] = max(dt[j], v)
+			p++
+		}
+		et[i] = cm
+	}
 }
 
 // pColMax sets cm[j] to the ∞-norm of column j of the symmetric matrix

@@ -135,7 +135,7 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 	if d.pd != nil {
 		s.P = d.pd
 	}
-	s.sc = ruiz(s.P, s.A, s.q, s.set.ScalingIterations)
+	s.sc = ruiz(s.P, s.A, d.at, s.q, s.set.ScalingIterations)
 	if d.at != nil {
 		scaleRC(d.at, s.sc.d, s.sc.e) // the products ruiz took for A, commuted
 		s.Ap = newPairT(s.A, d.at)
@@ -218,11 +218,11 @@ func NewSolver(prob *Problem, settings *Settings) (*Solver, error) {
 // setup. It only schedules early polishing, deterministically.
 func (s *Solver) estimatePolishCost() float64 {
 	n, m := float64(s.n), float64(s.m)
-	mv := 2*float64(s.A.Nnz()) + 2*float64(s.P.Nnz()) + 10*(n+m)
+	mv := 2*float64(s.At.Nnz()) + 2*float64(s.P.Nnz()) + 10*(n+m)
 	var factor, solve float64
 	switch lin := s.lin.(type) {
 	case *denseKKT:
-		factor = n*n*n/6 + float64(s.A.Nnz())*n/2
+		factor = n*n*n/6 + float64(s.At.Nnz())*n/2
 		solve = 2 * n * n
 	case *sparseKKT:
 		for _, c := range lin.f.lnz {

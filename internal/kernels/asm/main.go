@@ -101,7 +101,8 @@ func main() {
 	gemmT4()
 	dotAxpy()
 	byteRow()
-	absMax()
+	absMax("absMaxAVX", false)
+	absMax("absMaxTAVX", true)
 	elementwise("expAVX", "func(x, dst []float64)", false, func(x VecVirtual) (VecVirtual, VecVirtual) {
 		return expv(x), nil
 	})
@@ -959,8 +960,10 @@ func byteRow() {
 // absMax: v[i] = (d[i]·|x[i]|)·s (the Go expression's rounding order),
 // cm[i] = max(cm[i], v[i]); returns max(0, max_i v[i]). For finite
 // inputs, as max is exact this equals the Go loop bit for bit.
-func absMax() {
-	TEXT("absMaxAVX", NOSPLIT, "func(x, d []float64, s float64, cm []float64) float64")
+// absMax: v = (d·|x|)·s, or (s·|x|)·d with sFirst (AbsMaxT); cm = max(cm, v)
+// and the maximum of v returned.
+func absMax(name string, sFirst bool) {
+	TEXT(name, NOSPLIT, "func(x, d []float64, s float64, cm []float64) float64")
 	Pragma("noescape")
 	x := Load(Param("x").Base(), GP64())
 	n := Load(Param("x").Len(), GP64())
@@ -975,42 +978,52 @@ func absMax() {
 	VXORPD(m, m, m)
 	i, t := GP64(), GP64()
 	XORQ(i, i)
-	Label("am4")
+	Label(name + "4")
 	MOVQ(i, t)
 	ADDQ(Imm(4), t)
 	CMPQ(t, n)
-	JA(LabelRef("am1"))
+	JA(LabelRef(name + "1"))
 	v := YMM()
 	VANDPD(Mem{Base: x, Index: i, Scale: 8}, abs, v)
-	VMULPD(Mem{Base: d, Index: i, Scale: 8}, v, v)
-	VMULPD(sv, v, v)
+	if sFirst {
+		VMULPD(sv, v, v)
+		VMULPD(Mem{Base: d, Index: i, Scale: 8}, v, v)
+	} else {
+		VMULPD(Mem{Base: d, Index: i, Scale: 8}, v, v)
+		VMULPD(sv, v, v)
+	}
 	VMAXPD(v, m, m)
 	c := YMM()
 	VMAXPD(Mem{Base: cm, Index: i, Scale: 8}, v, c)
 	VMOVUPD(c, Mem{Base: cm, Index: i, Scale: 8})
 	MOVQ(t, i)
-	JMP(LabelRef("am4"))
-	Label("am1")
+	JMP(LabelRef(name + "4"))
+	Label(name + "1")
 	hi, ms := XMM(), XMM()
 	VEXTRACTF128(Imm(1), m, hi)
 	VMAXPD(hi, m.AsX(), ms)
 	VPERMILPD(Imm(1), ms, hi)
 	VMAXSD(hi, ms, ms)
-	Label("am1l")
+	Label(name + "1l")
 	CMPQ(i, n)
-	JAE(LabelRef("amret"))
+	JAE(LabelRef(name + "ret"))
 	vs, cs := XMM(), XMM()
 	VMOVSD(Mem{Base: x, Index: i, Scale: 8}, vs)
 	VANDPD(abs.AsX(), vs, vs)
-	VMULSD(Mem{Base: d, Index: i, Scale: 8}, vs, vs)
-	VMULSD(ss, vs, vs)
+	if sFirst {
+		VMULSD(ss, vs, vs)
+		VMULSD(Mem{Base: d, Index: i, Scale: 8}, vs, vs)
+	} else {
+		VMULSD(Mem{Base: d, Index: i, Scale: 8}, vs, vs)
+		VMULSD(ss, vs, vs)
+	}
 	VMAXSD(vs, ms, ms)
 	VMOVSD(Mem{Base: cm, Index: i, Scale: 8}, cs)
 	VMAXSD(cs, vs, cs)
 	VMOVSD(cs, Mem{Base: cm, Index: i, Scale: 8})
 	INCQ(i)
-	JMP(LabelRef("am1l"))
-	Label("amret")
+	JMP(LabelRef(name + "1l"))
+	Label(name + "ret")
 	VZEROUPPER()
 	Store(ms, ReturnIndex(0))
 	RET()
