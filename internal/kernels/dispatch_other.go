@@ -7,6 +7,7 @@ const useAVX = false
 // The assembly names, for the tests: here they are the pure-Go versions.
 
 func dotAVX(x, y []float64) float64                          { return dotGo(x, y) }
+func nonZerosAVX(x []float64) (int, float64)                 { return nonZerosGo(x) }
 func axpyAVX(a float64, x, y []float64)                      { axpyGo(a, x, y) }
 func expAVX(x, dst []float64)                                { expGo(x, dst) }
 func logLossAVX(z []float64, y float64, r []float64) float64 { return logLossGo(z, y, r) }

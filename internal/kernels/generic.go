@@ -22,6 +22,18 @@ func dotGo(x, y []float64) float64 {
 	return s
 }
 
+// nonZerosGo is NonZeros' loop: the count of entries != 0 and Σ (x−x),
+// 0 unless an entry is NaN or ±Inf.
+func nonZerosGo(x []float64) (nz int, z float64) {
+	for _, v := range x {
+		if v != 0 {
+			nz++
+		}
+		z += v - v
+	}
+	return nz, z
+}
+
 func axpyGo(a float64, x, y []float64) {
 	y = y[:len(x)]
 	for i, v := range x {

@@ -29,6 +29,20 @@ func Dot(x, y []float64) float64 {
 	return dotGo(x, y)
 }
 
+// NonZeros returns the number of entries of x that are not ±0 (NaN
+// counts) and whether every entry is finite: a dense row's entry count and
+// its check in one pass.
+func NonZeros(x []float64) (nz int, finite bool) {
+	var z float64
+	n4 := 0
+	if useAVX {
+		n4 = len(x) &^ 3
+		nz, z = nonZerosAVX(x[:n4])
+	}
+	c, zt := nonZerosGo(x[n4:])
+	return nz + c, z+zt == 0
+}
+
 // Axpy sets y[i] += a·x[i] for i < len(x); y must be at least as long as x.
 func Axpy(a float64, x, y []float64) {
 	y = y[:len(x)]

@@ -278,6 +278,41 @@ dotret:
 	MOVSD X0, ret+48(FP)
 	RET
 
+// func nonZerosAVX(x []float64) (nz int, z float64)
+// Requires: AVX, POPCNT, SSE2
+TEXT ·nonZerosAVX(SB), NOSPLIT, $0-40
+	MOVQ   x_base+0(FP), AX
+	MOVQ   x_len+8(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	XORQ   DX, DX
+	XORQ   BX, BX
+
+nz4:
+	MOVQ      BX, SI
+	ADDQ      $0x04, SI
+	CMPQ      SI, CX
+	JA        nzret
+	VMOVUPD   (AX)(BX*8), Y2
+	VCMPPD    $0x04, Y0, Y2, Y3
+	VMOVMSKPD Y3, BX
+	POPCNTQ   BX, BX
+	ADDQ      BX, DX
+	VSUBPD    Y2, Y2, Y2
+	VADDPD    Y2, Y1, Y1
+	MOVQ      SI, BX
+	JMP       nz4
+
+nzret:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPD       X0, X1, X1
+	VPERMILPD    $0x01, X1, X0
+	VADDSD       X0, X1, X1
+	VZEROUPPER
+	MOVQ         DX, nz+24(FP)
+	MOVSD        X1, z+32(FP)
+	RET
+
 // func axpyAVX(a float64, x []float64, y []float64)
 // Requires: AVX, AVX2, FMA3, SSE2
 TEXT ·axpyAVX(SB), NOSPLIT, $0-56

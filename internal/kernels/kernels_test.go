@@ -75,6 +75,37 @@ func TestDot(t *testing.T) {
 	}
 }
 
+// TestNonZeros: the kernel counts and checks as the Go loop does, with
+// zeros of both signs, NaN and ±Inf placed anywhere, every tail length.
+func TestNonZeros(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	special := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), 1e-300, -5}
+	for _, n := range sizes {
+		for _, off := range offsets {
+			for trial := 0; trial < 20; trial++ {
+				x := buf(rng, n, off, 1)
+				for i := range x {
+					if rng.IntN(3) == 0 {
+						x[i] = special[rng.IntN(2)] // mostly zeros
+					}
+				}
+				if n > 0 && trial%4 == 3 {
+					x[rng.IntN(n)] = special[2+rng.IntN(len(special)-2)]
+				}
+				wantNZ, z := nonZerosGo(x)
+				nz4, zk := nonZerosAVX(x[:n&^3])
+				c, zt := nonZerosGo(x[n&^3:])
+				if nz4+c != wantNZ || (zk+zt == 0) != (z == 0) {
+					t.Fatalf("n=%d off=%d: kernel %d/%v, Go %d/%v", n, off, nz4+c, zk+zt == 0, wantNZ, z == 0)
+				}
+				if nz, fin := NonZeros(x); nz != wantNZ || fin != (z == 0) {
+					t.Fatalf("n=%d off=%d: NonZeros %d/%v, Go %d/%v", n, off, nz, fin, wantNZ, z == 0)
+				}
+			}
+		}
+	}
+}
+
 // TestAxpy: the kernel is one fused multiply-add per element (bit-equal to
 // math.FMA); the Go version is within 2 roundings of it.
 func TestAxpy(t *testing.T) {

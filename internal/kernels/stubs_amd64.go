@@ -8,6 +8,9 @@ package kernels
 func dotAVX(x []float64, y []float64) float64
 
 //go:noescape
+func nonZerosAVX(x []float64) (nz int, z float64)
+
+//go:noescape
 func axpyAVX(a float64, x []float64, y []float64)
 
 //go:noescape

@@ -3,6 +3,7 @@ package qp
 import (
 	"math"
 
+	"github.com/fedcon/fedcon/internal/kernels"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
@@ -239,14 +240,15 @@ func denseToCSCT(field string, dm *mat.Dense) (*CSC, error) {
 	ptr := make([]int, r+1)
 	for i := 0; i < r; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
-		if !allFinite(row) {
+		nz, finite := kernels.NonZeros(row)
+		if !finite {
 			for j, v := range row {
 				if !isFinite(v) {
 					return nil, inputErrorf(field, "entry (%d, %d) = %v is not finite", i, j, v)
 				}
 			}
 		}
-		ptr[i+1] = ptr[i] + nonZeros(row)
+		ptr[i+1] = ptr[i] + nz
 	}
 	out := &CSC{M: c, N: r, P: ptr, I: make([]int, ptr[r]), X: make([]float64, ptr[r])}
 	for i := 0; i < r; i++ {
@@ -280,17 +282,6 @@ func denseToCSCT(field string, dm *mat.Dense) (*CSC, error) {
 		}
 	}
 	return out, nil
-}
-
-// nonZeros counts the entries of row that are not ±0, without branches:
-// u = bits<<1 drops the sign, and u|−u has its top bit set iff u ≠ 0.
-func nonZeros(row []float64) int {
-	var nz uint64
-	for _, x := range row {
-		u := math.Float64bits(x) << 1
-		nz += (u | -u) >> 63
-	}
-	return int(nz)
 }
 
 // canonical reports whether the row indices of every column are strictly

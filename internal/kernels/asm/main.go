@@ -91,6 +91,7 @@ func main() {
 	ConstraintExpr("!purego")
 	constants()
 	dot()
+	nonZeros()
 	axpy()
 	dotSparse()
 	axpySparse()
@@ -181,6 +182,43 @@ func dot() {
 	Label("dotret")
 	VZEROUPPER()
 	Store(s, ReturnIndex(0))
+	RET()
+}
+
+// nonZeros: over len(x)&^3 entries, the count of entries != 0 (compare,
+// movemask, popcount) and Σ (x−x), which is 0 unless some entry is NaN or
+// ±Inf; the caller takes the tail.
+func nonZeros() {
+	TEXT("nonZerosAVX", NOSPLIT, "func(x []float64) (nz int, z float64)")
+	Pragma("noescape")
+	x := Load(Param("x").Base(), GP64())
+	n := Load(Param("x").Len(), GP64())
+	zero, acc := YMM(), YMM()
+	VXORPD(zero, zero, zero)
+	VXORPD(acc, acc, acc)
+	nz, i, t, bits := GP64(), GP64(), GP64(), GP64()
+	XORQ(nz, nz)
+	XORQ(i, i)
+	Label("nz4")
+	MOVQ(i, t)
+	ADDQ(Imm(4), t)
+	CMPQ(t, n)
+	JA(LabelRef("nzret"))
+	v, m, d := YMM(), YMM(), YMM()
+	VMOVUPD(Mem{Base: x, Index: i, Scale: 8}, v)
+	VCMPPD(Imm(0x04), zero, v, m) // v != 0 (NEQ_UQ)
+	VMOVMSKPD(m, bits.As32())
+	POPCNTQ(bits, bits)
+	ADDQ(bits, nz)
+	VSUBPD(v, v, d)
+	VADDPD(d, acc, acc)
+	MOVQ(t, i)
+	JMP(LabelRef("nz4"))
+	Label("nzret")
+	s := hsum(acc)
+	VZEROUPPER()
+	Store(nz, ReturnIndex(0))
+	Store(s, ReturnIndex(1))
 	RET()
 }
 
