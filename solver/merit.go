@@ -219,7 +219,7 @@ type subproblem struct {
 	z      []float64
 	g      []float64 // scratch
 	small  []float64 // scratch of the low-rank exact solve
-	g32    []float32 // scratch of the mixed-precision exact solve
+	g32    []float64 // g rounded to float32 (held widened): the mixed-precision solve
 	err    error     // first evaluation error (smooth solvers cannot return one)
 }
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fedcon/fedcon/internal/kernels"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	gonumblas "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -280,15 +280,16 @@ func (f *quadFactor) solveTol(u, g []float64, s *subproblem, tol float64) bool {
 		return false
 	}
 	if len(s.g32) < f.d {
-		s.g32 = make([]float32, f.d)
+		s.g32 = make([]float64, f.d)
 	}
 	g32 := s.g32[:f.d]
 	for j, x := range g {
-		g32[j] = float32(x)
+		g32[j] = float64(float32(x))
 	}
-	var impl gonumblas.Implementation
+	// Exact products of float32 values, summed in float64 (δ₁ above holds
+	// for any summation order).
 	for i := range u {
-		u[i] = -impl.Dsdot(f.d, f.p32[i*f.d:(i+1)*f.d], 1, g32, 1)
+		u[i] = -kernels.DotF32(f.p32[i*f.d:(i+1)*f.d], g32)
 	}
 	return true
 }

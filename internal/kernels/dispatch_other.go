@@ -8,6 +8,7 @@ const useAVX = false
 
 func dotAVX(x, y []float64) float64                          { return dotGo(x, y) }
 func nonZerosAVX(x []float64) (int, float64)                 { return nonZerosGo(x) }
+func dotF32AVX(x []float32, y []float64) float64             { return dotF32Go(x, y) }
 func axpyAVX(a float64, x, y []float64)                      { axpyGo(a, x, y) }
 func expAVX(x, dst []float64)                                { expGo(x, dst) }
 func logLossAVX(z []float64, y float64, r []float64) float64 { return logLossGo(z, y, r) }

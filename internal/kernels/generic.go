@@ -22,6 +22,23 @@ func dotGo(x, y []float64) float64 {
 	return s
 }
 
+func dotF32Go(x []float32, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += float64(x[i]) * y[i]
+		s1 += float64(x[i+1]) * y[i+1]
+		s2 += float64(x[i+2]) * y[i+2]
+		s3 += float64(x[i+3]) * y[i+3]
+	}
+	s := (s0 + s2) + (s1 + s3)
+	for ; i < len(x); i++ {
+		s += float64(x[i]) * y[i]
+	}
+	return s
+}
+
 // nonZerosGo is NonZeros' loop: the count of entries != 0 and Σ (x−x),
 // 0 unless an entry is NaN or ±Inf.
 func nonZerosGo(x []float64) (nz int, z float64) {

@@ -43,6 +43,17 @@ func NonZeros(x []float64) (nz int, finite bool) {
 	return nz + c, z+zt == 0
 }
 
+// DotF32 returns Σ x[i]·y[i] in float64 for x in float32 (widened
+// exactly, so each product is exact and only the sums round, in Dot's
+// order); y must be at least as long as x.
+func DotF32(x []float32, y []float64) float64 {
+	y = y[:len(x)]
+	if useAVX {
+		return dotF32AVX(x, y)
+	}
+	return dotF32Go(x, y)
+}
+
 // Axpy sets y[i] += a·x[i] for i < len(x); y must be at least as long as x.
 func Axpy(a float64, x, y []float64) {
 	y = y[:len(x)]

@@ -278,6 +278,66 @@ dotret:
 	MOVSD X0, ret+48(FP)
 	RET
 
+// func dotF32AVX(x []float32, y []float64) float64
+// Requires: AVX, FMA3, SSE2
+TEXT ·dotF32AVX(SB), NOSPLIT, $0-56
+	MOVQ   x_base+0(FP), AX
+	MOVQ   y_base+24(FP), CX
+	MOVQ   x_len+8(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   BX, BX
+
+df16:
+	MOVQ        BX, SI
+	ADDQ        $0x10, SI
+	CMPQ        SI, DX
+	JA          df4
+	VCVTPS2PD   (AX)(BX*4), Y4
+	VFMADD231PD (CX)(BX*8), Y4, Y0
+	VCVTPS2PD   16(AX)(BX*4), Y4
+	VFMADD231PD 32(CX)(BX*8), Y4, Y1
+	VCVTPS2PD   32(AX)(BX*4), Y4
+	VFMADD231PD 64(CX)(BX*8), Y4, Y2
+	VCVTPS2PD   48(AX)(BX*4), Y4
+	VFMADD231PD 96(CX)(BX*8), Y4, Y3
+	MOVQ        SI, BX
+	JMP         df16
+
+df4:
+	MOVQ        BX, SI
+	ADDQ        $0x04, SI
+	CMPQ        SI, DX
+	JA          dfsum
+	VCVTPS2PD   (AX)(BX*4), Y4
+	VFMADD231PD (CX)(BX*8), Y4, Y0
+	MOVQ        SI, BX
+	JMP         df4
+
+dfsum:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X0
+	VPERMILPD    $0x01, X0, X1
+	VADDSD       X1, X0, X0
+
+df1:
+	CMPQ        BX, DX
+	JAE         dfret
+	VCVTSS2SD   (AX)(BX*4), X5, X5
+	VFMADD231SD (CX)(BX*8), X5, X0
+	INCQ        BX
+	JMP         df1
+
+dfret:
+	VZEROUPPER
+	MOVSD X0, ret+48(FP)
+	RET
+
 // func nonZerosAVX(x []float64) (nz int, z float64)
 // Requires: AVX, POPCNT, SSE2
 TEXT ·nonZerosAVX(SB), NOSPLIT, $0-40

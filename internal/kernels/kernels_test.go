@@ -106,6 +106,34 @@ func TestNonZeros(t *testing.T) {
 	}
 }
 
+// TestDotF32: with x widened to float64 first, DotF32 is Dot bit for bit
+// (kernel against dotAVX, fallback against dotGo): the widening is exact
+// and the order the same. Every tail length and offset.
+func TestDotF32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range sizes {
+		for _, off := range offsets {
+			xb := make([]float32, off+n+8)
+			x := xb[off : off+n]
+			wide := make([]float64, n)
+			for i := range x {
+				x[i] = float32(2*rng.Float64() - 1)
+				wide[i] = float64(x[i])
+			}
+			y := buf(rng, n, (off+1)%4, 10)
+			if got, want := dotF32AVX(x, y), dotAVX(wide, y); got != want {
+				t.Errorf("kernel n=%d off=%d: %g, Dot of the widened x %g", n, off, got, want)
+			}
+			if got, want := dotF32Go(x, y), dotGo(wide, y); got != want {
+				t.Errorf("go n=%d off=%d: %g, Dot of the widened x %g", n, off, got, want)
+			}
+			if got, want := DotF32(x, y), Dot(wide, y); got != want {
+				t.Errorf("DotF32 n=%d off=%d: %g, Dot of the widened x %g", n, off, got, want)
+			}
+		}
+	}
+}
+
 // TestAxpy: the kernel is one fused multiply-add per element (bit-equal to
 // math.FMA); the Go version is within 2 roundings of it.
 func TestAxpy(t *testing.T) {

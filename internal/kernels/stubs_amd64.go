@@ -8,6 +8,9 @@ package kernels
 func dotAVX(x []float64, y []float64) float64
 
 //go:noescape
+func dotF32AVX(x []float32, y []float64) float64
+
+//go:noescape
 func nonZerosAVX(x []float64) (nz int, z float64)
 
 //go:noescape
