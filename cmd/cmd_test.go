@@ -34,6 +34,8 @@ func TestExitCodes(t *testing.T) {
 		msg  string
 	}{
 		{"version", []string{"version"}, 0, ""},
+		{"cpu profile", []string{"version", "--cpuprofile", filepath.Join(dir, "cpu.prof")}, 0, ""},
+		{"cpu profile unwritable", []string{"version", "--cpuprofile", filepath.Join(dir, "none", "cpu.prof")}, 2, "--cpuprofile"},
 		{"zero clients", []string{"run", "qp", "--clients", "0", "--out", dir}, 2, "clients = 0"},
 		{"negative beta", []string{"run", "qp", "--beta", "-1", "--out", dir}, 2, "beta = -1"},
 		{"dim < 1", []string{"run", "qp", "--dim", "0", "--out", dir}, 2, "dim = 0"},
@@ -340,5 +342,21 @@ func TestListFlags(t *testing.T) {
 	}
 	if fmt.Sprint(cfg.Clients, cfg.Datasets) != "[1 5] [monks-1]" || cfg.AdmmStart != "w0" {
 		t.Errorf("config %v %v %v", cfg.Clients, cfg.Datasets, cfg.AdmmStart)
+	}
+}
+
+// TestCPUProfile: --cpuprofile leaves a gzipped pprof profile behind.
+func TestCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	f, _, errOut := testFactory()
+	if got := run(context.Background(), f, []string{"version", "--cpuprofile", path}); got != 0 {
+		t.Fatalf("exit %d; stderr: %s", got, errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("%s is not a gzipped profile (%d bytes)", path, len(b))
 	}
 }

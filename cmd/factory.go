@@ -66,6 +66,8 @@ type Factory struct {
 	// args are the command-line arguments of this run (recorded in shard
 	// manifests, so that a merge reruns the same command).
 	args []string
+	// stopProfile ends the --cpuprofile profile, if one runs.
+	stopProfile func() error
 }
 
 // tableWidth is the width terminal tables fit: 0 (no limit) under --wide.

@@ -29,6 +29,11 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
+	if f.stopProfile != nil {
+		if perr := f.stopProfile(); err == nil {
+			err = perr
+		}
+	}
 	code := exitCode(err)
 	switch {
 	case err == nil, errors.Is(err, SilentError):
@@ -59,6 +64,14 @@ Every reported solution is checked against its KKT conditions.`,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			wide, err := c.Flags().GetBool("wide")
 			f.Wide = wide
+			if err != nil {
+				return err
+			}
+			path, _ := c.Flags().GetString("cpuprofile")
+			if path == "" {
+				return nil
+			}
+			f.stopProfile, err = startCPUProfile(path)
 			return err
 		},
 	}
@@ -69,6 +82,7 @@ Every reported solution is checked against its KKT conditions.`,
 	root.PersistentFlags().Bool("json", false, "print results as JSON instead of tables")
 	root.PersistentFlags().Bool("wide", false, "print every table whole (default: split to fit the terminal, 120 columns when unknown)")
 	root.PersistentFlags().String("data-dir", "", "directory with the raw data files (else $FEDCON_DATA_DIR, else the cache dir)")
+	root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of the command to `FILE` (read it with go tool pprof)")
 	root.AddCommand(
 		newCmdVersion(f),
 		newCmdRun(f),
