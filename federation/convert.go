@@ -222,7 +222,7 @@ func smoothName(s solver.SmoothSolver) (string, error) {
 			return "lbfgs", nil
 		}
 	case *solver.Newton:
-		if *v == (solver.Newton{}) {
+		if v.Contraction == 0 { // its only setting; the rest is its state
 			return "newton", nil
 		}
 	}

@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 
+	"github.com/fedcon/fedcon/internal/kernels"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -48,6 +49,13 @@ type Newton struct {
 	have  bool
 	hdim  int
 	hEval int
+	// u holds chol's U and its mirror Uᵀ below, row-major, for the solves
+	// by kernels.CholSolve (a Newton factor serves many steps; gonum's
+	// solve for one right-hand side is the slower general Dtrsm).
+	u []float64
+	// illCond: chol's condition estimate passed mat.ConditionTolerance,
+	// where gonum's SolveVecTo would return a Condition error.
+	illCond bool
 }
 
 var _ Cloner = (*Newton)(nil)
@@ -90,15 +98,17 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 			fresh = true
 		}
 		// p = -H⁻¹ g.
-		pv := mat.NewVecDense(d, p)
-		if err := n.chol.SolveVecTo(pv, mat.NewVecDense(d, g)); err != nil {
+		if n.illCond {
 			n.have = false
 			if fresh {
 				break
 			}
 			continue
 		}
-		floats.Scale(-1, p)
+		for j, v := range g {
+			p[j] = -v
+		}
+		kernels.CholSolve(n.u, d, p)
 		gtp := floats.Dot(g, p)
 		// A step that cannot move x in floating point means the gradient
 		// sits at its rounding floor: stop instead of searching.
@@ -173,7 +183,7 @@ func (n *Newton) factor(hf HessFunc, x []float64) bool {
 	}
 	n.hEval++
 	if n.chol.Factorize(n.h) {
-		n.have = true
+		n.loadFactor()
 		return true
 	}
 	raw := n.h.RawSymmetric()
@@ -187,10 +197,28 @@ func (n *Newton) factor(hf HessFunc, x []float64) bool {
 			raw.Data[i*raw.Stride+i] += shift
 		}
 		if n.chol.Factorize(n.h) {
-			n.have = true
+			n.loadFactor()
 			return true
 		}
 		shift *= 10
 	}
 	return false
+}
+
+// loadFactor copies chol's U into u with its mirror and notes whether the
+// factor is too ill-conditioned to solve with.
+func (n *Newton) loadFactor() {
+	n.have = true
+	n.illCond = n.chol.Cond() > mat.ConditionTolerance
+	raw := n.chol.RawU().(*mat.TriDense).RawTriangular()
+	d := raw.N
+	if len(n.u) != d*d {
+		n.u = make([]float64, d*d)
+	}
+	for i := 0; i < d; i++ {
+		copy(n.u[i*d+i:(i+1)*d], raw.Data[i*raw.Stride+i:i*raw.Stride+d])
+		for j := i + 1; j < d; j++ {
+			n.u[j*d+i] = n.u[i*d+j]
+		}
+	}
 }

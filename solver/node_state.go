@@ -89,7 +89,10 @@ func (c *ClientNode) Restore(s NodeState) error {
 		}
 		// The same matrix factorises to the same Cholesky factor.
 		nw.hdim, nw.h = d, mat.NewSymDense(d, append([]float64(nil), s.Hessian...))
-		nw.have = nw.chol.Factorize(nw.h)
+		nw.have = false
+		if nw.chol.Factorize(nw.h) {
+			nw.loadFactor()
+		}
 	}
 	if s.Rho != c.cfg.Rho {
 		return c.setRho(s.Rho)
