@@ -17,7 +17,8 @@ type CheckOptions struct {
 	Dir      string
 	JSON     bool
 	Quick    bool
-	Baseline string // print a baseline entry for configs/reference instead of checking
+	Baseline string   // print a baseline entry for configs/reference instead of checking
+	DataDirs []string // data sets' search path: the gate recomputes the data split
 }
 
 func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
@@ -41,7 +42,7 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 			}
 			o.Dir = resultsDir(o.Dir, o.Quick)
 			o.JSON, _ = c.Flags().GetBool("json")
-			experiments.CheckDataDirs = dataDirs(f, c) // the gate recomputes the data split
+			o.DataDirs = dataDirs(f, c)
 			if runF != nil {
 				return runF(o)
 			}
@@ -82,7 +83,7 @@ func checkRun(f *Factory, o *CheckOptions) error {
 			fmt.Fprintf(f.IO.Out, "# %s\n%s", name, y)
 			continue
 		}
-		r, err := experiments.CheckExperiment(filepath.Join(o.Dir, name), name, b)
+		r, err := experiments.CheckExperiment(filepath.Join(o.Dir, name), name, b, o.DataDirs)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
@@ -13,5 +16,62 @@ func TestCheckNamesRegistered(t *testing.T) {
 	want := []string{"conic-table1", "conic-table2", "conic-table3", "table1", "table2", "table2-authors", "table4"}
 	if got := experiments.CheckNames(); !slices.Equal(got, want) {
 		t.Errorf("CheckNames() = %v, want %v", got, want)
+	}
+}
+
+// TestGateDataDir: check and report recompute a class table's data-split
+// columns from the data sets on --data-dir: the gate of a small honest run
+// passes with the directory the run used and fails on the partition rule
+// alone, naming the directory searched, with one that lacks the data set.
+func TestGateDataDir(t *testing.T) {
+	data := dataRealDir(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // an empty download cache
+	empty := t.TempDir()
+	dir := t.TempDir()
+	f, out, errOut := testFactory()
+	cfg := writeConfig(t, dir, "datasets: [breast-cancer-wisc]\nclients: [2]\nmax_outer: 5\nmax_inner: 20\n")
+	if code := run(context.Background(), f, []string{"reproduce", "conic-table2", "--config", cfg, "--data-dir", data, "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("reproduce: exit %d (%s)", code, errOut)
+	}
+	for _, c := range []struct {
+		name, dataDir string
+		pass          bool
+	}{{"data dir of the run", data, true}, {"dir without the data", empty, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			out.Reset()
+			errOut.Reset()
+			if code := run(context.Background(), f, []string{"check", dir, "--json", "--data-dir", c.dataDir}); code != 0 && code != 1 {
+				t.Fatalf("check: exit %d (%s)", code, errOut)
+			}
+			var rows []experiments.CheckRow
+			if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(rows, func(r experiments.CheckRow) bool { return r.Rule == "partition recomputed" })
+			switch {
+			case i < 0:
+				t.Fatalf("no partition rule in %d rows", len(rows))
+			case rows[i].Pass != c.pass:
+				t.Fatalf("partition rule pass = %v (%s), want %v", rows[i].Pass, rows[i].Detail, c.pass)
+			case !c.pass && !strings.Contains(rows[i].Detail, empty):
+				t.Fatalf("partition rule detail %q does not name %s", rows[i].Detail, empty)
+			}
+			for _, r := range rows {
+				if !r.Pass && r.Rule != "partition recomputed" {
+					t.Fatalf("rule %s fails: %s", r.Rule, r.Detail)
+				}
+			}
+			out.Reset()
+			if code := run(context.Background(), f, []string{"report", dir, "--json", "--data-dir", c.dataDir}); code != 0 {
+				t.Fatalf("report: exit %d (%s)", code, errOut)
+			}
+			var doc struct{ Gates []struct{ Pass bool } }
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Gates) != 1 || doc.Gates[0].Pass != c.pass {
+				t.Fatalf("report gates %+v, want one with pass = %v", doc.Gates, c.pass)
+			}
+		})
 	}
 }

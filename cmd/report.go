@@ -13,9 +13,10 @@ import (
 
 // ReportOptions are the arguments of `fedcon report`.
 type ReportOptions struct {
-	Dir   string
-	Quick bool
-	JSON  bool
+	Dir      string
+	Quick    bool
+	JSON     bool
+	DataDirs []string // data sets' search path: the gate recomputes the data split
 }
 
 func newCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
@@ -43,7 +44,7 @@ in a warning on stderr; the rest of the report is still written.`,
 				o.Dir = args[0]
 			}
 			o.JSON, _ = c.Flags().GetBool("json")
-			experiments.CheckDataDirs = dataDirs(f, c) // the gate recomputes the data split
+			o.DataDirs = dataDirs(f, c)
 			if runF != nil {
 				return runF(o)
 			}
@@ -55,7 +56,7 @@ in a warning on stderr; the rest of the report is still written.`,
 }
 
 func reportRun(f *Factory, o *ReportOptions) error {
-	r, err := experiments.BuildReport(o.Dir)
+	r, err := experiments.BuildReport(o.Dir, o.DataDirs)
 	switch {
 	case errors.Is(err, experiments.ErrNoResults):
 		return flagErrorf("report: no results in %s (run 'fedcon reproduce all' or 'fedcon reproduce all --quick' first)", o.Dir)

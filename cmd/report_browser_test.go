@@ -48,7 +48,7 @@ func TestReportBrowser(t *testing.T) {
 	if code := run(context.Background(), f, []string{"report", dir}); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, errOut)
 	}
-	rep, err := experiments.BuildReport(dir)
+	rep, err := experiments.BuildReport(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

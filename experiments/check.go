@@ -20,15 +20,27 @@ type CheckRow struct {
 // A Check is how `fedcon check` gates one experiment's result file. Each
 // paper's package registers its experiments' checks from init.
 type Check struct {
-	// Verify rebuilds the table in dir from its trial files (VerifyWith):
-	// config is the recorded configuration, configHash its recorded hash,
-	// kkt the factors of the reference's kkt rule per algorithm.
-	Verify func(dir, name string, resultJSON, config []byte, configHash string, kkt map[string]float64) []CheckRow
+	// Verify rebuilds the table in in.Dir from its trial files (VerifyWith).
+	Verify func(in VerifyInput) []CheckRow
 	// Rules applies configs/reference/<name>.yaml.
 	Rules func(name string, resultJSON []byte) ([]CheckRow, error)
 	// Baseline renders the per-trial objectives as a baseline entry for
 	// configs/reference/<name>.yaml; nil when the rules need none.
 	Baseline func(name string, resultJSON []byte, description string) (string, error)
+}
+
+// VerifyInput is what a Check's Verify reads of one result file.
+type VerifyInput struct {
+	Dir, Name string // the experiment's directory and name
+	// Result is <Name>.json, Config its recorded configuration.
+	Result, Config []byte
+	// ConfigHash is the recorded hash of Config.
+	ConfigHash string
+	// KKT is the factor of the reference's kkt rule per algorithm.
+	KKT map[string]float64
+	// DataDirs is the data sets' search path, for the columns a table
+	// takes from the data split (nil: the download cache).
+	DataDirs []string
 }
 
 var checks = map[string]Check{}

@@ -21,24 +21,20 @@ import (
 // CheckExperiment gates <dir>/<name>.json (dir is the experiment's
 // directory, name one of CheckNames): the integrity of the table
 // (VerifyResult), then the rules of configs/reference/<name>.yaml. A result
-// file the rules cannot read is a failed row, not an error.
-func CheckExperiment(dir, name string, resultJSON []byte) ([]CheckRow, error) {
+// file the rules cannot read is a failed row, not an error. dataDirs is
+// the data sets' search path (nil: the download cache).
+func CheckExperiment(dir, name string, resultJSON []byte, dataDirs []string) ([]CheckRow, error) {
 	check, ok := checks[name]
 	if !ok {
 		return nil, fmt.Errorf("experiments: no check for %q", name)
 	}
-	rows := VerifyResult(dir, name, resultJSON)
+	rows := VerifyResult(dir, name, resultJSON, dataDirs)
 	rules, err := check.Rules(name, resultJSON)
 	if err != nil {
 		rules = []CheckRow{{Experiment: name, Cell: "all", Rule: "rules", Value: 1, Detail: err.Error()}}
 	}
 	return append(rows, rules...), nil
 }
-
-// CheckDataDirs is the data sets' search path of the gate, which reloads
-// them to recompute the columns a table takes from the data split; the
-// command that runs the gate sets it (nil: the download cache).
-var CheckDataDirs []string
 
 // VerifyCell is one expected row of a table: the trial-key prefix of its
 // trials and its label in check rows.
@@ -126,7 +122,9 @@ type manifestFile struct {
 // to the result's trial; every row, and the CSV and Markdown tables,
 // recomputed from the trial files equal the stored ones; every Converged run
 // has its audited KKT residuals within the rule's multiple of (ε1, ε2).
-func VerifyResult(dir, name string, resultJSON []byte) []CheckRow {
+// A table's data-split columns are recomputed from the data sets found on
+// dataDirs (nil: the download cache).
+func VerifyResult(dir, name string, resultJSON []byte, dataDirs []string) []CheckRow {
 	fail := func(err error) []CheckRow { return FailedResult(name, err) }
 	var raw struct {
 		Info *struct {
@@ -145,7 +143,8 @@ func VerifyResult(dir, name string, resultJSON []byte) []CheckRow {
 		return fail(err)
 	}
 	if c, ok := checks[name]; ok {
-		return c.Verify(dir, name, resultJSON, raw.Info.Config, raw.Info.ConfigHash, ref)
+		return c.Verify(VerifyInput{Dir: dir, Name: name, Result: resultJSON, Config: raw.Info.Config,
+			ConfigHash: raw.Info.ConfigHash, KKT: ref, DataDirs: dataDirs})
 	}
 	return fail(fmt.Errorf("no verifier for %q", name))
 }

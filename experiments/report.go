@@ -159,8 +159,9 @@ const (
 // experiment the check gate knows is checked where its result file is. A
 // file that cannot be read or does not validate is named in Warnings and
 // left out; only an unreadable dir, or one without results (ErrNoResults),
-// is an error.
-func BuildReport(dir string) (*Report, error) {
+// is an error. dataDirs is the check gate's data search path (nil: the
+// download cache).
+func BuildReport(dir string, dataDirs []string) (*Report, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: report: %w", err)
@@ -197,14 +198,14 @@ func BuildReport(dir string) (*Report, error) {
 	if len(rep.Runs) == 0 {
 		return nil, fmt.Errorf("experiments: report: %s: %w", dir, ErrNoResults)
 	}
-	rep.Gates = checkGates(dir, rep)
+	rep.Gates = checkGates(dir, rep, dataDirs)
 	return rep, nil
 }
 
 // checkGates runs the check gate on every result file <name>.json of an
 // experiment it knows (CheckNames) in the runs' directories, one gate per
 // parent directory, as `fedcon check PARENT` would.
-func checkGates(dir string, rep *Report) []ReportGate {
+func checkGates(dir string, rep *Report, dataDirs []string) []ReportGate {
 	var gates []ReportGate
 	at := map[string]int{}
 	for _, run := range rep.Runs {
@@ -224,7 +225,7 @@ func checkGates(dir string, rep *Report) []ReportGate {
 			g := &gates[i]
 			if err == nil {
 				var rows []CheckRow
-				if rows, err = CheckExperiment(filepath.Join(dir, filepath.FromSlash(run.Path)), name, b); err == nil {
+				if rows, err = CheckExperiment(filepath.Join(dir, filepath.FromSlash(run.Path)), name, b, dataDirs); err == nil {
 					g.Rows = append(g.Rows, rows...)
 					continue
 				}

@@ -203,18 +203,18 @@ func conicQPKind(cfg *ConicQPConfig) experiments.VerifyKind[ConicQPRow, ConicQPT
 	}
 }
 
-func verifyConicQP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+func verifyConicQP(in experiments.VerifyInput) []experiments.CheckRow {
 	var cfg ConicQPConfig
-	if err := experiments.StrictConfig(config, &cfg); err != nil {
-		return experiments.FailedResult(name, err)
+	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
+		return experiments.FailedResult(in.Name, err)
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, conicQPKind(&cfg))
+	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, conicQPKind(&cfg))
 }
 
-func verifyConicNP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+func verifyConicNP(in experiments.VerifyInput) []experiments.CheckRow {
 	var cfg proxal.NPConfig
-	if err := experiments.StrictConfig(config, &cfg); err != nil {
-		return experiments.FailedResult(name, err)
+	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
+		return experiments.FailedResult(in.Name, err)
 	}
 	pub := func(c experiments.VerifyCell) []float64 {
 		return experiments.PublishedIn("conic-published", "table2", c.Dataset, fmt.Sprint(c.N))
@@ -222,13 +222,13 @@ func verifyConicNP(dir, name string, resultJSON, config []byte, hash string, kkt
 	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
 		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.WithNPPartition(proxal.NPVerifyKind(&cfg, pub, tables), name, &cfg))
+	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, proxal.WithNPPartition(proxal.NPVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs))
 }
 
-func verifyConicFair(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+func verifyConicFair(in experiments.VerifyInput) []experiments.CheckRow {
 	var cfg proxal.FairConfig
-	if err := experiments.StrictConfig(config, &cfg); err != nil {
-		return experiments.FailedResult(name, err)
+	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
+		return experiments.FailedResult(in.Name, err)
 	}
 	pub := func(c experiments.VerifyCell) []float64 {
 		return experiments.PublishedIn("conic-published", "table3", fmt.Sprint(c.N))
@@ -236,7 +236,7 @@ func verifyConicFair(dir, name string, resultJSON, config []byte, hash string, k
 	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
 		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, proxal.WithFairPartition(proxal.FairVerifyKind(&cfg, pub, tables), name, &cfg))
+	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, proxal.WithFairPartition(proxal.FairVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs))
 }
 
 // The conic version's tables are gated by `fedcon check`.

@@ -184,28 +184,29 @@ func FairVerifyKind(cfg *FairConfig, pub func(c experiments.VerifyCell) []float6
 }
 
 // WithNPPartition adds the data-split columns' check of a Neyman-Pearson
-// table of cfg (the conic Table 2 runs the same cells).
-func WithNPPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, cfg *NPConfig) experiments.VerifyKind[ClassRow, ClassTrial] {
-	return withPartition(k, name, npPartition(cfg))
+// table of cfg (the conic Table 2 runs the same cells), its data sets
+// searched on dirs (nil: the download cache).
+func WithNPPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, cfg *NPConfig, dirs []string) experiments.VerifyKind[ClassRow, ClassTrial] {
+	return withPartition(k, name, npPartition(cfg, dirs))
 }
 
 // WithFairPartition is WithNPPartition for a fairness table.
-func WithFairPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, cfg *FairConfig) experiments.VerifyKind[ClassRow, ClassTrial] {
-	return withPartition(k, name, fairPartition(cfg))
+func WithFairPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, cfg *FairConfig, dirs []string) experiments.VerifyKind[ClassRow, ClassTrial] {
+	return withPartition(k, name, fairPartition(cfg, dirs))
 }
 
-func verifyQP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+func verifyQP(in experiments.VerifyInput) []experiments.CheckRow {
 	var cfg QPConfig
-	if err := experiments.StrictConfig(config, &cfg); err != nil {
-		return experiments.FailedResult(name, err)
+	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
+		return experiments.FailedResult(in.Name, err)
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, qpKind(&cfg))
+	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, qpKind(&cfg))
 }
 
-func verifyNP(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+func verifyNP(in experiments.VerifyInput) []experiments.CheckRow {
 	var cfg NPConfig
-	if err := experiments.StrictConfig(config, &cfg); err != nil {
-		return experiments.FailedResult(name, err)
+	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
+		return experiments.FailedResult(in.Name, err)
 	}
 	pub := func(c experiments.VerifyCell) []float64 {
 		return experiments.Published("table1", c.Dataset, fmt.Sprint(c.N))
@@ -213,11 +214,11 @@ func verifyNP(dir, name string, resultJSON, config []byte, hash string, kkt map[
 	tables := func(rows []ClassRow, trials []ClassTrial) []*experiments.Table {
 		return (&NPResult{Info: &experiments.RunInfo{Config: &cfg}, Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, withPartition(NPVerifyKind(&cfg, pub, tables), name, npPartition(&cfg)))
+	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, WithNPPartition(NPVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs))
 }
 
 // npPartition rebuilds a Neyman-Pearson cell as RunNP does.
-func npPartition(cfg *NPConfig) partitionFunc {
+func npPartition(cfg *NPConfig, dirs []string) partitionFunc {
 	var (
 		ds   *datasets.Dataset
 		name string
@@ -225,7 +226,7 @@ func npPartition(cfg *NPConfig) partitionFunc {
 	return func(c experiments.VerifyCell) (int, []float64, error) {
 		if ds == nil || name != c.Dataset {
 			var err error
-			if ds, err = loadClassData(cfg.Data, c.Dataset, cfg.Seed); err != nil {
+			if ds, err = loadClassData(cfg.Data, c.Dataset, cfg.Seed, dirs); err != nil {
 				return 0, nil, err
 			}
 			name = c.Dataset
@@ -238,25 +239,25 @@ func npPartition(cfg *NPConfig) partitionFunc {
 	}
 }
 
-func verifyFair(dir, name string, resultJSON, config []byte, hash string, kkt map[string]float64) []experiments.CheckRow {
+func verifyFair(in experiments.VerifyInput) []experiments.CheckRow {
 	var cfg FairConfig
-	if err := experiments.StrictConfig(config, &cfg); err != nil {
-		return experiments.FailedResult(name, err)
+	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
+		return experiments.FailedResult(in.Name, err)
 	}
 	pub := func(c experiments.VerifyCell) []float64 { return experiments.Published("table2", fmt.Sprint(c.N)) }
 	tables := func(rows []ClassRow, trials []ClassTrial) []*experiments.Table {
 		return (&FairResult{Info: &experiments.RunInfo{Config: &cfg}, Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(dir, name, resultJSON, hash, &cfg, kkt, withPartition(FairVerifyKind(&cfg, pub, tables), name, fairPartition(&cfg)))
+	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, WithFairPartition(FairVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs))
 }
 
 // fairPartition rebuilds a fairness cell as RunFair does.
-func fairPartition(cfg *FairConfig) partitionFunc {
+func fairPartition(cfg *FairConfig, dirs []string) partitionFunc {
 	var ds *datasets.Dataset
 	return func(c experiments.VerifyCell) (int, []float64, error) {
 		if ds == nil {
 			var err error
-			if ds, err = loadClassData(cfg.Data, cfg.Dataset, cfg.Seed); err != nil {
+			if ds, err = loadClassData(cfg.Data, cfg.Dataset, cfg.Seed, dirs); err != nil {
 				return 0, nil, err
 			}
 		}
@@ -269,12 +270,11 @@ func fairPartition(cfg *FairConfig) partitionFunc {
 }
 
 // loadClassData loads a class table's data set as its run did, from the
-// gate's data search path (experiments.CheckDataDirs).
-func loadClassData(own *DataSource, name string, seed uint64) (*datasets.Dataset, error) {
+// gate's data search path dirs (nil: the download cache).
+func loadClassData(own *DataSource, name string, seed uint64, dirs []string) (*datasets.Dataset, error) {
 	if own != nil {
 		return own.Load(seed)
 	}
-	dirs := experiments.CheckDataDirs
 	if dirs == nil {
 		dirs = datasets.SearchPath("", "")
 	}

@@ -64,9 +64,6 @@ func writeClassRun(t *testing.T, dir, name string, cfg any, dirs []string, forge
 // and only it.
 func TestGatePartitionTampering(t *testing.T) {
 	dirs := dataDirs(t)
-	old := experiments.CheckDataDirs
-	experiments.CheckDataDirs = dirs
-	t.Cleanup(func() { experiments.CheckDataDirs = old })
 	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{2, 7}, R: 0.2, AdmmStart: "wk",
 		ALConfig: ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	fair := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "numpy"}, Dataset: "adult-b", Clients: []int{2, 5}, R: 0.1,
@@ -95,7 +92,7 @@ func TestGatePartitionTampering(t *testing.T) {
 				t.Fatal(err)
 			}
 			var failed []string
-			for _, r := range experiments.VerifyResult(dir, c.table, b) {
+			for _, r := range experiments.VerifyResult(dir, c.table, b, dirs) {
 				if !r.Pass {
 					failed = append(failed, r.Rule+": "+r.Detail)
 				}

@@ -51,7 +51,7 @@ func gateFailures(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := experiments.CheckExperiment(dir, "table4", b)
+	rows, err := experiments.CheckExperiment(dir, "table4", b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func parseXHTML(t *testing.T, page []byte) []*xhtmlElement {
 func TestReport(t *testing.T) {
 	dir := t.TempDir()
 	res, tables := reportFixture(t, dir)
-	rep, err := experiments.BuildReport(dir)
+	rep, err := experiments.BuildReport(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRows, err := experiments.CheckExperiment(filepath.Join(dir, "table4"), "table4", js)
+	wantRows, err := experiments.CheckExperiment(filepath.Join(dir, "table4"), "table4", js, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestReport(t *testing.T) {
 		}
 	}
 	// Deterministic: a second build renders the same bytes.
-	again, err := experiments.BuildReport(dir)
+	again, err := experiments.BuildReport(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestReport(t *testing.T) {
 	if err != nil || len(written) != 2 {
 		t.Fatalf("write: %v %v", written, err)
 	}
-	if again, err = experiments.BuildReport(dir); err != nil {
+	if again, err = experiments.BuildReport(dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	if page2, _ := again.HTML(); !bytes.Equal(page, page2) {
@@ -321,7 +321,7 @@ func TestReportFailedCheck(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "quick", "table1", "table1.csv"), []byte("a\n1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := experiments.BuildReport(dir)
+	rep, err := experiments.BuildReport(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,13 +360,13 @@ func TestReportFailedCheck(t *testing.T) {
 // the command layer can tell apart.
 func TestReportErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := experiments.BuildReport(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := experiments.BuildReport(filepath.Join(dir, "none"), nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing dir: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := experiments.BuildReport(dir); !errors.Is(err, experiments.ErrNoResults) {
+	if _, err := experiments.BuildReport(dir, nil); !errors.Is(err, experiments.ErrNoResults) {
 		t.Errorf("empty dir: %v", err)
 	}
 }
@@ -384,7 +384,7 @@ func contains(s []string, v string) bool {
 // the page and its Markdown twin with testdata/report/*.golden (go test
 // -update rewrites them): nothing of the machine or the clock may enter.
 func TestReportGolden(t *testing.T) {
-	rep, err := experiments.BuildReport(filepath.Join("testdata", "report", "results"))
+	rep, err := experiments.BuildReport(filepath.Join("testdata", "report", "results"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,114 @@
+package conic
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
+)
+
+// writeConicClassRun runs a conic Table 2 (NP) or Table 3 (fairness)
+// config into dir as `fedcon reproduce conic-table2/3` does; forge edits
+// the rows before the files are written, so that the tables agree with them.
+func writeConicClassRun(t *testing.T, dir, name string, cfg any, dirs []string, forge func([]proxal.ClassRow)) {
+	t.Helper()
+	info := experiments.NewRunInfo(name, "test", cfg, 1)
+	var (
+		res  *ConicClassResult
+		s    *experiments.Store
+		seed uint64
+		err  error
+	)
+	switch c := cfg.(type) {
+	case *proxal.NPConfig:
+		s, seed = &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: c.TrialHash(), Version: "test"}, c.Seed
+		res, err = RunConicNP(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
+	case *proxal.FairConfig:
+		s, seed = &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: c.TrialHash(), Version: "test"}, c.Seed
+		res, err = RunConicFair(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
+	default:
+		t.Fatalf("config %T", cfg)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Info = info
+	info.Finish()
+	if forge != nil {
+		forge(res.Rows)
+	}
+	if _, err := experiments.WriteOutputs(dir, name, res, res.Tables()...); err != nil {
+		t.Fatal(err)
+	}
+	m, err := experiments.NewManifest(info, seed, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := experiments.WriteJSON(filepath.Join(dir, "manifest.json"), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGateConicPartitionTampering: the conic Tables 2-3 take the same
+// data-split columns as the core Tables 1-2, and the gate recomputes them
+// from the data sets on the search path it is given: a table forged
+// consistently in any of them (rows, CSV and Markdown together) fails the
+// partition rule, and only it; so does an honest table whose data set is
+// not on that path.
+func TestGateConicPartitionTampering(t *testing.T) {
+	dirs := conicDataDirs(t)
+	// The conic settings (w0, β, ρ_i, r) with few iterations: seconds.
+	al := proxal.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+		MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
+	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
+		Clients: []int{2, 7}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}
+	al.Beta, al.Rho, al.EpsFloor, al.MaxOuter, al.MaxInner = 10, 1e8, 1e-10, 3, 5
+	fair := &proxal.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "numpy"}, Dataset: "adult-b", Clients: []int{2, 5},
+		R: 0.01, W0: "zeros", ALConfig: al}
+	empty := []string{t.TempDir()}
+	for _, c := range []struct {
+		name  string
+		table string
+		cfg   any
+		dirs  []string // the gate's search path
+		forge func([]proxal.ClassRow)
+		fail  string // "" for the honest run
+	}{
+		{"np honest", "conic-table2", np, dirs, nil, ""},
+		{"np rows dropped + 1", "conic-table2", np, dirs, func(r []proxal.ClassRow) { r[1].Dropped++ }, "rows_dropped_by_partition"},
+		{"np unconstrained mean halved", "conic-table2", np, dirs, func(r []proxal.ClassRow) { r[0].Uncons1.Mean /= 2 }, "unconstrained_feas.mean"},
+		{"np unconstrained std edited", "conic-table2", np, dirs, func(r []proxal.ClassRow) { r[1].Uncons1.Std += 1e-6 }, "unconstrained_feas.std"},
+		{"np unconstrained max lowered", "conic-table2", np, dirs, func(r []proxal.ClassRow) { r[1].Uncons1Max = r[1].Uncons1.Mean }, "unconstrained_feas_max"},
+		{"np data not on the path", "conic-table2", np, empty, nil, empty[0]},
+		{"fair honest", "conic-table3", fair, dirs, nil, ""},
+		{"fair rows dropped - 1", "conic-table3", fair, dirs, func(r []proxal.ClassRow) { r[0].Dropped-- }, "rows_dropped_by_partition"},
+		{"fair unconstrained mean halved", "conic-table3", fair, dirs, func(r []proxal.ClassRow) { r[1].Uncons1.Mean /= 2 }, "unconstrained_feas.mean"},
+		{"fair unconstrained max doubled", "conic-table3", fair, dirs, func(r []proxal.ClassRow) { r[1].Uncons1Max *= 2 }, "unconstrained_feas_max"},
+		{"fair data not on the path", "conic-table3", fair, empty, nil, empty[0]},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeConicClassRun(t, dir, c.table, c.cfg, dirs, c.forge)
+			b, err := os.ReadFile(filepath.Join(dir, c.table+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var failed []string
+			for _, r := range experiments.VerifyResult(dir, c.table, b, c.dirs) {
+				if !r.Pass {
+					failed = append(failed, r.Rule+": "+r.Detail)
+				}
+			}
+			switch {
+			case c.fail == "" && len(failed) > 0:
+				t.Fatalf("honest run fails the gate: %v", failed)
+			case c.fail != "" && (len(failed) != 1 || !strings.HasPrefix(failed[0], "partition recomputed") || !strings.Contains(failed[0], c.fail)):
+				t.Fatalf("failed %v, want only the partition rule naming %s", failed, c.fail)
+			}
+		})
+	}
+}
