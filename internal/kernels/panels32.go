@@ -96,3 +96,22 @@ func gatherPanels4F32Go(z, wp []float32, K, J int, start, rows []int32, x []floa
 		}
 	}
 }
+
+// BytesF32 sets dst[i] = float32(src[i])·s (one rounding, as in Go) for
+// i < len(dst); src must be at least as long.
+func BytesF32(dst []float32, src []uint8, s float32) {
+	src = src[:len(dst)]
+	n := 0
+	if useAVX {
+		n = len(dst) &^ 15
+		bytesF32AVX(dst[:n], src[:n], s)
+	}
+	bytesF32Go(dst[n:], src[n:], s)
+}
+
+func bytesF32Go(dst []float32, src []uint8, s float32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = float32(v) * s
+	}
+}

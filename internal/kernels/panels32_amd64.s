@@ -91,3 +91,30 @@ fpnext:
 fpret:
 	VZEROUPPER
 	RET
+
+// func bytesF32AVX(dst []float32, src []uint8, s float32)
+// Requires: AVX, AVX2
+TEXT ·bytesF32AVX(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	VBROADCASTSS s+48(FP), Y0
+	XORQ         BX, BX
+
+bfloop:
+	CMPQ      BX, CX
+	JAE       bfret
+	VPMOVZXBD (DX)(BX*1), Y1
+	VCVTDQ2PS Y1, Y1
+	VMULPS    Y0, Y1, Y1
+	VMOVUPS   Y1, (AX)(BX*4)
+	VPMOVZXBD 8(DX)(BX*1), Y1
+	VCVTDQ2PS Y1, Y1
+	VMULPS    Y0, Y1, Y1
+	VMOVUPS   Y1, 32(AX)(BX*4)
+	ADDQ      $0x10, BX
+	JMP       bfloop
+
+bfret:
+	VZEROUPPER
+	RET

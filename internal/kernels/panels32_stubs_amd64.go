@@ -6,3 +6,6 @@ package kernels
 
 //go:noescape
 func gatherPanels4F32AVX(z []float32, wp []float32, K int, J int, start []int32, rows []int32, x []float32)
+
+//go:noescape
+func bytesF32AVX(dst []float32, src []uint8, s float32)

@@ -16,6 +16,7 @@ import (
 func main() {
 	ConstraintExpr("!purego")
 	gatherPanels4F32()
+	bytesF32()
 	Generate()
 }
 
@@ -102,6 +103,35 @@ func gatherPanels4F32() {
 	ADDQ(Imm(64), c0)
 	JMP(LabelRef("fpt"))
 	Label("fpret")
+	VZEROUPPER()
+	RET()
+}
+
+// bytesF32 sets dst[i] = float32(src[i])·s, 16 bytes a step; the caller
+// has checked that len(dst) is a multiple of 16 and src is as long.
+func bytesF32() {
+	TEXT("bytesF32AVX", NOSPLIT, "func(dst []float32, src []uint8, s float32)")
+	Pragma("noescape")
+	dst := Load(Param("dst").Base(), GP64())
+	n := Load(Param("dst").Len(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	sv := YMM()
+	VBROADCASTSS(NewParamAddr("s", 48), sv)
+	i := GP64()
+	XORQ(i, i)
+	Label("bfloop")
+	CMPQ(i, n)
+	JAE(LabelRef("bfret"))
+	for h := range 2 {
+		v := YMM()
+		VPMOVZXBD(Mem{Base: src, Index: i, Scale: 1, Disp: 8 * h}, v)
+		VCVTDQ2PS(v, v)
+		VMULPS(sv, v, v)
+		VMOVUPS(v, Mem{Base: dst, Index: i, Scale: 4, Disp: 32 * h})
+	}
+	ADDQ(Imm(16), i)
+	JMP(LabelRef("bfloop"))
+	Label("bfret")
 	VZEROUPPER()
 	RET()
 }
