@@ -39,7 +39,8 @@ func synthImages(n int, seed uint64) *datasets.Images {
 
 // TestSSCACostMeasured: the time estimate of SSCA runs is between half and
 // 4 times the CPU time they take here, for curves dominated by evaluation
-// (sample-based, one image a step) and by training (FedAvg's local steps).
+// (sample-based, one image a step; the training cost in float32 and in
+// float64) and by training (FedAvg's local steps).
 func TestSSCACostMeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times real runs: not with -short (the race detector's slowdown)")
@@ -50,12 +51,15 @@ func TestSSCACostMeasured(t *testing.T) {
 		name   string
 		rounds int
 		spec   SSCASpec
+		prec   string
 	}{
-		{"evaluation", 20, SSCASpec{Algo: "alg1", Batch: 1}},
-		{"training", 10, SSCASpec{Algo: "fedavg", Batch: 100, LocalSteps: 5, FinalOnly: true}},
+		{"evaluation", 20, SSCASpec{Algo: "alg1", Batch: 1}, "float32"},
+		{"evaluation float64", 20, SSCASpec{Algo: "alg1", Batch: 1}, "float64"},
+		{"training", 10, SSCASpec{Algo: "fedavg", Batch: 100, LocalSteps: 5, FinalOnly: true}, "float32"},
 	} {
 		cfg := sscaTestConfig()
 		cfg.Rounds = tc.rounds
+		cfg.EvalPrecision = tc.prec
 		cfg.SGDRates["fedavg-b100-e5"] = SGDRate{0.1, 0}
 		specs := cfg.withRates([]SSCASpec{tc.spec})
 		est := cfg.SSCASpecsCost(data, specs, 1).Seconds
