@@ -218,8 +218,7 @@ func precisionNote(cfg *SSCAConfig) string {
 	if cfg.EvalPrecision != "float32" {
 		return ""
 	}
-	return "F: training cost with a float32 first layer (within 1e-7 relative of float64; eval_precision: float64 " +
-		"for the exact cost); test accuracy in float64."
+	return "F: a float32 first layer (within 1e-7 relative of float64; eval_precision: float64 for it); accuracy: float64."
 }
 
 func ms4(v experiments.MeanStd) string { return fmt.Sprintf("%.4f (%.4f)", v.Mean, v.Std) }

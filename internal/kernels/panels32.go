@@ -85,8 +85,8 @@ func gatherPanels4F32Go(z, wp []float32, K, J int, start, rows []int32, x []floa
 					continue
 				}
 				for t := 0; t < J; t += 16 {
-					p := wp[t*K+16*k : t*K+16*k+16]
-					zr := zg[r*J+t : r*J+t+16]
+					p := (*[16]float32)(wp[t*K+16*k:])
+					zr := (*[16]float32)(zg[r*J+t:])
 					for c, v := range p {
 						// The conversion rounds the product: no fused multiply-add.
 						zr[c] += float32(a * v)
