@@ -65,6 +65,11 @@ func TestSSCAQuickAndKeys(t *testing.T) {
 	if c.TrialHash() != h {
 		t.Error("the number of runs changes the trial hash: adding runs would not reuse")
 	}
+	c.EvalPrecision = "float64"
+	if c.TrialHash() == h {
+		t.Error("eval_precision does not change the trial hash: float64 trials would be reused as float32")
+	}
+	c.EvalPrecision = "float32"
 	c.Quick()
 	if c.Runs != QuickRuns || c.FigureRuns("figure4") != 1 || c.FigureRuns("figure2") != 2 || c.TrialHash() == h {
 		t.Errorf("quick: %+v", c)
