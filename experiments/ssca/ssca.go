@@ -90,7 +90,7 @@ type SSCAConfig struct {
 	EvalSubset   int       `mapstructure:"eval_subset" json:"eval_subset"`
 	// EvalPrecision is the first layer's arithmetic in the training cost
 	// F(w^t): float64, or float32 (swishnet.Float32, within about 1e-7 of
-	// it, twice as fast). The test accuracy is always float64.
+	// it, in 0.6 of the CPU). The test accuracy is always float64.
 	EvalPrecision string             `mapstructure:"eval_precision" json:"eval_precision"`
 	SGDRates      map[string]SGDRate `mapstructure:"sgd_rates" json:"sgd_rates"`
 	// QuickRun is set by Quick (not a YAML key).

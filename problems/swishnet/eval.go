@@ -125,7 +125,7 @@ const (
 	// Float64: Evaluate's cost, bit for bit.
 	Float64 Precision = iota
 	// Float32: W1 and the pixels in float32 and the first layer's
-	// sums in float32 (half the multiply-adds of Float64, twice the lanes);
+	// sums in float32 (8 lanes a vector: half the vector multiply-adds);
 	// the rest of the network in float64 as in Float64.
 	Float32
 )
