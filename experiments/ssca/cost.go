@@ -5,11 +5,13 @@ import "github.com/fedcon/fedcon/experiments"
 // Measured costs of the swish network per image and hidden unit, as flops
 // at experiments.FlopRate (docs/performance.md, SSCA, "Cost model"): an
 // evaluated image takes about 4.0 µs CPU at J = 128 (16,000 flops; the
-// grouped first layer only touches non-zero pixels), a training image
+// grouped first layer only touches non-zero pixels), 2.0 µs (8,000 flops)
+// for the training cost with a float32 first layer, and a training image
 // about 12.9 µs (52,000 flops).
 const (
-	evalFlopsPerUnit  = 16_000.0 / 128
-	trainFlopsPerUnit = 52_000.0 / 128
+	evalFlopsPerUnit   = 16_000.0 / 128
+	eval32FlopsPerUnit = 8_000.0 / 128
+	trainFlopsPerUnit  = 52_000.0 / 128
 	// groupBytesPerImage is Evaluate's cache of image groups: 8 bytes per
 	// union pixel, about 65 MB for Fashion-MNIST's 70,000 images.
 	groupBytesPerImage = 65e6 / 70_000
@@ -17,15 +19,20 @@ const (
 
 // sscaCostModel says what SSCASpecsCost counts.
 const sscaCostModel = "per run and curve: T·B·E·(I for FedAvg)·406·J training flops plus, per evaluation, " +
-	"(train + test images)·125·J, measured at J = 128, at 4 Gflop/s"
+	"train images·(63·J float32, 125·J float64) + test images·125·J, measured at J = 128, at 4 Gflop/s"
 
 // SSCASpecsCost estimates runs runs of every spec on data from the measured
 // per-image costs of evaluation and training, linear in the width J.
 func (c *SSCAConfig) SSCASpecsCost(data *SSCAData, specs []SSCASpec, runs int) experiments.Cost {
 	j := float64(c.Hidden)
-	var images float64
+	var images, evalFlops float64
 	if data != nil {
 		images = float64(data.EvalTrain.N + data.EvalTest.N)
+		trainUnit := evalFlopsPerUnit
+		if c.EvalPrecision == "float32" {
+			trainUnit = eval32FlopsPerUnit
+		}
+		evalFlops = (float64(data.EvalTrain.N)*trainUnit + float64(data.EvalTest.N)*evalFlopsPerUnit) * j
 	}
 	var flops float64
 	for _, s := range specs {
@@ -40,7 +47,7 @@ func (c *SSCAConfig) SSCASpecsCost(data *SSCAData, specs []SSCASpec, runs int) e
 		if s.Algo == "fedavg" {
 			steps *= float64(c.Clients)
 		}
-		flops += float64(runs) * (float64(c.Rounds)*steps*trainFlopsPerUnit*j + float64(evals)*images*evalFlopsPerUnit*j)
+		flops += float64(runs) * (float64(c.Rounds)*steps*trainFlopsPerUnit*j + float64(evals)*evalFlops)
 	}
 	bytes := float64(runs) * float64(len(specs)) * float64(c.Rounds) * 64 // curves kept per run
 	if data != nil {

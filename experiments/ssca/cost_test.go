@@ -2,7 +2,9 @@ package ssca
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
+	"reflect"
 	"syscall"
 	"testing"
 	"time"
@@ -39,7 +41,8 @@ func synthImages(n int, seed uint64) *datasets.Images {
 
 // TestSSCACostMeasured: the time estimate of SSCA runs is between half and
 // 4 times the CPU time they take here, for curves dominated by evaluation
-// (sample-based, one image a step) and by training (FedAvg's local steps).
+// (sample-based, one image a step; the training cost in float32 and in
+// float64) and by training (FedAvg's local steps).
 func TestSSCACostMeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times real runs: not with -short (the race detector's slowdown)")
@@ -50,12 +53,15 @@ func TestSSCACostMeasured(t *testing.T) {
 		name   string
 		rounds int
 		spec   SSCASpec
+		prec   string
 	}{
-		{"evaluation", 20, SSCASpec{Algo: "alg1", Batch: 1}},
-		{"training", 10, SSCASpec{Algo: "fedavg", Batch: 100, LocalSteps: 5, FinalOnly: true}},
+		{"evaluation", 20, SSCASpec{Algo: "alg1", Batch: 1}, "float32"},
+		{"evaluation float64", 20, SSCASpec{Algo: "alg1", Batch: 1}, "float64"},
+		{"training", 10, SSCASpec{Algo: "fedavg", Batch: 100, LocalSteps: 5, FinalOnly: true}, "float32"},
 	} {
 		cfg := sscaTestConfig()
 		cfg.Rounds = tc.rounds
+		cfg.EvalPrecision = tc.prec
 		cfg.SGDRates["fedavg-b100-e5"] = SGDRate{0.1, 0}
 		specs := cfg.withRates([]SSCASpec{tc.spec})
 		est := cfg.SSCASpecsCost(data, specs, 1).Seconds
@@ -78,4 +84,45 @@ func cpuSeconds(t *testing.T) float64 {
 		t.Skipf("no CPU time: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano()).Seconds() + time.Duration(ru.Stime.Nano()).Seconds()
+}
+
+// TestSSCAEvalPrecision: a trial with the float32 training cost has the
+// float64 trial's iterations, ‖w‖² and test accuracies bit for bit (no
+// algorithm reads the cost; the accuracy stays float64) and its costs and
+// objectives within 1e-6 relative (measured: about 1e-8) but not equal, for a
+// sample-based and a feature-based algorithm; a rerun is bit-identical.
+func TestSSCAEvalPrecision(t *testing.T) {
+	train, test := synthImages(400, 3), synthImages(200, 4)
+	data := &SSCAData{Set: &datasets.IDXSet{Train: train, Test: test}, EvalTrain: train, EvalTest: test}
+	for _, s := range []SSCASpec{{Algo: "alg1", Batch: 1}, {Algo: "alg3", Batch: 10}} {
+		trials := map[string]SSCATrial{}
+		for _, prec := range []string{"float64", "float32", "float32"} {
+			cfg := sscaTestConfig()
+			cfg.Rounds = 6
+			cfg.EvalPrecision = prec
+			tr, err := RunSSCATrial(context.Background(), cfg, data, s, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr.Stats.Runtime = 0 // wall time
+			if prev, ok := trials[prec]; ok && !reflect.DeepEqual(prev, tr) {
+				t.Fatalf("%s %s: a rerun differs", s.Algo, prec)
+			}
+			trials[prec] = tr
+		}
+		a, b := trials["float64"], trials["float32"]
+		if !reflect.DeepEqual(a.T, b.T) || !reflect.DeepEqual(a.Norm2, b.Norm2) || !reflect.DeepEqual(a.TestAcc, b.TestAcc) || len(a.T) == 0 {
+			t.Fatalf("%s: float32 trial %v %v %v, float64 %v %v %v", s.Algo, b.T, b.Norm2, b.TestAcc, a.T, a.Norm2, a.TestAcc)
+		}
+		if reflect.DeepEqual(a.TrainCost, b.TrainCost) {
+			t.Fatalf("%s: the float32 costs are the float64 costs: eval_precision not applied", s.Algo)
+		}
+		for i := range a.T {
+			for _, v := range [][2]float64{{a.TrainCost[i], b.TrainCost[i]}, {a.Objective[i], b.Objective[i]}} {
+				if rel := math.Abs(v[1]-v[0]) / v[0]; !(rel <= 1e-6) {
+					t.Fatalf("%s t=%d: float32 %v, float64 %v: relative difference %.2g", s.Algo, a.T[i], v[1], v[0], rel)
+				}
+			}
+		}
+	}
 }

@@ -207,7 +207,18 @@ func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *experiments
 			"t: first evaluated iteration whose mean cost is at most the target. Bytes: float64 8, index 4.",
 		"ms/round: wall time of the rounds without evaluation, on this machine (clients are goroutines).",
 	}
+	if n := precisionNote(cfg); n != "" {
+		t.Notes = append(t.Notes, n)
+	}
 	return t
+}
+
+// precisionNote says how F was computed when not in float64.
+func precisionNote(cfg *SSCAConfig) string {
+	if cfg.EvalPrecision != "float32" {
+		return ""
+	}
+	return "F: a float32 first layer (within 1e-7 relative of float64; eval_precision: float64 for it); accuracy: float64."
 }
 
 func ms4(v experiments.MeanStd) string { return fmt.Sprintf("%.4f (%.4f)", v.Mean, v.Std) }

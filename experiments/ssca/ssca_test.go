@@ -10,7 +10,7 @@ import (
 
 func sscaTestConfig() *SSCAConfig {
 	return &SSCAConfig{Seed: 1, Runs: 100, Dataset: "fashion-mnist", Clients: 10, Hidden: 128, Rounds: 100, Tau: 0.1, C: 1e5,
-		Lambda: 1e-3, U: map[string]float64{"fashion-mnist": 0.6}, GammaOffset: 0.05, Labels: "all",
+		Lambda: 1e-3, U: map[string]float64{"fashion-mnist": 0.6}, GammaOffset: 0.05, Labels: "all", EvalPrecision: "float32",
 		SampleSteps: []SSCAStep{{1, 0.4, 0.4, 0.4}}, FeatureSteps: []SSCAStep{{10, 0.4, 0.4, 0.4}},
 		SampleBatches: []int{1}, FeatureBatches: []int{10}, FedAvg: []FedAvgRun{{1, 1}}, FSGDBatches: []int{10},
 		SGDRates: map[string]SGDRate{"fedavg-b1-e1": {0.1, 0}, "fsgd-b10": {0.1, 0}}}
@@ -29,6 +29,9 @@ func TestSSCAConfigValidate(t *testing.T) {
 		{"no step row", func(c *SSCAConfig) { c.SampleBatches = []int{7} }, "sample_steps"},
 		{"no sgd rate", func(c *SSCAConfig) { c.FSGDBatches = []int{100} }, "sgd_rates"},
 		{"labels", func(c *SSCAConfig) { c.Labels = "x" }, "labels"},
+		{"eval_precision", func(c *SSCAConfig) { c.EvalPrecision = "float16" }, "eval_precision"},
+		{"eval_precision empty", func(c *SSCAConfig) { c.EvalPrecision = "" }, "eval_precision"},
+		{"eval_precision float64", func(c *SSCAConfig) { c.EvalPrecision = "float64" }, ""},
 		{"lambda", func(c *SSCAConfig) { c.Lambda = -1 }, "lambda"},
 		{"gamma_offset 0", func(c *SSCAConfig) { c.GammaOffset = 0 }, "gamma_offset"},
 		{"gamma_offset inf", func(c *SSCAConfig) { c.GammaOffset = math.Inf(1) }, "gamma_offset"},
@@ -62,6 +65,11 @@ func TestSSCAQuickAndKeys(t *testing.T) {
 	if c.TrialHash() != h {
 		t.Error("the number of runs changes the trial hash: adding runs would not reuse")
 	}
+	c.EvalPrecision = "float64"
+	if c.TrialHash() == h {
+		t.Error("eval_precision does not change the trial hash: float64 trials would be reused as float32")
+	}
+	c.EvalPrecision = "float32"
 	c.Quick()
 	if c.Runs != QuickRuns || c.FigureRuns("figure4") != 1 || c.FigureRuns("figure2") != 2 || c.TrialHash() == h {
 		t.Errorf("quick: %+v", c)

@@ -113,7 +113,7 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 		return nil, err
 	}
 	res := &TuneResult{Grid: grid, Chosen: map[string]SGDRate{},
-		Table: &experiments.Table{Title: fmt.Sprintf("SGD learning rates r_t = a/t^beta: mean F(w^T) over seeds %d..%d (%s)", grid.Seed, grid.Seed+uint64(grid.Seeds)-1, evalNote(cfg)+" training set"),
+		Table: &experiments.Table{Title: fmt.Sprintf("SGD learning rates r_t = a/t^beta: mean F(w^T) over seeds %d..%d (%s)", grid.Seed, grid.Seed+uint64(grid.Seeds)-1, evalNote(cfg)+" training set"+map[bool]string{true: ", float32 first layer"}[cfg.EvalPrecision == "float32"]),
 			Header: []string{"baseline", "a", "beta", "mean F(w^T)", "chosen"}}}
 	best := map[string]float64{}
 	for _, p := range pts {

@@ -11,7 +11,7 @@ import (
 
 // fashionTrain loads the Debian package's Fashion-MNIST training set, or
 // skips.
-func fashionTrain(b *testing.B) *datasets.Images {
+func fashionTrain(b testing.TB) *datasets.Images {
 	if _, err := os.Stat(datasets.DebianFashionDir); err != nil {
 		b.Skip("dataset-fashion-mnist not installed")
 	}
@@ -33,6 +33,20 @@ func BenchmarkEvaluate(b *testing.B) {
 	cpu0 := cpuTime()
 	for b.Loop() {
 		n.Evaluate(w, img, 1)
+	}
+	reportCPU(b, cpu0)
+}
+
+// BenchmarkEvaluateCost32: F(w) alone over the 60,000 training images with
+// the first layer in float32 (the SSCA figures' training cost).
+func BenchmarkEvaluateCost32(b *testing.B) {
+	img := fashionTrain(b)
+	n := Net{K: 784, J: 128, L: 10}
+	w := make([]float64, n.Dim())
+	n.Init(w, rand.New(rand.NewPCG(1, 1)))
+	cpu0 := cpuTime()
+	for b.Loop() {
+		n.EvaluateCost(w, img, 1, Float32)
 	}
 	reportCPU(b, cpu0)
 }

@@ -98,6 +98,9 @@ type evalWork struct {
 	x     []float64 // a batch's pixel values, 4 per union pixel
 	z, ez []float64 // 4×J per group of a batch: pre-activations, e^-z
 	wp    []float64 // W1 as panels (kernels.PackPanels8)
+	x32   []float32 // the float32 first layer's x, wp and z (Float32)
+	wp32  []float32
+	z32   []float32
 	st    []int32   // a batch's group starts
 	w2T   []float64 // J×Lp: w2 transposed and padded
 	o     []float64 // Lp logits
@@ -112,16 +115,33 @@ type evalWork struct {
 // grouping changes no result.
 func (n Net) Eval(w []float64, img *datasets.Images, lo, hi int, ws *Work) (loss float64, correct int) {
 	ws.ev.g.build(img, lo, hi, n.L, &ws.ev)
-	return n.evalGroups(w, img, lo, hi, &ws.ev.g, ws)
+	return n.evalGroups(w, img, lo, hi, &ws.ev.g, ws, Float64)
 }
+
+// Precision is the arithmetic of the first layer in EvaluateCost.
+type Precision int
+
+const (
+	// Float64: Evaluate's cost, bit for bit.
+	Float64 Precision = iota
+	// Float32: W1 and the pixels in float32 and the first layer's
+	// sums in float32 (8 lanes a vector: half the vector multiply-adds);
+	// the rest of the network in float64 as in Float64.
+	Float32
+)
+
+// inv255 is 1/255 in float32: a pixel's Float32 input is float32(b)·inv255,
+// within 2⁻²³ relative of b/255.
+const inv255 = float32(1.0 / 255)
 
 // panelBatch groups (64 images) share each pass over a panel of W1: their
 // pixel values (about 15 KB a group) and pre-activations (4 KB) stay in L2
 // while the panels are read once per batch.
 const panelBatch = 16
 
-// evalGroups is Eval over the groups g of images [lo, hi).
-func (n Net) evalGroups(w []float64, img *datasets.Images, lo, hi int, g *groups, ws *Work) (loss float64, correct int) {
+// evalGroups is Eval over the groups g of images [lo, hi), the first layer
+// in precision p; with Float32 it counts no correct predictions.
+func (n Net) evalGroups(w []float64, img *datasets.Images, lo, hi int, g *groups, ws *Work, p Precision) (loss float64, correct int) {
 	w1, w2 := n.W1(w), n.W2(w)
 	J, L := n.J, n.L
 	e := &ws.ev
@@ -136,9 +156,16 @@ func (n Net) evalGroups(w []float64, img *datasets.Images, lo, hi int, g *groups
 		}
 	}
 	// Groups go to the kernels panelBatch at a time (W1 as panels of 8
-	// columns, kernels.GatherPanels4) or, for J%8 != 0 and in the pure-Go
+	// columns, kernels.GatherPanels4; in Float32 of 16, padded to them,
+	// kernels.GatherPanels4F32) or, for J%8 != 0 and in the pure-Go
 	// fallback (whose Axpys are faster over whole rows), one by one.
-	panels := kernels.Accelerated() && J%8 == 0 && len(w1) == n.K*J
+	f32 := p == Float32
+	panels := !f32 && kernels.Accelerated() && J%8 == 0 && len(w1) == n.K*J
+	Jp := kernels.PanelCols16(J)
+	if f32 {
+		e.wp32 = grow(e.wp32, n.K*Jp)
+		kernels.PackPanels16F32(e.wp32, w1, n.K, J)
+	}
 	if panels {
 		e.wp = grow(e.wp, n.K*J)
 		kernels.PackPanels8(e.wp, w1, n.K, J)
@@ -147,25 +174,38 @@ func (n Net) evalGroups(w []float64, img *datasets.Images, lo, hi int, g *groups
 	for q0 := 0; q0 < ng; q0 += panelBatch {
 		q1 := min(q0+panelBatch, ng)
 		a, b := g.start[q0], g.start[q1]
-		e.x = grow(e.x, 4*int(b-a))
-		for i, v := range g.vals[4*a : 4*b] {
-			e.x[i] = pixel[v]
-		}
 		e.z, e.ez = grow(e.z, 4*J*(q1-q0)), grow(e.ez, 4*J*(q1-q0))
-		if panels {
-			e.st = grow(e.st, q1-q0+1)
-			for i := range e.st {
-				e.st[i] = g.start[q0+i] - a
-			}
-			kernels.GatherPanels4(e.z, e.wp, n.K, J, e.st, g.rows[a:b], e.x)
-		} else {
-			for q := q0; q < q1; q++ {
-				u0, u1 := g.start[q]-a, g.start[q+1]-a
-				kernels.GatherGemm4(e.z[4*J*(q-q0):4*J*(q-q0+1)], w1, g.rows[a+u0:a+u1], e.x[4*u0:4*u1])
-			}
+		e.st = grow(e.st, q1-q0+1)
+		for i := range e.st {
+			e.st[i] = g.start[q0+i] - a
 		}
-		for i, v := range e.z {
-			e.ez[i] = -v
+		if f32 {
+			e.x32 = grow(e.x32, 4*int(b-a))
+			kernels.BytesF32(e.x32, g.vals[4*a:4*b], inv255)
+			e.z32 = grow(e.z32, 4*Jp*(q1-q0))
+			kernels.GatherPanels4F32(e.z32, e.wp32, n.K, Jp, e.st, g.rows[a:b], e.x32)
+			for i := range 4 * (q1 - q0) {
+				z, ez := e.z[i*J:i*J+J], e.ez[i*J:i*J+J]
+				for j, v := range e.z32[i*Jp : i*Jp+J] {
+					z[j], ez[j] = float64(v), -float64(v)
+				}
+			}
+		} else {
+			e.x = grow(e.x, 4*int(b-a))
+			for i, v := range g.vals[4*a : 4*b] {
+				e.x[i] = pixel[v]
+			}
+			if panels {
+				kernels.GatherPanels4(e.z, e.wp, n.K, J, e.st, g.rows[a:b], e.x)
+			} else {
+				for q := q0; q < q1; q++ {
+					u0, u1 := g.start[q]-a, g.start[q+1]-a
+					kernels.GatherGemm4(e.z[4*J*(q-q0):4*J*(q-q0+1)], w1, g.rows[a+u0:a+u1], e.x[4*u0:4*u1])
+				}
+			}
+			for i, v := range e.z {
+				e.ez[i] = -v
+			}
 		}
 		kernels.Exp(e.ez, e.ez)
 		for q := q0; q < q1; q++ {
@@ -176,19 +216,23 @@ func (n Net) evalGroups(w []float64, img *datasets.Images, lo, hi int, g *groups
 				o := e.o[:L]
 				y := int(img.Labels[m])
 				lse := softmax(o, ws.q)
+				e.loss[int(m)-lo] = lse - o[y]
+				if f32 {
+					continue
+				}
 				best := 0
 				for l, v := range o {
 					if v > o[best] {
 						best = l
 					}
 				}
-				e.loss[int(m)-lo], e.hit[int(m)-lo] = lse-o[y], best == y
+				e.hit[int(m)-lo] = best == y
 			}
 		}
 	}
 	for i := range hi - lo {
 		loss += e.loss[i]
-		if e.hit[i] {
+		if !f32 && e.hit[i] {
 			correct++
 		}
 	}
