@@ -7,7 +7,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 )
 
 // MsgKind says which step of Algorithms 1-2 a broadcast asks clients to run.
@@ -182,7 +181,7 @@ type ClientNode struct {
 	// RhoHessian: M_i (row-major d×d) and its Cholesky factor; scr is scratch.
 	useMetric bool
 	metric    []float64
-	mchol     mat.Cholesky
+	mchol     denseChol
 	scr       []float64
 }
 

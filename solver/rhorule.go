@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedcon/fedcon/internal/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -189,9 +190,37 @@ func (c *ClientNode) buildMetric(w []float64) error {
 }
 
 // minv sets dst = M_i⁻¹ x.
-func (c *ClientNode) minv(dst, x []float64) {
-	d := len(x)
-	c.mchol.SolveVecTo(mat.NewVecDense(d, dst), mat.NewVecDense(d, x)) //nolint:errcheck // M_i was factored
+func (c *ClientNode) minv(dst, x []float64) { c.mchol.solve(dst, x) }
+
+// denseChol is a Cholesky factor for many solves: U and its mirror Uᵀ in
+// one row-major array, as kernels.Cholesky leaves them for
+// kernels.CholSolve (gonum's solve for one right-hand side goes through
+// the general Dtrsm, and its factorisation estimates a condition number
+// that nothing here reads).
+type denseChol struct {
+	d int
+	u []float64
+}
+
+// Factorize factors the symmetric h (its upper triangle); it reports
+// false if h is not numerically positive definite.
+func (f *denseChol) Factorize(h *mat.SymDense) bool {
+	raw := h.RawSymmetric()
+	d := raw.N
+	if len(f.u) != d*d {
+		f.u = make([]float64, d*d)
+	}
+	f.d = d
+	for i := 0; i < d; i++ {
+		copy(f.u[i*d+i:(i+1)*d], raw.Data[i*raw.Stride+i:i*raw.Stride+d])
+	}
+	return kernels.Cholesky(f.u, d)
+}
+
+// solve sets dst = H⁻¹x for the factored H.
+func (f *denseChol) solve(dst, x []float64) {
+	copy(dst, x)
+	kernels.CholSolve(f.u, f.d, dst)
 }
 
 // negCurvatureMetric is M_i's eigenvalue per unit of negative curvature of
