@@ -230,11 +230,11 @@ TEXT ·dotAVX(SB), NOSPLIT, $0-56
 	VXORPD Y3, Y3, Y3
 	XORQ   BX, BX
 
-dot16:
+dotAVX16:
 	MOVQ        BX, SI
 	ADDQ        $0x10, SI
 	CMPQ        SI, DX
-	JA          dot4
+	JA          dotAVX4
 	VMOVUPD     (AX)(BX*8), Y4
 	VFMADD231PD (CX)(BX*8), Y4, Y0
 	VMOVUPD     32(AX)(BX*8), Y4
@@ -244,19 +244,19 @@ dot16:
 	VMOVUPD     96(AX)(BX*8), Y4
 	VFMADD231PD 96(CX)(BX*8), Y4, Y3
 	MOVQ        SI, BX
-	JMP         dot16
+	JMP         dotAVX16
 
-dot4:
+dotAVX4:
 	MOVQ        BX, SI
 	ADDQ        $0x04, SI
 	CMPQ        SI, DX
-	JA          dotsum
+	JA          dotAVXsum
 	VMOVUPD     (AX)(BX*8), Y4
 	VFMADD231PD (CX)(BX*8), Y4, Y0
 	MOVQ        SI, BX
-	JMP         dot4
+	JMP         dotAVX4
 
-dotsum:
+dotAVXsum:
 	VADDPD       Y1, Y0, Y0
 	VADDPD       Y3, Y2, Y2
 	VADDPD       Y2, Y0, Y0
@@ -265,15 +265,15 @@ dotsum:
 	VPERMILPD    $0x01, X0, X1
 	VADDSD       X1, X0, X0
 
-dot1:
+dotAVX1:
 	CMPQ        BX, DX
-	JAE         dotret
+	JAE         dotAVXret
 	VMOVSD      (AX)(BX*8), X1
 	VFMADD231SD (CX)(BX*8), X1, X0
 	INCQ        BX
-	JMP         dot1
+	JMP         dotAVX1
 
-dotret:
+dotAVXret:
 	VZEROUPPER
 	MOVSD X0, ret+48(FP)
 	RET
@@ -290,11 +290,11 @@ TEXT ·dotF32AVX(SB), NOSPLIT, $0-56
 	VXORPD Y3, Y3, Y3
 	XORQ   BX, BX
 
-df16:
+dotF32AVX16:
 	MOVQ        BX, SI
 	ADDQ        $0x10, SI
 	CMPQ        SI, DX
-	JA          df4
+	JA          dotF32AVX4
 	VCVTPS2PD   (AX)(BX*4), Y4
 	VFMADD231PD (CX)(BX*8), Y4, Y0
 	VCVTPS2PD   16(AX)(BX*4), Y4
@@ -304,19 +304,19 @@ df16:
 	VCVTPS2PD   48(AX)(BX*4), Y4
 	VFMADD231PD 96(CX)(BX*8), Y4, Y3
 	MOVQ        SI, BX
-	JMP         df16
+	JMP         dotF32AVX16
 
-df4:
+dotF32AVX4:
 	MOVQ        BX, SI
 	ADDQ        $0x04, SI
 	CMPQ        SI, DX
-	JA          dfsum
+	JA          dotF32AVXsum
 	VCVTPS2PD   (AX)(BX*4), Y4
 	VFMADD231PD (CX)(BX*8), Y4, Y0
 	MOVQ        SI, BX
-	JMP         df4
+	JMP         dotF32AVX4
 
-dfsum:
+dotF32AVXsum:
 	VADDPD       Y1, Y0, Y0
 	VADDPD       Y3, Y2, Y2
 	VADDPD       Y2, Y0, Y0
@@ -325,15 +325,15 @@ dfsum:
 	VPERMILPD    $0x01, X0, X1
 	VADDSD       X1, X0, X0
 
-df1:
+dotF32AVX1:
 	CMPQ        BX, DX
-	JAE         dfret
+	JAE         dotF32AVXret
 	VCVTSS2SD   (AX)(BX*4), X5, X5
 	VFMADD231SD (CX)(BX*8), X5, X0
 	INCQ        BX
-	JMP         df1
+	JMP         dotF32AVX1
 
-dfret:
+dotF32AVXret:
 	VZEROUPPER
 	MOVSD X0, ret+48(FP)
 	RET

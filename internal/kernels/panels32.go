@@ -51,16 +51,7 @@ func GatherPanels4F32(z, wp []float32, K, J int, start, rows []int32, x []float3
 	if J%16 != 0 || J < 0 || len(wp) < K*J || len(z) < 4*J*G || len(x) < 4*len(rows) {
 		panic(fmt.Sprintf("kernels: GatherPanels4F32 of %d groups, J = %d: short slices or J%%16 != 0", G, J))
 	}
-	for g := range G {
-		if start[g] < 0 || start[g] > start[g+1] || int(start[g+1]) > len(rows) {
-			panic(fmt.Sprintf("kernels: group %d spans rows [%d, %d) of %d", g, start[g], start[g+1], len(rows)))
-		}
-	}
-	for _, k := range rows[start[0]:start[G]] {
-		if k < 0 || int(k) >= K {
-			panic(fmt.Sprintf("kernels: row %d outside the %d rows", k, K))
-		}
-	}
+	checkGroups(start, rows, K)
 	if J == 0 {
 		return
 	}

@@ -119,6 +119,22 @@ func GatherPanels4(z, wp []float64, K, J int, start, rows []int32, x []float64) 
 	if J%8 != 0 || len(wp) < K*J || len(z) < 4*J*G || len(x) < 4*len(rows) {
 		panic(fmt.Sprintf("kernels: GatherPanels4 of %d groups, J = %d: short slices or J%%8 != 0", G, J))
 	}
+	checkGroups(start, rows, K)
+	if J == 0 {
+		return
+	}
+	if useAVX {
+		gatherPanels4AVX(z, wp, K, J, start, rows, x)
+		return
+	}
+	gatherPanels4Go(z, wp, K, J, start, rows, x)
+}
+
+// checkGroups panics unless groups [start[g], start[g+1]) are runs of
+// rows and every row they take is one of w's K: the panel kernels read w
+// at those rows unchecked.
+func checkGroups(start, rows []int32, K int) {
+	G := len(start) - 1
 	for g := range G {
 		if start[g] < 0 || start[g] > start[g+1] || int(start[g+1]) > len(rows) {
 			panic(fmt.Sprintf("kernels: group %d spans rows [%d, %d) of %d", g, start[g], start[g+1], len(rows)))
@@ -129,14 +145,6 @@ func GatherPanels4(z, wp []float64, K, J int, start, rows []int32, x []float64) 
 			panic(fmt.Sprintf("kernels: row %d outside the %d rows", k, K))
 		}
 	}
-	if J == 0 {
-		return
-	}
-	if useAVX {
-		gatherPanels4AVX(z, wp, K, J, start, rows, x)
-		return
-	}
-	gatherPanels4Go(z, wp, K, J, start, rows, x)
 }
 
 // gatherPanels4Go skips the zero terms, as gatherGemm4Go.

@@ -90,8 +90,8 @@ func constants() {
 func main() {
 	ConstraintExpr("!purego")
 	constants()
-	dot()
-	dotF32()
+	dot("dotAVX", false)
+	dot("dotF32AVX", true)
 	nonZeros()
 	axpy()
 	dotSparse()
@@ -131,111 +131,74 @@ func hsum(v VecVirtual) VecVirtual {
 
 // dot: 16 accumulator lanes (4 YMM) over blocks of 16, then blocks of 4
 // into the first, summed (a0+a1)+(a2+a3) and across lanes by hsum; the
-// last len%4 products are added one by one.
-func dot() {
-	TEXT("dotAVX", NOSPLIT, "func(x, y []float64) float64")
+// last len%4 products are added one by one. With f32 (dotF32AVX) x is
+// float32, widened exactly (VCVTPS2PD) before each fused multiply-add: the
+// products are exact, only the sums round, in the same order.
+func dot(name string, f32 bool) {
+	sig := "func(x, y []float64) float64"
+	xs, xw := 8, 32 // x's bytes per element and per 4 lanes
+	if f32 {
+		sig, xs, xw = "func(x []float32, y []float64) float64", 4, 16
+	}
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
 	x := Load(Param("x").Base(), GP64())
 	y := Load(Param("y").Base(), GP64())
 	n := Load(Param("x").Len(), GP64())
+	load := func(m Mem, v VecVirtual) {
+		if f32 {
+			VCVTPS2PD(m, v)
+		} else {
+			VMOVUPD(m, v)
+		}
+	}
 	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
 	for _, a := range acc {
 		VXORPD(a, a, a)
 	}
 	i := GP64()
 	XORQ(i, i)
-	Label("dot16")
+	Label(name + "16")
 	t := GP64()
 	MOVQ(i, t)
 	ADDQ(Imm(16), t)
 	CMPQ(t, n)
-	JA(LabelRef("dot4"))
+	JA(LabelRef(name + "4"))
 	for k, a := range acc {
 		v := YMM()
-		VMOVUPD(Mem{Base: x, Index: i, Scale: 8, Disp: 32 * k}, v)
+		load(Mem{Base: x, Index: i, Scale: uint8(xs), Disp: xw * k}, v)
 		VFMADD231PD(Mem{Base: y, Index: i, Scale: 8, Disp: 32 * k}, v, a)
 	}
 	MOVQ(t, i)
-	JMP(LabelRef("dot16"))
-	Label("dot4")
+	JMP(LabelRef(name + "16"))
+	Label(name + "4")
 	MOVQ(i, t)
 	ADDQ(Imm(4), t)
 	CMPQ(t, n)
-	JA(LabelRef("dotsum"))
+	JA(LabelRef(name + "sum"))
 	v := YMM()
-	VMOVUPD(Mem{Base: x, Index: i, Scale: 8}, v)
+	load(Mem{Base: x, Index: i, Scale: uint8(xs)}, v)
 	VFMADD231PD(Mem{Base: y, Index: i, Scale: 8}, v, acc[0])
 	MOVQ(t, i)
-	JMP(LabelRef("dot4"))
-	Label("dotsum")
+	JMP(LabelRef(name + "4"))
+	Label(name + "sum")
 	VADDPD(acc[1], acc[0], acc[0])
 	VADDPD(acc[3], acc[2], acc[2])
 	VADDPD(acc[2], acc[0], acc[0])
 	s := hsum(acc[0])
-	Label("dot1")
+	Label(name + "1")
 	CMPQ(i, n)
-	JAE(LabelRef("dotret"))
-	xs := XMM()
-	VMOVSD(Mem{Base: x, Index: i, Scale: 8}, xs)
-	VFMADD231SD(Mem{Base: y, Index: i, Scale: 8}, xs, s)
-	INCQ(i)
-	JMP(LabelRef("dot1"))
-	Label("dotret")
-	VZEROUPPER()
-	Store(s, ReturnIndex(0))
-	RET()
-}
-
-// dotF32: dot's sum with x in float32, widened exactly (VCVTPS2PD) before
-// each fused multiply-add: the products are exact, only the sums round.
-func dotF32() {
-	TEXT("dotF32AVX", NOSPLIT, "func(x []float32, y []float64) float64")
-	Pragma("noescape")
-	x := Load(Param("x").Base(), GP64())
-	y := Load(Param("y").Base(), GP64())
-	n := Load(Param("x").Len(), GP64())
-	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
-	for _, a := range acc {
-		VXORPD(a, a, a)
+	JAE(LabelRef(name + "ret"))
+	x1 := XMM()
+	if f32 {
+		VCVTSS2SD(Mem{Base: x, Index: i, Scale: 4}, x1, x1)
+	} else {
+		VMOVSD(Mem{Base: x, Index: i, Scale: 8}, x1)
 	}
-	i, t := GP64(), GP64()
-	XORQ(i, i)
-	Label("df16")
-	MOVQ(i, t)
-	ADDQ(Imm(16), t)
-	CMPQ(t, n)
-	JA(LabelRef("df4"))
-	for k, a := range acc {
-		v := YMM()
-		VCVTPS2PD(Mem{Base: x, Index: i, Scale: 4, Disp: 16 * k}, v)
-		VFMADD231PD(Mem{Base: y, Index: i, Scale: 8, Disp: 32 * k}, v, a)
-	}
-	MOVQ(t, i)
-	JMP(LabelRef("df16"))
-	Label("df4")
-	MOVQ(i, t)
-	ADDQ(Imm(4), t)
-	CMPQ(t, n)
-	JA(LabelRef("dfsum"))
-	v := YMM()
-	VCVTPS2PD(Mem{Base: x, Index: i, Scale: 4}, v)
-	VFMADD231PD(Mem{Base: y, Index: i, Scale: 8}, v, acc[0])
-	MOVQ(t, i)
-	JMP(LabelRef("df4"))
-	Label("dfsum")
-	VADDPD(acc[1], acc[0], acc[0])
-	VADDPD(acc[3], acc[2], acc[2])
-	VADDPD(acc[2], acc[0], acc[0])
-	s := hsum(acc[0])
-	Label("df1")
-	CMPQ(i, n)
-	JAE(LabelRef("dfret"))
-	xs := XMM()
-	VCVTSS2SD(Mem{Base: x, Index: i, Scale: 4}, xs, xs)
-	VFMADD231SD(Mem{Base: y, Index: i, Scale: 8}, xs, s)
+	VFMADD231SD(Mem{Base: y, Index: i, Scale: 8}, x1, s)
 	INCQ(i)
-	JMP(LabelRef("df1"))
-	Label("dfret")
+	JMP(LabelRef(name + "1"))
+	Label(name + "ret")
 	VZEROUPPER()
 	Store(s, ReturnIndex(0))
 	RET()
