@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fedcon/fedcon/internal/kernels"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -23,7 +23,7 @@ type QPParty struct {
 	D []float64     // length m
 
 	once  sync.Once
-	aFull blas64.General // A in full storage: gonum's Gemv is ~4x faster than Symv
+	aFull blas64.General // A in full storage, for kernels.Gemv (a Symv reads it twice as scattered)
 }
 
 var (
@@ -63,7 +63,8 @@ func (p *QPParty) Eval(w, grad, c, jac []float64) float64 {
 			g = make([]float64, len(w))
 		}
 		p.once.Do(func() { p.aFull = mat.DenseCopyOf(p.A).RawMatrix() })
-		blas64.Gemv(blas.NoTrans, 1, p.aFull, vec(w), 0, vec(g)) // g = Aw
+		clear(g)
+		kernels.Gemv(1, p.aFull.Data, p.aFull.Stride, w, g) // g = Aw
 		f = 0.5 * floats.Dot(w, g)
 		if p.B != nil {
 			f += floats.Dot(p.B, w)
@@ -78,15 +79,13 @@ func (p *QPParty) Eval(w, grad, c, jac []float64) float64 {
 	if p.C != nil {
 		raw := p.C.RawMatrix()
 		copy(c, p.D)
-		blas64.Gemv(blas.NoTrans, 1, raw, vec(w), 1, vec(c))
+		kernels.Gemv(1, raw.Data, raw.Stride, w, c[:raw.Rows])
 		if jac != nil {
 			copy(jac, raw.Data[:raw.Rows*raw.Cols])
 		}
 	}
 	return f
 }
-
-func vec(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
 
 // LCQP is an instance of eq. (84): n clients with (A_i, b_i, C_i, d_i) and a
 // server with (C_0, d_0).

@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 
+	"github.com/fedcon/fedcon/internal/kernels"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 )
@@ -290,6 +291,6 @@ func (s *subproblem) evals() int64 {
 // symv sets y = S x for the full row-major d×d matrix S.
 func symv(s, x, y []float64) {
 	d := len(x)
-	blas64.Gemv(blasNoTrans, 1, blas64.General{Rows: d, Cols: d, Stride: d, Data: s},
-		blas64.Vector{N: d, Inc: 1, Data: x}, 0, blas64.Vector{N: d, Inc: 1, Data: y})
+	clear(y[:d])
+	kernels.Gemv(1, s, d, x, y[:d])
 }

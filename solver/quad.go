@@ -45,7 +45,7 @@ func (c *QuadCache) Len() int {
 // BenchmarkQuadKernels).
 type quadFactor struct {
 	d    int
-	hinv blas64.General // full storage: Gemv is ~4x faster than Symv in gonum at d = 500
+	hinv blas64.General // full storage, for kernels.Gemv
 
 	// Mixed precision for inexact solves (eq. (19) asks only ||∇φ||∞ ≤ ε_{t+1}):
 	// u = -P₃₂·fl₃₂(g) with P₃₂ = fl₃₂(H⁻¹) and float64 accumulation reads half
@@ -318,7 +318,8 @@ func (f *quadFactor) solveLinear(u, g []float64, s *subproblem) {
 		}
 		return
 	}
-	blas64.Gemv(blas.NoTrans, -1, f.hinv, blas64.Vector{N: f.d, Inc: 1, Data: g}, 0, blas64.Vector{N: f.d, Inc: 1, Data: u})
+	clear(u[:f.d])
+	kernels.Gemv(-1, f.hinv.Data, f.hinv.Stride, g[:f.d], u[:f.d])
 }
 
 // subAlpha is the total proximal weight Σ prox_j + σ of s.

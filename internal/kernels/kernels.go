@@ -187,6 +187,23 @@ func badCSR(ptr, col []int, nval, n int) string {
 	return outOfRange(col, n)
 }
 
+// Gemv sets y[i] += alpha·Σ_k a[i·stride+k]·x[k]: y += alpha·A x for the
+// len(y)×len(x) row-major A stored at a with row stride stride, each row
+// by Dot (so in Dot's order). It panics if a is too short.
+func Gemv(alpha float64, a []float64, stride int, x, y []float64) {
+	if len(y) == 0 {
+		return
+	}
+	if stride < 0 {
+		panic("kernels: negative stride")
+	}
+	n := len(x)
+	a = a[:(len(y)-1)*stride+n]
+	for i := range y {
+		y[i] += alpha * Dot(a[i*stride:i*stride+n], x)
+	}
+}
+
 // GemvT sets y[i] += alpha·Σ_k c[k]·a[k·stride+i]: y += alpha·Aᵀc for the
 // len(c)×len(y) row-major A stored at a with row stride stride. Each sum
 // runs over k in order. It panics if a is too short.

@@ -134,6 +134,33 @@ func TestDotF32(t *testing.T) {
 	}
 }
 
+// TestGemv: each y[i] gains alpha times Dot of row i, bit for bit, with
+// strides wider than the rows; a short a panics.
+func TestGemv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct{ m, n, stride int }{{0, 3, 3}, {1, 0, 0}, {1, 1, 1}, {3, 7, 9}, {17, 33, 33}, {40, 200, 203}} {
+		a := buf(rng, (max(c.m, 1)-1)*c.stride+c.n, 0, 1)
+		x, y := buf(rng, c.n, 1, 2), buf(rng, c.m, 2, 3)
+		want := append([]float64(nil), y...)
+		for i := range want {
+			want[i] += -0.5 * Dot(a[i*c.stride:i*c.stride+c.n], x)
+		}
+		Gemv(-0.5, a, c.stride, x, y)
+		checkSentinels(t, y)
+		for i := range y {
+			if y[i] != want[i] {
+				t.Fatalf("%+v: y[%d] = %g, want %g", c, i, y[i], want[i])
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a short matrix did not panic")
+		}
+	}()
+	Gemv(1, make([]float64, 5), 3, make([]float64, 3), make([]float64, 2))
+}
+
 // TestAxpy: the kernel is one fused multiply-add per element (bit-equal to
 // math.FMA); the Go version is within 2 roundings of it.
 func TestAxpy(t *testing.T) {
