@@ -29,7 +29,7 @@ func TestGateDataDir(t *testing.T) {
 	empty := t.TempDir()
 	dir := t.TempDir()
 	f, out, errOut := testFactory()
-	cfg := writeConfig(t, dir, "datasets: [breast-cancer-wisc]\nclients: [2]\nmax_outer: 5\nmax_inner: 20\n")
+	cfg := writeConfig(t, dir, "datasets: [breast-cancer-wisc]\nclients: [2]\nmax_outer: 5\n")
 	if code := run(context.Background(), f, []string{"reproduce", "conic-table2", "--config", cfg, "--data-dir", data, "--out", dir, "--quiet"}); code != 0 {
 		t.Fatalf("reproduce: exit %d (%s)", code, errOut)
 	}

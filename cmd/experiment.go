@@ -88,6 +88,7 @@ func addALFlags(c *cobra.Command) {
 	fl.Float64("relax", 0, "over-relaxation α in (0, 2) of Algorithm 2; 1: none, the paper (default: the preset's)")
 	fl.Float64("outer-relax", 0, "cap on λ of the relaxed outer step (adaptive, in [1, cap]); 0 or 1: the paper's plain step (default: the preset's)")
 	fl.Float64("eps-rel", 0, "cap ε_{t+1} at eps-rel·Σε̃_i/n of the last round; 0: the paper's q^t (default: the preset's)")
+	fl.Bool("polish", false, "finish with the federated KKT polish (Newton on the active set): any --eps1/--eps2, certified by the audit (default: the preset's)")
 }
 
 var alFlagKeys = map[string]string{
@@ -95,7 +96,7 @@ var alFlagKeys = map[string]string{
 	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
 	"subsolver": "subsolver", "r": "r", "rho-rule": "rho_rule", "metric-shift": "metric_shift",
-	"relax": "relax", "eps-rel": "eps_rel", "outer-relax": "outer_relax",
+	"relax": "relax", "eps-rel": "eps_rel", "outer-relax": "outer_relax", "polish": "polish",
 	"clients": "clients", "datasets": "datasets", "admm-start": "admm_start",
 }
 

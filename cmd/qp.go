@@ -25,7 +25,7 @@ var qpMethodFlagKeys = map[string]string{
 }
 
 // qpFlagKeys maps flags to config keys.
-var qpFlagKeys = withFlagKeys(qpMethodFlagKeys, map[string]string{"rng": "rng", "cells": "cells"})
+var qpFlagKeys = withFlagKeys(qpMethodFlagKeys, map[string]string{"rng": "rng", "cells": "cells", "polish": "polish"})
 
 // withFlagKeys returns base plus extra.
 func withFlagKeys(base, extra map[string]string) map[string]string {
@@ -66,6 +66,7 @@ func addQPFlags(c *cobra.Command, o *QPOptions) {
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 10, SBar: 0.1, TrialsHelp: "trials per cell (they differ in w0 only)",
 		SeedHelp: "seed of the instance and w0 streams", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (23)) or measured (authors' QP practice)"})
 	c.Flags().String("rng", "fedcon", "random stream: fedcon, or numpy (the authors' exact instances)")
+	c.Flags().Bool("polish", false, "finish with the federated KKT polish (one Newton step solves the QP's KKT system): any --eps1/--eps2, certified by the audit")
 }
 
 // qpCommand builds a command over the Table 4 preset.

@@ -22,7 +22,7 @@ var serveFlagKeys = map[string]string{
 	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
 	"subsolver": "subsolver", "r": "r", "admm-start": "admm_start",
 	"rho-rule": "rho_rule", "metric-shift": "metric_shift", "relax": "relax", "eps-rel": "eps_rel",
-	"outer-relax": "outer_relax",
+	"outer-relax": "outer_relax", "polish": "polish",
 }
 
 type serveOptions struct {
@@ -179,7 +179,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		if r == nil {
 			return err
 		}
-		res := &fedjob.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.W,
+		res := &fedjob.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), TestStatus: r.Test.String(), W: r.W,
 			Residuals: r.Residuals, Stats: r.Stats, Wall: r.Stats.Runtime.Seconds(), // Solve alone, as served
 			AlgBytes: 8 * (r.Stats.FloatsDown + r.Stats.FloatsUp + r.Stats.DiagFloatsUp)}
 		return serveReport(f, o, res, err)

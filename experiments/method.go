@@ -60,6 +60,11 @@ type MethodConfig struct {
 	// paper's plain step. Omitted from hashes when 0, so the paper's
 	// configurations keep their trial files.
 	OuterRelax float64 `mapstructure:"outer_relax" json:"outer_relax,omitempty"`
+	// Polish finishes Algorithms 1 and 3 with the KKT polish on the
+	// identified active set (solver.ProxAL.Polish): any tolerance, reached
+	// super-linearly, the status still from the audit. Omitted from hashes
+	// when false (the paper).
+	Polish bool `mapstructure:"polish" json:"polish,omitempty"`
 }
 
 // ValidateMethod checks the keys of MethodConfig.
@@ -102,8 +107,8 @@ func (c *MethodConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
 	if c.InnerTest == "measured" {
 		test = solver.InnerTestMeasured
 	}
-	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test, OuterRelax: c.OuterRelax},
-		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar, OuterRelax: c.OuterRelax}
+	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test, OuterRelax: c.OuterRelax, Polish: c.Polish},
+		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar, OuterRelax: c.OuterRelax, Polish: c.Polish}
 }
 
 // ProgressCounter reports finished trials across the cells of a run.

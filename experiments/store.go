@@ -18,7 +18,7 @@ import (
 
 // TrialSchema is the version of the trial file format; files of another
 // schema (or none) are recomputed.
-const TrialSchema = 2
+const TrialSchema = 3
 
 // Store keeps one JSON file per finished trial in Dir, written atomically, so
 // that Ctrl-C or a crash loses no finished trial and a rerun with the same

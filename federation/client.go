@@ -102,6 +102,7 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 	if err != nil {
 		return nil, err
 	}
+	cfg.Party = opt.Party
 	party, dim, err := opt.Load(setup.Job, opt.Party)
 	if err != nil {
 		return nil, fmt.Errorf("federation: load client %d: %w", opt.Party, err)

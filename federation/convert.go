@@ -22,6 +22,8 @@ func kindToPB(k solver.MsgKind) (fedpb.Kind, error) {
 		return fedpb.Kind_KIND_OUTER, nil
 	case solver.MsgAudit:
 		return fedpb.Kind_KIND_AUDIT, nil
+	case solver.MsgPolish:
+		return fedpb.Kind_KIND_POLISH, nil
 	}
 	return 0, fmt.Errorf("federation: unknown message kind %d", k)
 }
@@ -36,13 +38,46 @@ func kindFromPB(k fedpb.Kind) (solver.MsgKind, error) {
 		return solver.MsgOuter, nil
 	case fedpb.Kind_KIND_AUDIT:
 		return solver.MsgAudit, nil
+	case fedpb.Kind_KIND_POLISH:
+		return solver.MsgPolish, nil
 	}
 	return 0, fmt.Errorf("federation: message kind %v is not a round", k)
 }
 
 func broadcastToPB(b *solver.Broadcast) *fedpb.Broadcast {
-	return &fedpb.Broadcast{W: b.W, Eps: b.Eps, NeedEpsTilde: b.NeedEpsTilde, RhoScale: b.RhoScale, Refresh: b.Refresh, Restart: b.Restart,
+	m := &fedpb.Broadcast{W: b.W, Eps: b.Eps, NeedEpsTilde: b.NeedEpsTilde, RhoScale: b.RhoScale, Refresh: b.Refresh, Restart: b.Restart,
 		OuterRelax: b.OuterRelax}
+	for _, mu := range b.Mu {
+		m.Mu = append(m.Mu, mu...)
+		m.MuLen = append(m.MuLen, int32(len(mu)))
+	}
+	return m
+}
+
+// muFromPB splits the concatenated multipliers by their lengths.
+func muFromPB(mu []float64, lens []int32) ([][]float64, error) {
+	if len(lens) == 0 {
+		if len(mu) != 0 {
+			return nil, fmt.Errorf("federation: broadcast mu without lengths")
+		}
+		return nil, nil
+	}
+	out := make([][]float64, len(lens))
+	k := 0
+	for i, l := range lens {
+		if l < 0 || k+int(l) > len(mu) {
+			return nil, fmt.Errorf("federation: broadcast mu_len[%d] = %d does not fit %d values", i, l, len(mu))
+		}
+		out[i] = mu[k : k+int(l)]
+		k += int(l)
+	}
+	if k != len(mu) {
+		return nil, fmt.Errorf("federation: broadcast mu has %d values, its lengths sum to %d", len(mu), k)
+	}
+	if i := firstNaN(mu); i >= 0 {
+		return nil, fmt.Errorf("federation: broadcast mu[%d] is NaN", i)
+	}
+	return out, nil
 }
 
 // broadcastFromPB checks what a client is asked: w of length d, finite.
@@ -60,8 +95,12 @@ func broadcastFromPB(k fedpb.Kind, m *fedpb.Broadcast, d int) (*solver.Broadcast
 	if i := firstNaN(m.W); i >= 0 {
 		return nil, fmt.Errorf("federation: broadcast w[%d] is NaN", i)
 	}
+	mu, err := muFromPB(m.Mu, m.MuLen)
+	if err != nil {
+		return nil, err
+	}
 	return &solver.Broadcast{Kind: kind, W: m.W, Eps: m.Eps, NeedEpsTilde: m.NeedEpsTilde, RhoScale: m.RhoScale, Refresh: m.Refresh, Restart: m.Restart,
-		OuterRelax: m.OuterRelax}, nil
+		OuterRelax: m.OuterRelax, Mu: mu}, nil
 }
 
 // replyToPB copies r into the wire message. ũ_i and M_i are not sent with
@@ -73,7 +112,11 @@ func replyToPB(k solver.MsgKind, r *solver.Reply) *fedpb.ReplyBody {
 		Iterations: int64(r.Iterations), Evals: r.Evals, Missed: r.Missed,
 		Rho: r.Rho,
 	}
-	if k != solver.MsgAudit {
+	switch k {
+	case solver.MsgAudit:
+	case solver.MsgPolish:
+		m.Jac, m.Metric = r.Jac, packUpper(r.Metric, len(r.LagGrad))
+	default:
 		m.UTilde, m.Metric = r.UTilde, packUpper(r.Metric, len(r.UTilde))
 	}
 	return m
@@ -111,8 +154,20 @@ func replyFromPB(dst *solver.Reply, k solver.MsgKind, m *fedpb.ReplyBody, d, mc 
 	if m == nil {
 		return fmt.Errorf("reply without a body")
 	}
-	if k != solver.MsgAudit && len(m.UTilde) != d {
+	if k != solver.MsgAudit && k != solver.MsgPolish && len(m.UTilde) != d {
 		return fmt.Errorf("u_tilde has %d entries, want %d", len(m.UTilde), d)
+	}
+	if k == solver.MsgPolish {
+		noHessian := len(m.LagGrad) == 0 && len(m.Jac) == 0 && len(m.Metric) == 0 // the client cannot polish
+		if !noHessian && (len(m.LagGrad) != d || len(m.Jac) != mc*d || len(m.Metric) != d*(d+1)/2) {
+			return fmt.Errorf("polish reply: lag_grad %d, jac %d, metric %d entries, want %d, %d, %d",
+				len(m.LagGrad), len(m.Jac), len(m.Metric), d, mc*d, d*(d+1)/2)
+		}
+		if len(m.Mu) != 0 && len(m.Mu) != mc {
+			return fmt.Errorf("mu has %d entries, want %d or none", len(m.Mu), mc)
+		}
+	} else if len(m.Jac) != 0 {
+		return fmt.Errorf("jac has %d entries in a %v reply", len(m.Jac), k)
 	}
 	if k == solver.MsgAudit {
 		if len(m.LagGrad) != d {
@@ -122,7 +177,7 @@ func replyFromPB(dst *solver.Reply, k solver.MsgKind, m *fedpb.ReplyBody, d, mc 
 			return fmt.Errorf("mu has %d entries, want %d", len(m.Mu), mc)
 		}
 	}
-	if len(m.C) != mc && (len(m.C) != 0 || k != solver.MsgADMM) {
+	if len(m.C) != mc && (len(m.C) != 0 || (k != solver.MsgADMM && k != solver.MsgPolish)) {
 		return fmt.Errorf("c has %d entries, want %d", len(m.C), mc)
 	}
 	if m.Iterations < 0 || m.Evals < 0 {
@@ -137,7 +192,7 @@ func replyFromPB(dst *solver.Reply, k solver.MsgKind, m *fedpb.ReplyBody, d, mc 
 	for _, v := range []struct {
 		name string
 		x    []float64
-	}{{"u_tilde", m.UTilde}, {"c", m.C}, {"lag_grad", m.LagGrad}, {"mu", m.Mu}, {"metric", m.Metric},
+	}{{"u_tilde", m.UTilde}, {"c", m.C}, {"lag_grad", m.LagGrad}, {"mu", m.Mu}, {"metric", m.Metric}, {"jac", m.Jac},
 		{"eps_tilde", []float64{m.EpsTilde}}, {"primal", []float64{m.Primal}}, {"step_mu", []float64{m.StepMu}},
 		{"f", []float64{m.F}}, {"feas", []float64{m.Feas}}} {
 		if i := firstNaN(v.x); i >= 0 {
@@ -147,7 +202,7 @@ func replyFromPB(dst *solver.Reply, k solver.MsgKind, m *fedpb.ReplyBody, d, mc 
 	*dst = solver.Reply{
 		UTilde: m.UTilde, EpsTilde: m.EpsTilde, Primal: m.Primal, StepMu: m.StepMu,
 		Value:   solver.PartyValue{F: m.F, C: m.C},
-		LagGrad: m.LagGrad, Feas: m.Feas, Mu: m.Mu,
+		LagGrad: m.LagGrad, Feas: m.Feas, Mu: m.Mu, Jac: m.Jac,
 		Iterations: int(m.Iterations), Evals: m.Evals, Missed: m.Missed, Rho: m.Rho,
 	}
 	if len(m.Metric) != 0 {

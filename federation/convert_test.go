@@ -20,15 +20,16 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		typ   reflect.Type
 		known []string
 	}{
-		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale", "Refresh", "Restart", "OuterRelax"}},
-		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Iterations", "Evals", "Missed"}},
+		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale", "Refresh", "Restart", "OuterRelax", "Mu"}},
+		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Jac", "Iterations", "Evals", "Missed"}},
 		{reflect.TypeFor[solver.PartyValue](), []string{"F", "C"}},
 		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "Hessian", "WPrev", "HavePrev", "Rho0", "Metric"}},
 		// A new field of ClientNode is state that a checkpoint may have to
 		// carry (solver.NodeState, node_state.go): decide, then list it.
 		{reflect.TypeFor[solver.ClientNode](), []string{"cfg", "merit", "sub", "quad", "u", "lambda", "g", "reply",
-			"wprev", "havePrev", "rho0", "target", "useMetric", "metric", "mchol", "scr"}},
-		{reflect.TypeFor[solver.ClientConfig](), []string{"Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "AdmmStart", "Rule", "RhoFromCurvature", "Relax", "MetricShift"}},
+			"wprev", "havePrev", "rho0", "target", "useMetric", "metric", "mchol", "scr",
+			"pp"}}, // pp: MsgPolish's reply buffers, no state
+		{reflect.TypeFor[solver.ClientConfig](), []string{"Party", "Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "AdmmStart", "Rule", "RhoFromCurvature", "Relax", "MetricShift"}},
 	} {
 		var fields []string
 		for f := range tc.typ.Fields() {
@@ -53,24 +54,47 @@ func TestReplyRoundTrip(t *testing.T) {
 		Value: solver.PartyValue{F: math.Pi, C: []float64{-2}}, LagGrad: []float64{3, 4, 5}, Feas: 1e-9,
 		Mu: []float64{7}, Iterations: 9, Evals: 11, Missed: true, Rho: 0.25,
 		Metric: []float64{2, 0.5, 0, 0.5, 3, 0.1, 0, 0.1, 4}}
-	for _, k := range []solver.MsgKind{solver.MsgStart, solver.MsgADMM, solver.MsgOuter, solver.MsgAudit} {
+	for _, k := range []solver.MsgKind{solver.MsgStart, solver.MsgADMM, solver.MsgOuter, solver.MsgAudit, solver.MsgPolish} {
 		var out solver.Reply
+		in := in
+		if k == solver.MsgPolish {
+			in.Jac = []float64{0.5, -1, 2}
+		}
 		if err := replyFromPB(&out, k, replyToPB(k, &in), 3, 1); err != nil {
 			t.Fatalf("kind %d: %v", k, err)
 		}
 		want := in
-		if k == solver.MsgAudit {
+		switch k {
+		case solver.MsgAudit:
 			want.UTilde, want.Metric = nil, nil // not sent: the server ignores them
+		case solver.MsgPolish:
+			want.UTilde = nil
 		}
 		if !reflect.DeepEqual(out, want) {
 			t.Errorf("kind %d: got %+v, want %+v", k, out, want)
 		}
 	}
-	b := solver.Broadcast{Kind: solver.MsgADMM, W: []float64{1, 2}, Eps: 0.3, NeedEpsTilde: true, RhoScale: 2, Refresh: true, Restart: true, OuterRelax: 1.8}
-	k, _ := kindToPB(b.Kind)
-	got, err := broadcastFromPB(k, broadcastToPB(&b), 2)
-	if err != nil || !reflect.DeepEqual(*got, b) {
-		t.Errorf("broadcast: got %+v, %v; want %+v", got, err, b)
+	for _, b := range []solver.Broadcast{
+		{Kind: solver.MsgADMM, W: []float64{1, 2}, Eps: 0.3, NeedEpsTilde: true, RhoScale: 2, Refresh: true, Restart: true, OuterRelax: 1.8},
+		{Kind: solver.MsgPolish, W: []float64{1, 2}, Mu: [][]float64{{}, {0.5}, {1, -2}}},
+		{Kind: solver.MsgAudit, W: []float64{1, 2}, Mu: [][]float64{{3}, {}, {1e-300}}},
+	} {
+		k, _ := kindToPB(b.Kind)
+		got, err := broadcastFromPB(k, broadcastToPB(&b), 2)
+		if err != nil || !reflect.DeepEqual(*got, b) {
+			t.Errorf("broadcast: got %+v, %v; want %+v", got, err, b)
+		}
+	}
+	for _, bad := range []*fedpb.Broadcast{
+		{W: []float64{1, 2}, Mu: []float64{1}},
+		{W: []float64{1, 2}, Mu: []float64{1}, MuLen: []int32{2}},
+		{W: []float64{1, 2}, Mu: []float64{1, 2}, MuLen: []int32{1}},
+		{W: []float64{1, 2}, Mu: []float64{1}, MuLen: []int32{-1, 2}},
+		{W: []float64{1, 2}, Mu: []float64{math.NaN()}, MuLen: []int32{1}},
+	} {
+		if _, err := broadcastFromPB(fedpb.Kind_KIND_POLISH, bad, 2); err == nil {
+			t.Errorf("broadcast mu %v, lengths %v accepted", bad.Mu, bad.MuLen)
+		}
 	}
 }
 
@@ -103,6 +127,7 @@ func TestBadReplyRefused(t *testing.T) {
 		{"metric size", func(r *fedpb.Reply) { r.Body.Metric = make([]float64, 9) }, "metric has 9 entries, want 6"},
 		{"NaN metric", func(r *fedpb.Reply) { r.Body.Metric = []float64{1, 0, 0, 1, 0, math.NaN()} }, "metric[5] is NaN"},
 		{"negative rho", func(r *fedpb.Reply) { r.Body.Rho = -1 }, "rho = -1"},
+		{"jac in an ADMM reply", func(r *fedpb.Reply) { r.Body.Jac = []float64{1} }, "jac has 1 entries"},
 		{"good metric", func(r *fedpb.Reply) { r.Body.Metric = []float64{1, 0, 0, 1, 0, 1}; r.Body.Rho = 2 }, ""},
 	} {
 		r := good()

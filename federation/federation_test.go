@@ -203,6 +203,18 @@ func TestLoopbackSameAnswer(t *testing.T) {
 		}()},
 		{"np-admm-start-w0", func() *fedjob.FedJob { j := npJob(3, "newton", 3); j.NP.AdmmStart = "w0"; return j }()},
 		{"qp-measured-test", func() *fedjob.FedJob { j := qpJob(3, 20, 2); j.QP.InnerTest = "measured"; return j }()},
+		// The KKT polish: its rounds (evaluation only) and the audit that
+		// commits the polished multipliers cross the wire like any other.
+		{"qp-polish", func() *fedjob.FedJob {
+			j := qpJob(3, 20, 2)
+			j.QP.Polish, j.QP.Eps1, j.QP.Eps2 = true, 1e-9, 1e-9
+			return j
+		}()},
+		{"np-hessian-polish", func() *fedjob.FedJob {
+			j := npRule(3, "hessian")
+			j.NP.MaxOuter, j.NP.Polish, j.NP.Eps1, j.NP.Eps2 = 100, true, 1e-8, 1e-8
+			return j
+		}()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needData(t, tc.job)

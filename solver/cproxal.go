@@ -24,16 +24,22 @@ type CProxAL struct {
 	Smooth SmoothSolver
 	// Cache, if non-nil, shares the exact factorisation across Solve calls.
 	Cache *QuadCache
+	// Polish and PolishFrom are ProxAL's: the KKT polish, here with all
+	// parties' data at hand.
+	Polish     bool
+	PolishFrom float64
 }
 
 type cproxRun struct {
-	s      *Settings
-	sub    *subproblem
-	merits []*merit // index 0 = server
-	quad   *quadFactor
-	smooth SmoothSolver
-	g      []float64
-	iters  int
+	s        *Settings
+	sub      *subproblem
+	merits   []*merit // index 0 = server
+	quad     *quadFactor
+	smooth   SmoothSolver
+	g        []float64
+	iters    int
+	beta     float64
+	polishes int // polish Newton iterations
 }
 
 func (m *CProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings) (*Result, error) {
@@ -72,12 +78,28 @@ func (m *CProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings
 	}
 	res := &Result{}
 	w := append([]float64(nil), w0...)
+	r.beta = beta
 	loop := &outerLoop{s: s, beta: beta, sbar: sbar, relax: m.OuterRelax, res: res}
+	canPolish := m.Polish && polishable(append([]Party{p.Server}, p.Clients...), true)
+	if canPolish {
+		loop.polishFrom = orDefault(m.PolishFrom, DefaultPolishFrom)
+		loop.polish = func(ctx context.Context) (bool, error) { return r.polish(ctx, res, w) }
+	}
 	res, err := loop.run(ctx, r, w, func() (int, int64, int64) { return 0, 0, 0 })
 	res.W = w
 	res.Stats.LocalIterations = r.iters
 	if err == nil && res.Status != Diverged {
 		err = r.audit(res, w)
+		if err == nil && canPolish && !res.Polished && !withinEps(res.Residuals, s) {
+			var ok bool
+			if ok, err = r.polish(context.WithoutCancel(ctx), res, w); ok && err == nil {
+				err = r.audit(res, w)
+			}
+		}
+	}
+	res.Stats.PolishIterations = r.polishes
+	if err == nil {
+		certify(res, s)
 	}
 	res.Stats.Evaluations = r.sub.evals()
 	return res, err
@@ -114,6 +136,7 @@ func (r *cproxRun) step(ctx context.Context, k int, tau, lambda float64, w []flo
 
 // audit computes the Definition 1 residuals and the final values at w.
 func (r *cproxRun) audit(res *Result, w []float64) error {
+	res.Objective, res.Parties, res.Mu = 0, nil, nil
 	g := make([]float64, len(w))
 	var feas float64
 	for i, m := range r.merits {
@@ -132,4 +155,40 @@ func (r *cproxRun) audit(res *Result, w []float64) error {
 	}
 	res.Residuals = Residuals{Stationarity: normInf(g), Feasibility: feas}
 	return nil
+}
+
+// polish runs the KKT polish from w on the parties' data directly; on
+// success it writes the polished point into w and the parties' μ_i.
+func (r *cproxRun) polish(ctx context.Context, res *Result, w []float64) (bool, error) {
+	cones := make([]Cone, len(r.merits))
+	parts := make([]polishPart, len(r.merits))
+	for i, m := range r.merits {
+		cones[i] = m.cone
+	}
+	oracle := func(_ context.Context, x []float64, mu [][]float64) ([]polishPart, [][]float64, error) {
+		var own [][]float64
+		for i, m := range r.merits {
+			mi := m.mu
+			if mu != nil {
+				mi = mu[i]
+			} else {
+				own = append(own, m.mu)
+			}
+			if err := polishPartOf(m, x, mi, &parts[i]); err != nil {
+				return nil, nil, fmt.Errorf("party %d: %w", i, err)
+			}
+		}
+		return parts, own, nil
+	}
+	pr, err := polishKKT(ctx, len(w), w, cones, r.beta, r.s.Eps1, r.s.Eps2, oracle)
+	r.polishes += pr.Iterations
+	if err != nil || !pr.OK {
+		return false, err
+	}
+	copy(w, pr.W)
+	for i, m := range r.merits {
+		copy(m.mu, pr.Mu[i])
+	}
+	res.Polished = true
+	return true, nil
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -23,7 +24,12 @@ const (
 	MsgOuter
 	// MsgAudit sends the returned w: clients reply ∇f_i + ∇c_i μ_i and their
 	// Definition 1 feasibility residual (a check, not part of the algorithm).
+	// With Broadcast.Mu (a polished point) each client first adopts its μ_i.
 	MsgAudit
+	// MsgPolish sends (w, μ): clients reply their KKT data there (∇f_i +
+	// ∇c_iμ_i, c_i, ∇c_i and ∇²f_i + Σ_j μ_ij∇²c_ij), changing no state.
+	// Without Broadcast.Mu they use their own μ_i and send it.
+	MsgPolish
 )
 
 // Broadcast is what the server sends to every client in one round.
@@ -51,10 +57,20 @@ type Broadcast struct {
 	// step: clients set μ_i to Proj_{K_i*}(μ_i^k + λ(μ_i^{k+1} - μ_i^k)) and
 	// the proximal centre to w^k + λ(W - w^k), and start Algorithm 2 there.
 	OuterRelax float64
+	// Mu (MsgPolish, MsgAudit), if non-nil, are every party's multipliers,
+	// index 0 the server's: client i reads Mu[i].
+	Mu [][]float64
 }
 
 // floats is the number of algorithm floats in b.
 func (b *Broadcast) floats() int64 {
+	if b.Kind == MsgPolish || b.Kind == MsgAudit {
+		n := int64(len(b.W))
+		for _, m := range b.Mu {
+			n += int64(len(m))
+		}
+		return n
+	}
 	if b.Kind == MsgOuter && b.OuterRelax != 0 {
 		return int64(len(b.W)) + 1
 	}
@@ -83,10 +99,12 @@ type Reply struct {
 
 	StepMu float64 // ||μ_i^{k+1} - μ_i^k||_∞ (MsgOuter)
 	Value  PartyValue
-	// LagGrad, Feas and Mu answer MsgAudit.
+	// LagGrad, Feas and Mu answer MsgAudit; LagGrad, Value, Jac, Metric
+	// (the Lagrangian's Hessian) and, when asked, Mu answer MsgPolish.
 	LagGrad []float64
 	Feas    float64
 	Mu      []float64
+	Jac     []float64
 	// Local costs of this step.
 	Iterations int
 	Evals      int64
@@ -111,6 +129,9 @@ func (r *Reply) floats(k MsgKind) (alg, diag int64) {
 		return n, 0
 	case MsgOuter:
 		return int64(len(r.UTilde)) + 1 + r.rhoFloats() + r.metricFloats(), diag
+	case MsgPolish:
+		d := int64(len(r.LagGrad))
+		return 1 + int64(len(r.Value.C)) + d + int64(len(r.Jac)) + d*(d+1)/2 + int64(len(r.Mu)), 0
 	default: // MsgAudit
 		return 0, diag + int64(len(r.LagGrad)+len(r.Mu)) + 1
 	}
@@ -143,6 +164,8 @@ type Transport interface {
 
 // ClientConfig is what a client needs to run its side of Algorithms 1-2.
 type ClientConfig struct {
+	// Party is the client's number, 1..n: its index in Broadcast.Mu.
+	Party   int
 	Dim     int
 	Parties int       // n + 1: the proximal share is 1/((n+1)β), eq. (14)
 	Beta    float64   // β
@@ -183,6 +206,7 @@ type ClientNode struct {
 	metric    []float64
 	mchol     denseChol
 	scr       []float64
+	pp        polishPart // MsgPolish's reply buffers
 }
 
 // NewClientNode returns client party p's node.
@@ -219,7 +243,7 @@ func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
 func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 	r := &c.reply
 	r.Iterations, r.Evals, r.Missed = 0, 0, false
-	r.Metric = nil
+	r.Metric, r.Jac = nil, nil
 	ev0 := c.merit.passes()
 	var err error
 	switch b.Kind {
@@ -256,7 +280,14 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 		}
 		err = c.outer(b.W, lambda)
 	case MsgAudit:
-		err = c.audit(b.W)
+		if b.Mu != nil {
+			err = c.adoptMu(b.Mu)
+		}
+		if err == nil {
+			err = c.audit(b.W)
+		}
+	case MsgPolish:
+		err = c.polish(b.W, b.Mu)
 	default:
 		err = fmt.Errorf("solver: unknown message kind %d", b.Kind)
 	}
@@ -471,6 +502,50 @@ func (c *ClientNode) audit(w []float64) error {
 	c.reply.Feas = c.merit.lagrangianGrad(c.reply.LagGrad)
 	c.reply.Value = c.merit.value()
 	c.reply.Mu = c.Mu()
+	return nil
+}
+
+// ownMu returns this client's entry of every party's multipliers mu.
+func (c *ClientNode) ownMu(mu [][]float64) ([]float64, error) {
+	p := c.cfg.Party
+	if p < 1 || p >= len(mu) || len(mu[p]) != c.merit.m {
+		return nil, fmt.Errorf("solver: client %d: multipliers for %d parties (or of the wrong length)", p, len(mu))
+	}
+	return mu[p], nil
+}
+
+// adoptMu sets μ_i from a polished point (the audit that commits it).
+func (c *ClientNode) adoptMu(mu [][]float64) error {
+	own, err := c.ownMu(mu)
+	if err != nil {
+		return err
+	}
+	copy(c.merit.mu, own)
+	return nil
+}
+
+// polish answers MsgPolish: the KKT data at (w, μ_i), μ_i from mu or, when
+// mu is nil, the client's own (then also sent).
+func (c *ClientNode) polish(w []float64, mu [][]float64) error {
+	own := c.merit.mu
+	c.reply.Mu = nil
+	if mu != nil {
+		var err error
+		if own, err = c.ownMu(mu); err != nil {
+			return err
+		}
+	} else {
+		c.reply.Mu = c.Mu()
+	}
+	if err := polishPartOf(c.merit, w, own, &c.pp); err != nil {
+		if errors.Is(err, errNoHessian) {
+			c.reply.LagGrad, c.reply.Jac, c.reply.Value = nil, nil, PartyValue{} // the server gives up the polish
+			return nil
+		}
+		return err
+	}
+	c.reply.LagGrad, c.reply.Jac, c.reply.Metric = c.pp.LagGrad, c.pp.Jac, c.pp.Hess
+	c.reply.Value = PartyValue{F: c.pp.F, C: c.pp.C}
 	return nil
 }
 

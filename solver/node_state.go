@@ -119,7 +119,7 @@ func (m *ProxAL) ClientConfig(i, n, d int, s *Settings) (ClientConfig, error) {
 		mu = m.Mu0[i+1]
 	}
 	s = s.withDefaults()
-	return ClientConfig{Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mu,
+	return ClientConfig{Party: i + 1, Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mu,
 		Smooth: m.Smooth, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart,
 		Rule: m.Rule, RhoFromCurvature: m.RhoStart == RhoStartCurvature, Relax: m.Relax, MetricShift: m.MetricShift}, nil
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -97,7 +98,23 @@ type ProxAL struct {
 	// Transport, if non-nil, reaches the clients (e.g. over a network); nil
 	// means in-process goroutines built from Problem.Clients.
 	Transport Transport
+	// Polish, if true, finishes with the federated KKT polish (polish.go):
+	// test (11) first stops at max(ε, PolishFrom), then Newton on the
+	// identified active set; if its point is not certified within
+	// (ε1, ε2), the proximal AL iteration goes on with ten times smaller
+	// tolerances and polishes again. Default false: the paper. Needs
+	// orthant or zero cones and Hessians (HessianParty or QuadraticParty).
+	Polish bool
+	// PolishFrom is the tolerance of test (11) at which the polish is
+	// first tried (default DefaultPolishFrom); at most ε it is never tried
+	// before the run's own end.
+	PolishFrom float64
 }
+
+// DefaultPolishFrom is where the polish is first tried: the papers'
+// tolerance, where the proximal AL iterate has identified the active set
+// on every problem of their tables.
+const DefaultPolishFrom = 1e-3
 
 // RhoStart selects the first value of ρ_i.
 type RhoStart int
@@ -224,6 +241,8 @@ type proxALRun struct {
 	best     []float64
 	bestCert float64
 	restart  bool
+	// polishedMu are every party's multipliers at a polished point.
+	polishedMu [][]float64
 }
 
 // Matrix penalties are refreshed when the certificate fell by less than
@@ -276,7 +295,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 				return nil, err
 			}
 			node, err := NewClientNode(c, ClientConfig{
-				Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mi,
+				Party: i + 1, Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mi,
 				Smooth: m.smooth(), Cache: m.Cache, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart,
 				Rule: m.Rule, RhoFromCurvature: m.RhoStart == RhoStartCurvature, Relax: m.Relax, MetricShift: m.MetricShift,
 			})
@@ -314,14 +333,30 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 		return nil, err
 	}
 	loop := &outerLoop{s: s, beta: beta, sbar: sbar, relax: m.OuterRelax, res: r.res}
+	canPolish := m.Polish && polishable(append([]Party{p.Server}, p.Clients...), m.Transport == nil)
+	if canPolish {
+		loop.polishFrom = orDefault(m.PolishFrom, DefaultPolishFrom)
+		loop.polish = func(ctx context.Context) (bool, error) { return r.polish(ctx, w) }
+	}
 	res, err := loop.run(ctx, r, w, func() (int, int64, int64) {
 		return r.res.Stats.Rounds, r.res.Stats.FloatsDown, r.res.Stats.FloatsUp
 	})
 	res.W = w
-	res.Stats.LocalIterations, res.Stats.LocalMisses, res.Stats.Restarts = r.localIter, r.misses, r.restarts
 	if err == nil && res.Status != Diverged {
 		// One diagnostic round, also when the deadline has passed.
 		err = r.audit(context.WithoutCancel(ctx), w)
+		if err == nil && canPolish && !res.Polished && !withinEps(res.Residuals, s) {
+			// The run ended uncertified (a cap, or test (11) without the
+			// audit): polish, and audit again if that certified a point.
+			var ok bool
+			if ok, err = r.polish(context.WithoutCancel(ctx), w); ok && err == nil {
+				err = r.audit(context.WithoutCancel(ctx), w)
+			}
+		}
+	}
+	res.Stats.LocalIterations, res.Stats.LocalMisses, res.Stats.Restarts = r.localIter, r.misses, r.restarts
+	if err == nil {
+		certify(res, s)
 	}
 	res.Stats.Evaluations = r.evals + r.server.passes()
 	return res, err
@@ -335,8 +370,11 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 	}
 	st := &r.res.Stats
 	st.Rounds++
-	if b.Kind != MsgAudit { // the audit's w is already held by every client
+	switch {
+	case b.Kind != MsgAudit:
 		st.FloatsDown += int64(r.n) * b.floats()
+	case b.Mu != nil: // the audit's w is already held; committed multipliers are not
+		st.FloatsDown += int64(r.n) * (b.floats() - int64(len(b.W)))
 	}
 	for i, rep := range reps {
 		alg, diag := rep.floats(b.Kind)
@@ -717,10 +755,16 @@ func (r *proxALRun) serverStep(eps float64) (float64, error) {
 // through one diagnostic round.
 func (r *proxALRun) audit(ctx context.Context, w []float64) error {
 	res := r.res
-	reps, err := r.exchange(ctx, &Broadcast{Kind: MsgAudit, W: w})
+	b := &Broadcast{Kind: MsgAudit, W: w}
+	if res.Polished {
+		b.Mu = r.polishedMu // committed: every party adopts its μ_i
+		copy(r.server.mu, r.polishedMu[0])
+	}
+	reps, err := r.exchange(ctx, b)
 	if err != nil {
 		return err
 	}
+	res.Objective, res.Parties, res.Mu = 0, nil, nil
 	if err := r.server.eval(w, true); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
@@ -739,4 +783,65 @@ func (r *proxALRun) audit(ctx context.Context, w []float64) error {
 	}
 	res.Residuals = Residuals{Stationarity: normInf(g), Feasibility: feas}
 	return nil
+}
+
+// polish runs the KKT polish from w through the transport (one round per
+// Newton iteration, counted like any other); on success it writes the
+// polished point into w, keeps its multipliers for the committing audit
+// and marks the result. The clients' algorithm state is untouched, so a
+// failed polish lets the outer iteration go on where it was.
+func (r *proxALRun) polish(ctx context.Context, w []float64) (bool, error) {
+	cones := make([]Cone, r.n+1)
+	cones[0] = r.server.cone
+	for i, c := range r.p.Clients {
+		cones[i+1] = c.Cone()
+	}
+	var srv polishPart
+	oracle := func(ctx context.Context, x []float64, mu [][]float64) ([]polishPart, [][]float64, error) {
+		b := &Broadcast{Kind: MsgPolish, W: x, Mu: mu}
+		reps, err := r.exchange(ctx, b)
+		if err != nil {
+			return nil, nil, err
+		}
+		mu0 := r.server.mu
+		if mu != nil {
+			mu0 = mu[0]
+		}
+		if err := polishPartOf(r.server, x, mu0, &srv); err != nil {
+			return nil, nil, fmt.Errorf("server: %w", err)
+		}
+		parts := make([]polishPart, 0, r.n+1)
+		parts = append(parts, srv)
+		var own [][]float64
+		if mu == nil {
+			own = append(own, r.server.mu)
+		}
+		for i, rep := range reps {
+			m := coneDim(cones[i+1])
+			if rep.Metric == nil && rep.LagGrad == nil {
+				return nil, nil, fmt.Errorf("client %d: %w", i+1, errNoHessian)
+			}
+			if len(rep.LagGrad) != r.d || len(rep.Value.C) != m || len(rep.Jac) != m*r.d || len(rep.Metric) != r.d*r.d ||
+				(mu == nil && len(rep.Mu) != m) {
+				return nil, nil, fmt.Errorf("client %d: polish reply of the wrong shape", i+1)
+			}
+			parts = append(parts, polishPart{F: rep.Value.F, LagGrad: rep.LagGrad, C: rep.Value.C, Jac: rep.Jac, Hess: rep.Metric})
+			if mu == nil {
+				own = append(own, rep.Mu)
+			}
+		}
+		return parts, own, nil
+	}
+	pr, err := polishKKT(ctx, r.d, w, cones, r.beta, r.s.Eps1, r.s.Eps2, oracle)
+	r.res.Stats.PolishIterations += pr.Iterations
+	if errors.Is(err, errNoHessian) {
+		return false, nil
+	}
+	if err != nil || !pr.OK {
+		return false, err
+	}
+	copy(w, pr.W)
+	r.polishedMu = pr.Mu
+	r.res.Polished = true
+	return true, nil
 }

@@ -13,8 +13,15 @@ type Result struct {
 	Objective float64
 	// Parties are f_i(W) and c_i(W) per party (index 0 = server).
 	Parties []PartyValue
-	// Status says how the run ended.
+	// Status is the certificate: what holds at W by the recomputed
+	// Residuals (see certify); Test is what the run's own stopping test
+	// said before that audit.
 	Status Status
+	// Test is the status the iteration itself reached: Converged when test
+	// (11) stopped it, else the cap or interruption that did.
+	Test Status
+	// Polished reports that W and Mu come from the KKT polish (ProxAL.Polish).
+	Polished bool
 	// Residuals are the KKT residuals of Definition 1 at (W, Mu).
 	Residuals Residuals
 	// Stats are the run's costs.
@@ -52,6 +59,9 @@ type Stats struct {
 	// final KKT audit is recomputed either way. cProx-AL counts such a
 	// subproblem in InnerCapHits.
 	LocalMisses int `json:"local_misses"`
+	// PolishIterations counts the KKT polish's Newton iterations (one
+	// round each for Algorithm 1; ProxAL.Polish).
+	PolishIterations int `json:"polish_iterations,omitempty"`
 	// Restarts counts Algorithm 2 calls restarted from their best iterate
 	// after the certificate diverged (RhoHessian's safeguard).
 	Restarts int `json:"admm_restarts,omitempty"`

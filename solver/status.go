@@ -9,16 +9,19 @@ type Status int
 const (
 	// NotTerminated: the run has not ended.
 	NotTerminated Status = iota
-	// Converged: test (11) held and the last subproblem met (10), so by
-	// Theorem 2 the output is an (ε1, ε2)-optimal solution (Definition 1).
+	// Converged: Definition 1's residuals, recomputed at the returned
+	// point, are within (ε1, ε2), and the subproblem that produced it met
+	// its test (10) (or the point came from the KKT polish, which has no
+	// subproblem). The status is the certificate: nothing else sets it.
 	Converged
-	// ConvergedInaccurate: the outer cap was hit, but test (11) held with
-	// tolerances 10·(ε1, ε2) at the last iterate.
+	// ConvergedInaccurate: the run stopped without test (11) (a cap) and the
+	// recomputed residuals are within 10·(ε1, ε2), not within (ε1, ε2).
 	ConvergedInaccurate
-	// OuterIterationLimit: Settings.MaxOuter outer iterations without (11).
+	// OuterIterationLimit: Settings.MaxOuter outer iterations, and the
+	// recomputed residuals are above 10·(ε1, ε2).
 	OuterIterationLimit
-	// InnerIterationLimit: test (11) held but the last subproblem stopped at
-	// its inner cap without certificate (10).
+	// InnerIterationLimit: the last subproblem stopped at its inner cap
+	// without certificate (10); the residuals say how far the point is.
 	InnerIterationLimit
 	// RuntimeLimit: Settings.Runtime elapsed.
 	RuntimeLimit
@@ -27,6 +30,9 @@ const (
 	Diverged
 	// Canceled: the context was canceled.
 	Canceled
+	// Uncertified: the run's own test (11) stopped it, but Definition 1's
+	// residuals recomputed at the returned point exceed (ε1, ε2).
+	Uncertified
 )
 
 var statusTable = [...]struct {
@@ -41,6 +47,7 @@ var statusTable = [...]struct {
 	RuntimeLimit:        {"RuntimeLimit", true},
 	Diverged:            {"Diverged", true},
 	Canceled:            {"Canceled", true},
+	Uncertified:         {"Uncertified", true},
 }
 
 func (s Status) String() string {

@@ -184,7 +184,7 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 		}
 		*run.dst = proxal.QPAlg{
 			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
-			Status: r.Status, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(),
+			Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(),
 		}
 		if tr.Exact {
 			run.dst.DistOpt = proxal.DistInf(r.W, wstar)

@@ -99,9 +99,11 @@ type FedRun struct {
 
 // remoteParty stands for a client whose data stay in its process: the
 // server only counts it.
-type remoteParty struct{}
+type remoteParty struct{ cone solver.Cone }
 
-func (remoteParty) Cone() solver.Cone { return nil }
+// Cone is the client's constraint cone as the job defines it: the KKT
+// polish needs each party's kind of constraint (never its data).
+func (p remoteParty) Cone() solver.Cone { return p.cone }
 
 // Eval is never called: with a Transport, Algorithm 1 reaches clients only
 // through it. NaN would end a run that did (status Diverged).
@@ -114,6 +116,9 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 		return nil, err
 	}
 	run := &FedRun{problem: &solver.Problem{}}
+	// The clients' cones, as their parties define them (problems.NPClient,
+	// FairParty, QPParty).
+	clientCones := make([]solver.Cone, j.N)
 	switch j.Problem {
 	case "drfl":
 		return nil, &experiments.ConfigError{Field: "problem", Value: j.Problem, Reason: "a DRFL job has no proximal AL server side (DRFLServer)"}
@@ -131,6 +136,9 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 			run.Method.AdmmStart = run.W0
 		}
 		run.Settings = j.NP.Settings(workers)
+		for i := range clientCones {
+			clientCones[i] = solver.NonNeg(1)
+		}
 	case "fair":
 		ds, err := datasets.Load(j.Dataset, dirs)
 		if err != nil {
@@ -145,19 +153,27 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 		run.W0 = experiments.StartPoint(j.Fair.W0, j.Fair.RNG, j.Fair.Seed, j.Trial, j.Dim)
 		run.Method, _ = j.Fair.Methods()
 		run.Settings = j.Fair.Settings(workers)
+		for i := range clientCones {
+			clientCones[i] = solver.NonNeg(2)
+		}
 	case "qp":
 		inst, err := proxal.QPInstance(j.QP, j.N, j.Dim, j.M)
 		if err != nil {
 			return nil, err
 		}
 		run.problem.Server = inst.Server
+		for i, c := range inst.Clients {
+			if i < len(clientCones) {
+				clientCones[i] = c.Cone()
+			}
+		}
 		run.W0 = proxal.QPStart(j.QP, j.Trial, j.Dim)
 		run.Method, _ = j.QP.QPMethods(solver.NewQuadCache())
 		run.Settings = j.QP.Settings(workers)
 	}
 	run.problem.Dim = j.Dim
-	for range j.N {
-		run.problem.Clients = append(run.problem.Clients, remoteParty{})
+	for i := range j.N {
+		run.problem.Clients = append(run.problem.Clients, remoteParty{cone: clientCones[i]})
 	}
 	return run, nil
 }

@@ -31,13 +31,15 @@ type ServeOptions struct {
 
 // ServeResult is a served run: what the result file holds (no credentials).
 type ServeResult struct {
-	RunID     string           `json:"run_id"`
-	Job       *FedJob          `json:"job"`
-	Status    string           `json:"status"` // solver status, or ClientLost
-	Error     string           `json:"error,omitempty"`
-	W         []float64        `json:"w"` // the last committed outer iterate
-	Residuals solver.Residuals `json:"kkt_residuals"`
-	Stats     solver.Stats     `json:"stats"`
+	RunID  string  `json:"run_id"`
+	Job    *FedJob `json:"job"`
+	Status string  `json:"status"` // solver status (the certificate), or ClientLost
+	// TestStatus is what the run's own stopping test said (solver.Result.Test).
+	TestStatus string           `json:"test_status,omitempty"`
+	Error      string           `json:"error,omitempty"`
+	W          []float64        `json:"w"` // the last committed outer iterate
+	Residuals  solver.Residuals `json:"kkt_residuals"`
+	Stats      solver.Stats     `json:"stats"`
 	// AlgBytes is 8 bytes per float the algorithm counts; WireDown/WireUp
 	// are the protobuf bytes sent and received (under gRPC/HTTP2/TLS framing).
 	AlgBytes int64   `json:"algorithm_bytes"`
@@ -149,6 +151,7 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	out.WireDown, out.WireUp = srv.WireBytes()
 	if res != nil {
 		out.Status, out.W, out.Residuals, out.Stats = res.Status.String(), res.W, res.Residuals, res.Stats
+		out.TestStatus = res.Test.String()
 		out.AlgBytes = 8 * (res.Stats.FloatsDown + res.Stats.FloatsUp + res.Stats.DiagFloatsUp)
 	}
 	if errors.Is(err, federation.ErrClientLost) {

@@ -176,10 +176,13 @@ type ClassAlg struct {
 	// (constraint) mean logistic losses at the returned w. For fairness,
 	// Loss0 is the client's mean loss and Loss1 its loss disparity, index 0
 	// then being the server.
-	Loss0     []float64        `json:"loss0"`
-	Loss1     []float64        `json:"loss1"`
-	Objective float64          `json:"objective"`
+	Loss0     []float64 `json:"loss0"`
+	Loss1     []float64 `json:"loss1"`
+	Objective float64   `json:"objective"`
+	// Status is the certificate at the returned point (Definition 1's
+	// residuals recomputed there); Test is what the run's own test said.
 	Status    solver.Status    `json:"status"`
+	Test      solver.Status    `json:"test_status"`
 	Residuals solver.Residuals `json:"kkt_residuals"`
 	Stats     solver.Stats     `json:"stats"`
 	Wall      float64          `json:"wall_seconds"`
@@ -361,7 +364,7 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 		if err != nil {
 			return tr, err
 		}
-		a := ClassAlg{Status: r.Status, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds()}
+		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds()}
 		for _, c := range cell.clients {
 			a.Loss0 = append(a.Loss0, c.Loss0(r.W))
 			a.Loss1 = append(a.Loss1, c.Loss1(r.W))

@@ -60,8 +60,11 @@ type QPAlg struct {
 	DistOpt   float64 `json:"dist_to_optimum_inf"`
 	// ObjBand bounds |f(w) - f*| from the KKT residuals at w by convexity:
 	// ||r||₂·||w - w*||₂ + max(||μ||₁, ||ν*||₁)·||Cw + d||_∞ with r = ∇f + Cᵀμ.
-	ObjBand   float64          `json:"objective_kkt_band"`
+	ObjBand float64 `json:"objective_kkt_band"`
+	// Status is the certificate at the returned point; Test is what the
+	// run's own test said (see solver.Result).
 	Status    solver.Status    `json:"status"`
+	Test      solver.Status    `json:"test_status"`
 	Residuals solver.Residuals `json:"kkt_residuals"`
 	Stats     solver.Stats     `json:"stats"`
 	Wall      float64          `json:"wall_seconds"`
@@ -303,7 +306,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 		}
 		*run.dst = QPAlg{
 			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
-			DistOpt: DistInf(r.W, wstar), Status: r.Status, Residuals: r.Residuals,
+			DistOpt: DistInf(r.W, wstar), Status: r.Status, Test: r.Test, Residuals: r.Residuals,
 			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W,
 		}
 		var mu1, dist2 float64

@@ -174,7 +174,7 @@ func TestStoreRecomputesInvalidFiles(t *testing.T) {
 		{"stats block missing", func(_, tr map[string]any) { delete(tr["cprox"].(map[string]any), "stats") }, "trial.cprox.stats missing"},
 		{"trial null", func(f, _ map[string]any) { f["trial"] = nil }, "trial: want an object"},
 		{"no schema (older format)", func(f, _ map[string]any) { delete(f, "schema") }, "no trial schema"},
-		{"future schema", func(f, _ map[string]any) { f["schema"] = experiments.TrialSchema + 1 }, "trial schema 3"},
+		{"future schema", func(f, _ map[string]any) { f["schema"] = experiments.TrialSchema + 1 }, "trial schema 4"},
 		{"seed missing", func(f, _ map[string]any) { delete(f, "seed") }, "file.seed missing"},
 		{"version missing", func(f, _ map[string]any) { delete(f, "fedcon_version") }, "file.fedcon_version missing"},
 		{"another key", func(f, _ map[string]any) { f["key"] = "n2-d10-m1-t01" }, "key"},
@@ -275,7 +275,7 @@ func FuzzDecodeTrial(f *testing.F) {
 	f.Add(valid)
 	f.Add(valid[:len(valid)/2])
 	f.Add(bytes.Replace(valid, []byte(`"objective": `), []byte(`"objective": null, "x": `), 1))
-	f.Add([]byte(`{"schema": 2, "config_hash": "h", "key": "n1-d6-m1-t00", "trial": {}}`))
+	f.Add([]byte(`{"schema": 3, "config_hash": "h", "key": "n1-d6-m1-t00", "trial": {}}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var tr QPTrial

@@ -38,6 +38,7 @@ const (
 	Kind_KIND_DONE        Kind = 5
 	Kind_KIND_DRFL_ROUND  Kind = 6 // DRFL's Algorithm 1, line 11: (v, z_s) -> (v̂_s, r_s)
 	Kind_KIND_DRFL_REPORT Kind = 7 // DRFL's final report: f_s(v)
+	Kind_KIND_POLISH      Kind = 8 // the KKT polish: the party's KKT data at (w, μ), no state change
 )
 
 // Enum value maps for Kind.
@@ -51,6 +52,7 @@ var (
 		5: "KIND_DONE",
 		6: "KIND_DRFL_ROUND",
 		7: "KIND_DRFL_REPORT",
+		8: "KIND_POLISH",
 	}
 	Kind_value = map[string]int32{
 		"KIND_UNSPECIFIED": 0,
@@ -61,6 +63,7 @@ var (
 		"KIND_DONE":        5,
 		"KIND_DRFL_ROUND":  6,
 		"KIND_DRFL_REPORT": 7,
+		"KIND_POLISH":      8,
 	}
 )
 
@@ -836,14 +839,19 @@ func (x *DrflRound) GetZ() float64 {
 }
 
 type Broadcast struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	W             []float64              `protobuf:"fixed64,1,rep,packed,name=w,proto3" json:"w,omitempty"`
-	Eps           float64                `protobuf:"fixed64,2,opt,name=eps,proto3" json:"eps,omitempty"`
-	NeedEpsTilde  bool                   `protobuf:"varint,3,opt,name=need_eps_tilde,json=needEpsTilde,proto3" json:"need_eps_tilde,omitempty"`
-	RhoScale      float64                `protobuf:"fixed64,4,opt,name=rho_scale,json=rhoScale,proto3" json:"rho_scale,omitempty"`
-	Refresh       bool                   `protobuf:"varint,5,opt,name=refresh,proto3" json:"refresh,omitempty"`
-	Restart       bool                   `protobuf:"varint,6,opt,name=restart,proto3" json:"restart,omitempty"`                          // MsgADMM: start Algorithm 2 afresh at w (the server's safeguard)
-	OuterRelax    float64                `protobuf:"fixed64,7,opt,name=outer_relax,json=outerRelax,proto3" json:"outer_relax,omitempty"` // MsgOuter: λ of a relaxed outer step; 0: plain
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	W            []float64              `protobuf:"fixed64,1,rep,packed,name=w,proto3" json:"w,omitempty"`
+	Eps          float64                `protobuf:"fixed64,2,opt,name=eps,proto3" json:"eps,omitempty"`
+	NeedEpsTilde bool                   `protobuf:"varint,3,opt,name=need_eps_tilde,json=needEpsTilde,proto3" json:"need_eps_tilde,omitempty"`
+	RhoScale     float64                `protobuf:"fixed64,4,opt,name=rho_scale,json=rhoScale,proto3" json:"rho_scale,omitempty"`
+	Refresh      bool                   `protobuf:"varint,5,opt,name=refresh,proto3" json:"refresh,omitempty"`
+	Restart      bool                   `protobuf:"varint,6,opt,name=restart,proto3" json:"restart,omitempty"`                          // MsgADMM: start Algorithm 2 afresh at w (the server's safeguard)
+	OuterRelax   float64                `protobuf:"fixed64,7,opt,name=outer_relax,json=outerRelax,proto3" json:"outer_relax,omitempty"` // MsgOuter: λ of a relaxed outer step; 0: plain
+	// KIND_POLISH and KIND_AUDIT: every party's μ_i (party 0, the server,
+	// first), concatenated; mu_len[i] is party i's length. Empty: the
+	// clients' own μ_i (an audit then commits nothing).
+	Mu            []float64 `protobuf:"fixed64,8,rep,packed,name=mu,proto3" json:"mu,omitempty"`
+	MuLen         []int32   `protobuf:"varint,9,rep,packed,name=mu_len,json=muLen,proto3" json:"mu_len,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -925,6 +933,20 @@ func (x *Broadcast) GetOuterRelax() float64 {
 		return x.OuterRelax
 	}
 	return 0
+}
+
+func (x *Broadcast) GetMu() []float64 {
+	if x != nil {
+		return x.Mu
+	}
+	return nil
+}
+
+func (x *Broadcast) GetMuLen() []int32 {
+	if x != nil {
+		return x.MuLen
+	}
+	return nil
 }
 
 type Reply struct {
@@ -1121,6 +1143,7 @@ type ReplyBody struct {
 	Missed        bool                   `protobuf:"varint,12,opt,name=missed,proto3" json:"missed,omitempty"`
 	Metric        []float64              `protobuf:"fixed64,13,rep,packed,name=metric,proto3" json:"metric,omitempty"` // M_i's upper triangle, row by row; empty when not sent
 	Rho           float64                `protobuf:"fixed64,14,opt,name=rho,proto3" json:"rho,omitempty"`
+	Jac           []float64              `protobuf:"fixed64,15,rep,packed,name=jac,proto3" json:"jac,omitempty"` // KIND_POLISH: ∇c_i, m_i×d row by row
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1251,6 +1274,13 @@ func (x *ReplyBody) GetRho() float64 {
 		return x.Rho
 	}
 	return 0
+}
+
+func (x *ReplyBody) GetJac() []float64 {
+	if x != nil {
+		return x.Jac
+	}
+	return nil
 }
 
 // Checkpoint is a client's state file: written after every answered round,
@@ -1517,7 +1547,7 @@ const file_federation_proto_rawDesc = "" +
 	"\x04drfl\x18\x05 \x01(\v2\x1f.fedcon.federation.v1.DrflRoundR\x04drfl\"'\n" +
 	"\tDrflRound\x12\f\n" +
 	"\x01v\x18\x01 \x03(\x01R\x01v\x12\f\n" +
-	"\x01z\x18\x02 \x01(\x01R\x01z\"\xc3\x01\n" +
+	"\x01z\x18\x02 \x01(\x01R\x01z\"\xea\x01\n" +
 	"\tBroadcast\x12\f\n" +
 	"\x01w\x18\x01 \x03(\x01R\x01w\x12\x10\n" +
 	"\x03eps\x18\x02 \x01(\x01R\x03eps\x12$\n" +
@@ -1526,7 +1556,9 @@ const file_federation_proto_rawDesc = "" +
 	"\arefresh\x18\x05 \x01(\bR\arefresh\x12\x18\n" +
 	"\arestart\x18\x06 \x01(\bR\arestart\x12\x1f\n" +
 	"\vouter_relax\x18\a \x01(\x01R\n" +
-	"outerRelax\"\xfa\x01\n" +
+	"outerRelax\x12\x0e\n" +
+	"\x02mu\x18\b \x03(\x01R\x02mu\x12\x15\n" +
+	"\x06mu_len\x18\t \x03(\x05R\x05muLen\"\xfa\x01\n" +
 	"\x05Reply\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05round\x18\x02 \x01(\x03R\x05round\x12.\n" +
@@ -1543,7 +1575,7 @@ const file_federation_proto_rawDesc = "" +
 	"iterations\x18\x04 \x01(\x03R\n" +
 	"iterations\x12\x19\n" +
 	"\bcap_hits\x18\x05 \x01(\x03R\acapHits\x12\x12\n" +
-	"\x04loss\x18\x06 \x01(\x01R\x04loss\"\xc5\x02\n" +
+	"\x04loss\x18\x06 \x01(\x01R\x04loss\"\xd7\x02\n" +
 	"\tReplyBody\x12\x17\n" +
 	"\au_tilde\x18\x01 \x03(\x01R\x06uTilde\x12\x1b\n" +
 	"\teps_tilde\x18\x02 \x01(\x01R\bepsTilde\x12\x16\n" +
@@ -1561,7 +1593,8 @@ const file_federation_proto_rawDesc = "" +
 	"\x05evals\x18\v \x01(\x03R\x05evals\x12\x16\n" +
 	"\x06missed\x18\f \x01(\bR\x06missed\x12\x16\n" +
 	"\x06metric\x18\r \x03(\x01R\x06metric\x12\x10\n" +
-	"\x03rho\x18\x0e \x01(\x01R\x03rho\"\xb7\x01\n" +
+	"\x03rho\x18\x0e \x01(\x01R\x03rho\x12\x10\n" +
+	"\x03jac\x18\x0f \x03(\x01R\x03jac\"\xb7\x01\n" +
 	"\n" +
 	"Checkpoint\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
@@ -1581,7 +1614,7 @@ const file_federation_proto_rawDesc = "" +
 	"\thave_prev\x18\t \x01(\bR\bhavePrev\x12\x12\n" +
 	"\x04rho0\x18\n" +
 	" \x01(\x01R\x04rho0\x12\x16\n" +
-	"\x06metric\x18\v \x03(\x01R\x06metric*\x95\x01\n" +
+	"\x06metric\x18\v \x03(\x01R\x06metric*\xa6\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
@@ -1593,7 +1626,8 @@ const file_federation_proto_rawDesc = "" +
 	"KIND_AUDIT\x10\x04\x12\r\n" +
 	"\tKIND_DONE\x10\x05\x12\x13\n" +
 	"\x0fKIND_DRFL_ROUND\x10\x06\x12\x14\n" +
-	"\x10KIND_DRFL_REPORT\x10\a2]\n" +
+	"\x10KIND_DRFL_REPORT\x10\a\x12\x0f\n" +
+	"\vKIND_POLISH\x10\b2]\n" +
 	"\n" +
 	"Federation\x12O\n" +
 	"\aSession\x12\x1f.fedcon.federation.v1.ClientMsg\x1a\x1f.fedcon.federation.v1.ServerMsg(\x010\x01B+Z)github.com/fedcon/fedcon/federation/fedpbb\x06proto3"
