@@ -288,12 +288,37 @@ func TestSweep(t *testing.T) {
 	if !strings.Contains(out.String(), "beta") {
 		t.Errorf("stdout lacks the table")
 	}
+	// One axis setting two keys: each point has both at its value (the
+	// manifest's configuration says so), and the csv names the axis.
+	joint := write("joint", "preset: table4\nbase: {cells: [[2, 10, 1]], trials: 1}\nsweep:\n  eps1=eps2: [1.0e-3, 1.0e-7]\n")
+	if code := run(context.Background(), f, []string{"sweep", joint, "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("joint axis: exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Points []struct {
+			Config struct{ Eps1, Eps2 float64 }
+			QPRows []struct {
+				KKT1 [2]float64 `json:"kkt_max_alg1"`
+			} `json:"qp_rows"`
+		}
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "sweep-joint", "sweep-joint.json"))
+	if err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Points) != 2 {
+		t.Fatalf("joint sweep json: %v\n%s", err, b)
+	}
+	for i, want := range []float64{1e-3, 1e-7} {
+		p := doc.Points[i]
+		if p.Config.Eps1 != want || p.Config.Eps2 != want || len(p.QPRows) != 1 || p.QPRows[0].KKT1[0] > want || p.QPRows[0].KKT1[1] > want {
+			t.Errorf("point %d: %+v, want eps1 = eps2 = %g and KKT residuals within it", i, p, want)
+		}
+	}
 	for name, body := range map[string]string{
-		"badkey":  "preset: table4\nsweep:\n  betta: [1]\n",
-		"badval":  "preset: table4\nbase: {cells: [[2, 10, 1]]}\nsweep:\n  beta: [1, -1]\n",
-		"badpre":  "preset: nope\nsweep:\n  beta: [1]\n",
-		"empty":   "preset: table4\nsweep:\n  beta: []\n",
-		"unknown": "preset: table4\nsweeps:\n  beta: [1]\n",
+		"badjoint": "preset: table4\nsweep:\n  eps1=epsx: [1e-3]\n",
+		"badkey":   "preset: table4\nsweep:\n  betta: [1]\n",
+		"badval":   "preset: table4\nbase: {cells: [[2, 10, 1]]}\nsweep:\n  beta: [1, -1]\n",
+		"badpre":   "preset: nope\nsweep:\n  beta: [1]\n",
+		"empty":    "preset: table4\nsweep:\n  beta: []\n",
+		"unknown":  "preset: table4\nsweeps:\n  beta: [1]\n",
 	} {
 		errOut.Reset()
 		if code := run(context.Background(), f, []string{"sweep", write(name, body), "--out", dir}); code != 2 {

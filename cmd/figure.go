@@ -155,11 +155,16 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		p.Add(l)
 		p.Legend.Add(h.Name, l)
 	}
-	if allIntegers(pn) {
+	if allIntegers(pn) && !pn.XLog {
 		p.X.Tick.Marker = intTicks{}
 	}
 	if pn.YMax > 0 {
 		ymax = math.Min(ymax, pn.YMax)
+	}
+	if pn.XLog && xmin > 0 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Min, p.X.Max = xmin/1.5, xmax*1.5
 	}
 	if pn.YLog && ymin > 0 {
 		p.Y.Scale = plot.LogScale{}

@@ -47,7 +47,9 @@ under trials/<key=value,...>/, so an interrupted sweep resumes.
   base: {datasets: [breast-cancer-wisc], clients: [5], trials: 2}
   sweep:
     beta: [10, 100, 300, 1000]
-    rho: [0.01, 1]`,
+    rho: [0.01, 1]
+
+An axis named k1=k2 sets both keys to each of its values (eps1=eps2: [1e-3, 1e-6]).`,
 		Example: "  fedcon sweep configs/sweeps/np-beta.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -105,8 +107,10 @@ func readSweep(path string) (*sweepFile, []experiments.SweepAxis, error) {
 	var axes []experiments.SweepAxis
 	for i := 0; i+1 < len(sf.Sweep.Content); i += 2 {
 		k := sf.Sweep.Content[i].Value
-		if err := check(k); err != nil {
-			return nil, nil, err
+		for _, kk := range strings.Split(k, "=") { // "eps1=eps2": one axis setting both keys
+			if err := check(kk); err != nil {
+				return nil, nil, err
+			}
 		}
 		var vals []any
 		if err := sf.Sweep.Content[i+1].Decode(&vals); err != nil || len(vals) == 0 {
@@ -147,13 +151,15 @@ func checkSweepTypes(path string, data []byte, preset string) error {
 		case "sweep":
 			for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
 				k, vals := v.Content[j].Value, v.Content[j+1]
-				ft, ok := keys[k]
-				if !ok || vals.Kind != yaml.SequenceNode {
-					continue // named by readSweep
-				}
-				for _, x := range vals.Content {
-					if err = checkNode(x, ft, k); err != nil {
-						break
+				for _, kk := range strings.Split(k, "=") {
+					ft, ok := keys[kk]
+					if !ok || vals.Kind != yaml.SequenceNode {
+						continue // named by readSweep
+					}
+					for _, x := range vals.Content {
+						if err = checkNode(x, ft, kk); err != nil {
+							break
+						}
 					}
 				}
 			}
@@ -179,7 +185,9 @@ func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any
 		co.overrides[k] = v
 	}
 	for i, ax := range axes {
-		co.overrides[ax.Key] = p[i]
+		for _, k := range strings.Split(ax.Key, "=") {
+			co.overrides[k] = p[i]
+		}
 	}
 	var cfg interface {
 		Validate() error
@@ -267,6 +275,11 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 		res.Points = append(res.Points, pr)
 		if !o.Quiet && !f.IO.ErrTTY {
 			fmt.Fprintf(f.IO.ErrOut, "%s: point %d/%d %s done (%d trials, %d reused)\n", name, i+1, len(points), slug, c.Reused+c.Computed, c.Reused)
+		}
+	}
+	if fig, ok := res.ScalingFigure(); ok && runErr == nil && out.shard == nil {
+		if _, err := renderFigure(fig, filepath.Join(out.dir, name+"-scaling")); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return out.tables(res, []*experiments.Table{res.Table()}, runErr)

@@ -19,8 +19,9 @@ type Panel struct {
 	// YMax, if > 0, caps the y axis (curves are clipped): a transient spike
 	// must not flatten the rest.
 	YMax float64 `json:"y_max,omitempty"`
-	// YLog draws the y axis in log scale (positive data only).
+	// YLog and XLog draw an axis in log scale (positive data only).
 	YLog bool `json:"y_log,omitempty"`
+	XLog bool `json:"x_log,omitempty"`
 }
 
 // Series is a curve with an optional band (Lo, Hi) around it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/fedcon/fedcon/internal/kernels"
 	"gonum.org/v1/gonum/mat"
@@ -228,6 +229,11 @@ func polishKKT(ctx context.Context, d int, w0 []float64, cones []Cone, beta, eps
 	}
 	r, norm2 := kkt(parts, mu, active)
 	tw, tmu, tact := make([]float64, d), cloneMu(mu), cloneActive(active)
+	// Non-monotone acceptance (Grippo, Lampariello and Lucidi 1986): a step
+	// must lower ||F|| below the largest of the last polishMemory values,
+	// not the last one. A constraint entering the active set raises ||F||
+	// by its violation, and the monotone rule then crawls with tiny steps.
+	recent := []float64{norm2}
 	for it := 0; ; it++ {
 		if s := score(r); s < score(best.Residuals) {
 			best = polishResult{W: append([]float64(nil), w...), Mu: cloneMu(mu), Residuals: r}
@@ -282,7 +288,7 @@ func polishKKT(ctx context.Context, d int, w0 []float64, cones []Cone, beta, eps
 				return best, err
 			}
 			tr, tnorm2 := kkt(tparts, tmu, tact)
-			if tnorm2 <= (1-1e-4*alpha)*norm2 {
+			if tnorm2 <= (1-1e-4*alpha)*slices.Max(recent) {
 				copy(w, tw)
 				mu, tmu = tmu, mu
 				active, tact = tact, active
@@ -302,13 +308,20 @@ func polishKKT(ctx context.Context, d int, w0 []float64, cones []Cone, beta, eps
 			}
 		}
 		_, norm2 = kkt(parts, mu, active)
+		if recent = append(recent, norm2); len(recent) > polishMemory {
+			recent = recent[1:]
+		}
 	}
 	best.OK = best.W != nil && best.Residuals.Stationarity <= eps1 && best.Residuals.Feasibility <= eps2
 	return best, nil
 }
 
-// polishMaxBacktrack caps the halvings of one Newton step.
-const polishMaxBacktrack = 8
+// polishMaxBacktrack caps the halvings of one Newton step; polishMemory
+// is the window of the non-monotone acceptance.
+const (
+	polishMaxBacktrack = 8
+	polishMemory       = 5
+)
 
 func cloneActive(a [][]bool) [][]bool {
 	out := make([][]bool, len(a))

@@ -78,3 +78,60 @@ func (s *SweepResult) axisNames() string {
 	}
 	return strings.Join(names, " × ")
 }
+
+// ScalingFigure draws, for a sweep whose base lists several client counts
+// of a classification preset, rounds (Algorithm 1), passes over client data
+// and wall time against n on log-log axes: one colour per swept point and
+// data set, Algorithm 1 solid, cProx-AL dashed. ok is false when there is
+// nothing to draw (a QP sweep, or one n per point).
+func (s *SweepResult) ScalingFigure() (fig *experiments.Figure, ok bool) {
+	panels := []experiments.Panel{
+		{Title: "communication rounds (Algorithm 1)", XLabel: "clients n", YLabel: "rounds"},
+		{Title: "passes over client data", XLabel: "clients n", YLabel: "passes"},
+		{Title: "wall time per trial", XLabel: "clients n", YLabel: "seconds"},
+	}
+	color := 0
+	for _, p := range s.Points {
+		byDS := map[string][]ClassRow{}
+		var order []string
+		for _, r := range p.ClassRows {
+			if _, seen := byDS[r.Dataset]; !seen {
+				order = append(order, r.Dataset)
+			}
+			byDS[r.Dataset] = append(byDS[r.Dataset], r)
+		}
+		for _, ds := range order {
+			rows := byDS[ds]
+			if len(rows) < 2 {
+				continue
+			}
+			label := ds
+			for i, ax := range s.Axes {
+				label += fmt.Sprintf(", %s %v", ax.Key, p.Values[i])
+			}
+			series := func(name, dash string, y func(ClassRow) float64) experiments.Series {
+				sr := experiments.Series{Name: name, Color: color, Dash: dash}
+				for _, r := range rows {
+					if v := y(r); v > 0 {
+						sr.X, sr.Y = append(sr.X, float64(r.N)), append(sr.Y, v)
+					}
+				}
+				return sr
+			}
+			panels[0].Series = append(panels[0].Series, series("A1 "+label, "", func(r ClassRow) float64 { return r.Rounds1.Mean }))
+			panels[1].Series = append(panels[1].Series, series("A1 "+label, "", func(r ClassRow) float64 { return r.Passes1.Mean }),
+				series("cP "+label, "dash", func(r ClassRow) float64 { return r.PassesC.Mean }))
+			panels[2].Series = append(panels[2].Series, series("A1 "+label, "", func(r ClassRow) float64 { return r.Wall1.Mean }),
+				series("cP "+label, "dash", func(r ClassRow) float64 { return r.WallC.Mean }))
+			color++
+		}
+	}
+	if color == 0 {
+		return nil, false
+	}
+	for i := range panels {
+		panels[i].XLog, panels[i].YLog = true, true
+	}
+	return &experiments.Figure{Title: fmt.Sprintf("sweep over %s (preset %s): cost of a certified answer against n, means over trials", s.axisNames(), s.Preset),
+		Panels: panels}, true
+}
