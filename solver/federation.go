@@ -176,8 +176,9 @@ type ClientConfig struct {
 	MaxIter int // cap of the local smooth solver per step
 	// AdmmStart, if non-nil, is w̃0 of every Algorithm 2 call (see ProxAL.AdmmStart).
 	AdmmStart []float64
-	// Rule, Relax and MetricShift are ProxAL's fields of the same names;
-	// RhoFromCurvature is ProxAL.RhoStart == RhoStartCurvature.
+	// Rule and Relax are ProxAL's fields of the same names, MetricShift
+	// the client's share ProxAL.MetricShift/n, and RhoFromCurvature is
+	// ProxAL.RhoStart == RhoStartCurvature.
 	Rule             RhoRule
 	RhoFromCurvature bool
 	Relax            float64

@@ -65,8 +65,11 @@ type ProxAL struct {
 	// Relax is the over-relaxation α ∈ (0, 2) of the clients' steps
 	// (default 1: none, the paper).
 	Relax float64
-	// MetricShift is σ ≥ 0 in M_i = ∇²P_i(w̃^0) + σI (RhoHessian only);
-	// zero means none: P_i's proximal share already makes M_i positive definite.
+	// MetricShift is σ ≥ 0 in M_i = ∇²P_i(w̃^0) + (σ/n)I (RhoHessian
+	// only): the shift is split across the n clients as their objectives
+	// split the loss, so it stays in proportion to each client's
+	// curvature whatever n (docs/rho-rules.md, "The shift"). Zero means
+	// none: P_i's proximal share already makes M_i positive definite.
 	MetricShift float64
 	// OuterRelax is λ ∈ (0, 2) of the relaxed proximal point step
 	// (Eckstein and Bertsekas 1992): the next centre is (w^k, μ^k) +
@@ -297,7 +300,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 			node, err := NewClientNode(c, ClientConfig{
 				Party: i + 1, Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mi,
 				Smooth: m.smooth(), Cache: m.Cache, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart,
-				Rule: m.Rule, RhoFromCurvature: m.RhoStart == RhoStartCurvature, Relax: m.Relax, MetricShift: m.MetricShift,
+				Rule: m.Rule, RhoFromCurvature: m.RhoStart == RhoStartCurvature, Relax: m.Relax, MetricShift: m.MetricShift / float64(n),
 			})
 			if err != nil {
 				return nil, fmt.Errorf("client %d: %w", i+1, err)
