@@ -7,6 +7,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/federation"
 )
 
 // Exit codes: the one table that maps outcomes to process status.
@@ -42,12 +43,15 @@ func exitCode(err error) int {
 	var dfe *datasets.FileError
 	var dre *datasets.RequestError
 	var dpe *datasets.ParseError
+	var cert *federation.CertError
+	var hs *federation.HandshakeError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &fe), errors.As(err, &ce), errors.As(err, &dfe), errors.As(err, &dre), errors.As(err, &dpe):
+	case errors.As(err, &fe), errors.As(err, &ce), errors.As(err, &dfe), errors.As(err, &dre), errors.As(err, &dpe),
+		errors.As(err, &cert), errors.As(err, &hs):
 		return exitUsage
 	default:
 		return exitFailure

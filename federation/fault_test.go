@@ -224,8 +224,11 @@ func TestClientLost(t *testing.T) {
 			if res == nil && ce.Round > 1 || res != nil && len(res.W) != job.Dim {
 				t.Errorf("result %+v: want the last committed iterate", res)
 			}
-			f.srv.Close()
-			<-c1
+			// The surviving client must not take the run for a success.
+			f.srv.Abort(err)
+			if cerr := <-c1; !errors.Is(cerr, federation.ErrRunFailed) || !contains(cerr, "client 2") {
+				t.Errorf("surviving client: %v, want ErrRunFailed naming client 2", cerr)
+			}
 		})
 	}
 }

@@ -3,11 +3,15 @@ package fedjob
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"time"
+
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/federation"
@@ -115,6 +119,10 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 		certs = ""
 	}
 	creds, err := federation.ServerCredentials(certs)
+	var ce *federation.CertError
+	if errors.As(err, &ce) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, &experiments.ConfigError{Field: "certs", Value: o.Certs, Reason: err.Error()}
 	}
@@ -134,6 +142,7 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 		defer cancel()
 	}
 	if err := srv.WaitJoined(jctx); err != nil {
+		srv.Abort(err)
 		return nil, err
 	}
 	log("run %s: %d clients joined", o.RunID, job.N)
@@ -157,7 +166,11 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	if err != nil {
 		out.Error = err.Error()
 	}
-	srv.Close()
+	if err != nil {
+		srv.Abort(err) // the clients exit non-zero too
+	} else {
+		srv.Close()
+	}
 	// Let the clients read the end of the run, but not wait on a hung one.
 	stopped := make(chan struct{})
 	go func() { g.GracefulStop(); close(stopped) }()
@@ -223,9 +236,26 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 	if o.Insecure {
 		certs = ""
 	}
-	creds, err := federation.ClientCredentials(certs, o.Party, o.ServerName)
+	tlsCfg, err := federation.ClientTLSConfig(certs, o.Party, o.ServerName)
+	var ce *federation.CertError
+	if errors.As(err, &ce) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, &experiments.ConfigError{Field: "certs", Value: o.Certs, Reason: err.Error()}
+	}
+	creds := insecure.NewCredentials()
+	if tlsCfg != nil {
+		creds = credentials.NewTLS(tlsCfg)
+	}
+	// A refused certificate or a transport mismatch is reported at once,
+	// not after the connect timeout.
+	start := time.Now()
+	if err := awaitServer(ctx, o.Server, tlsCfg, o.ConnectTimeout); err != nil {
+		return nil, err
+	}
+	if o.ConnectTimeout > 0 {
+		o.ConnectTimeout = max(o.ConnectTimeout-time.Since(start), time.Millisecond)
 	}
 	conn, err := federation.Dial(o.Server, creds)
 	if err != nil {
@@ -261,4 +291,30 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 	}
 	return federation.RunClient(ctx, conn, federation.ClientOptions{Party: o.Party, Load: load, LoadDRFL: loadDRFL,
 		Checkpoint: o.Checkpoint, Joined: joined, StallAt: o.StallAt, ConnectTimeout: o.ConnectTimeout})
+}
+
+// awaitServer probes the server until it answers (it may start after its
+// clients), for up to timeout (0: no bound). A refusal ends the wait: it
+// will not change.
+func awaitServer(ctx context.Context, addr string, cfg *tls.Config, timeout time.Duration) error {
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	for {
+		err := federation.Probe(ctx, addr, cfg)
+		var he *federation.HandshakeError
+		if err == nil || errors.As(err, &he) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return fmt.Errorf("federation: no server answered within %v (%w)", timeout, err)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 }
