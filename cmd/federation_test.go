@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -71,15 +72,15 @@ func TestFederationCommands(t *testing.T) {
 // held open does not delay the server's result.
 func TestFederationRoleExitCodes(t *testing.T) {
 	type result struct {
-		code   int
-		errOut string
+		code        int
+		out, errOut string
 	}
 	start := func(ctx context.Context, args ...string) <-chan result {
 		ch := make(chan result, 1)
 		go func() {
-			f, _, errOut := testFactory()
+			f, out, errOut := testFactory()
 			code := run(ctx, f, args)
-			ch <- result{code, errOut.String()}
+			ch <- result{code, out.String(), errOut.String()}
 		}()
 		return ch
 	}
@@ -92,10 +93,11 @@ func TestFederationRoleExitCodes(t *testing.T) {
 		serve     int // serve's exit code
 		client1   int
 		msg       string // in client 1's stderr
+		audit     string // in serve's stdout: the final audit, or that it did not run
 	}{
-		{"success with an idle connection", 0, false, 0, 0, "rounds answered"},
-		{"client lost", 3, false, 1, 1, "client 2, round 3: client lost"},
-		{"server interrupted", 3, true, 130, 1, "the server was interrupted"},
+		{"success with an idle connection", 0, false, 0, 0, "rounds answered", "objective "},
+		{"client lost", 3, false, 1, 1, "client 2, round 3: client lost", "not computed"},
+		{"server interrupted", 3, true, 130, 1, "the server was interrupted", "not computed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // hang guard
@@ -154,8 +156,22 @@ func TestFederationRoleExitCodes(t *testing.T) {
 			if r1.code != tc.client1 || !strings.Contains(r1.errOut, tc.msg) {
 				t.Errorf("client 1: exit %d, want %d with %q\n%s", r1.code, tc.client1, tc.msg, r1.errOut)
 			}
-			if _, err := os.Stat(out); err != nil && !tc.interrupt {
-				t.Errorf("no result file: %v", err)
+			if !strings.Contains(s.out, tc.audit) {
+				t.Errorf("serve's summary lacks %q:\n%s", tc.audit, s.out)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatalf("no result file: %v", err)
+			}
+			var res struct {
+				Objective *float64        `json:"objective"`
+				Residuals *map[string]any `json:"kkt_residuals"`
+			}
+			if err := json.Unmarshal(b, &res); err != nil {
+				t.Fatal(err)
+			}
+			if audited := tc.serve == 0; (res.Objective != nil) != audited || (res.Residuals != nil) != audited {
+				t.Errorf("result file: objective %v, residuals %v; want them recorded only after the audit (%v)", res.Objective, res.Residuals, audited)
 			}
 		})
 	}
@@ -212,5 +228,27 @@ func TestClientRefusedAtOnce(t *testing.T) {
 	code := run(ctx, f, []string{"client", "--server", addr, "--party", "1", "--certs", certs, "--connect-timeout", "10m"})
 	if code != 2 || !strings.Contains(errOut.String(), "plaintext") {
 		t.Errorf("exit %d, want 2 naming plaintext; stderr: %s", code, errOut)
+	}
+}
+
+// TestServeNPObjective: a served NP run reports its objective with the
+// KKT residuals.
+func TestServeNPObjective(t *testing.T) {
+	data := os.Getenv("FEDCON_DATA_DIR")
+	if _, err := os.Stat(filepath.Join(data, "monks")); data == "" || err != nil {
+		t.Skip("monks-1 not found: set FEDCON_DATA_DIR")
+	}
+	f, out, errOut := testFactory()
+	f.Getenv = func(k string) string {
+		if k == "FEDCON_DATA_DIR" {
+			return data
+		}
+		return ""
+	}
+	if code := run(context.Background(), f, []string{"serve", "--in-process", "--problem", "np", "--dataset", "monks-1", "--clients", "3", "--max-outer", "2"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "objective ") || !strings.Contains(out.String(), "KKT residuals: stationarity") {
+		t.Errorf("no objective in:\n%s", out)
 	}
 }

@@ -180,8 +180,9 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 			return err
 		}
 		res := &fedjob.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), W: r.W,
-			Residuals: r.Residuals, Stats: r.Stats, Wall: r.Stats.Runtime.Seconds(), // Solve alone, as served
+			Stats: r.Stats, Wall: r.Stats.Runtime.Seconds(), // Solve alone, as served
 			AlgBytes: 8 * (r.Stats.FloatsDown + r.Stats.FloatsUp + r.Stats.DiagFloatsUp)}
+		res.SetAudit(r)
 		return serveReport(f, o, res, err)
 	}
 	o.serve.Insecure = o.insecure
@@ -222,8 +223,10 @@ func serveReport(f *Factory, o *serveOptions, res *fedjob.ServeResult, err error
 	}
 	if res.DRFL != nil {
 		fmt.Fprintf(f.IO.Out, "objective %.6g, certified worst case %.6g\n", res.DRFL.Objective, res.DRFL.WorstCase)
+	} else if res.Residuals != nil {
+		fmt.Fprintf(f.IO.Out, "objective %.6g, KKT residuals: stationarity %.3g, feasibility %.3g\n", *res.Objective, res.Residuals.Stationarity, res.Residuals.Feasibility)
 	} else {
-		fmt.Fprintf(f.IO.Out, "KKT residuals: stationarity %.3g, feasibility %.3g\n", res.Residuals.Stationarity, res.Residuals.Feasibility)
+		fmt.Fprintln(f.IO.Out, "objective and KKT residuals: not computed (the run stopped before its final audit round)")
 	}
 	fmt.Fprintf(f.IO.Out, "bytes: algorithm %d, protobuf on the wire %d (down %d, up %d)\n",
 		res.AlgBytes, res.WireDown+res.WireUp, res.WireDown, res.WireUp)

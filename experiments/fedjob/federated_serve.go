@@ -35,13 +35,17 @@ type ServeOptions struct {
 
 // ServeResult is a served run: what the result file holds (no credentials).
 type ServeResult struct {
-	RunID     string           `json:"run_id"`
-	Job       *FedJob          `json:"job"`
-	Status    string           `json:"status"` // solver status, or ClientLost
-	Error     string           `json:"error,omitempty"`
-	W         []float64        `json:"w"` // the last committed outer iterate
-	Residuals solver.Residuals `json:"kkt_residuals"`
-	Stats     solver.Stats     `json:"stats"`
+	RunID  string    `json:"run_id"`
+	Job    *FedJob   `json:"job"`
+	Status string    `json:"status"` // solver status, or ClientLost
+	Error  string    `json:"error,omitempty"`
+	W      []float64 `json:"w"` // the last committed outer iterate
+	// Objective is f(w) and Residuals the KKT residuals of Definition 1,
+	// both recomputed at w by the final audit round; nil (null) when the
+	// run stopped before it (ClientLost, Canceled, Diverged): not computed.
+	Objective *float64          `json:"objective"`
+	Residuals *solver.Residuals `json:"kkt_residuals"`
+	Stats     solver.Stats      `json:"stats"`
 	// AlgBytes is 8 bytes per float the algorithm counts; WireDown/WireUp
 	// are the protobuf bytes sent and received (under gRPC/HTTP2/TLS framing).
 	AlgBytes int64   `json:"algorithm_bytes"`
@@ -157,7 +161,8 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	out.Wall, out.Result = time.Since(start).Seconds(), res
 	out.WireDown, out.WireUp = srv.WireBytes()
 	if res != nil {
-		out.Status, out.W, out.Residuals, out.Stats = res.Status.String(), res.W, res.Residuals, res.Stats
+		out.Status, out.W, out.Stats = res.Status.String(), res.W, res.Stats
+		out.SetAudit(res)
 		out.AlgBytes = 8 * (res.Stats.FloatsDown + res.Stats.FloatsUp + res.Stats.DiagFloatsUp)
 	}
 	if errors.Is(err, federation.ErrClientLost) {
@@ -179,6 +184,16 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	case <-time.After(5 * time.Second):
 	}
 	return out, err
+}
+
+// SetAudit records r's objective and KKT residuals when its final audit
+// round ran (it fills Parties); otherwise they stay not computed.
+func (out *ServeResult) SetAudit(r *solver.Result) {
+	if r == nil || r.Parties == nil {
+		return
+	}
+	obj, res := r.Objective, r.Residuals
+	out.Objective, out.Residuals = &obj, &res
 }
 
 // serveDRFL runs AD-LPMM through the joined clients into out.
