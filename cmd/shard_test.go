@@ -765,3 +765,33 @@ func TestStatusETARunning(t *testing.T) {
 		})
 	}
 }
+
+// TestDryRun: --dry-run checks the configuration, --shard and the cost and
+// writes nothing; a bad value fails it as it would fail the run.
+func TestDryRun(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"one experiment", []string{"reproduce", "table4", "--shard", "0/4"}, 0},
+		{"reproduce all", []string{"reproduce", "all", "--quick", "--only", "table4", "--shard", "1/4"}, 0},
+		{"bad value", []string{"reproduce", "table4", "--beta", "-1", "--shard", "0/4"}, 2},
+		{"bad shard", []string{"reproduce", "table4", "--shard", "4/4"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, _, errOut := testFactory()
+			dir := t.TempDir()
+			code := run(context.Background(), f, append(c.args, "--dry-run", "--out", dir))
+			if code != c.want {
+				t.Fatalf("exit %d, want %d: %s", code, c.want, errOut)
+			}
+			if c.want == 0 && !strings.Contains(errOut.String(), "dry run") {
+				t.Errorf("stderr %q does not say it was a dry run", errOut)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("a dry run wrote %d entries into --out", len(entries))
+			}
+		})
+	}
+}

@@ -232,7 +232,8 @@ func TestSlurmAndImage(t *testing.T) {
 	for file, want := range map[string][]string{
 		"slurm/fedcon-array.sbatch": {"--shard auto", "shard-$SLURM_ARRAY_TASK_ID"},
 		"slurm/fedcon-merge.sbatch": {" merge "},
-		"slurm/submit.sh":           {"--array=0-", "--dependency=afterok:"},
+		"slurm/submit.sh":           {"--array=0-", "--dependency=afterok:", "--kill-on-invalid-dep=yes", `--shard "0/$n" --dry-run`},
+		"slurm/test-slurm.sh":       {"SLURM_CONF=$work/slurm.conf", "StateSaveLocation=$work/state", `scancel "${jobs_submitted[@]}"`},
 		"Dockerfile":                {"CGO_ENABLED=0", "FROM scratch", "ENTRYPOINT [\"/fedcon\"]"},
 	} {
 		s := read(file)
@@ -240,6 +241,12 @@ func TestSlurmAndImage(t *testing.T) {
 			if !strings.Contains(s, w) {
 				t.Errorf("%s lacks %q", file, w)
 			}
+		}
+	}
+	// The Slurm test keeps to its own directory and jobs.
+	for _, bad := range []string{"/etc/slurm", "scancel --user", "/var/spool/slurm"} {
+		if strings.Contains(read("slurm/test-slurm.sh"), bad) {
+			t.Errorf("slurm/test-slurm.sh uses %q: it must touch only its temporary cluster and its own jobs", bad)
 		}
 	}
 	froms := regexp.MustCompile(`(?m)^FROM (\S+)`).FindAllStringSubmatch(read("Dockerfile"), -1)
