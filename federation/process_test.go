@@ -128,7 +128,7 @@ func TestProcesses(t *testing.T) {
 
 // TestProcessLost: a client process that hangs is named after the round
 // timeout; serve exits 1 with status ClientLost and the last committed
-// iterate in its result file.
+// iterate in its result file, and the other clients exit 1 too.
 func TestProcessLost(t *testing.T) {
 	if os.Getenv("FEDCON_FEDERATION_PROCESSES") == "" {
 		t.Skip("set FEDCON_FEDERATION_PROCESSES=1 (make test-federation) to run client processes")
@@ -162,8 +162,13 @@ func TestProcessLost(t *testing.T) {
 	}
 	err := srv.Wait()
 	clients[1].Process.Kill()
-	for _, c := range clients {
-		c.Wait()
+	for i, c := range clients {
+		// The survivors must not report success for a failed run.
+		if cerr := c.Wait(); i != 1 {
+			if ee, ok := cerr.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+				t.Errorf("client %d after client 2 was lost: %v, want exit status 1", i+1, cerr)
+			}
+		}
 	}
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("serve: %v, want exit status 1\n%s", err, srvOut.String())
