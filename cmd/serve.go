@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -192,8 +193,11 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	if o.insecure {
 		fmt.Fprintln(f.IO.ErrOut, "WARNING: --insecure: NO TLS, NO CLIENT AUTHENTICATION. Anyone on this host can join or read the run. Loopback only; never for real data.")
 	}
+	var logMu sync.Mutex // sessions log from their own goroutines
 	o.serve.Log = func(format string, args ...any) {
 		if !o.common.Quiet {
+			logMu.Lock()
+			defer logMu.Unlock()
 			fmt.Fprintf(f.IO.ErrOut, format+"\n", args...)
 		}
 	}
