@@ -42,7 +42,7 @@ test-slurm: ## a real one-node Slurm (installs slurm-wlm and munge; root or sudo
 	deploy/slurm/test-slurm.sh
 
 test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted): same answers as in-process
-	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 2m -run 'TestProcess' -v ./federation
+	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 3m -run 'TestProcess|TestReadmeRecipe' -v ./federation
 
 # Installs Debian's chromium when missing (about 80 s as root), then renders a small report in it.
 test-report: ## fedcon report rendered by headless Chromium: every table and figure in the DOM

@@ -28,6 +28,9 @@ are ECDSA P-256, written with mode 0600; keep ca-key.pem off the clients.`,
 		Use: "init", Short: "Write a new CA (ca.pem, ca-key.pem) into --dir", Args: cobra.NoArgs,
 		Example: "  fedcon certs init --dir certs",
 		RunE: func(c *cobra.Command, _ []string) error {
+			if validity <= 0 {
+				return flagErrorf("certs init: --valid %v: want a positive duration", validity)
+			}
 			if err := federation.InitCA(dir, validity); err != nil {
 				return err
 			}
@@ -50,6 +53,9 @@ are ECDSA P-256, written with mode 0600; keep ca-key.pem off the clients.`,
 			}
 			if len(names) == 0 {
 				return flagErrorf("certs issue: name server, client-N, or pass --clients n")
+			}
+			if validity <= 0 {
+				return flagErrorf("certs issue: --valid %v: want a positive duration", validity)
 			}
 			for _, name := range names {
 				if name == "server" && len(hosts) == 0 {

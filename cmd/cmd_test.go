@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
+	"github.com/fedcon/fedcon/federation"
 )
 
 func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
@@ -99,6 +100,11 @@ func TestExitCodeTable(t *testing.T) {
 		{&experiments.ConfigError{Field: "beta"}, 2},
 		{context.Canceled, 130},
 		{SilentError, 1},
+		{fmt.Errorf("dry: %w", errDryRun), 0},
+		{&federation.CertError{Kind: federation.KindExpired}, 2},
+		{fmt.Errorf("client: %w", &federation.HandshakeError{Kind: federation.KindPlaintext}), 2},
+		{fmt.Errorf("client 1: %w", federation.ErrRunFailed), 1},
+		{fmt.Errorf("serve: %w", federation.ErrClientLost), 1},
 	}
 	for _, c := range cases {
 		if got := exitCode(c.err); got != c.want {

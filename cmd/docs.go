@@ -73,7 +73,11 @@ func renderCLIDoc(root *cobra.Command) []byte {
 		}
 	}
 	walk(root)
-	b.WriteString("| command | what it does |\n|---|---|\n")
+	b.WriteString("## Exit codes\n\n| code | meaning | commands |\n|---|---|---|\n")
+	for _, e := range exitTable {
+		fmt.Fprintf(&b, "| %d | %s | %s |\n", e.code, mdCell(e.meaning), mdCell(e.commands))
+	}
+	b.WriteString("\n| command | what it does |\n|---|---|\n")
 	for _, c := range all {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", c.CommandPath(), anchor(c.CommandPath()), mdCell(c.Short))
 	}

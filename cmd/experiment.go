@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,7 +21,10 @@ type commonOptions struct {
 	Shard string
 	// ReuseOnly computes no trial (set by merge).
 	ReuseOnly bool
-	cmd       *cobra.Command
+	// DryRun stops once the configuration, --shard and the cost are
+	// checked: nothing is computed or written (--dry-run).
+	DryRun bool
+	cmd    *cobra.Command
 
 	ctx   context.Context
 	flags *pflag.FlagSet // flags whose set values override config keys
@@ -50,10 +54,32 @@ func addOutputFlags(c *cobra.Command, o *commonOptions, outHelp string) {
 	addShardFlags(c, o)
 }
 
+// shardValue is --shard: an empty value is refused (it would run the whole
+// job unsharded).
+type shardValue struct{ p *string }
+
+func (v shardValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v shardValue) Set(s string) error {
+	if s == "" {
+		return errors.New("want K/N (0 <= K < N) or auto, not an empty value")
+	}
+	*v.p = s
+	return nil
+}
+
+func (shardValue) Type() string { return "string" }
+
 // addShardFlags adds --shard and the hidden --reuse-only of fedcon merge.
 func addShardFlags(c *cobra.Command, o *commonOptions) {
 	fl := c.Flags()
-	fl.StringVar(&o.Shard, "shard", "", "compute only shard K/N of the trials (0 <= K < N) and write trial files and a shard manifest, no tables; auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (docs/cluster.md); merge with fedcon merge")
+	fl.Var(shardValue{&o.Shard}, "shard", "compute only shard K/N of the trials (0 <= K < N) and write trial files and a shard manifest, no tables; auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (docs/cluster.md); merge with fedcon merge")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "check the configuration, --shard, the data and the estimated cost, then stop: compute and write nothing (deploy/slurm/submit.sh runs it before submitting)")
 	fl.BoolVar(&o.ReuseOnly, "reuse-only", false, "compute nothing: a trial not stored is an error (fedcon merge)")
 	_ = fl.MarkHidden("reuse-only")
 }

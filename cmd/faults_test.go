@@ -275,3 +275,50 @@ func TestFaultStoredFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultShardRoles: the exit codes of the shard and merge roles with a
+// lost peer. Shard 1 is killed with SIGKILL mid-run: the merge exits 1
+// naming it as unfinished. Rerun and stopped by SIGTERM, the shard exits
+// 130. Rerun to the end, it exits 0 and the merge then exits 0.
+func TestFaultShardRoles(t *testing.T) {
+	bin := faultBinary(t)
+	root := t.TempDir()
+	shard := func(k int) []string {
+		return append(faultTable4(filepath.Join(root, fmt.Sprintf("s%d", k))), "--shard", fmt.Sprintf("%d/2", k), "--quiet")
+	}
+	if code, errOut := faultRun(t, bin, shard(0)...); code != 0 {
+		t.Fatalf("shard 0: exit %d\n%s", code, errOut)
+	}
+	merge := []string{"merge", filepath.Join(root, "merged"), filepath.Join(root, "s0"), filepath.Join(root, "s1")}
+	// stop runs shard 1 until it has a trial file, then sends sig.
+	stop := func(sig syscall.Signal) int {
+		c := exec.Command(bin, shard(1)...)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		before := len(trialFiles(t, filepath.Join(root, "s1")))
+		waitFor(t, c, done, "a new trial", func() bool { return len(trialFiles(t, filepath.Join(root, "s1"))) > before })
+		_ = c.Process.Signal(sig)
+		err := <-done
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("shard 1 after %v: %v", sig, err)
+		}
+		return ee.ExitCode()
+	}
+	stop(syscall.SIGKILL)
+	if code, errOut := faultRun(t, bin, merge...); code != 1 || !strings.Contains(errOut, "shard 1 of 2 not finished") {
+		t.Errorf("merge with shard 1 killed: exit %d, want 1 naming shard 1\n%s", code, errOut)
+	}
+	if code := stop(syscall.SIGTERM); code != exitInterrupted {
+		t.Errorf("shard stopped by SIGTERM: exit %d, want %d", code, exitInterrupted)
+	}
+	if code, errOut := faultRun(t, bin, shard(1)...); code != 0 {
+		t.Fatalf("shard 1 rerun: exit %d\n%s", code, errOut)
+	}
+	if code, errOut := faultRun(t, bin, merge...); code != 0 {
+		t.Errorf("merge of both shards: exit %d\n%s", code, errOut)
+	}
+}

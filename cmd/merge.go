@@ -210,10 +210,10 @@ func checkShards(all []*foundShard) ([]string, error) {
 			var lack []string
 			for k := 0; k < n; k++ {
 				if !slices.ContainsFunc(ss, func(s *foundShard) bool { return s.m.Shard == k }) {
-					lack = append(lack, fmt.Sprint(k))
+					lack = append(lack, fmt.Sprintf("%d/%d", k, n))
 				}
 			}
-			return nil, fmt.Errorf("%s: shards %s of %d missing", g, strings.Join(lack, ", "), n)
+			return nil, fmt.Errorf("%s: missing shards: %s (%d of %d given)", g, strings.Join(lack, ", "), len(ss), n)
 		}
 	}
 	return first.m.Command, nil

@@ -99,6 +99,9 @@ func openRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint
 			return nil, err
 		}
 	}
+	if o.DryRun {
+		return nil, errDryRun
+	}
 	dir := filepath.Join(o.OutDir, name)
 	lock, err := experiments.LockDir(dir, strings.Join(os.Args, " "))
 	if err != nil {

@@ -185,8 +185,15 @@ func checkCost(f *Factory, o *commonOptions, what string, c experiments.Cost, wo
 		return &RefusedError{fmt.Sprintf("%s would take about %s with %d workers, over the %s limit (FEDCON_MAX_TIME): rerun with --yes to run it anyway (model: %s)",
 			what, formatSeconds(wall), workers, maxTime, c.Model)}
 	}
+	if o.DryRun {
+		return errDryRun
+	}
 	return nil
 }
+
+// errDryRun stops a --dry-run once everything before the work is checked:
+// exit 0, nothing computed or written.
+var errDryRun = errors.New("dry run: configuration, shard and cost checked; nothing computed or written")
 
 // checkMemory refuses a command whose estimated memory exceeds the limit.
 func checkMemory(f *Factory, what string, c experiments.Cost) error {

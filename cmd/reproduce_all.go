@@ -237,6 +237,9 @@ func allRun(f *Factory, o *AllOptions) error {
 	if err != nil {
 		return err
 	}
+	if co.DryRun {
+		o.NoFetch = true // a dry run writes nothing; missing data fails it
+	}
 	missing, err := allData(f, o, jobs)
 	if err != nil {
 		return err
@@ -260,7 +263,7 @@ func allRun(f *Factory, o *AllOptions) error {
 		if errors.Is(err, context.Canceled) {
 			break
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errDryRun) {
 			fmt.Fprintf(f.IO.ErrOut, "%s: %v\n", j.name, err)
 		}
 	}
@@ -280,6 +283,9 @@ func allRun(f *Factory, o *AllOptions) error {
 			case errors.Is(r.err, errLeftToMerge):
 				t.Rows = append(t.Rows, []string{r.name, "left to fedcon merge", "", "", ""})
 				continue
+			case errors.Is(r.err, errDryRun):
+				t.Rows = append(t.Rows, []string{r.name, "valid (dry run)", "", "", ""})
+				continue
 			}
 			if firstErr == nil {
 				firstErr = r.err
@@ -294,6 +300,9 @@ func allRun(f *Factory, o *AllOptions) error {
 		}
 	} else if err := printTables(f.IO.Out, f.tableWidth(), t); err != nil {
 		return err
+	}
+	if firstErr == nil && co.DryRun {
+		return errDryRun
 	}
 	return firstErr
 }

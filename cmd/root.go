@@ -37,6 +37,8 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	code := exitCode(err)
 	switch {
 	case err == nil, errors.Is(err, SilentError):
+	case errors.Is(err, errDryRun):
+		fmt.Fprintf(f.IO.ErrOut, "fedcon: %v\n", errDryRun)
 	case code == exitInterrupted:
 		fmt.Fprintln(f.IO.ErrOut, "fedcon: interrupted; finished trials are kept on disk")
 	default:

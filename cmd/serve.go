@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -180,8 +181,9 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 			return err
 		}
 		res := &fedjob.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), TestStatus: r.Test.String(), W: r.W,
-			Residuals: r.Residuals, Stats: r.Stats, Wall: r.Stats.Runtime.Seconds(), // Solve alone, as served
+			Stats: r.Stats, Wall: r.Stats.Runtime.Seconds(), // Solve alone, as served
 			AlgBytes: 8 * (r.Stats.FloatsDown + r.Stats.FloatsUp + r.Stats.DiagFloatsUp)}
+		res.SetAudit(r)
 		return serveReport(f, o, res, err)
 	}
 	o.serve.Insecure = o.insecure
@@ -191,8 +193,11 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	if o.insecure {
 		fmt.Fprintln(f.IO.ErrOut, "WARNING: --insecure: NO TLS, NO CLIENT AUTHENTICATION. Anyone on this host can join or read the run. Loopback only; never for real data.")
 	}
+	var logMu sync.Mutex // sessions log from their own goroutines
 	o.serve.Log = func(format string, args ...any) {
 		if !o.common.Quiet {
+			logMu.Lock()
+			defer logMu.Unlock()
 			fmt.Fprintf(f.IO.ErrOut, format+"\n", args...)
 		}
 	}
@@ -222,8 +227,10 @@ func serveReport(f *Factory, o *serveOptions, res *fedjob.ServeResult, err error
 	}
 	if res.DRFL != nil {
 		fmt.Fprintf(f.IO.Out, "objective %.6g, certified worst case %.6g\n", res.DRFL.Objective, res.DRFL.WorstCase)
+	} else if res.Residuals != nil {
+		fmt.Fprintf(f.IO.Out, "objective %.6g, KKT residuals: stationarity %.3g, feasibility %.3g\n", *res.Objective, res.Residuals.Stationarity, res.Residuals.Feasibility)
 	} else {
-		fmt.Fprintf(f.IO.Out, "KKT residuals: stationarity %.3g, feasibility %.3g\n", res.Residuals.Stationarity, res.Residuals.Feasibility)
+		fmt.Fprintln(f.IO.Out, "objective and KKT residuals: not computed (the run stopped before its final audit round)")
 	}
 	fmt.Fprintf(f.IO.Out, "bytes: algorithm %d, protobuf on the wire %d (down %d, up %d)\n",
 		res.AlgBytes, res.WireDown+res.WireUp, res.WireDown, res.WireUp)

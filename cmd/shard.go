@@ -80,6 +80,11 @@ func parseShardFlag(f *Factory, v string) (*experiments.Shard, error) {
 	}
 	var k, n int
 	id, ok, err := env("SLURM_ARRAY_TASK_ID")
+	if ok && strings.TrimSpace(f.Getenv("JOB_COMPLETION_INDEX")) != "" {
+		// A pod started from a Slurm job (or the reverse) would silently
+		// take the wrong engine's index.
+		return nil, bad(fmt.Errorf("auto: both SLURM_ARRAY_TASK_ID and JOB_COMPLETION_INDEX are set: unset the other engine's variable or pass --shard K/N"))
+	}
 	switch {
 	case err != nil:
 		return nil, err

@@ -277,7 +277,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"absent shard", func(t *testing.T, s0, s1 string) []string {
 			_ = os.Remove(manifest(s1, 1))
 			return []string{s0, s1}
-		}, 1, "shards 1 of 2 missing"},
+		}, 1, "missing shards: 1/2 (1 of 2 given)"},
 		{"other version", func(t *testing.T, s0, s1 string) []string {
 			edit(t, manifest(s1, 1), func(m *shardManifest) { m.Version = "v9.9.9" })
 			return []string{s0, s1}
@@ -331,7 +331,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"pattern and dir", func(t *testing.T, s0, s1 string) []string {
 			return []string{s0, filepath.Join(filepath.Dir(s1), "[1]")}
 		}, 0, ""},
-		{"pattern, one shard", func(t *testing.T, s0, s1 string) []string { return []string{filepath.Join(filepath.Dir(s1), "1*")} }, 1, "shards 0 of 2 missing"},
+		{"pattern, one shard", func(t *testing.T, s0, s1 string) []string { return []string{filepath.Join(filepath.Dir(s1), "1*")} }, 1, "missing shards: 0/2 (1 of 2 given)"},
 		{"pattern, twice", func(t *testing.T, s0, s1 string) []string { return []string{filepath.Join(filepath.Dir(s0), "*"), s0} }, 1, "shard 0 given twice"},
 		{"pattern matching nothing", func(t *testing.T, s0, s1 string) []string { return []string{s0, filepath.Join(s1, "shard-*")} }, 2, "matches nothing"},
 		{"bad pattern", func(t *testing.T, s0, s1 string) []string { return []string{s0, s1 + "/[x"} }, 2, "syntax error in pattern"},
@@ -386,6 +386,10 @@ func TestShardFlag(t *testing.T) {
 		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "1"}, 0, 0, "FEDCON_SHARD_COUNT"},
 		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "0", "FEDCON_SHARD_COUNT": "0"}, 0, 0, "at least 1"},
 		{"auto", nil, 0, 0, "neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX"},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4", "JOB_COMPLETION_INDEX": "2", "FEDCON_SHARD_COUNT": "4"}, 0, 0, "both SLURM_ARRAY_TASK_ID and JOB_COMPLETION_INDEX"},
+		{" 1/3", nil, 0, 0, "integers"},
+		{"01/3", nil, 0, 0, "leading zeros"},
+		{"+1/3", nil, 0, 0, "without signs"},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s %v", c.flag, c.env), func(t *testing.T) {
@@ -404,13 +408,18 @@ func TestShardFlag(t *testing.T) {
 		})
 	}
 	// Through the command line: one line, exit 2, before any work.
-	f, _, errOut := testFactory()
-	dir := t.TempDir()
-	if code := run(context.Background(), f, []string{"reproduce", "all", "--quick", "--only", "table4", "--out", dir, "--shard", "3/3"}); code != 2 {
-		t.Fatalf("exit %d, want 2: %s", code, errOut)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("a bad --shard left %d entries in --out", len(entries))
+	for _, v := range []string{"3/3", "", "01/3"} {
+		f, _, errOut := testFactory()
+		dir := t.TempDir()
+		if code := run(context.Background(), f, []string{"reproduce", "all", "--quick", "--only", "table4", "--out", dir, "--shard", v}); code != 2 {
+			t.Fatalf("--shard %q: exit %d, want 2: %s", v, code, errOut)
+		}
+		if strings.Count(strings.TrimSpace(errOut.String()), "\n") > 1 || !strings.Contains(errOut.String(), "shard") {
+			t.Errorf("--shard %q: not one line naming --shard: %q", v, errOut)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("--shard %q left %d entries in --out", v, len(entries))
+		}
 	}
 }
 
@@ -714,6 +723,74 @@ func TestStatusStoppedShards(t *testing.T) {
 			tb := statusTable(shards(t, c.lock), now)
 			if len(tb.Rows) != 1 || tb.Rows[0][len(tb.Rows[0])-1] != c.want {
 				t.Errorf("rows %q, want one ending in %q", tb.Rows, c.want)
+			}
+		})
+	}
+}
+
+// TestStatusETARunning: a shard still running never shows an ETA of 0s,
+// even when it has done every trial it has taken so far.
+func TestStatusETARunning(t *testing.T) {
+	now := time.Now()
+	for _, c := range []struct {
+		name        string
+		owned, done int
+		want        string
+	}{
+		// 2 trials computed in 20 s: 10 s per trial.
+		{"two trials left", 4, 2, "20s"},
+		{"every trial taken done", 2, 2, "at least 10s (shards still taking trials)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "e", "trials"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			m := shardManifest{Schema: shardManifestSchema, Experiment: "e", Shard: 0, Shards: 1,
+				TrialWall: map[string]float64{"trials/t0.json": 10, "trials/t1.json": 10}, Start: now.Add(-20 * time.Second), Updated: now}
+			for i := range c.owned {
+				p := fmt.Sprintf("trials/t%d.json", i)
+				m.Owned = append(m.Owned, p)
+				if i < c.done {
+					m.Done = append(m.Done, p)
+					if err := os.WriteFile(filepath.Join(root, "e", p), []byte("{}"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			tb := statusTable([]*foundShard{{root: root, dir: "e", file: "shard-0-of-1.json", m: m}}, now)
+			if got := tb.Rows[0][len(tb.Rows[0])-1]; got != c.want {
+				t.Errorf("ETA %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestDryRun: --dry-run checks the configuration, --shard and the cost and
+// writes nothing; a bad value fails it as it would fail the run.
+func TestDryRun(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"one experiment", []string{"reproduce", "table4", "--shard", "0/4"}, 0},
+		{"reproduce all", []string{"reproduce", "all", "--quick", "--only", "table4", "--shard", "1/4"}, 0},
+		{"bad value", []string{"reproduce", "table4", "--beta", "-1", "--shard", "0/4"}, 2},
+		{"bad shard", []string{"reproduce", "table4", "--shard", "4/4"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, _, errOut := testFactory()
+			dir := t.TempDir()
+			code := run(context.Background(), f, append(c.args, "--dry-run", "--out", dir))
+			if code != c.want {
+				t.Fatalf("exit %d, want %d: %s", code, c.want, errOut)
+			}
+			if c.want == 0 && !strings.Contains(errOut.String(), "dry run") {
+				t.Errorf("stderr %q does not say it was a dry run", errOut)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("a dry run wrote %d entries into --out", len(entries))
 			}
 		})
 	}

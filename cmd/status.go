@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -56,6 +57,7 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 		shards, n, fin     int
 		owned, done        int
 		eta                float64 // seconds, the slowest shard's
+		atLeast            bool    // a running shard has done every trial it took so far
 		unknown, anyFailed bool
 		stopped            int
 		// killed are the shards that hold no lock but did not finish;
@@ -115,7 +117,13 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 			a.unknown = true
 			continue
 		}
-		rem := float64(len(s.m.Owned)-done) / (float64(len(s.m.TrialWall)) / el)
+		rate := float64(len(s.m.TrialWall)) / el
+		rem := float64(len(s.m.Owned)-done) / rate
+		if done >= len(s.m.Owned) {
+			// Not complete, yet every trial taken is done: the shard is
+			// walking to its next cell. At least one trial is left.
+			rem, a.atLeast = 1/rate, true
+		}
 		a.eta = max(a.eta, rem)
 	}
 	sort.Strings(order)
@@ -142,7 +150,10 @@ func statusTable(all []*foundShard, now time.Time) *experiments.Table {
 		case a.unknown:
 			eta = "unknown (no trial finished yet)"
 		case a.fin < a.shards || a.shards < a.n:
-			eta = (time.Duration(a.eta) * time.Second).String()
+			eta = (time.Duration(math.Ceil(a.eta)) * time.Second).String()
+			if a.atLeast {
+				eta = "at least " + eta + " (shards still taking trials)"
+			}
 			if a.shards < a.n {
 				eta += " (not every shard started)"
 			}

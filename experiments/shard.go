@@ -29,10 +29,15 @@ func ParseShard(v string) (Shard, error) {
 	if !ok {
 		return Shard{}, fmt.Errorf("shard %q: want K/N (shard K of N, 0 <= K < N) or auto", v)
 	}
-	k, err1 := strconv.Atoi(strings.TrimSpace(ks))
-	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
+	k, err1 := strconv.Atoi(ks)
+	n, err2 := strconv.Atoi(ns)
 	if err := errors.Join(err1, err2); err != nil {
 		return Shard{}, fmt.Errorf("shard %q: want K/N with integers K and N", v)
+	}
+	// One spelling per shard: " 1/3", "01/3" and "+1/3" are refused, so
+	// that a typo in a job script is not another shard's name.
+	if strconv.Itoa(k) != ks || strconv.Itoa(n) != ns {
+		return Shard{}, fmt.Errorf("shard %q: want K/N in decimal without signs, spaces or leading zeros (%d/%d)", v, k, n)
 	}
 	return NewShard(k, n)
 }

@@ -51,7 +51,9 @@ func TestParseShard(t *testing.T) {
 		k, n int
 		err  string
 	}{
-		{"0/1", 0, 1, ""}, {"3/4", 3, 4, ""}, {" 1 / 2 ", 1, 2, ""},
+		{"0/1", 0, 1, ""}, {"3/4", 3, 4, ""}, {" 1 / 2 ", 0, 0, "integers"},
+		{" 1/3", 0, 0, "integers"}, {"01/3", 0, 0, "leading zeros"}, {"+1/3", 0, 0, "without signs"},
+		{"1/03", 0, 0, "leading zeros"}, {"-0/1", 0, 0, "without signs"},
 		{"4/4", 0, 0, "0..3"}, {"0/0", 0, 0, "at least 1"}, {"-1/2", 0, 0, "0..1"},
 		{"1", 0, 0, "K/N"}, {"1/x", 0, 0, "integers"}, {"", 0, 0, "K/N"},
 	} {
@@ -69,13 +71,16 @@ func TestParseShard(t *testing.T) {
 }
 
 func FuzzParseShard(f *testing.F) {
-	for _, s := range []string{"0/1", "3/4", "4/4", "a/b", "1//2", "-0/-0", "99999999999999999999/1"} {
+	for _, s := range []string{"0/1", "3/4", "4/4", "a/b", "1//2", "-0/-0", "99999999999999999999/1", "01/3", "+1/3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
 		s, err := ParseShard(v)
 		if err == nil && (s.N < 1 || s.K < 0 || s.K >= s.N) {
 			t.Fatalf("%q: accepted %v", v, s)
+		}
+		if err == nil && fmt.Sprintf("%d/%d", s.K, s.N) != v {
+			t.Fatalf("%q: accepted as %d/%d", v, s.K, s.N)
 		}
 		if err == nil && Owner("cell-t03", s.N) >= s.N {
 			t.Fatalf("owner out of range")

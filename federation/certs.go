@@ -37,8 +37,14 @@ func CertFiles(dir, name string) (cert, key string) {
 // ClientName is the certificate identity of client party (1..n).
 func ClientName(party int) string { return "client-" + strconv.Itoa(party) }
 
+// ErrValidity signifies a certificate validity that is not positive.
+var ErrValidity = errors.New("certs: validity must be positive")
+
 // InitCA writes a new CA (ECDSA P-256) into dir; it refuses to overwrite one.
 func InitCA(dir string, validity time.Duration) error {
+	if validity <= 0 {
+		return fmt.Errorf("%w, got %v", ErrValidity, validity)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("certs: %w", err)
 	}
@@ -63,6 +69,15 @@ func InitCA(dir string, validity time.Duration) error {
 // Issue writes name's certificate and key into dir, signed by dir's CA:
 // "server" (for hosts: DNS names or IP addresses) or "client-N".
 func Issue(dir, name string, hosts []string, validity time.Duration) error {
+	if validity <= 0 {
+		return fmt.Errorf("%w, got %v", ErrValidity, validity)
+	}
+	now := time.Now()
+	return issue(dir, name, hosts, now.Add(-time.Hour), now.Add(validity))
+}
+
+// issue writes name's certificate valid from notBefore to notAfter.
+func issue(dir, name string, hosts []string, notBefore, notAfter time.Time) error {
 	server := name == "server"
 	if !server {
 		if _, err := partyOf(name); err != nil {
@@ -77,10 +92,11 @@ func Issue(dir, name string, hosts []string, validity time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("certs: %w", err)
 	}
-	tmpl, err := template(name, validity)
+	tmpl, err := template(name, notAfter.Sub(time.Now()))
 	if err != nil {
 		return err
 	}
+	tmpl.NotBefore, tmpl.NotAfter = notBefore, notAfter
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	if server {
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
@@ -169,8 +185,38 @@ func caPool(caFile string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
+// CertError signifies that a process's own certificate cannot work: it
+// does not chain to ca.pem, has expired or is not yet valid, or is not for
+// its role. Kind is one of the Kind* constants of HandshakeError.
+type CertError struct {
+	File string
+	Kind string
+	Err  error
+}
+
+func (e *CertError) Error() string { return fmt.Sprintf("certs: %s: %s: %v", e.File, e.Kind, e.Err) }
+func (e *CertError) Unwrap() error { return e.Err }
+
+// checkOwn refuses, before any connection, a certificate that the peer
+// would refuse: the reason is then said where it can be fixed.
+func checkOwn(file string, pair tls.Certificate, pool *x509.CertPool, usage x509.ExtKeyUsage) error {
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		return fmt.Errorf("certs: %s: %w", file, err)
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{usage}}); err != nil {
+		kind, hint := handshakeKind(err)
+		if kind == "" {
+			kind, hint = KindTLS, "not a usable certificate"
+		}
+		return &CertError{File: file, Kind: kind, Err: fmt.Errorf("%w (%s)", err, hint)}
+	}
+	return nil
+}
+
 // ServerTLS is the server's mutual-TLS configuration: clients must present
-// a certificate signed by the CA in caFile.
+// a certificate signed by the CA in caFile. The server's own certificate
+// must chain to that CA, be valid now and carry the server-auth usage.
 func ServerTLS(caFile, certFile, keyFile string) (*tls.Config, error) {
 	pool, err := caPool(caFile)
 	if err != nil {
@@ -180,12 +226,17 @@ func ServerTLS(caFile, certFile, keyFile string) (*tls.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("certs: %w", err)
 	}
+	if err := checkOwn(certFile, pair, pool, x509.ExtKeyUsageServerAuth); err != nil {
+		return nil, err
+	}
 	return &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: pool,
 		ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS13}, nil
 }
 
 // ClientTLS is a client's mutual-TLS configuration; serverName is checked
-// against the server certificate (empty: the host dialled).
+// against the server certificate (empty: the host dialled). The client's
+// own certificate must chain to the CA, be valid now and carry the
+// client-auth usage.
 func ClientTLS(caFile, certFile, keyFile, serverName string) (*tls.Config, error) {
 	pool, err := caPool(caFile)
 	if err != nil {
@@ -194,6 +245,9 @@ func ClientTLS(caFile, certFile, keyFile, serverName string) (*tls.Config, error
 	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		return nil, fmt.Errorf("certs: %w", err)
+	}
+	if err := checkOwn(certFile, pair, pool, x509.ExtKeyUsageClientAuth); err != nil {
+		return nil, err
 	}
 	return &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, ServerName: serverName,
 		MinVersion: tls.VersionTLS13}, nil

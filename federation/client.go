@@ -9,11 +9,18 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fedcon/fedcon/federation/fedpb"
 	"github.com/fedcon/fedcon/solver"
 )
+
+// ErrRunFailed signifies that the server ended a run that did not succeed
+// (a client lost, the server interrupted, a failed step): the clients fail
+// with it.
+var ErrRunFailed = errors.New("the run failed on the server")
 
 // LoadFunc returns client party's data for the job the server sent, and the
 // dimension of its problem. It loads that party only.
@@ -139,7 +146,7 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 	for {
 		m, err := stream.Recv()
 		if err != nil {
-			return sum, fmt.Errorf("federation: client %d after round %d: %w", opt.Party, last, err)
+			return sum, lostServer(opt.Party, last, err)
 		}
 		rd := m.GetRound()
 		switch {
@@ -191,6 +198,14 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 		last = rd.Round
 		sum.Rounds++
 	}
+}
+
+// lostServer is the error of a session the server ended without Done.
+func lostServer(party int, last int64, err error) error {
+	if st, ok := status.FromError(err); ok && st.Code() == codes.Aborted {
+		return fmt.Errorf("federation: client %d after round %d: %s: %w", party, last, st.Message(), ErrRunFailed)
+	}
+	return fmt.Errorf("federation: client %d after round %d: %w", party, last, err)
 }
 
 // joinCause prefers the connect timeout's message to gRPC's "context canceled".

@@ -285,11 +285,24 @@ func smoothName(s solver.SmoothSolver) (string, error) {
 }
 
 func stateToPB(s solver.NodeState) *fedpb.NodeState {
+	cached := func(c solver.CachedEval) *fedpb.CachedEval {
+		if c.W == nil {
+			return nil
+		}
+		return &fedpb.CachedEval{W: c.W, Grad: c.Grad}
+	}
 	return &fedpb.NodeState{Mu: s.Mu, Center: s.Center, U: s.U, Lambda: s.Lambda, UTilde: s.UTilde, Rho: s.Rho, Hessian: s.Hessian,
-		Wprev: s.WPrev, HavePrev: s.HavePrev, Rho0: s.Rho0, Metric: s.Metric}
+		Wprev: s.WPrev, HavePrev: s.HavePrev, Rho0: s.Rho0, Metric: s.Metric, Cached: cached(s.Cached[0]), CachedPrev: cached(s.Cached[1])}
 }
 
 func stateFromPB(m *fedpb.NodeState) solver.NodeState {
+	cached := func(c *fedpb.CachedEval) solver.CachedEval {
+		if c == nil || len(c.W) == 0 {
+			return solver.CachedEval{}
+		}
+		return solver.CachedEval{W: c.W, Grad: c.Grad}
+	}
 	return solver.NodeState{Mu: m.GetMu(), Center: m.GetCenter(), U: m.GetU(), Lambda: m.GetLambda(), UTilde: m.GetUTilde(), Rho: m.GetRho(), Hessian: m.GetHessian(),
-		WPrev: m.GetWprev(), HavePrev: m.GetHavePrev(), Rho0: m.GetRho0(), Metric: m.GetMetric()}
+		WPrev: m.GetWprev(), HavePrev: m.GetHavePrev(), Rho0: m.GetRho0(), Metric: m.GetMetric(),
+		Cached: [2]solver.CachedEval{cached(m.GetCached()), cached(m.GetCachedPrev())}}
 }

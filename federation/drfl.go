@@ -195,7 +195,7 @@ func runDRFL(ctx context.Context, stream grpc.BidiStreamingClient[fedpb.ClientMs
 	for {
 		m, err := stream.Recv()
 		if err != nil {
-			return fmt.Errorf("federation: client %d after round %d: %w", opt.Party, last, err)
+			return lostServer(opt.Party, last, err)
 		}
 		rd := m.GetRound()
 		switch {

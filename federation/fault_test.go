@@ -153,8 +153,8 @@ func rejoin(t *testing.T, job *fedjob.FedJob, crashes []int64) {
 			t.Errorf("client 3 after its restarts: %v", err)
 		}
 	}
-	// Evaluation counts differ: a restored node has no cached evaluations.
-	got.Stats.Evaluations, want.Stats.Evaluations = 0, 0
+	// Evaluations too: the checkpoint carries where the node's cached
+	// evaluations were, so a restored node counts as the uninterrupted one.
 	if !same(got, want) {
 		t.Errorf("run with restarts differs from in-process:\n got %+v\nwant %+v", got.Stats, want.Stats)
 	}
@@ -224,8 +224,11 @@ func TestClientLost(t *testing.T) {
 			if res == nil && ce.Round > 1 || res != nil && len(res.W) != job.Dim {
 				t.Errorf("result %+v: want the last committed iterate", res)
 			}
-			f.srv.Close()
-			<-c1
+			// The surviving client must not take the run for a success.
+			f.srv.Abort(err)
+			if cerr := <-c1; !errors.Is(cerr, federation.ErrRunFailed) || !contains(cerr, "client 2") {
+				t.Errorf("surviving client: %v, want ErrRunFailed naming client 2", cerr)
+			}
 		})
 	}
 }

@@ -1,7 +1,9 @@
 package federation
 
 import (
+	"crypto/tls"
 	"fmt"
+	"net"
 	"path/filepath"
 	"time"
 
@@ -40,24 +42,38 @@ func ServerCredentials(dir string) (credentials.TransportCredentials, error) {
 // is empty. serverName overrides the name checked in the server's
 // certificate (empty: the host dialled).
 func ClientCredentials(dir string, party int, serverName string) (credentials.TransportCredentials, error) {
-	if dir == "" {
-		return insecure.NewCredentials(), nil
-	}
-	cert, key := CertFiles(dir, ClientName(party))
-	c, err := ClientTLS(filepath.Join(dir, CAFile), cert, key, serverName)
-	if err != nil {
-		return nil, err
+	c, err := ClientTLSConfig(dir, party, serverName)
+	if err != nil || c == nil {
+		return insecure.NewCredentials(), err
 	}
 	return credentials.NewTLS(c), nil
+}
+
+// ClientTLSConfig is what ClientCredentials build on: nil for an empty dir
+// (plaintext).
+func ClientTLSConfig(dir string, party int, serverName string) (*tls.Config, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	cert, key := CertFiles(dir, ClientName(party))
+	return ClientTLS(filepath.Join(dir, CAFile), cert, key, serverName)
 }
 
 // maxMsg bounds one message: w of up to 8 million floats (gRPC's default
 // of 4 MB would stop at half a million).
 const maxMsg = 64 << 20
 
-// NewGRPCServer returns a gRPC server that serves s.
+// NewGRPCServer returns a gRPC server that serves s. A connection has
+// HandshakeTimeout for its handshake; a refused one is logged with the
+// peer's address (ServerConfig.Log).
 func NewGRPCServer(s *Server, creds credentials.TransportCredentials) *grpc.Server {
-	g := grpc.NewServer(grpc.Creds(creds), grpc.KeepaliveParams(serverKeepalive), grpc.KeepaliveEnforcementPolicy(enforcement),
+	sc := &serverCreds{TransportCredentials: creds, plaintext: creds.Info().SecurityProtocol == "insecure",
+		log: s.logf, open: map[net.Conn]struct{}{}}
+	s.mu.Lock()
+	s.creds = sc
+	s.mu.Unlock()
+	g := grpc.NewServer(grpc.Creds(sc), grpc.ConnectionTimeout(HandshakeTimeout),
+		grpc.KeepaliveParams(serverKeepalive), grpc.KeepaliveEnforcementPolicy(enforcement),
 		grpc.MaxRecvMsgSize(maxMsg), grpc.MaxSendMsgSize(maxMsg))
 	fedpb.RegisterFederationServer(g, s)
 	return g

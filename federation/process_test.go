@@ -128,7 +128,7 @@ func TestProcesses(t *testing.T) {
 
 // TestProcessLost: a client process that hangs is named after the round
 // timeout; serve exits 1 with status ClientLost and the last committed
-// iterate in its result file.
+// iterate in its result file, and the other clients exit 1 too.
 func TestProcessLost(t *testing.T) {
 	if os.Getenv("FEDCON_FEDERATION_PROCESSES") == "" {
 		t.Skip("set FEDCON_FEDERATION_PROCESSES=1 (make test-federation) to run client processes")
@@ -162,8 +162,13 @@ func TestProcessLost(t *testing.T) {
 	}
 	err := srv.Wait()
 	clients[1].Process.Kill()
-	for _, c := range clients {
-		c.Wait()
+	for i, c := range clients {
+		// The survivors must not report success for a failed run.
+		if cerr := c.Wait(); i != 1 {
+			if ee, ok := cerr.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+				t.Errorf("client %d after client 2 was lost: %v, want exit status 1", i+1, cerr)
+			}
+		}
 	}
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("serve: %v, want exit status 1\n%s", err, srvOut.String())
@@ -260,4 +265,50 @@ func freePort(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// TestReadmeRecipe runs the README's federation recipe as written, pasted
+// into one shell (on a free port): every process must exit 0 and serve
+// must write its result.
+func TestReadmeRecipe(t *testing.T) {
+	if os.Getenv("FEDCON_FEDERATION_PROCESSES") == "" {
+		t.Skip("set FEDCON_FEDERATION_PROCESSES=1 (make test-federation) to run client processes")
+	}
+	needData(t, &fedjob.FedJob{Problem: "np"})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second) // hang guard
+	defer cancel()
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "## Federation")
+	_, rest, ok2 := strings.Cut(rest, "```sh\n")
+	block, _, ok3 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README: no sh block under ## Federation")
+	}
+	dir := t.TempDir()
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "fedcon"), "github.com/fedcon/fedcon").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	// Pasted as is: serve in the foreground would wait for clients that
+	// never start, until the hang guard.
+	sh := exec.CommandContext(ctx, "bash", "-c", strings.ReplaceAll(block, "127.0.0.1:7070", freePort(t)))
+	sh.Dir = dir
+	sh.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "FEDCON_DATA_DIR="+testDirs[0])
+	out, err := sh.CombinedOutput()
+	if err != nil {
+		t.Fatalf("recipe: %v\n%s", err, out)
+	}
+	var res struct {
+		Status    string   `json:"status"`
+		Objective *float64 `json:"objective"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &res)
+	}
+	if err != nil || res.Objective == nil || res.Status == fedjob.StatusClientLost || !strings.Contains(string(out), "objective ") {
+		t.Fatalf("run.json: %v, status %q\n%s", err, res.Status, out)
+	}
 }

@@ -80,6 +80,8 @@ type Server struct {
 	drflErr error // the first failed final report
 	joined  chan struct{}
 	closed  bool
+	endErr  error        // why the run stopped, when it failed
+	creds   *serverCreds // set by NewGRPCServer
 
 	wireDown, wireUp atomic.Int64 // protobuf bytes of rounds and replies
 	out              []*solver.Reply
@@ -281,6 +283,16 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 	case <-sess.kill:
 		err = status.Error(codes.DeadlineExceeded, "session dropped by the server (no reply in time, or a newer session)")
 	}
+	s.mu.Lock()
+	if s.endErr != nil {
+		// The client must not take a failed run for a finished one.
+		why := s.endErr.Error()
+		if errors.Is(s.endErr, context.Canceled) {
+			why = "the server was interrupted (SIGINT or SIGTERM)"
+		}
+		err = status.Errorf(codes.Aborted, "run %s failed: %s", s.cfg.RunID, why)
+	}
+	s.mu.Unlock()
 	sl.detach(sess)
 	sess.err = err
 	close(sess.done)
@@ -305,11 +317,28 @@ func (sl *slot) detach(sess *session) {
 
 func (se *session) stop() { se.killOnce.Do(func() { close(se.kill) }) }
 
-// Close ends the sessions: clients see a Done round and exit.
-func (s *Server) Close() {
+// Close ends the sessions of a run that succeeded: clients see a Done
+// round and exit 0.
+func (s *Server) Close() { s.end(nil) }
+
+// Abort ends the sessions of a run that failed (a lost client, an
+// interrupted server, a numerical failure): each client's stream ends with
+// status Aborted naming why, and the client exits non-zero.
+func (s *Server) Abort(why error) {
+	if why == nil {
+		why = errors.New("stopped")
+	}
+	s.end(why)
+}
+
+func (s *Server) end(why error) {
 	s.mu.Lock()
-	s.closed = true
+	s.closed, s.endErr = true, why
+	creds := s.creds
 	s.mu.Unlock()
+	if creds != nil {
+		creds.closeHandshakes()
+	}
 	done := &fedpb.ServerMsg{Body: &fedpb.ServerMsg_Round{Round: &fedpb.Round{RunId: s.cfg.RunID, Kind: fedpb.Kind_KIND_DONE}}}
 	// Best effort, and bounded: a hung client's full flow-control window
 	// must not hold the server.
@@ -318,13 +347,18 @@ func (s *Server) Close() {
 		sl.mu.Lock()
 		sess := sl.sess
 		sl.mu.Unlock()
-		if sess != nil {
-			wg.Go(func() {
-				t := time.AfterFunc(5*time.Second, sess.stop)
-				defer t.Stop()
-				sess.send(done)
-			})
+		if sess == nil {
+			continue
 		}
+		if why != nil {
+			sess.stop()
+			continue
+		}
+		wg.Go(func() {
+			t := time.AfterFunc(5*time.Second, sess.stop)
+			defer t.Stop()
+			sess.send(done)
+		})
 	}
 	wg.Wait()
 }

@@ -46,6 +46,9 @@ type evalSlot struct {
 	gf, c, jac   []float64
 	w            []float64
 	withGrad, ok bool
+	// owed marks a slot restored from a checkpoint: w and withGrad are
+	// those of the lost node's evaluation, the values are not kept.
+	owed bool
 }
 
 func newMerit(p Party, d int, beta, prox float64, mu0 []float64) *merit {
@@ -69,14 +72,29 @@ func (p *merit) eval(w []float64, withGrad bool) error {
 	if p.holds(w, withGrad) {
 		return nil
 	}
+	if p.owes(w, withGrad) {
+		return p.evalAt(w, p.withGrad, false)
+	}
 	// Either the previous slot holds w, or the new evaluation overwrites
 	// it and the last one becomes the previous.
 	p.evalSlot, p.prev = p.prev, p.evalSlot
 	if p.holds(w, withGrad) {
 		return nil
 	}
-	p.ok = false
-	p.evals++
+	if p.owes(w, withGrad) {
+		return p.evalAt(w, p.withGrad, false)
+	}
+	return p.evalAt(w, withGrad, true)
+}
+
+// evalAt evaluates the party at w into the current slot; count is false
+// for the evaluation that a restored node owes its cache (the lost node
+// had it, and had counted it).
+func (p *merit) evalAt(w []float64, withGrad, count bool) error {
+	p.ok, p.owed = false, false
+	if count {
+		p.evals++
+	}
 	if p.party == nil {
 		p.f = 0
 		if withGrad {
@@ -98,6 +116,12 @@ func (p *merit) eval(w []float64, withGrad bool) error {
 	copy(p.w, w)
 	p.withGrad, p.ok = withGrad, true
 	return nil
+}
+
+// owes reports whether the current slot is a restored one (its point
+// known, its values not) that would have held w.
+func (p *merit) owes(w []float64, withGrad bool) bool {
+	return p.owed && (p.withGrad || !withGrad) && equal(w, p.w)
 }
 
 // holds reports whether the last evaluation is at w (with a gradient if

@@ -9,7 +9,9 @@ import (
 
 // NodeState is the part of a ClientNode that survives its process: with it a
 // restarted client answers the next broadcast exactly as the lost one would
-// have. Cached party evaluations are not kept (they only save passes).
+// have. Of the cached party evaluations only the points are kept: the
+// restored node evaluates there again without counting the pass, so that
+// Stats.Evaluations equals an uninterrupted run's.
 type NodeState struct {
 	Mu     []float64 // μ_i
 	Center []float64 // proximal centre w^k
@@ -27,6 +29,16 @@ type NodeState struct {
 	Rho0     float64
 	// Metric is M_i, row-major d×d (RhoHessian); nil when not built.
 	Metric []float64
+	// Cached are the points of the node's two cached party evaluations,
+	// the last one first; an empty W marks an empty slot.
+	Cached [2]CachedEval
+}
+
+// CachedEval is where a cached party evaluation was made, and whether with
+// a gradient.
+type CachedEval struct {
+	W    []float64
+	Grad bool
 }
 
 // State returns a copy of the node's state.
@@ -37,6 +49,11 @@ func (c *ClientNode) State() NodeState {
 		WPrev: cp(c.wprev), HavePrev: c.havePrev, Rho0: c.rho0}
 	if c.metric != nil {
 		st.Metric = cp(c.metric)
+	}
+	for i, sl := range []*evalSlot{&c.merit.evalSlot, &c.merit.prev} {
+		if sl.ok || sl.owed {
+			st.Cached[i] = CachedEval{W: cp(sl.w), Grad: sl.withGrad}
+		}
 	}
 	if nw, ok := c.cfg.Smooth.(*Newton); ok && nw.have && nw.hdim == c.cfg.Dim {
 		d := c.cfg.Dim
@@ -67,6 +84,16 @@ func (c *ClientNode) Restore(s NodeState) error {
 		return fmt.Errorf("solver: restored state lacks M_i of the matrix penalty")
 	case s.Metric != nil && (len(s.Metric) != d*d || !c.useMetric):
 		return fmt.Errorf("solver: restored metric of %d entries for a node on R^%d (matrix penalty: %v)", len(s.Metric), d, c.useMetric)
+	}
+	for i, sl := range []*evalSlot{&c.merit.evalSlot, &c.merit.prev} {
+		ce := s.Cached[i]
+		if ce.W == nil {
+			continue
+		}
+		if len(ce.W) != d {
+			return fmt.Errorf("solver: restored cached evaluation point of length %d, want %d", len(ce.W), d)
+		}
+		sl.w, sl.withGrad, sl.ok, sl.owed = append([]float64(nil), ce.W...), ce.Grad, false, true
 	}
 	copy(c.merit.mu, s.Mu)
 	copy(c.merit.center, s.Center)

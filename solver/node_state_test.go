@@ -46,9 +46,10 @@ func TestNodeStateRestore(t *testing.T) {
 	}
 	next := &solver.Broadcast{Kind: solver.MsgADMM, W: []float64{0.2, 0, 0.1, 0.3, 0.9, 1}, Eps: 0.1, NeedEpsTilde: true, RhoScale: 0.5}
 	// An ADMM reply answers with ũ_i, ε̃_i, the primal residual and the
-	// local cost; Value is the last evaluation's, Evals depends on caches.
+	// local cost; the restored node also counts the passes the original
+	// counts (its cached evaluations' points are in the state).
 	answer := func(r *solver.Reply) string {
-		return fmt.Sprintf("%v %v %v %v %v", r.UTilde, r.EpsTilde, r.Primal, r.Iterations, r.Missed)
+		return fmt.Sprintf("%v %v %v %v %v evals %d", r.UTilde, r.EpsTilde, r.Primal, r.Iterations, r.Missed, r.Evals)
 	}
 	ra, err := a.Handle(next)
 	if err != nil {
@@ -71,6 +72,7 @@ func TestNodeStateRestore(t *testing.T) {
 		{"short u", func(s *solver.NodeState) { s.U = s.U[:2] }, "lengths"},
 		{"rho", func(s *solver.NodeState) { s.Rho = 0 }, "ρ_i = 0"},
 		{"hessian for L-BFGS", func(s *solver.NodeState) { s.Hessian = make([]float64, d*d) }, "Hessian"},
+		{"short cached point", func(s *solver.NodeState) { s.Cached[1].W = []float64{1} }, "cached evaluation point of length 1"},
 	} {
 		s := a.State()
 		tc.edit(&s)

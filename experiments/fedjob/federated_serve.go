@@ -3,11 +3,15 @@ package fedjob
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"time"
+
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/federation"
@@ -35,11 +39,15 @@ type ServeResult struct {
 	Job    *FedJob `json:"job"`
 	Status string  `json:"status"` // solver status (the certificate), or ClientLost
 	// TestStatus is what the run's own stopping test said (solver.Result.Test).
-	TestStatus string           `json:"test_status,omitempty"`
-	Error      string           `json:"error,omitempty"`
-	W          []float64        `json:"w"` // the last committed outer iterate
-	Residuals  solver.Residuals `json:"kkt_residuals"`
-	Stats      solver.Stats     `json:"stats"`
+	TestStatus string    `json:"test_status,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	W          []float64 `json:"w"` // the last committed outer iterate
+	// Objective is f(w) and Residuals the KKT residuals of Definition 1,
+	// both recomputed at w by the final audit round; nil (null) when the
+	// run stopped before it (ClientLost, Canceled, Diverged): not computed.
+	Objective *float64          `json:"objective"`
+	Residuals *solver.Residuals `json:"kkt_residuals"`
+	Stats     solver.Stats      `json:"stats"`
 	// AlgBytes is 8 bytes per float the algorithm counts; WireDown/WireUp
 	// are the protobuf bytes sent and received (under gRPC/HTTP2/TLS framing).
 	AlgBytes int64   `json:"algorithm_bytes"`
@@ -117,6 +125,10 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 		certs = ""
 	}
 	creds, err := federation.ServerCredentials(certs)
+	var ce *federation.CertError
+	if errors.As(err, &ce) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, &experiments.ConfigError{Field: "certs", Value: o.Certs, Reason: err.Error()}
 	}
@@ -136,6 +148,7 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 		defer cancel()
 	}
 	if err := srv.WaitJoined(jctx); err != nil {
+		srv.Abort(err)
 		return nil, err
 	}
 	log("run %s: %d clients joined", o.RunID, job.N)
@@ -150,8 +163,9 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	out.Wall, out.Result = time.Since(start).Seconds(), res
 	out.WireDown, out.WireUp = srv.WireBytes()
 	if res != nil {
-		out.Status, out.W, out.Residuals, out.Stats = res.Status.String(), res.W, res.Residuals, res.Stats
+		out.Status, out.W, out.Stats = res.Status.String(), res.W, res.Stats
 		out.TestStatus = res.Test.String()
+		out.SetAudit(res)
 		out.AlgBytes = 8 * (res.Stats.FloatsDown + res.Stats.FloatsUp + res.Stats.DiagFloatsUp)
 	}
 	if errors.Is(err, federation.ErrClientLost) {
@@ -160,7 +174,11 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	if err != nil {
 		out.Error = err.Error()
 	}
-	srv.Close()
+	if err != nil {
+		srv.Abort(err) // the clients exit non-zero too
+	} else {
+		srv.Close()
+	}
 	// Let the clients read the end of the run, but not wait on a hung one.
 	stopped := make(chan struct{})
 	go func() { g.GracefulStop(); close(stopped) }()
@@ -169,6 +187,16 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	case <-time.After(5 * time.Second):
 	}
 	return out, err
+}
+
+// SetAudit records r's objective and KKT residuals when its final audit
+// round ran (it fills Parties); otherwise they stay not computed.
+func (out *ServeResult) SetAudit(r *solver.Result) {
+	if r == nil || r.Parties == nil {
+		return
+	}
+	obj, res := r.Objective, r.Residuals
+	out.Objective, out.Residuals = &obj, &res
 }
 
 // serveDRFL runs AD-LPMM through the joined clients into out.
@@ -226,9 +254,26 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 	if o.Insecure {
 		certs = ""
 	}
-	creds, err := federation.ClientCredentials(certs, o.Party, o.ServerName)
+	tlsCfg, err := federation.ClientTLSConfig(certs, o.Party, o.ServerName)
+	var ce *federation.CertError
+	if errors.As(err, &ce) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, &experiments.ConfigError{Field: "certs", Value: o.Certs, Reason: err.Error()}
+	}
+	creds := insecure.NewCredentials()
+	if tlsCfg != nil {
+		creds = credentials.NewTLS(tlsCfg)
+	}
+	// A refused certificate or a transport mismatch is reported at once,
+	// not after the connect timeout.
+	start := time.Now()
+	if err := awaitServer(ctx, o.Server, tlsCfg, o.ConnectTimeout); err != nil {
+		return nil, err
+	}
+	if o.ConnectTimeout > 0 {
+		o.ConnectTimeout = max(o.ConnectTimeout-time.Since(start), time.Millisecond)
 	}
 	conn, err := federation.Dial(o.Server, creds)
 	if err != nil {
@@ -264,4 +309,30 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 	}
 	return federation.RunClient(ctx, conn, federation.ClientOptions{Party: o.Party, Load: load, LoadDRFL: loadDRFL,
 		Checkpoint: o.Checkpoint, Joined: joined, StallAt: o.StallAt, ConnectTimeout: o.ConnectTimeout})
+}
+
+// awaitServer probes the server until it answers (it may start after its
+// clients), for up to timeout (0: no bound). A refusal ends the wait: it
+// will not change.
+func awaitServer(ctx context.Context, addr string, cfg *tls.Config, timeout time.Duration) error {
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	for {
+		err := federation.Probe(ctx, addr, cfg)
+		var he *federation.HandshakeError
+		if err == nil || errors.As(err, &he) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return fmt.Errorf("federation: no server answered within %v (%w)", timeout, err)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 }

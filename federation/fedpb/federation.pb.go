@@ -1362,18 +1362,22 @@ func (x *Checkpoint) GetLast() *Reply {
 }
 
 type NodeState struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Mu            []float64              `protobuf:"fixed64,1,rep,packed,name=mu,proto3" json:"mu,omitempty"`
-	Center        []float64              `protobuf:"fixed64,2,rep,packed,name=center,proto3" json:"center,omitempty"`
-	U             []float64              `protobuf:"fixed64,3,rep,packed,name=u,proto3" json:"u,omitempty"`
-	Lambda        []float64              `protobuf:"fixed64,4,rep,packed,name=lambda,proto3" json:"lambda,omitempty"`
-	UTilde        []float64              `protobuf:"fixed64,5,rep,packed,name=u_tilde,json=uTilde,proto3" json:"u_tilde,omitempty"`
-	Rho           float64                `protobuf:"fixed64,6,opt,name=rho,proto3" json:"rho,omitempty"`
-	Hessian       []float64              `protobuf:"fixed64,7,rep,packed,name=hessian,proto3" json:"hessian,omitempty"` // a Newton local solver's kept d×d matrix
-	Wprev         []float64              `protobuf:"fixed64,8,rep,packed,name=wprev,proto3" json:"wprev,omitempty"`     // adaptive ρ_i: w^t of the previous round
-	HavePrev      bool                   `protobuf:"varint,9,opt,name=have_prev,json=havePrev,proto3" json:"have_prev,omitempty"`
-	Rho0          float64                `protobuf:"fixed64,10,opt,name=rho0,proto3" json:"rho0,omitempty"`
-	Metric        []float64              `protobuf:"fixed64,11,rep,packed,name=metric,proto3" json:"metric,omitempty"` // M_i, d×d (RhoHessian)
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Mu       []float64              `protobuf:"fixed64,1,rep,packed,name=mu,proto3" json:"mu,omitempty"`
+	Center   []float64              `protobuf:"fixed64,2,rep,packed,name=center,proto3" json:"center,omitempty"`
+	U        []float64              `protobuf:"fixed64,3,rep,packed,name=u,proto3" json:"u,omitempty"`
+	Lambda   []float64              `protobuf:"fixed64,4,rep,packed,name=lambda,proto3" json:"lambda,omitempty"`
+	UTilde   []float64              `protobuf:"fixed64,5,rep,packed,name=u_tilde,json=uTilde,proto3" json:"u_tilde,omitempty"`
+	Rho      float64                `protobuf:"fixed64,6,opt,name=rho,proto3" json:"rho,omitempty"`
+	Hessian  []float64              `protobuf:"fixed64,7,rep,packed,name=hessian,proto3" json:"hessian,omitempty"` // a Newton local solver's kept d×d matrix
+	Wprev    []float64              `protobuf:"fixed64,8,rep,packed,name=wprev,proto3" json:"wprev,omitempty"`     // adaptive ρ_i: w^t of the previous round
+	HavePrev bool                   `protobuf:"varint,9,opt,name=have_prev,json=havePrev,proto3" json:"have_prev,omitempty"`
+	Rho0     float64                `protobuf:"fixed64,10,opt,name=rho0,proto3" json:"rho0,omitempty"`
+	Metric   []float64              `protobuf:"fixed64,11,rep,packed,name=metric,proto3" json:"metric,omitempty"` // M_i, d×d (RhoHessian)
+	// Where the node's two cached party evaluations were (the last first):
+	// a restored node evaluates there again without counting the pass.
+	Cached        *CachedEval `protobuf:"bytes,12,opt,name=cached,proto3" json:"cached,omitempty"`
+	CachedPrev    *CachedEval `protobuf:"bytes,13,opt,name=cached_prev,json=cachedPrev,proto3" json:"cached_prev,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1483,6 +1487,72 @@ func (x *NodeState) GetMetric() []float64 {
 		return x.Metric
 	}
 	return nil
+}
+
+func (x *NodeState) GetCached() *CachedEval {
+	if x != nil {
+		return x.Cached
+	}
+	return nil
+}
+
+func (x *NodeState) GetCachedPrev() *CachedEval {
+	if x != nil {
+		return x.CachedPrev
+	}
+	return nil
+}
+
+type CachedEval struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	W             []float64              `protobuf:"fixed64,1,rep,packed,name=w,proto3" json:"w,omitempty"`
+	Grad          bool                   `protobuf:"varint,2,opt,name=grad,proto3" json:"grad,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CachedEval) Reset() {
+	*x = CachedEval{}
+	mi := &file_federation_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CachedEval) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CachedEval) ProtoMessage() {}
+
+func (x *CachedEval) ProtoReflect() protoreflect.Message {
+	mi := &file_federation_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CachedEval.ProtoReflect.Descriptor instead.
+func (*CachedEval) Descriptor() ([]byte, []int) {
+	return file_federation_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *CachedEval) GetW() []float64 {
+	if x != nil {
+		return x.W
+	}
+	return nil
+}
+
+func (x *CachedEval) GetGrad() bool {
+	if x != nil {
+		return x.Grad
+	}
+	return false
 }
 
 var File_federation_proto protoreflect.FileDescriptor
@@ -1601,7 +1671,7 @@ const file_federation_proto_rawDesc = "" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x14\n" +
 	"\x05round\x18\x03 \x01(\x03R\x05round\x125\n" +
 	"\x05state\x18\x04 \x01(\v2\x1f.fedcon.federation.v1.NodeStateR\x05state\x12/\n" +
-	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\xfd\x01\n" +
+	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\xfa\x02\n" +
 	"\tNodeState\x12\x0e\n" +
 	"\x02mu\x18\x01 \x03(\x01R\x02mu\x12\x16\n" +
 	"\x06center\x18\x02 \x03(\x01R\x06center\x12\f\n" +
@@ -1614,7 +1684,14 @@ const file_federation_proto_rawDesc = "" +
 	"\thave_prev\x18\t \x01(\bR\bhavePrev\x12\x12\n" +
 	"\x04rho0\x18\n" +
 	" \x01(\x01R\x04rho0\x12\x16\n" +
-	"\x06metric\x18\v \x03(\x01R\x06metric*\xa6\x01\n" +
+	"\x06metric\x18\v \x03(\x01R\x06metric\x128\n" +
+	"\x06cached\x18\f \x01(\v2 .fedcon.federation.v1.CachedEvalR\x06cached\x12A\n" +
+	"\vcached_prev\x18\r \x01(\v2 .fedcon.federation.v1.CachedEvalR\n" +
+	"cachedPrev\".\n" +
+	"\n" +
+	"CachedEval\x12\f\n" +
+	"\x01w\x18\x01 \x03(\x01R\x01w\x12\x12\n" +
+	"\x04grad\x18\x02 \x01(\bR\x04grad*\xa6\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
@@ -1645,7 +1722,7 @@ func file_federation_proto_rawDescGZIP() []byte {
 }
 
 var file_federation_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_federation_proto_goTypes = []any{
 	(Kind)(0),          // 0: fedcon.federation.v1.Kind
 	(*ClientMsg)(nil),  // 1: fedcon.federation.v1.ClientMsg
@@ -1663,6 +1740,7 @@ var file_federation_proto_goTypes = []any{
 	(*ReplyBody)(nil),  // 13: fedcon.federation.v1.ReplyBody
 	(*Checkpoint)(nil), // 14: fedcon.federation.v1.Checkpoint
 	(*NodeState)(nil),  // 15: fedcon.federation.v1.NodeState
+	(*CachedEval)(nil), // 16: fedcon.federation.v1.CachedEval
 }
 var file_federation_proto_depIdxs = []int32{
 	3,  // 0: fedcon.federation.v1.ClientMsg.hello:type_name -> fedcon.federation.v1.Hello
@@ -1680,13 +1758,15 @@ var file_federation_proto_depIdxs = []int32{
 	12, // 12: fedcon.federation.v1.Reply.drfl:type_name -> fedcon.federation.v1.DrflReply
 	15, // 13: fedcon.federation.v1.Checkpoint.state:type_name -> fedcon.federation.v1.NodeState
 	11, // 14: fedcon.federation.v1.Checkpoint.last:type_name -> fedcon.federation.v1.Reply
-	1,  // 15: fedcon.federation.v1.Federation.Session:input_type -> fedcon.federation.v1.ClientMsg
-	2,  // 16: fedcon.federation.v1.Federation.Session:output_type -> fedcon.federation.v1.ServerMsg
-	16, // [16:17] is the sub-list for method output_type
-	15, // [15:16] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	16, // 15: fedcon.federation.v1.NodeState.cached:type_name -> fedcon.federation.v1.CachedEval
+	16, // 16: fedcon.federation.v1.NodeState.cached_prev:type_name -> fedcon.federation.v1.CachedEval
+	1,  // 17: fedcon.federation.v1.Federation.Session:input_type -> fedcon.federation.v1.ClientMsg
+	2,  // 18: fedcon.federation.v1.Federation.Session:output_type -> fedcon.federation.v1.ServerMsg
+	18, // [18:19] is the sub-list for method output_type
+	17, // [17:18] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_federation_proto_init() }
@@ -1709,7 +1789,7 @@ func file_federation_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_federation_proto_rawDesc), len(file_federation_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
