@@ -80,7 +80,7 @@ Every reported solution is checked against its KKT conditions.`,
 	})
 	root.PersistentFlags().Bool("quiet", false, "print no progress")
 	root.PersistentFlags().Bool("json", false, "print results as JSON instead of tables")
-	root.PersistentFlags().Bool("wide", false, "print every table whole (default: split to fit the terminal, 120 columns when unknown)")
+	root.PersistentFlags().Bool("wide", false, "print every table whole, every column (default: a compact view that fits the terminal, 100 columns when unknown)")
 	root.PersistentFlags().String("data-dir", "", "directory with the raw data files (else $FEDCON_DATA_DIR, else the cache dir)")
 	root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of the command to `FILE` (read it with go tool pprof)")
 	root.AddCommand(

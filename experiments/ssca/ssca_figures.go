@@ -210,6 +210,8 @@ func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *experiments
 	if n := precisionNote(cfg); n != "" {
 		t.Notes = append(t.Notes, n)
 	}
+	t.Keys = 2
+	t.Brief = t.Pick("runs", "F(w^T)", "test acc.", "slack", "diverged")
 	return t
 }
 
