@@ -29,7 +29,7 @@ func RunConicNP(ctx context.Context, cfg *proxal.NPConfig, dirs []string, opt ex
 	}
 	out := &ConicClassResult{Table: "table2", Rows: res.Rows, Trials: res.Trials}
 	for i := range out.Rows {
-		out.Rows[i].Published = experiments.PublishedIn("conic-published", "table2", out.Rows[i].Dataset, fmt.Sprint(out.Rows[i].N))
+		out.Rows[i].Published = experiments.PublishedRowIn("conic-published", "table2", out.Rows[i].Dataset, fmt.Sprint(out.Rows[i].N))
 	}
 	return out, err
 }
@@ -44,7 +44,7 @@ func RunConicFair(ctx context.Context, cfg *proxal.FairConfig, dirs []string, op
 	}
 	out := &ConicClassResult{Table: "table3", Rows: res.Rows, Trials: res.Trials}
 	for i := range out.Rows {
-		out.Rows[i].Published = experiments.PublishedIn("conic-published", "table3", fmt.Sprint(out.Rows[i].N))
+		out.Rows[i].Published = experiments.PublishedRowIn("conic-published", "table3", fmt.Sprint(out.Rows[i].N))
 	}
 	return out, err
 }
@@ -88,10 +88,10 @@ func (r *ConicClassResult) Tables() []*experiments.Table {
 		}
 		pObj, p1, pC := "-", "-", "-"
 		pMax := "-"
-		if p := row.Published; len(p) >= 6 {
+		if p := row.Published.Values; len(p) >= 6 {
 			pMax = fmt.Sprintf("%.4f / %.4f", p[3], p[5])
 		}
-		if p := row.Published; len(p) >= 6 {
+		if p := row.Published.Values; len(p) >= 6 {
 			pObj = fmt.Sprintf("%.4f / %.4f", p[0], p[1])
 			p1 = fmt.Sprintf("%.4f / %.4f", p[2], p[3])
 			pC = fmt.Sprintf("%.4f / %.4f", p[4], p[5])
@@ -116,6 +116,7 @@ func (r *ConicClassResult) Tables() []*experiments.Table {
 		brief.Notes = append(brief.Notes, main.Notes[len(main.Notes)-1])
 	}
 	tables[0] = main
+	main.AddNotes(experiments.PaperNotes("conic-published", r.Table, proxal.Datasets(r.Rows))...)
 	return tables
 }
 

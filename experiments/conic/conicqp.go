@@ -203,7 +203,7 @@ func conicQPRow(d, n, m int, trials []ConicQPTrial, eps [2]float64) ConicQPRow {
 		row.Exact = row.Exact && trials[i].Exact
 	}
 	row.FStar, row.QPStats = experiments.MeanStdOf(fstar), proxal.QPStatsOf(runs, eps)
-	row.Published = experiments.PublishedIn("conic-published", "table1", fmt.Sprintf("%d,%d,%d", d, n, m))
+	row.Published = experiments.PublishedRowIn("conic-published", "table1", fmt.Sprintf("%d,%d,%d", d, n, m))
 	return row
 }
 
@@ -226,7 +226,7 @@ func (r *ConicQPResult) Tables() []*experiments.Table {
 	main.Brief = brief
 	for _, row := range r.Rows {
 		pObj, pViol, pOuter := "-", "-", "-"
-		if p := row.Published; len(p) >= 6 {
+		if p := row.Published.Values; len(p) >= 6 {
 			pObj = fmt.Sprintf("%.4f / %.4f", p[0], p[1])
 			pViol = fmt.Sprintf("%.4f / %.4f", p[2], p[3])
 			pOuter = fmt.Sprintf("%.1f / %.1f", p[4], p[5])
@@ -250,7 +250,7 @@ func (r *ConicQPResult) Tables() []*experiments.Table {
 	}
 	main.Notes = append(main.Notes,
 		"Objective Σ_i ½wᵀA_iw + b_iᵀw, mean (population std) over instances. Feasibility violation = max over the server and the clients of dist_∞(c_i(w), -K_i): ||C_iw + d_i||_∞ for the equalities of eq. (25).",
-		"Instances from fedcon's stream: they agree with the paper's only in distribution (A_i eigenvalues U[5, 10], N(0, 1) entries), so objectives differ instance by instance; f* is the mean optimum of our instances by an independent solve (KKT system; bisection on the ball's multiplier with one ball; '-' with several balls).",
+		"Paper columns: not expected to match instance by instance: instances from fedcon's stream agree with the paper's (whose generator is unpublished) only in distribution (A_i eigenvalues U[5, 10], N(0, 1) entries), so objectives differ instance by instance; f* is the mean optimum of our instances by an independent solve (KKT system; bisection on the ball's multiplier with one ball; '-' with several balls).",
 		proxal.QPDivergedNote)
 	extra := &experiments.Table{
 		Keys:  3,

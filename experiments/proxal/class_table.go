@@ -38,10 +38,10 @@ type ClassRow struct {
 	KKTC      [2]float64          `json:"kkt_max_cprox"`
 	Flags     string              `json:"flags"`
 	experiments.Divergence
-	Dropped    int                 `json:"rows_dropped_by_partition"`
-	Uncons1    experiments.MeanStd `json:"unconstrained_feas"`
-	Uncons1Max float64             `json:"unconstrained_feas_max"`
-	Published  []float64           `json:"published,omitempty"`
+	Dropped    int                      `json:"rows_dropped_by_partition"`
+	Uncons1    experiments.MeanStd      `json:"unconstrained_feas"`
+	Uncons1Max float64                  `json:"unconstrained_feas_max"`
+	Published  experiments.PublishedRow `json:"published,omitzero"`
 }
 
 // ClassRowOf aggregates the trials of cell (dataset, n) into its row.
@@ -180,6 +180,19 @@ func (r *NPResult) Tables() []*experiments.Table {
 	if cfg, ok := r.Info.Config.(*NPConfig); ok {
 		rr, al = cfg.R, &cfg.ALConfig
 	}
-	return WithAlgorithm2Note(ClassTables("Table 1: Neyman-Pearson classification, eq. (30) — class-0 loss (objective), class-1 loss (feasibility)",
-		"class-1 loss", r.Rows, true, rr, func(row ClassRow) []float64 { return row.Published }), al)
+	ts := WithAlgorithm2Note(ClassTables("Table 1: Neyman-Pearson classification, eq. (30) — class-0 loss (objective), class-1 loss (feasibility)",
+		"class-1 loss", r.Rows, true, rr, func(row ClassRow) []float64 { return row.Published.Values }), al)
+	ts[0].AddNotes(experiments.PaperNotes("published", "table1", Datasets(r.Rows))...)
+	return ts
+}
+
+// Datasets are the rows' data sets, in order, each once.
+func Datasets(rows []ClassRow) []string {
+	var out []string
+	for _, r := range rows {
+		if len(out) == 0 || out[len(out)-1] != r.Dataset {
+			out = append(out, r.Dataset)
+		}
+	}
+	return out
 }

@@ -203,7 +203,7 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt experiment
 		row.Uncons1 = experiments.MeanStdOf(cell.uncons)
 		row.Uncons1Max = experiments.MaxOf(cell.uncons)
 		if cfg.Data == nil {
-			row.Published = experiments.Published("table2", fmt.Sprint(n))
+			row.Published = experiments.PublishedRowIn("published", "table2", fmt.Sprint(n))
 		}
 		res.Rows = append(res.Rows, row)
 	}
@@ -264,7 +264,7 @@ func (r *FairResult) Tables() []*experiments.Table {
 		}
 	}
 	return WithAlgorithm2Note(ClassTables(title,
-		"disparity", r.Rows, false, rr, func(row ClassRow) []float64 { return row.Published }), al)
+		"disparity", r.Rows, false, rr, func(row ClassRow) []float64 { return row.Published.Values }), al)
 }
 
 // Figure2Result is Figure 2: one trial per n.

@@ -24,7 +24,7 @@ func (r *QPResult) Tables() []*experiments.Table {
 		Header: []string{"n", "d", "m̃", "objective A1 / cP", "feas. viol. A1 / cP", "f*", "paper A1 / cP", "flags"}}
 	for _, row := range r.Rows {
 		paper := "-"
-		if p := row.Published; len(p) >= 3 {
+		if p := row.Published.Values; len(p) >= 3 {
 			paper = fmt.Sprintf("%.2f / %.2f", p[0], p[2])
 		}
 		brief.Rows = append(brief.Rows, []string{
@@ -45,7 +45,7 @@ func (r *QPResult) Tables() []*experiments.Table {
 	if rng == "numpy" {
 		main.Notes = append(main.Notes, "Instances and w0 from the authors' numpy stream (--rng numpy): the same instances as the paper, cell for cell.")
 	} else {
-		main.Notes = append(main.Notes, "Instances from fedcon's own stream: they agree with the paper's only in distribution, so f* differs cell by cell (use --rng numpy for the paper's instances).")
+		main.Notes = append(main.Notes, "Paper column: not expected to match cell by cell: instances from fedcon's own stream agree with the paper's only in distribution, so f* differs too (--rng numpy solves the paper's instances).")
 	}
 	extra := &experiments.Table{
 		Keys:  3,
