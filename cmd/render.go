@@ -74,13 +74,19 @@ func printTables(w io.Writer, width int, tables ...*experiments.Table) error {
 const minWrap = 8
 
 // wrapColumns returns the header and rows with every column wider than a
-// common cap wrapped to it (at spaces; a longer word is cut), the largest
-// cap at which the table is at most width wide, and the rendering; nil
-// when even minWrap is too wide.
-func wrapColumns(header []string, rows [][]string, width int) ([]string, [][]string, []byte, error) {
-	natural := make([]int, len(header))
+// common cap wrapped to it (cells at spaces, a longer word cut; headers at
+// spaces only; the keys leading columns never), the largest cap at which
+// the table is at most width wide, and the rendering; nil when even
+// minWrap is too wide.
+func wrapColumns(header []string, rows [][]string, keys, width int) ([]string, [][]string, []byte, error) {
+	// A header is wrapped at its spaces only: its longest word is the
+	// column's floor.
+	natural, floor := make([]int, len(header)), make([]int, len(header))
 	for c := range header {
 		natural[c] = utf8.RuneCountInString(header[c])
+		for _, w := range strings.Fields(header[c]) {
+			floor[c] = max(floor[c], utf8.RuneCountInString(w))
+		}
 		for _, r := range rows {
 			if c < len(r) {
 				for _, line := range strings.Split(r[c], "\n") {
@@ -98,10 +104,14 @@ func wrapColumns(header []string, rows [][]string, width int) ([]string, [][]str
 		sum += w
 	}
 	overhead := textWidth(whole) - sum
+	for c := 0; c < keys && c < len(floor); c++ {
+		floor[c] = natural[c] // the key columns are never wrapped
+	}
+	capOf := func(c, limit int) int { return min(natural[c], max(limit, floor[c])) }
 	capped := func(limit int) int {
 		n := 0
-		for _, w := range natural {
-			n += min(w, limit)
+		for c := range natural {
+			n += capOf(c, limit)
 		}
 		return n
 	}
@@ -113,8 +123,8 @@ func wrapColumns(header []string, rows [][]string, width int) ([]string, [][]str
 		hd := make([]string, len(header))
 		for c, h := range header {
 			hd[c] = h
-			if natural[c] > limit {
-				hd[c] = wrapCell(h, limit)
+			if natural[c] > capOf(c, limit) {
+				hd[c] = wrapText(h, capOf(c, limit))
 			}
 		}
 		rs := make([][]string, len(rows))
@@ -122,8 +132,8 @@ func wrapColumns(header []string, rows [][]string, width int) ([]string, [][]str
 			rs[i] = make([]string, len(r))
 			for c, v := range r {
 				rs[i][c] = v
-				if c < len(natural) && natural[c] > limit {
-					rs[i][c] = wrapCell(v, limit)
+				if c < len(natural) && natural[c] > capOf(c, limit) {
+					rs[i][c] = wrapCell(v, capOf(c, limit))
 				}
 			}
 		}
@@ -154,7 +164,7 @@ func fitTable(t *experiments.Table, width int) ([][]byte, error) {
 	if keys >= len(t.Header) {
 		return [][]byte{whole}, nil
 	}
-	if _, _, out, err := wrapColumns(t.Header, t.Rows, width); err != nil || out != nil {
+	if _, _, out, err := wrapColumns(t.Header, t.Rows, keys, width); err != nil || out != nil {
 		return [][]byte{out}, err
 	}
 	var parts [][]byte

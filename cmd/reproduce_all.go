@@ -179,7 +179,7 @@ stream), take under a second, and fedcon merge computes them.`,
 			}
 			for _, name := range o.Only {
 				if !slices.Contains(allJobNames(), name) {
-					return flagErrorf("--only %s: unknown (valid: %s)", name, strings.Join(allJobNames(), ", "))
+					return flagErrorf("--only %s: unknown%s (valid: %s)", name, didYouMean(name, allJobNames()), strings.Join(allJobNames(), ", "))
 				}
 			}
 			if runF != nil {
@@ -190,7 +190,7 @@ stream), take under a second, and fedcon merge computes them.`,
 	}
 	addOutputFlags(c, &o.commonOptions, "results directory: each experiment writes <out>/<name>/ (--quick: <out>/quick/<name>/)")
 	fl := c.Flags()
-	fl.StringSliceVar(&o.Only, "only", nil, "comma-separated subset: "+strings.Join(allJobNames(), ","))
+	fl.StringSliceVar(&o.Only, "only", nil, "comma-separated subset of: "+strings.Join(allJobNames(), ", "))
 	fl.BoolVar(&o.Quick, "quick", false, "smoke run: 2 trials, n in {1, 5}, into <out>/quick/")
 	fl.BoolVar(&o.NoFetch, "no-fetch", false, "do not download missing data sets (experiments that need them are skipped)")
 	addYesFlag(c, &o.commonOptions)
