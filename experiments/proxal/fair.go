@@ -285,7 +285,8 @@ func RunFigure2(ctx context.Context, cfg *FairConfig, dirs []string, opt experim
 		return nil, err
 	}
 	out := &Figure2Result{Trials: res.Trials, Figure: experiments.Figure{
-		Title: fmt.Sprintf("Figure 2: Algorithm 1 on fairness-constrained classification, %s, %s (one trial)", c.Dataset, c.rhoLabel())}}
+		Title:   fmt.Sprintf("Figure 2: Algorithm 1 on fairness-constrained classification, %s, %s (one trial)", c.Dataset, c.rhoLabel()),
+		Caption: "Curves: the mean over the n clients at each outer iteration; shaded band: their minimum to maximum. Dash-dot: the server's global disparity; dashed: the threshold r. One trial per panel."}}
 	for _, t := range res.Trials {
 		var local, obj [][]float64
 		srv := experiments.Series{Name: "global disparity (server)", Color: 0, Dash: "dashdot"}
