@@ -71,7 +71,7 @@ reproduce: build ## every table and figure into results/<name>/ (about 2.5 h on 
 	$(BIN) report
 	$(BIN) check
 
-reproduce-quick: build ## every experiment, a smaller instance of each, into results/quick/ (about 4 min on 2 cores), then report and the check gate
+reproduce-quick: build ## every experiment, a smaller instance of each, into results/quick/ (4-7 min on 2 cores), then report and the check gate
 	$(BIN) reproduce all --quick
 	$(BIN) report --quick
 	$(BIN) check --quick
