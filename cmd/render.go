@@ -20,7 +20,7 @@ import (
 const defaultWidth = 100
 
 // briefNote closes a terminal view that left columns or tables out.
-const briefNote = "Compact view: --wide prints every column; the .md, .csv and .json files hold them all."
+const briefNote = "Compact view: --wide prints every column (result files always hold them all)."
 
 // printTables renders tables for the terminal. By default (width > 0) a
 // table with a Brief is shown as its Brief and a Detail table not at all;
