@@ -25,7 +25,7 @@ FUZZ     := FuzzParseIDX FuzzParseAdult FuzzParseBreastCancer FuzzParseMonks Fuz
 # (go.dev/issue/75804, fixed in Go 1.27). 30,000 inputs take about 3 s each.
 FUZZTIME ?= 30000x
 
-test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a short fuzz of the data parsers
+test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a short fuzz of the parsers (about 18 min on 2 cores)
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$fmtout" ]; then echo "gofmt needed:"; echo "$$fmtout"; exit 1; fi
 	$(GO) test -count=1 -timeout 30m $(PKGS)
@@ -66,12 +66,12 @@ fmt: ## gofmt -w
 bench: ## benchmarks (compare runs with benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-reproduce: build ## every table and figure into results/<name>/ (hours: see README); resumes after Ctrl-C
+reproduce: build ## every table and figure into results/<name>/ (about 2.5 h on 2 cores: docs/usage.md); resumes after Ctrl-C
 	$(BIN) reproduce all --yes
 	$(BIN) report
 	$(BIN) check
 
-reproduce-quick: build ## smoke run of every experiment into results/quick/ (~5 min on 2 cores, SSCA included), then the check gate
+reproduce-quick: build ## every experiment, a smaller instance of each, into results/quick/ (4-7 min on 2 cores), then report and the check gate
 	$(BIN) reproduce all --quick
 	$(BIN) report --quick
 	$(BIN) check --quick

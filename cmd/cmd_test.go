@@ -175,8 +175,8 @@ func TestRunQPEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out.String(), "objective Alg. 1") {
-		t.Errorf("stdout lacks the table: %s", out)
+	if !strings.Contains(out.String(), "objective A1 / cP") || strings.Contains(out.String(), "(part 1 of") {
+		t.Errorf("stdout lacks the compact table: %s", out)
 	}
 	for _, ext := range []string{"json", "csv", "md"} {
 		b, err := os.ReadFile(filepath.Join(dir, "qp-n2-d8-m1", "qp-n2-d8-m1."+ext))

@@ -151,7 +151,52 @@ func requireSubcommand(c *cobra.Command, args []string) error {
 	if !c.HasParent() {
 		what = "command"
 	}
-	return &FlagError{err: fmt.Errorf("unknown %s %q for %q (valid: %s)", what, args[0], c.CommandPath(), strings.Join(names, ", ")), usage: c.CommandPath()}
+	return &FlagError{err: fmt.Errorf("unknown %s %q for %q%s (valid: %s)", what, args[0], c.CommandPath(),
+		didYouMean(args[0], names), strings.Join(names, ", ")), usage: c.CommandPath()}
+}
+
+// didYouMean is "; did you mean X?" naming the valid names closest to name
+// (Levenshtein distance at most suggestDistance, or a prefix either way),
+// or "" when none is close.
+func didYouMean(name string, valid []string) string {
+	var close []string
+	for _, v := range valid {
+		if d := levenshtein(strings.ToLower(name), strings.ToLower(v)); d <= suggestDistance ||
+			len(name) > 1 && (strings.HasPrefix(v, name) || strings.HasPrefix(name, v)) {
+			close = append(close, v)
+		}
+	}
+	if len(close) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(close, " or ") + "?"
+}
+
+// suggestDistance is the largest edit distance of a suggestion: cobra's
+// SuggestionsMinimumDistance, which the root sets to it.
+const suggestDistance = 2
+
+// levenshtein is the edit distance of a and b (insertions, deletions,
+// substitutions), in runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
 }
 
 // presetKeys lists the configuration keys of an embedded preset.

@@ -25,8 +25,8 @@ func NewCmdDataDescribe(f *Factory, runF func(*DataDescribeOptions) error) *cobr
 	c := &cobra.Command{
 		Use:       "describe NAME",
 		Short:     "Show a preprocessed dataset: rows, classes, features and per-feature statistics",
-		Example:   "  fedcon data describe adult-b\n  fedcon data describe monks-1 --json",
-		ValidArgs: datasets.Names(),
+		Example:   "  fedcon data describe adult-b\n  fedcon data describe monks-1 --json\n  fedcon data describe fashion-mnist",
+		ValidArgs: append(datasets.FetchNames(), "mnist"),
 		Args:      dataOneName,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := checkDatasetArgs(c, args); err != nil {
@@ -45,6 +45,9 @@ func NewCmdDataDescribe(f *Factory, runF func(*DataDescribeOptions) error) *cobr
 }
 
 func dataDescribeRun(o *DataDescribeOptions) error {
+	if datasets.IsIDX(o.Name) {
+		return dataDescribeIDX(o)
+	}
 	d, err := datasets.Load(o.Name, o.Dirs, loadOpts(o.NoVerify)...)
 	if err != nil {
 		return err
@@ -111,4 +114,50 @@ func fmtNum(v float64) string {
 		return "0"
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// dataDescribeIDX describes an idx data set: files, images per label, pixels.
+func dataDescribeIDX(o *DataDescribeOptions) error {
+	if !o.NoVerify {
+		if _, err := datasets.CheckFiles([]string{o.Name}, o.Dirs); err != nil {
+			return err
+		}
+	}
+	set, err := datasets.LoadIDXSet(o.Name, datasets.IDXSearchPath(o.Name, o.Dirs), 10)
+	if err != nil {
+		return err
+	}
+	desc := datasets.DescribeIDX(set)
+	if o.JSON {
+		return printJSON(o.IO.Out, desc)
+	}
+	w := o.IO.Out
+	total := func(cs []datasets.ClassCount) int {
+		n := 0
+		for _, c := range cs {
+			n += c.Count
+		}
+		return n
+	}
+	fmt.Fprintf(w, "dataset   %s: %s\n", desc.Name, datasets.Summary(desc.Name))
+	for i, p := range desc.Files {
+		head := "files     "
+		if i > 0 {
+			head = "          "
+		}
+		fmt.Fprintf(w, "%s%s\n", head, p)
+	}
+	perLabel := func(cs []datasets.ClassCount) string {
+		for _, c := range cs {
+			if c.Count != cs[0].Count {
+				return "per label " + countsString(cs)
+			}
+		}
+		return fmt.Sprintf("%d per label (%d labels)", cs[0].Count, len(cs))
+	}
+	fmt.Fprintf(w, "train     %d images, %s\n", total(desc.Train), perLabel(desc.Train))
+	fmt.Fprintf(w, "test      %d images, %s\n", total(desc.Test), perLabel(desc.Test))
+	fmt.Fprintf(w, "pixels    %d per image (grey 0..255, read as value/255); %.1f%% of the training pixels are non-zero\n",
+		desc.Pixels, 100*desc.Density)
+	return nil
 }

@@ -22,7 +22,11 @@ func NewCmdDataList(f *Factory, runF func(*DataListOptions) error) *cobra.Comman
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List the datasets, their files, and whether the files are present and intact",
-		Args:  cobra.NoArgs,
+		Long: `List every dataset (the UCI ones, Fashion-MNIST, and MNIST when present),
+its files, and whether they are present and intact on the search path
+(--data-dir, $FEDCON_DATA_DIR, the per-user cache dir; for Fashion-MNIST also
+Debian's dataset-fashion-mnist).`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.Dirs = dataDirs(f, c)
 			o.JSON, _ = c.Flags().GetBool("json")
@@ -61,6 +65,9 @@ func dataListRun(o *DataListOptions) error {
 		present, ok, norm := 0, 0, false
 		for _, s := range e.Files {
 			names = append(names, s.File)
+			if datasets.IsIDX(e.Name) {
+				names = []string{fmt.Sprintf("%s/: %d idx files", e.Name, len(e.Files))}
+			}
 			if s.Present {
 				present++
 			}

@@ -6,6 +6,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,6 +177,7 @@ func TestNewCmdData(t *testing.T) {
 
 func TestDataListRun(t *testing.T) {
 	dataIsolateCache(t)
+	dataWithoutDebian(t)
 	f, out, errOut := dataFactory(nil)
 	o := &DataListOptions{IO: f.IO, Dirs: []string{dataSampleDir}}
 	if err := dataListRun(o); err != nil {
@@ -201,13 +204,15 @@ func TestDataListRun(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Datasets) != 6 || doc.Datasets[0].Files[0].Present || doc.Datasets[0].Files[0].Error == "" {
+	if len(doc.Datasets) != len(datasets.FetchNames()) || doc.Datasets[0].Files[0].Present || doc.Datasets[0].Files[0].Error == "" {
 		t.Errorf("%+v", doc.Datasets)
 	}
 }
 
 func TestDataListVerifyReal(t *testing.T) {
 	dir := dataRealDir(t)
+	dataIsolateCache(t)
+	dataWithoutDebian(t)
 	f, out, _ := dataFactory(nil)
 	if err := dataListRun(&DataListOptions{IO: f.IO, Dirs: []string{dir}}); err != nil {
 		t.Fatal(err)
@@ -216,10 +221,10 @@ func TestDataListVerifyReal(t *testing.T) {
 		t.Errorf("list:\n%s", out)
 	}
 	out.Reset()
-	if err := dataVerifyRun(&DataVerifyOptions{IO: f.IO, Dirs: []string{dir}}); err != nil {
+	if err := dataVerifyRun(&DataVerifyOptions{IO: f.IO, Dirs: []string{dir}, Names: datasets.Names()}); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(out.String(), " ok ") != 7 || !strings.Contains(out.String(), "32561 / 32561") {
+	if strings.Count(out.String(), " ok ") != 7 || !strings.Contains(out.String(), "│ 32561   │ ok") {
 		t.Errorf("verify:\n%s", out)
 	}
 }
@@ -419,5 +424,125 @@ func TestDataMissingDirExitCode(t *testing.T) {
 	if code := run(context.Background(), f, []string{"data", "describe", "iris"}); code != exitUsage ||
 		!strings.Contains(errOut.String(), "unknown") {
 		t.Errorf("unknown dataset: exit %d, %q", code, errOut)
+	}
+}
+
+// dataWithoutDebian stands for a machine without Debian's
+// dataset-fashion-mnist for the test.
+func dataWithoutDebian(t *testing.T) {
+	t.Helper()
+	old := datasets.DebianFashionDir
+	datasets.DebianFashionDir = filepath.Join(t.TempDir(), "none")
+	t.Cleanup(func() { datasets.DebianFashionDir = old })
+}
+
+// dataNeedsDebian skips a test without Debian's dataset-fashion-mnist.
+func dataNeedsDebian(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(datasets.DebianFashionDir, "train-images-idx3-ubyte.gz")); err != nil {
+		t.Skip("Debian's dataset-fashion-mnist is not installed (apt-get install dataset-fashion-mnist)")
+	}
+}
+
+// offlineClient fails every request, as on a machine without a network,
+// and counts them.
+func offlineClient(hits *int) *http.Client {
+	return &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		*hits++
+		return nil, errors.New("dial tcp: lookup " + r.URL.Host + ": no such host")
+	})}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// 'data fetch' offline: what is present and intact anywhere on the search
+// path is reported where it is and not fetched; only what is missing is
+// asked of the network.
+func TestDataFetchOffline(t *testing.T) {
+	real := dataRealDir(t)
+	cache := dataIsolateCache(t)
+	tests := []struct {
+		name    string
+		names   []string
+		search  []string
+		debian  bool   // Debian's dataset-fashion-mnist installed (else hidden)
+		wantErr bool   // some file must be downloaded, and cannot be
+		present int    // files reported present
+		in      string // where they are reported
+	}{
+		{name: "UCI in FEDCON_DATA_DIR", names: datasets.Names(), search: []string{real, cache}, present: 7, in: real},
+		{name: "UCI in --data-dir", names: []string{"adult-b", "monks-1"}, search: []string{real, "/nonexistent", cache}, present: 4, in: real},
+		{name: "everything, Fashion-MNIST from Debian", search: []string{real, cache}, debian: true, present: 11},
+		{name: "Fashion-MNIST from Debian", names: []string{"fashion-mnist"}, search: []string{cache}, debian: true, present: 4, in: "/usr/share/datasets/fashion-mnist"},
+		{name: "Fashion-MNIST missing", names: []string{"fashion-mnist"}, search: []string{real, cache}, wantErr: true},
+		{name: "UCI missing", names: []string{"heart"}, search: []string{cache}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.debian {
+				dataNeedsDebian(t)
+			} else {
+				dataWithoutDebian(t)
+			}
+			f, out, errOut := dataFactory(nil)
+			hits := 0
+			o := &DataFetchOptions{IO: f.IO, Names: tt.names, Search: tt.search, Dir: cache, Mirror: datasets.DefaultBaseURL,
+				HTTPClient: offlineClient(&hits)}
+			err := dataFetchRun(o)
+			if tt.wantErr {
+				if err == nil || hits != 1 || !strings.Contains(err.Error(), "no such host") {
+					t.Fatalf("got %v after %d requests, want the first download's error", err, hits)
+				}
+				return
+			}
+			if err != nil || hits != 0 {
+				t.Fatalf("got %v after %d requests, want none", err, hits)
+			}
+			if n := strings.Count(out.String(), " present "); n != tt.present || strings.Contains(out.String(), "downloaded") {
+				t.Errorf("%d files present, want %d:\n%s", n, tt.present, out)
+			}
+			if tt.in != "" && strings.Count(out.String(), tt.in) != tt.present {
+				t.Errorf("files not reported in %s:\n%s", tt.in, out)
+			}
+			if want := fmt.Sprintf("all %d files present and intact: nothing to download", tt.present); !strings.Contains(errOut.String(), want) {
+				t.Errorf("stderr %q, want %q", errOut, want)
+			}
+		})
+	}
+}
+
+// End to end: offline with everything present, 'data fetch' exits 0.
+func TestDataFetchOfflineExitCode(t *testing.T) {
+	real := dataRealDir(t)
+	dataIsolateCache(t)
+	dataNeedsDebian(t)
+	f, out, errOut := dataFactory(map[string]string{"FEDCON_DATA_DIR": real})
+	if code := run(context.Background(), f, []string{"data", "fetch", "--mirror", "https://127.0.0.1:1/"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out.String(), "downloaded") {
+		t.Errorf("%s", out)
+	}
+}
+
+func TestDataDescribeFashion(t *testing.T) {
+	dataNeedsDebian(t)
+	dataIsolateCache(t)
+	f, out, _ := dataFactory(nil)
+	if err := dataDescribeRun(&DataDescribeOptions{IO: f.IO, Dirs: []string{t.TempDir()}, Name: "fashion-mnist"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"train     60000 images, 6000 per label (10 labels)", "test      10000 images, 1000 per label (10 labels)",
+		"pixels    784 per image", datasets.DebianFashionDir} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// MNIST absent: one line naming the fix, exit 2.
+	err := dataDescribeRun(&DataDescribeOptions{IO: f.IO, Dirs: []string{t.TempDir()}, Name: "mnist"})
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "MNIST's four idx files") {
+		t.Errorf("mnist: %v", err)
 	}
 }

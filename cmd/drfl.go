@@ -184,15 +184,18 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 		}
 		return err
 	}
-	t := dataTable(f.IO.Out, "model", "status", "rounds", "objective (4)", "worst case", "train "+r.Metric, "test "+r.Metric, "worst client", "q* = −σ", "bytes/round", "bytes", "seconds")
 	q := make([]string, len(r.QStar))
 	for s, v := range r.QStar {
 		q[s] = strconv.FormatFloat(v, 'f', 3, 64)
 	}
-	_ = t.Append(r.Params.Model, r.StatusFlags(), r.Rounds, fmt.Sprintf("%.6f", r.Objective), fmt.Sprintf("%.6f", r.WorstCase),
-		fmt.Sprintf("%.4f", r.Train), fmt.Sprintf("%.4f", r.Test), fmt.Sprintf("%.4f", r.WorstClient),
-		strings.Join(q, " "), r.BytesPerRound, r.BytesTotal, fmt.Sprintf("%.2f", r.Seconds))
-	if e := t.Render(); e != nil {
+	t := &experiments.Table{
+		Header: []string{"model", "status", "rounds", "objective (4)", "worst case", "train " + r.Metric, "test " + r.Metric, "worst client", "q* = −σ", "bytes/round", "bytes", "seconds"},
+		Rows: [][]string{{r.Params.Model, r.StatusFlags(), fmt.Sprint(r.Rounds), fmt.Sprintf("%.6f", r.Objective), fmt.Sprintf("%.6f", r.WorstCase),
+			fmt.Sprintf("%.4f", r.Train), fmt.Sprintf("%.4f", r.Test), fmt.Sprintf("%.4f", r.WorstClient),
+			strings.Join(q, " "), fmt.Sprint(r.BytesPerRound), fmt.Sprint(r.BytesTotal), fmt.Sprintf("%.2f", r.Seconds)}},
+	}
+	t.Brief = t.Pick("status", "objective (4)", "worst case", "test "+r.Metric, "worst client")
+	if e := printTables(f.IO.Out, f.tableWidth(), t); e != nil {
 		return e
 	}
 	if !r.Converged() || r.InnerCapHits > 0 {

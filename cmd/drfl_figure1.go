@@ -90,12 +90,7 @@ func drflFigure1Run(f *Factory, o *DRFLFigure1Options) error {
 		_, err := f.IO.Out.Write(js)
 		return err
 	}
-	t := dataTable(f.IO.Out, "level", "ρ DRFL", "ρ WAFL", "volume DRFL", "volume WAFL")
-	for i, l := range res.Levels {
-		_ = t.Append(fmt.Sprintf("%.2f", l), fmt.Sprintf("%.5f", res.RhoDRFL[i]), fmt.Sprintf("%.5f", res.RhoWAFL[i]),
-			fmt.Sprintf("%.4f", res.VolumeDRFL[i]), fmt.Sprintf("%.4f", res.VolumeWAFL[i]))
-	}
-	if err := t.Render(); err != nil {
+	if err := printTables(f.IO.Out, f.tableWidth(), drflFigure1Table(res)); err != nil {
 		return err
 	}
 	if !o.Quiet {
@@ -138,4 +133,18 @@ func writeFigureFiles(f *Factory, name string, cfg any, fig *experiments.Figure,
 		paths = append(paths, base+ext)
 	}
 	return paths, js, nil
+}
+
+// drflFigure1Table is the figure's numbers: per guarantee level, the
+// smallest radius reaching it and the ambiguity set's normalised volume.
+func drflFigure1Table(res *drfl.DRFLFigure1) *experiments.Table {
+	t := &experiments.Table{
+		Title:  "DRFL Figure 1 (Example 4.1): radius ρ reaching each guarantee level P(P* in ambiguity set), and the set's normalised volume, DRFL vs WAFL",
+		Header: []string{"level", "ρ DRFL", "ρ WAFL", "volume DRFL", "volume WAFL"},
+	}
+	for i, l := range res.Levels {
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("%.2f", l), fmt.Sprintf("%.5f", res.RhoDRFL[i]), fmt.Sprintf("%.5f", res.RhoWAFL[i]),
+			fmt.Sprintf("%.4f", res.VolumeDRFL[i]), fmt.Sprintf("%.4f", res.VolumeWAFL[i])})
+	}
+	return t
 }

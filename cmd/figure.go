@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -49,8 +50,12 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 		grid[len(grid)-1] = append(grid[len(grid)-1], nil) // empty tile
 	}
 	title := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(13)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
+	captionStyle := draw.TextStyle{Color: color.Gray{Y: 0x40}, Font: font.From(plot.DefaultFont, vg.Points(10)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
 	// Wide enough for the title: a one-panel figure would clip it.
-	w, h := max(vg.Length(cols)*4.2*vg.Inch, title.Width(fig.Title)+vg.Millimeter*8), vg.Length(len(grid))*3.6*vg.Inch
+	w := max(vg.Length(cols)*4.2*vg.Inch, title.Width(fig.Title)+vg.Millimeter*8)
+	caption := wrapToWidth(captionStyle, fig.Caption, w-vg.Millimeter*8)
+	capH := vg.Length(len(caption)) * captionStyle.Height("Ag") * 1.15
+	h := vg.Length(len(grid))*3.6*vg.Inch + capH
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return nil, err
 	}
@@ -62,7 +67,7 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 		canvas vg.CanvasWriterTo
 	}{{"png", png}, {"svg", svg}} {
 		dc := draw.New(target.canvas)
-		tiles := draw.Tiles{Rows: len(grid), Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 6, PadTop: vg.Millimeter * 8, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+		tiles := draw.Tiles{Rows: len(grid), Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 6, PadTop: vg.Millimeter*8 + capH, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 		canvases := plot.Align(grid, tiles, dc)
 		for i, row := range grid {
 			for j, p := range row {
@@ -72,6 +77,10 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 			}
 		}
 		dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Millimeter*6}, fig.Title)
+		for i, line := range caption {
+			y := h - vg.Millimeter*7.5 - vg.Length(i+1)*captionStyle.Height("Ag")*1.15
+			dc.FillText(captionStyle, vg.Point{X: w / 2, Y: y}, line)
+		}
 		path := base + "." + target.ext
 		f, err := os.Create(path)
 		if err != nil {
@@ -157,19 +166,33 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 	}
 	if allIntegers(pn) && !pn.XLog {
 		p.X.Tick.Marker = intTicks{}
+	} else {
+		p.X.Tick.Marker = niceTicks{}
 	}
+	p.Y.Tick.Marker = niceTicks{}
 	if pn.YMax > 0 {
 		ymax = math.Min(ymax, pn.YMax)
 	}
 	if pn.XLog && xmin > 0 {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = logTicks125{}
 		p.X.Min, p.X.Max = xmin/1.5, xmax*1.5
 	}
 	if pn.YLog && ymin > 0 {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		p.Y.Min, p.Y.Max = ymin/2, ymax*30 // headroom for the legend, in decades
+		p.Y.Tick.Marker = logTicks125{}
+		// Headroom for the legend, in decades, grown with its entries.
+		p.Y.Min, p.Y.Max = ymin/1.5, ymax*math.Pow(ymax/ymin*1.5, legendHeadroom(len(pn.Series)+len(pn.HLines)))
+		return p, nil
+	}
+	if pn.YUnit {
+		// A share: the axis is [0, 1]; the legend goes where the curves
+		// are not at the right end (accuracy rises, or falls with noise).
+		p.Y.Min, p.Y.Max = 0, 1
+		p.Legend.Top = rightEndMean(pn) < 0.5
+		if xmax == xmin {
+			p.X.Min, p.X.Max = xmin-0.5, xmax+0.5
+		}
 		return p, nil
 	}
 	if !math.IsInf(ymin, 1) {
@@ -208,34 +231,132 @@ func allIntegers(pn experiments.Panel) bool {
 	return n > 0
 }
 
-// intTicks are plot.DefaultTicks without fractional major ticks (no
-// "2.50" outer iterations), or unit steps when too few are left.
+// intTicks are niceTicks with a whole step (no "2.50" outer iterations):
+// unit steps when the range is under 5.
 type intTicks struct{}
 
 func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	if hi-lo >= 5 {
+		return niceTicks{whole: true}.Ticks(lo, hi)
+	}
 	var out []plot.Tick
-	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
-		if t.Value != math.Trunc(t.Value) {
-			continue // no "2.50" outer iteration, labelled or not
-		}
-		if t.Label != "" {
-			t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)
-		}
-		out = append(out, t)
-	}
-	majors := 0
-	for _, t := range out {
-		if t.Label != "" {
-			majors++
-		}
-	}
-	if majors >= 2 {
-		return out
-	}
-	out = out[:0]
-	step := math.Max(1, math.Ceil((hi-lo)/5))
-	for v := math.Ceil(lo); v <= hi; v += step {
+	for v := math.Ceil(lo); v <= hi; v++ {
 		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
 	}
 	return out
+}
+
+// niceTicks label every tick: at most 7 of them (as many as fit), a step
+// of 1, 2, 2.5 or 5 times a power of ten, each printed with the decimals
+// the step needs.
+type niceTicks struct {
+	whole bool // whole-number steps only (no 2.5)
+}
+
+func (nt niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
+	}
+	// The smallest step of 1, 2, 2.5, 5 times a power of ten that gives at
+	// most 7 ticks.
+	count := func(step float64) float64 { return math.Floor(hi/step+1e-9) - math.Ceil(lo/step-1e-9) + 1 }
+	mag := math.Pow(10, math.Floor(math.Log10((hi-lo)/7)))
+	step, mult := 0.0, 0.0
+	for step == 0 {
+		for _, m := range []float64{1, 2, 2.5, 5} {
+			if nt.whole && (m == 2.5 && mag < 10 || m*mag < 1) {
+				continue
+			}
+			if count(m*mag) <= 7 {
+				step, mult = m*mag, m
+				break
+			}
+		}
+		if step == 0 {
+			mag *= 10
+		}
+	}
+	dec := max(0, int(-math.Floor(math.Log10(mag)+1e-9)))
+	if mult == 2.5 && mag < 10 {
+		dec++
+	}
+	var out []plot.Tick
+	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+step*1e-9; k++ {
+		v := k * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', dec, 64)})
+	}
+	return out
+}
+
+// logTicks125 label every tick of a log axis: 1, 2 and 5 times the powers
+// of ten in range (only the powers when that is more than 8 ticks).
+type logTicks125 struct{}
+
+func (logTicks125) Ticks(lo, hi float64) []plot.Tick {
+	var all, decades []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, e)
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)}
+			all = append(all, t)
+			if m == 1 {
+				decades = append(decades, t)
+			}
+		}
+	}
+	if len(all) > 8 && len(decades) >= 2 {
+		return decades
+	}
+	return all
+}
+
+// rightEndMean is the mean of the panel's curves over the right third of
+// the x range (NaN-free; 0 without data).
+func rightEndMean(pn experiments.Panel) float64 {
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, s := range pn.Series {
+		for _, x := range s.X {
+			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+		}
+	}
+	sum, n := 0.0, 0
+	for _, s := range pn.Series {
+		for i, x := range s.X {
+			if x >= xmax-(xmax-xmin)/3 && !math.IsNaN(s.Y[i]) {
+				sum += s.Y[i]
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// wrapToWidth breaks text at spaces into lines no wider than width in
+// style (a longer word keeps its own line); nil for "".
+func wrapToWidth(style draw.TextStyle, text string, width vg.Length) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(text) {
+		if cur != "" && style.Width(cur+" "+word) > width {
+			lines, cur = append(lines, cur), word
+			continue
+		}
+		if cur != "" {
+			cur += " "
+		}
+		cur += word
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/fedcon/fedcon/experiments"
 )
 
@@ -61,5 +63,77 @@ func TestIntTicks(t *testing.T) {
 		if majors == 0 && r[1]-r[0] >= 1 {
 			t.Errorf("range %v: no major tick", r)
 		}
+	}
+}
+
+// Every tick has a label; at most 7 linear ticks (as many as fit) at a 1, 2, 2.5 or 5 step;
+// whole numbers only on an integer axis; 1-2-5 on a log axis.
+func TestTicks(t *testing.T) {
+	tests := []struct {
+		name   string
+		marker plot.Ticker
+		lo, hi float64
+		want   string // labels, space-separated
+	}{
+		{"breast-cancer losses", niceTicks{}, 0, 0.28, "0.00 0.05 0.10 0.15 0.20 0.25"},
+		{"losses to 1", niceTicks{}, 0, 0.95, "0.0 0.2 0.4 0.6 0.8"},
+		{"MSE", niceTicks{}, 0, 110, "0 20 40 60 80 100"},
+		{"MSE to 74", niceTicks{}, 0, 74, "0 20 40 60"},
+		{"negative", niceTicks{}, -7.5, -0.4, "-7 -6 -5 -4 -3 -2 -1"},
+		{"accuracy", niceTicks{}, 0, 1, "0.0 0.2 0.4 0.6 0.8 1.0"},
+		{"iterations 1-46", intTicks{}, 1, 46, "10 20 30 40"},
+		{"iterations 1-12", intTicks{}, 1, 12, "2 4 6 8 10 12"},
+		{"iterations 1-4", intTicks{}, 1, 4, "1 2 3 4"},
+		{"iterations 1-2", intTicks{}, 1, 2, "1 2"},
+		{"log cost", logTicks125{}, 0.4, 6, "0.5 1 2 5"},
+		{"log many decades", logTicks125{}, 0.3, 20000, "1 10 100 1000 10000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var labels []string
+			for _, tk := range tt.marker.Ticks(tt.lo, tt.hi) {
+				if tk.Label == "" {
+					t.Errorf("tick at %g has no label", tk.Value)
+				}
+				labels = append(labels, tk.Label)
+			}
+			if got := strings.Join(labels, " "); got != tt.want {
+				t.Errorf("ticks on [%g, %g] = %q, want %q", tt.lo, tt.hi, got, tt.want)
+			}
+		})
+	}
+}
+
+// Axes fit the data: an accuracy panel is [0, 1], a log panel keeps its
+// spike (no curve is clipped), a linear one starts at 0 or below.
+func TestPanelAxes(t *testing.T) {
+	curve := func(ys ...float64) experiments.Series {
+		s := experiments.Series{Name: "c"}
+		for i, y := range ys {
+			s.X, s.Y = append(s.X, float64(i+1)), append(s.Y, y)
+		}
+		return s
+	}
+	tests := []struct {
+		name       string
+		pn         experiments.Panel
+		wantMin    float64
+		wantMaxMin float64 // the axis reaches at least this
+		wantMaxMax float64 // and at most this
+	}{
+		{"accuracy", experiments.Panel{YUnit: true, Series: []experiments.Series{curve(0.1, 0.6, 0.8)}}, 0, 1, 1},
+		{"log with a spike", experiments.Panel{YLog: true, Series: []experiments.Series{curve(2.3, 35, 1.1, 0.9)}}, 0, 35, math.Inf(1)},
+		{"linear", experiments.Panel{Series: []experiments.Series{curve(0.05, 0.15, 0.2)}}, 0, 0.2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := panelPlot(tt.pn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Y.Min < tt.wantMin || p.Y.Min > 0.9 || p.Y.Max < tt.wantMaxMin || p.Y.Max > tt.wantMaxMax {
+				t.Errorf("y axis [%g, %g]", p.Y.Min, p.Y.Max)
+			}
+		})
 	}
 }

@@ -35,52 +35,52 @@ type AllOptions struct {
 // allJob is one table or figure of `reproduce all`.
 type allJob struct {
 	name string
-	// quick: part of the --quick smoke run.
-	quick bool
-	run   func(f *Factory, o commonOptions, dirs []string) error
+	// run runs it; with o.quick (--quick) a smaller instance of it.
+	run func(f *Factory, o commonOptions, dirs []string) error
 }
 
 // allJobs lists every table and figure from configs/, cheapest first.
 var allJobs = []allJob{
-	{"table3", true, func(f *Factory, o commonOptions, dirs []string) error {
+	{"table3", func(f *Factory, o commonOptions, dirs []string) error {
 		return table3Run(&Table3Options{IO: f.IO, Version: f.Version, Dirs: dirs, OutDir: o.OutDir, Quiet: o.Quiet, batch: true})
 	}},
-	{"table4", true, func(f *Factory, o commonOptions, _ []string) error {
+	{"table4", func(f *Factory, o commonOptions, _ []string) error {
 		return qpRun(f, &QPOptions{commonOptions: o})
 	}},
-	{"table2-authors", true, func(f *Factory, o commonOptions, dirs []string) error {
+	{"table2-authors", func(f *Factory, o commonOptions, dirs []string) error {
 		return fairRun(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2-authors"})
 	}},
-	{"figure2-authors", true, func(f *Factory, o commonOptions, dirs []string) error {
+	{"figure2-authors", func(f *Factory, o commonOptions, dirs []string) error {
 		return figure2Run(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2-authors"})
 	}},
-	{"figure1", true, func(f *Factory, o commonOptions, dirs []string) error {
+	{"figure1", func(f *Factory, o commonOptions, dirs []string) error {
 		return figure1Run(f, &NPOptions{commonOptions: o, Dirs: dirs, Clients: 5})
 	}},
-	{"table1", true, func(f *Factory, o commonOptions, dirs []string) error {
+	{"table1", func(f *Factory, o commonOptions, dirs []string) error {
 		return npRun(f, &NPOptions{commonOptions: o, Dirs: dirs})
 	}},
 	// SSCA (Ye & Cui) Figures 2-4 on Fashion-MNIST: hours with 100 runs (docs/papers/ssca.md).
-	{"ssca-figure2", true, func(f *Factory, o commonOptions, dirs []string) error {
+	{"ssca-figure2", func(f *Factory, o commonOptions, dirs []string) error {
 		return sscaReproduce(f, &SSCAOptions{commonOptions: o, Dirs: dirs, Figures: []string{"figure2"}})
 	}},
-	{"ssca-figure3", true, func(f *Factory, o commonOptions, dirs []string) error {
+	{"ssca-figure3", func(f *Factory, o commonOptions, dirs []string) error {
 		return sscaReproduce(f, &SSCAOptions{commonOptions: o, Dirs: dirs, Figures: []string{"figure3"}})
 	}},
-	{"ssca-figure4", true, func(f *Factory, o commonOptions, dirs []string) error {
+	{"ssca-figure4", func(f *Factory, o commonOptions, dirs []string) error {
 		return sscaReproduce(f, &SSCAOptions{commonOptions: o, Dirs: dirs, Figures: []string{"figure4"}})
 	}},
-	// The paper's Table 2 parameters: Algorithm 1 runs into its caps (hours).
-	{"table2", false, func(f *Factory, o commonOptions, dirs []string) error {
+	// The paper's Table 2 parameters: Algorithm 1 runs into its caps (hours;
+	// about 10 s quick).
+	{"table2", func(f *Factory, o commonOptions, dirs []string) error {
 		return fairRun(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2"})
 	}},
-	{"figure2", false, func(f *Factory, o commonOptions, dirs []string) error {
+	{"figure2", func(f *Factory, o commonOptions, dirs []string) error {
 		return figure2Run(f, &FairOptions{commonOptions: o, Dirs: dirs, Preset: "table2"})
 	}},
-	// The conic paper's Tables 1-3: only conic-table1 (15 s quick on 2 cores)
-	// is in --quick; conic-table3's fairness at r = 0.01 takes minutes per cell.
+	// The conic paper's Tables 1-3: conic-table3's fairness at r = 0.01
+	// takes minutes per cell (about 10 s quick).
 	// DRFL Figure 1 (synthetic, under a second).
-	{"drfl-figure1", true, func(f *Factory, o commonOptions, _ []string) error {
+	{"drfl-figure1", func(f *Factory, o commonOptions, _ []string) error {
 		do := &DRFLFigure1Options{commonOptions: o, Quick: o.quick}
 		do.Quiet = true
 		if o.report != nil {
@@ -94,21 +94,20 @@ var allJobs = []allJob{
 	// DRFL Figures 2-5 with the paper's models at fixed parameters (the
 	// paper's cross-validation is `reproduce drfl-figureK --cv`: hours).
 	drflNoiseJob("drfl-figure2"), drflNoiseJob("drfl-figure3"), drflNoiseJob("drfl-figure4"), drflNoiseJob("drfl-figure5"),
-	{"conic-table1", true, func(f *Factory, o commonOptions, _ []string) error {
+	{"conic-table1", func(f *Factory, o commonOptions, _ []string) error {
 		return conicQPRun(f, &ConicQPOptions{commonOptions: o})
 	}},
-	{"conic-table2", false, func(f *Factory, o commonOptions, dirs []string) error {
+	{"conic-table2", func(f *Factory, o commonOptions, dirs []string) error {
 		return conicNPRun(f, &ConicClassOptions{commonOptions: o, Dirs: dirs})
 	}},
-	{"conic-table3", false, func(f *Factory, o commonOptions, dirs []string) error {
+	{"conic-table3", func(f *Factory, o commonOptions, dirs []string) error {
 		return conicFairRun(f, &ConicClassOptions{commonOptions: o, Dirs: dirs})
 	}},
-	// The conic paper's Figures 1-2: the quick run has Figure 2's n = 5 panel
-	// (about 30 s); Figure 1 is left to the full run.
-	{"conic-figure1", false, func(f *Factory, o commonOptions, dirs []string) error {
+	// The conic paper's Figures 1-2: the quick run has n = 5 only.
+	{"conic-figure1", func(f *Factory, o commonOptions, dirs []string) error {
 		return conicFigure1Run(f, &ConicFigureOptions{ConicClassOptions: ConicClassOptions{commonOptions: o, Dirs: dirs}, Clients: []int{5}})
 	}},
-	{"conic-figure2", true, func(f *Factory, o commonOptions, dirs []string) error {
+	{"conic-figure2", func(f *Factory, o commonOptions, dirs []string) error {
 		clients := []int{5, 10, 20}
 		if o.quick {
 			clients = []int{5}
@@ -118,10 +117,10 @@ var allJobs = []allJob{
 }
 
 // drflNoiseJob runs a DRFL noise figure (2-5) in batch mode: 10
-// repetitions, about 5 min per dataset on 2 cores; not in --quick, but
-// --quick --only drfl-figureK runs the figure's quick version.
+// repetitions, about 5 min per dataset on 2 cores; --quick runs the
+// figure's quick version (2 repetitions, noise levels 0.4 apart: 4-9 s).
 func drflNoiseJob(name string) allJob {
-	return allJob{name, false, func(f *Factory, o commonOptions, dirs []string) error {
+	return allJob{name, func(f *Factory, o commonOptions, dirs []string) error {
 		do := &DRFLNoiseOptions{commonOptions: o, Name: name, Dirs: dirs, Quick: o.quick}
 		do.Quiet = true
 		if o.report != nil {
@@ -158,10 +157,12 @@ Debian's /usr/share/datasets/fashion-mnist too) are fetched first into --data-di
 cache dir, with their pinned checksums; offline, the experiments that need a missing data
 set are skipped and named (--no-fetch skips the download).
 
---quick is a smoke run of a few minutes into results/quick/: 2 trials, n in {1, 5} (Table 1
-also n = 10), without the Table 2 preset (its fairness runs need many ADMM rounds). Of the conic
-paper's experiments only conic-table1 (2 instances, n in {1, 5}) and conic-figure2 (n = 5)
-are in the smoke run.
+--quick is a smoke run of every experiment, a smaller instance of each, into
+results/quick/ (about 4 min on 2 cores): 2 trials and n in {1, 5} (Table 1 also
+n = 10; conic-table1 2 instances; the figures n = 5), the SSCA figures with
+fewer runs and iterations, the DRFL noise figures with 2 repetitions and noise
+levels 0.4 apart, drfl-figure1 with fewer draws. An experiment that cannot run
+(a missing data set) is listed with the reason in the summary.
 
 With --shard K/N every experiment computes its share of the trials (docs/cluster.md) but
 table3 and drfl-figure1: they have no trials to share (data statistics; one synthetic random
@@ -178,7 +179,7 @@ stream), take under a second, and fedcon merge computes them.`,
 			}
 			for _, name := range o.Only {
 				if !slices.Contains(allJobNames(), name) {
-					return flagErrorf("--only %s: unknown (valid: %s)", name, strings.Join(allJobNames(), ", "))
+					return flagErrorf("--only %s: unknown%s (valid: %s)", name, didYouMean(name, allJobNames()), strings.Join(allJobNames(), ", "))
 				}
 			}
 			if runF != nil {
@@ -189,7 +190,7 @@ stream), take under a second, and fedcon merge computes them.`,
 	}
 	addOutputFlags(c, &o.commonOptions, "results directory: each experiment writes <out>/<name>/ (--quick: <out>/quick/<name>/)")
 	fl := c.Flags()
-	fl.StringSliceVar(&o.Only, "only", nil, "comma-separated subset: "+strings.Join(allJobNames(), ","))
+	fl.StringSliceVar(&o.Only, "only", nil, "comma-separated subset of: "+strings.Join(allJobNames(), ", "))
 	fl.BoolVar(&o.Quick, "quick", false, "smoke run: 2 trials, n in {1, 5}, into <out>/quick/")
 	fl.BoolVar(&o.NoFetch, "no-fetch", false, "do not download missing data sets (experiments that need them are skipped)")
 	addYesFlag(c, &o.commonOptions)
@@ -228,7 +229,7 @@ func allRun(f *Factory, o *AllOptions) error {
 	start := time.Now()
 	var jobs []allJob
 	for _, j := range allJobs {
-		if len(o.Only) > 0 && !slices.Contains(o.Only, j.name) || len(o.Only) == 0 && o.Quick && !j.quick {
+		if len(o.Only) > 0 && !slices.Contains(o.Only, j.name) {
 			continue
 		}
 		jobs = append(jobs, j)

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 )
@@ -77,12 +79,18 @@ Every reported solution is checked against its KKT conditions.`,
 			return err
 		},
 	}
+	root.SuggestionsMinimumDistance = suggestDistance
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// A mistyped command ("fedcon rnu np --dataset adult-a") leaves its
+		// group to parse the subcommand's flags: name the command instead.
+		if args := c.Flags().Args(); c.HasAvailableSubCommands() && len(args) > 0 {
+			return requireSubcommand(c, args)
+		}
 		return &FlagError{err: err, usage: c.CommandPath()}
 	})
 	root.PersistentFlags().Bool("quiet", false, "print no progress")
 	root.PersistentFlags().Bool("json", false, "print results as JSON instead of tables")
-	root.PersistentFlags().Bool("wide", false, "print every table whole (default: split to fit the terminal, 120 columns when unknown)")
+	root.PersistentFlags().Bool("wide", false, "print every table whole, every column (default: a compact view that fits the terminal, 100 columns when unknown)")
 	root.PersistentFlags().String("data-dir", "", "directory with the raw data files (else $FEDCON_DATA_DIR, else the cache dir)")
 	root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of the command to `FILE` (read it with go tool pprof)")
 	root.AddCommand(
@@ -102,5 +110,51 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdStatus(f),
 	)
 	guardCommands(root)
+	wrapHelp(root)
 	return root
+}
+
+// helpWidth is the width help texts wrap at.
+const helpWidth = 100
+
+// wrapHelp wraps, in c and every command under it, the lines of Long and
+// Example longer than helpWidth (at spaces, keeping their indentation) and
+// the flag usages (pflag's FlagUsagesWrapped).
+func wrapHelp(c *cobra.Command) {
+	if !c.HasParent() {
+		cobra.AddTemplateFunc("wrapShort", func(short string, pad int) string {
+			// "  name<pad> short": continuation lines under the short text.
+			return strings.ReplaceAll(wrapText(short, helpWidth-pad-3), "\n", "\n"+strings.Repeat(" ", pad+3))
+		})
+		c.SetUsageTemplate(strings.NewReplacer(
+			"{{.LocalFlags.FlagUsages", fmt.Sprintf("{{(.LocalFlags.FlagUsagesWrapped %d)", helpWidth),
+			"{{.InheritedFlags.FlagUsages", fmt.Sprintf("{{(.InheritedFlags.FlagUsagesWrapped %d)", helpWidth),
+			"{{rpad .Name .NamePadding }} {{.Short}}", "{{rpad .Name .NamePadding }} {{wrapShort .Short .NamePadding}}",
+		).Replace(c.UsageTemplate()))
+	}
+	if c.Long == "" && utf8.RuneCountInString(c.Short) > helpWidth {
+		c.Long = c.Short // help prints Long, else Short
+	}
+	c.Long, c.Example = wrapLines(c.Long, helpWidth), wrapLines(c.Example, helpWidth)
+	for _, s := range c.Commands() {
+		wrapHelp(s)
+	}
+}
+
+// wrapLines wraps each line of s longer than width at spaces, its
+// continuation lines indented as it is.
+func wrapLines(s string, width int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if utf8.RuneCountInString(l) <= width {
+			continue
+		}
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		wrapped := strings.Split(wrapText(strings.TrimLeft(l, " "), width-len(indent)), "\n")
+		for j := range wrapped {
+			wrapped[j] = indent + wrapped[j]
+		}
+		lines[i] = strings.Join(wrapped, "\n")
+	}
+	return strings.Join(lines, "\n")
 }

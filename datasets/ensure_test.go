@@ -20,14 +20,15 @@ import (
 // anew, so that only the content can match the pins.
 func fashionMirror(t *testing.T, edit func(name string, raw []byte) []byte) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(DebianFashionDir, "train-images-idx3-ubyte.gz")); err != nil {
+	debian := DebianFashionDir
+	if _, err := os.Stat(filepath.Join(debian, "train-images-idx3-ubyte.gz")); err != nil {
 		t.Skip("Debian's dataset-fashion-mnist is not installed")
 	}
 	var hits atomic.Int64
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		name := strings.TrimSuffix(filepath.Base(r.URL.Path), ".gz")
-		gz, err := os.ReadFile(filepath.Join(DebianFashionDir, name+".gz"))
+		gz, err := os.ReadFile(filepath.Join(debian, name+".gz"))
 		if err != nil || !strings.HasPrefix(r.URL.Path, "/fashion/") {
 			http.NotFound(w, r)
 			return
@@ -80,7 +81,8 @@ func TestEnsureFetchesWhatIsMissing(t *testing.T) {
 		t.Fatalf("Ensure: %+v, %v", res, err)
 	}
 	// Fashion-MNIST itself, as on a machine without the Debian package.
-	got, err := f.fetchFashion(context.Background(), into)
+	withoutDebian(t)
+	got, err := f.Fetch(context.Background(), into, "fashion-mnist")
 	if err != nil || len(got) != 4 || fmHits.Load() != 4 {
 		t.Fatalf("fetchFashion: %v, %d results, %d requests", err, len(got), fmHits.Load())
 	}
@@ -92,7 +94,7 @@ func TestEnsureFetchesWhatIsMissing(t *testing.T) {
 		t.Fatalf("fetched monks-1: %v", err)
 	}
 	// A second fetch keeps the intact copies.
-	if _, err := f.fetchFashion(context.Background(), into); err != nil || fmHits.Load() != 4 {
+	if _, err := f.Fetch(context.Background(), into, "fashion-mnist"); err != nil || fmHits.Load() != 4 {
 		t.Fatalf("refetch: %v, %d requests", err, fmHits.Load())
 	}
 }
@@ -105,8 +107,9 @@ func TestEnsureOfflineAndTampered(t *testing.T) {
 		return raw
 	})
 	into := t.TempDir()
+	withoutDebian(t)
 	f := &Fetcher{Client: fm.Client(), BaseURL: fm.URL + "/nothing-here", IDXBaseURL: fm.URL + "/fashion"}
-	got, err := f.fetchFashion(context.Background(), into)
+	got, err := f.Fetch(context.Background(), into, "fashion-mnist")
 	var ce *ChecksumError
 	if !errors.As(err, &ce) || len(got) != 1 {
 		t.Fatalf("tampered labels: %v after %d files, want a checksum error after 1", err, len(got))
@@ -122,7 +125,7 @@ func TestEnsureOfflineAndTampered(t *testing.T) {
 	}
 	// A bad mirror is the request's fault: an error.
 	f.IDXBaseURL = "http://example.org/"
-	if _, err := f.fetchFashion(context.Background(), into); err == nil {
+	if _, err := f.Fetch(context.Background(), into, "fashion-mnist"); err == nil {
 		t.Fatal("http mirror accepted")
 	}
 	// Canceled: stop.
@@ -132,4 +135,13 @@ func TestEnsureOfflineAndTampered(t *testing.T) {
 	if _, err := f.Ensure(ctx, into, []string{into}, []string{"heart"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled: %v", err)
 	}
+}
+
+// withoutDebian points DebianFashionDir at an empty folder for the test, as
+// on a machine without Debian's dataset-fashion-mnist.
+func withoutDebian(t *testing.T) {
+	t.Helper()
+	old := DebianFashionDir
+	DebianFashionDir = t.TempDir()
+	t.Cleanup(func() { DebianFashionDir = old })
 }

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -40,6 +39,12 @@ type Fetcher struct {
 	// IDXBaseURL is where Fashion-MNIST's .gz files are; "" means
 	// FashionMNISTBaseURL. It must be an https URL.
 	IDXBaseURL string
+	// Search are directories searched, after the destination, for a copy
+	// already present (normally SearchPath; idx files through
+	// IDXSearchPath, which adds Debian's package directory). A copy there
+	// that passes verification is reported where it is and not downloaded,
+	// unless Force is set.
+	Search []string
 }
 
 // FetchResult reports what Fetch did with one file.
@@ -59,26 +64,31 @@ type FetchResult struct {
 	Normalized bool
 }
 
-// Fetch downloads the raw files of the named datasets (all UCI datasets
-// when names is empty; "fashion-mnist" from FashionMNISTBaseURL) into dir, keeping its layout (dir/adult/adult.data, ...).
-// A file already in dir that passes verification (with NoVerify: any file
-// already there) is kept unless Force is set. Unless NoVerify is set, a download is installed only if its record
-// count and checksum match the pinned ones; otherwise a *FileError is
-// returned and the file is not written. Files are written atomically
-// (temporary file, then rename). Results are returned for the files done
-// before any error.
+// Fetch downloads the raw files of the named data sets (FetchNames, or
+// "mnist" when it is present; all of FetchNames when names is empty) into
+// dir, keeping its layout (dir/adult/adult.data, dir/fashion-mnist/...gz).
+// A file already present in dir or on Search that passes verification
+// (with NoVerify: any copy in dir) is reported where it is and kept unless
+// Force is set. Unless NoVerify is set, a download is installed only if its
+// record count and checksum match the pinned ones; otherwise a *FileError
+// is returned and the file is not written. A file that is missing and has
+// no download (MNIST) is a *FileError naming the fix. Files are written
+// atomically (temporary file, then rename). Results are returned for the
+// files done before any error.
 func (f *Fetcher) Fetch(ctx context.Context, dir string, names ...string) ([]FetchResult, error) {
 	base, err := f.base()
+	if err != nil {
+		return nil, err
+	}
+	idxBase, err := f.idxBase()
 	if err != nil {
 		return nil, err
 	}
 	if dir == "" {
 		return nil, &RequestError{Field: "data dir", Value: `""`, Reason: "no directory to fetch into"}
 	}
-	fashion := slices.Contains(names, "fashion-mnist")
-	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "fashion-mnist" })
-	if len(names) == 0 && !fashion {
-		names = Names()
+	if len(names) == 0 {
+		names = FetchNames()
 	}
 	files, owners, err := distinctFiles(names)
 	if err != nil {
@@ -86,17 +96,71 @@ func (f *Fetcher) Fetch(ctx context.Context, dir string, names ...string) ([]Fet
 	}
 	var out []FetchResult
 	for i, fl := range files {
-		r, err := f.fetchOne(ctx, base, dir, fl, owners[i])
+		b := base
+		if fl.idx != "" {
+			b = idxBase
+		}
+		r, err := f.fetchOne(ctx, b, dir, fl, owners[i])
 		if err != nil {
 			return out, err
 		}
 		out = append(out, r)
 	}
-	if fashion {
-		rs, err := f.fetchFashion(ctx, dir)
-		return append(out, rs...), err
-	}
 	return out, nil
+}
+
+// idxBase returns the validated Fashion-MNIST host, ending in "/".
+func (f *Fetcher) idxBase() (string, error) {
+	b := f.IDXBaseURL
+	if b == "" {
+		b = FashionMNISTBaseURL
+	}
+	if u, err := url.Parse(b); err != nil || u.Scheme != "https" || u.Host == "" {
+		return "", &RequestError{Field: "Fashion-MNIST mirror", Value: b, Reason: "must be an https URL"}
+	}
+	if !strings.HasSuffix(b, "/") {
+		b += "/"
+	}
+	return b, nil
+}
+
+// present returns the first intact copy of fl: dest, then the directories
+// of Search. With NoVerify a copy at dest is taken unchecked.
+func (f *Fetcher) present(fl File, dest string) (path string, data []byte, normalized bool, ok bool) {
+	cands := []string{dest}
+	if fl.idx != "" {
+		for _, d := range IDXSearchPath(fl.idx, f.Search) {
+			for _, n := range []string{fl.base(), fl.base() + ".gz"} {
+				cands = append(cands, filepath.Join(d, n))
+			}
+		}
+	} else {
+		for _, d := range f.Search {
+			cands = append(cands, filepath.Join(d, filepath.FromSlash(fl.Path)))
+		}
+	}
+	seen := map[string]bool{}
+	for i, p := range cands {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if i == 0 && f.NoVerify {
+			return p, data, false, true
+		}
+		if _, norm, err := fl.Verify(data); err == nil {
+			return p, data, norm, true
+		}
+	}
+	return "", nil, false, false
 }
 
 // base returns the validated archive root, ending in "/".
@@ -116,16 +180,24 @@ func (f *Fetcher) base() (string, error) {
 }
 
 func (f *Fetcher) fetchOne(ctx context.Context, base, dir string, fl File, dataset string) (FetchResult, error) {
-	dest := filepath.Join(dir, filepath.FromSlash(fl.Path))
+	rel := fl.Path
+	if fl.idx != "" {
+		rel += ".gz"
+	}
+	dest := filepath.Join(dir, filepath.FromSlash(rel))
 	res := FetchResult{File: fl, Path: dest}
 	if !f.Force {
-		if data, err := os.ReadFile(dest); err == nil {
-			_, norm, verr := fl.Verify(data)
-			if f.NoVerify || verr == nil {
-				res.Bytes, res.Normalized = len(data), norm
-				return res, nil
-			}
+		if p, data, norm, ok := f.present(fl, dest); ok {
+			res.Path, res.Bytes, res.Normalized = p, len(data), norm
+			return res, nil
 		}
+	}
+	if fl.URL == "" {
+		searched := []string{dir}
+		if fl.idx != "" {
+			searched = IDXSearchPath(fl.idx, f.Search)
+		}
+		return res, &FileError{File: fl.Path + "[.gz]", Dirs: searched, Dataset: dataset, Fix: fl.fix(), Err: ErrNotFound}
 	}
 	res.URL = base + fl.URL
 	data, err := f.download(ctx, res.URL)
@@ -135,7 +207,7 @@ func (f *Fetcher) fetchOne(ctx context.Context, base, dir string, fl File, datas
 	if !f.NoVerify {
 		_, norm, err := fl.Verify(data)
 		if err != nil {
-			return res, &FileError{File: fl.Path, Path: res.URL, URL: res.URL, Dirs: []string{dir}, Dataset: dataset, Err: err}
+			return res, &FileError{File: fl.Path, Path: res.URL, URL: res.URL, Dirs: []string{dir}, Dataset: dataset, Fix: fl.fix(), Err: err}
 		}
 		res.Normalized = norm
 	}

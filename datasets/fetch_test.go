@@ -1,7 +1,10 @@
 package datasets
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -158,11 +161,120 @@ func TestFetchErrors(t *testing.T) {
 
 // Fetching only Fashion-MNIST asks the UCI mirror for nothing.
 func TestFetchFashionOnly(t *testing.T) {
+	withoutDebian(t)
 	srv, hits := mirror(t, "testdata", nil)
 	f := &Fetcher{Client: srv.Client(), BaseURL: srv.URL + "/uci", IDXBaseURL: srv.URL + "/fashion/"}
 	res, err := f.Fetch(context.Background(), t.TempDir(), "fashion-mnist")
 	// The mirror has no Fashion-MNIST: the first of its files fails, alone.
 	if err == nil || !strings.Contains(err.Error(), "404") || len(res) != 0 || hits.Load() != 1 {
 		t.Errorf("got %d results, %d requests, %v; want none, 1, a 404", len(res), hits.Load(), err)
+	}
+}
+
+// writeMNISTLayout writes a synthetic idx data set in the MNIST layout (all
+// pixels and labels zero, gzipped) into dir.
+func writeMNISTLayout(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range idxFiles {
+		raw := make([]byte, idxSizes[i])
+		nd, n := 3, idxRecords[i]
+		if i%2 == 1 {
+			nd = 1
+		}
+		copy(raw, []byte{0, 0, idxUbyte, byte(nd)})
+		binary.BigEndian.PutUint32(raw[4:], uint32(n))
+		if nd == 3 {
+			binary.BigEndian.PutUint32(raw[8:], 28)
+			binary.BigEndian.PutUint32(raw[12:], 28)
+		}
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		zw.Write(raw)
+		zw.Close()
+		if err := os.WriteFile(filepath.Join(dir, name+".gz"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Fetch reports what is present and intact anywhere on Search and asks the
+// network only for the rest.
+func TestFetchSearchPath(t *testing.T) {
+	real := realDir(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the real cache is not on IDXSearchPath
+	damaged := t.TempDir()
+	heart, err := os.ReadFile(filepath.Join(real, "statlog-heart", "heart.dat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(damaged, "statlog-heart"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(damaged, "statlog-heart", "heart.dat"), heart[:len(heart)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withMNIST := t.TempDir()
+	writeMNISTLayout(t, filepath.Join(withMNIST, "mnist"))
+
+	tests := []struct {
+		name       string
+		search     []string
+		names      []string
+		debian     bool // needs Debian's dataset-fashion-mnist
+		wantIn     string
+		downloaded int // files downloaded (= requests)
+		errHas     string
+	}{
+		{name: "UCI all present", search: []string{real}, names: Names(), wantIn: real},
+		{name: "second directory", search: []string{t.TempDir(), real}, names: []string{"adult-b"}, wantIn: real},
+		{name: "damaged copy is downloaded", search: []string{damaged}, names: []string{"heart"}, downloaded: 1},
+		{name: "damaged first, intact second", search: []string{damaged, real}, names: []string{"heart"}, wantIn: real},
+		{name: "Fashion-MNIST from Debian", search: []string{real}, names: []string{"fashion-mnist"}, debian: true, wantIn: DebianFashionDir},
+		{name: "MNIST present", search: []string{withMNIST}, names: []string{"mnist"}, wantIn: filepath.Join(withMNIST, "mnist")},
+		{name: "MNIST missing", search: []string{real}, names: []string{"mnist"}, errHas: "put MNIST's four idx files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.debian {
+				if _, err := os.Stat(filepath.Join(DebianFashionDir, "train-images-idx3-ubyte.gz")); err != nil {
+					t.Skip("Debian's dataset-fashion-mnist is not installed")
+				}
+			}
+			srv, hits := mirror(t, real, nil)
+			dir := t.TempDir()
+			f := &Fetcher{Client: srv.Client(), BaseURL: srv.URL + "/uci", IDXBaseURL: srv.URL + "/none/", Search: tt.search}
+			res, err := f.Fetch(context.Background(), dir, tt.names...)
+			if tt.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errHas) || hits.Load() != 0 {
+					t.Fatalf("got %v after %d requests, want an error with %q and none", err, hits.Load(), tt.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, _, _ := distinctFiles(tt.names)
+			if len(res) != len(files) {
+				t.Fatalf("%d results, want %d", len(res), len(files))
+			}
+			down := 0
+			for _, r := range res {
+				switch {
+				case r.Downloaded:
+					down++
+					if !strings.HasPrefix(r.Path, dir) {
+						t.Errorf("%s downloaded to %s, want under %s", r.File.Path, r.Path, dir)
+					}
+				case !strings.HasPrefix(r.Path, tt.wantIn) || r.Bytes == 0:
+					t.Errorf("%s reported at %s (%d bytes), want under %s", r.File.Path, r.Path, r.Bytes, tt.wantIn)
+				}
+			}
+			if down != tt.downloaded || int(hits.Load()) != tt.downloaded {
+				t.Errorf("%d downloaded, %d requests; want %d", down, hits.Load(), tt.downloaded)
+			}
+		})
 	}
 }

@@ -30,6 +30,12 @@ type File struct {
 	Records int
 
 	count func(data []byte, file string) (int, error)
+	// idx is the idx data set (IDXSetNames) the file belongs to; empty for
+	// a UCI file. An idx file is found plain or .gz (see IDXSearchPath) and
+	// verified on its decompressed bytes.
+	idx string
+	// size is an idx file's decompressed size in bytes.
+	size int64
 }
 
 // files is the registry of raw files, in Names order of first use.
@@ -109,6 +115,9 @@ func AllFiles() []File { return slices.Clone(files) }
 // Files returns the raw files the named dataset is built from, or a
 // *RequestError for an unknown name.
 func Files(name string) ([]File, error) {
+	if IsIDX(name) {
+		return idxFileList(name), nil
+	}
 	s, err := lookup(name)
 	if err != nil {
 		return nil, err
@@ -167,6 +176,10 @@ func rawSHA256(data []byte) string {
 // returns the number of records and whether the file matched only after
 // normalisation. The error is a *ParseError, *CountError or *ChecksumError.
 func (f File) Verify(data []byte) (records int, normalized bool, err error) {
+	if f.idx != "" {
+		records, err = f.verifyIDX(data)
+		return records, false, err
+	}
 	records, err = f.count(data, f.Path)
 	if err != nil {
 		return records, false, err
@@ -243,7 +256,11 @@ func (s *FileStatus) OK() bool { return s.Path != "" && s.Err == nil }
 // dataset names the dataset in the suggested fix of an error.
 func CheckFile(f File, dirs []string, dataset string) FileStatus {
 	st := FileStatus{File: f}
-	p, data, err := readFile(f, dirs, dataset)
+	read := readFile
+	if f.idx != "" {
+		read = readIDXFile
+	}
+	p, data, err := read(f, dirs, dataset)
 	st.Path = p
 	if err != nil {
 		var fe *FileError
@@ -255,7 +272,10 @@ func CheckFile(f File, dirs []string, dataset string) FileStatus {
 	}
 	st.Records, st.Normalized, err = f.Verify(data)
 	if err != nil {
-		st.Err = &FileError{File: f.Path, Path: p, Dirs: dirs, Dataset: dataset, Err: err}
+		if f.idx != "" {
+			dirs = IDXSearchPath(f.idx, dirs)
+		}
+		st.Err = &FileError{File: f.Path, Path: p, Dirs: dirs, Dataset: dataset, Fix: f.fix(), Err: err}
 	}
 	return st
 }

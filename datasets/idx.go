@@ -172,8 +172,9 @@ var idxFiles = []string{"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t
 // IDXSetNames are the idx data sets LoadIDXSet knows; the first is the default.
 var IDXSetNames = []string{"fashion-mnist", "mnist"}
 
-// DebianFashionDir is where Debian's dataset-fashion-mnist installs its files.
-const DebianFashionDir = "/usr/share/datasets/fashion-mnist"
+// DebianFashionDir is where Debian's dataset-fashion-mnist installs its
+// files; a variable so that tests can stand for a machine without it.
+var DebianFashionDir = "/usr/share/datasets/fashion-mnist"
 
 // IDXSearchPath is where LoadIDXSet looks for name, given the general
 // search path dirs (SearchPath: --data-dir, $FEDCON_DATA_DIR, the cache

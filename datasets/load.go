@@ -108,6 +108,9 @@ func Names() []string {
 // Summary returns a one-line description of the named dataset, or "" for an
 // unknown name.
 func Summary(name string) string {
+	if IsIDX(name) {
+		return idxSummaries[name]
+	}
 	s, err := lookup(name)
 	if err != nil {
 		return ""

@@ -8,13 +8,14 @@ type DatasetStatus struct {
 	Files []FileStatus
 }
 
-// CheckAll checks the raw files of every dataset (Names order) in dirs. A
-// file that several datasets share is read once; its errors name the first
-// dataset that uses it.
+// CheckAll checks the raw files of every dataset in dirs (ListNames order:
+// the UCI ones, Fashion-MNIST, and MNIST when one of its files is present).
+// A file that several datasets share is read once; its errors name the
+// first dataset that uses it.
 func CheckAll(dirs []string) []DatasetStatus {
 	checked := map[string]FileStatus{}
 	var out []DatasetStatus
-	for _, name := range Names() {
+	for _, name := range ListNames(dirs) {
 		files, _ := Files(name)
 		ds := DatasetStatus{Name: name}
 		for _, f := range files {
@@ -30,14 +31,27 @@ func CheckAll(dirs []string) []DatasetStatus {
 	return out
 }
 
+// ListNames are the data sets 'fedcon data list' and 'verify' show: the
+// UCI ones (Names), Fashion-MNIST, and MNIST when one of its idx files is
+// in dirs (IDXSearchPath).
+func ListNames(dirs []string) []string {
+	out := FetchNames()
+	for _, f := range idxFiles {
+		if _, err := locateIDX(f, IDXSearchPath("mnist", dirs)); err == nil {
+			return append(out, "mnist")
+		}
+	}
+	return out
+}
+
 // CheckFiles checks, in dirs, each distinct raw file of the named datasets
-// (all when names is empty) once, in order of first use; a file's errors
+// (all of ListNames when names is empty) once, in order of first use; a file's errors
 // name the first dataset that uses it. The error is a *RequestError for an
 // unknown name (and no statuses), else the Err of the first file that is
 // missing or fails its checks, else nil.
 func CheckFiles(names []string, dirs []string) ([]FileStatus, error) {
 	if len(names) == 0 {
-		names = Names()
+		names = ListNames(dirs)
 	}
 	files, owners, err := distinctFiles(names)
 	if err != nil {

@@ -42,7 +42,7 @@ func readmeSums(t *testing.T, dir string) map[string]string {
 func TestCheckFilesReadme(t *testing.T) {
 	dir := realDir(t)
 	sums := readmeSums(t, dir)
-	sts, err := CheckFiles(nil, []string{dir})
+	sts, err := CheckFiles(Names(), []string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +88,15 @@ func TestCheckFiles(t *testing.T) {
 		// adult.data is shared: checked once, on behalf of the first data set naming it.
 		{"shared file", []string{"adult-b", "adult-a"}, []string{empty}, []string{"adult/adult.data", "adult/adult.test"}, &ErrNotFound, "adult-b", 2},
 		{"all", nil, []string{empty}, []string{"breast-cancer-wisconsin/breast-cancer-wisconsin.data", "adult/adult.data",
-			"monks/monks-1.train", "monks/monks-1.test", "adult/adult.test", "statlog-heart/heart.dat", "abalone/abalone.data"}, &ErrNotFound, "breast-cancer-wisc", 7},
+			"monks/monks-1.train", "monks/monks-1.test", "adult/adult.test", "statlog-heart/heart.dat", "abalone/abalone.data",
+			"fashion-mnist/train-images-idx3-ubyte", "fashion-mnist/train-labels-idx1-ubyte",
+			"fashion-mnist/t10k-images-idx3-ubyte", "fashion-mnist/t10k-labels-idx1-ubyte"}, &ErrNotFound, "breast-cancer-wisc", 11},
+		{"fashion-mnist", []string{"fashion-mnist"}, []string{empty}, []string{"fashion-mnist/train-images-idx3-ubyte", "fashion-mnist/train-labels-idx1-ubyte",
+			"fashion-mnist/t10k-images-idx3-ubyte", "fashion-mnist/t10k-labels-idx1-ubyte"}, &ErrNotFound, "fashion-mnist", 4},
 		{"unknown", []string{"heart", "iris"}, []string{"testdata"}, nil, new(*RequestError), "", 0},
 	}
+	withoutDebian(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sts, err := CheckFiles(tt.names, tt.dirs)
@@ -123,11 +129,21 @@ func TestCheckFiles(t *testing.T) {
 }
 
 func TestCheckAll(t *testing.T) {
+	withoutDebian(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	all := CheckAll([]string{"testdata"})
 	var names []string
 	for _, ds := range all {
 		names = append(names, ds.Name)
 		files, _ := Files(ds.Name)
+		if IsIDX(ds.Name) {
+			for _, st := range ds.Files {
+				if st.Present() || !errors.Is(st.Err, ErrNotFound) {
+					t.Errorf("%s: %+v, want missing", ds.Name, st)
+				}
+			}
+			continue
+		}
 		if len(ds.Files) != len(files) {
 			t.Errorf("%s: %d statuses, want %d", ds.Name, len(ds.Files), len(files))
 		}
@@ -138,8 +154,63 @@ func TestCheckAll(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(names, Names()) {
-		t.Errorf("datasets %v, want %v", names, Names())
+	if !slices.Equal(names, FetchNames()) {
+		t.Errorf("datasets %v, want %v", names, FetchNames())
+	}
+}
+
+// The idx data sets are listed and checked like the UCI ones: Fashion-MNIST
+// always, MNIST when present; a damaged idx file fails its check.
+func TestCheckAllIDX(t *testing.T) {
+	withoutDebian(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	withMNIST := t.TempDir()
+	writeMNISTLayout(t, filepath.Join(withMNIST, "mnist"))
+	// The same layout passed off as Fashion-MNIST: right sizes, wrong checksums.
+	fake := t.TempDir()
+	writeMNISTLayout(t, filepath.Join(fake, "fashion-mnist"))
+	short := t.TempDir()
+	writeMNISTLayout(t, short)
+	if err := os.WriteFile(filepath.Join(short, "t10k-labels-idx1-ubyte.gz"), []byte("not gzip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		dirs  []string
+		names []string       // ListNames
+		ok    map[string]int // intact files per data set
+		err   map[string]any // a pointer to the type of a data set's failing files' cause
+	}{
+		{"nothing", []string{t.TempDir()}, FetchNames(), map[string]int{"fashion-mnist": 0}, nil},
+		{"MNIST present", []string{withMNIST}, append(FetchNames(), "mnist"), map[string]int{"fashion-mnist": 0, "mnist": 4}, nil},
+		{"MNIST in the directory itself", []string{short}, append(FetchNames(), "mnist"), map[string]int{"mnist": 3}, map[string]any{"mnist": new(*IDXError)}},
+		{"Fashion-MNIST checksum", []string{fake}, FetchNames(), map[string]int{"fashion-mnist": 0}, map[string]any{"fashion-mnist": new(*ChecksumError)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ListNames(tt.dirs); !slices.Equal(got, tt.names) {
+				t.Fatalf("ListNames = %v, want %v", got, tt.names)
+			}
+			for _, ds := range CheckAll(tt.dirs) {
+				want, ok := tt.ok[ds.Name]
+				if !ok {
+					continue
+				}
+				n := 0
+				for _, st := range ds.Files {
+					if st.OK() {
+						n++
+						continue
+					}
+					if w := tt.err[ds.Name]; w != nil && st.Present() && !errors.As(st.Err, w) {
+						t.Errorf("%s: %v, want a %T", st.File.Path, st.Err, w)
+					}
+				}
+				if n != want {
+					t.Errorf("%s: %d intact files, want %d", ds.Name, n, want)
+				}
+			}
+		})
 	}
 }
 

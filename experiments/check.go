@@ -70,7 +70,7 @@ func CheckNames() []string { return slices.Sorted(maps.Keys(checks)) }
 
 // CheckTable renders check rows with a pass/fail column.
 func CheckTable(rows []CheckRow) *Table {
-	t := &Table{Title: "fedcon check", Header: []string{"experiment", "cell", "rule", "value", "bound", "result", "detail"}}
+	t := &Table{Title: "fedcon check", Keys: 2, Header: []string{"experiment", "cell", "rule", "value", "bound", "result", "detail"}}
 	failed := 0
 	for _, r := range rows {
 		res := "pass"
@@ -81,6 +81,13 @@ func CheckTable(rows []CheckRow) *Table {
 		t.Rows = append(t.Rows, []string{r.Experiment, r.Cell, r.Rule, fmt.Sprintf("%.3g", r.Value), fmt.Sprintf("%.3g", r.Bound), res, r.Detail})
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d checks, %d failed. Rules and their justifications: configs/reference/*.yaml.", len(rows), failed))
+	// The terminal's view: a failure's detail in its result cell.
+	t.Brief = t.Pick("rule", "value", "bound", "result")
+	for i, r := range rows {
+		if !r.Pass && r.Detail != "" {
+			t.Brief.Rows[i][len(t.Brief.Rows[i])-1] = "FAIL: " + r.Detail
+		}
+	}
 	return t
 }
 

@@ -1,10 +1,16 @@
 package experiments
 
+import "fmt"
+
 // Figure is a figure's data, independent of how it is drawn: cmd renders it
 // with gonum/plot, and the JSON file keeps the numbers behind every curve.
 type Figure struct {
-	Title  string  `json:"title"`
-	Panels []Panel `json:"panels"`
+	Title string `json:"title"`
+	// Caption says what the curves and shaded bands are (e.g. "curves: the
+	// mean over the 5 clients; shaded band: their minimum to maximum"),
+	// drawn under the title and in the report.
+	Caption string  `json:"caption,omitempty"`
+	Panels  []Panel `json:"panels"`
 	// Cols, if > 0, wraps the panels into rows of Cols (default: one row).
 	Cols int `json:"cols,omitempty"`
 }
@@ -16,12 +22,14 @@ type Panel struct {
 	YLabel string   `json:"y_label"`
 	Series []Series `json:"series"`
 	HLines []HLine  `json:"hlines,omitempty"`
-	// YMax, if > 0, caps the y axis (curves are clipped): a transient spike
-	// must not flatten the rest.
+	// YMax, if > 0, caps the y axis (curves are clipped); no figure of
+	// fedcon's sets it (a spike is drawn on a log axis instead).
 	YMax float64 `json:"y_max,omitempty"`
 	// YLog and XLog draw an axis in log scale (positive data only).
 	YLog bool `json:"y_log,omitempty"`
 	XLog bool `json:"x_log,omitempty"`
+	// YUnit marks values that are shares (accuracy): the y axis is [0, 1].
+	YUnit bool `json:"y_unit,omitempty"`
 }
 
 // Series is a curve with an optional band (Lo, Hi) around it.
@@ -42,7 +50,7 @@ type HLine struct {
 }
 
 // BandSeries turns per-iteration per-party values into a mean curve with a
-// min-max band.
+// min-max band (BandCaption says so).
 func BandSeries(name string, color int, vals [][]float64) Series {
 	s := Series{Name: name, Color: color}
 	for k, v := range vals {
@@ -61,4 +69,10 @@ func BandSeries(name string, color int, vals [][]float64) Series {
 		s.Hi = append(s.Hi, hi)
 	}
 	return s
+}
+
+// BandCaption is the caption of a figure drawn with BandSeries over n
+// parties of what (e.g. 5, "clients").
+func BandCaption(n int, what string) string {
+	return fmt.Sprintf("Curves: the mean over the %d %s at each iteration; shaded band: their minimum to maximum.", n, what)
 }

@@ -29,8 +29,11 @@ var ErrNoResults = errors.New("no results")
 // Everything in it comes from the files, so the same directory gives the
 // same page.
 type Report struct {
-	// Title names the directory the report describes.
+	// Title says what the page shows: "Reproduced tables and figures: 21
+	// experiments, 14 tables, 16 figures".
 	Title string
+	// Dir names the directory the report describes.
+	Dir   string
 	Gates []ReportGate
 	Runs  []ReportRun
 	// Warnings name every file that could not be read or did not validate,
@@ -74,7 +77,10 @@ type ReportTable struct {
 // ReportFigure is one figure: its SVG, validated, to inline, else its PNG.
 type ReportFigure struct {
 	Title string
-	File  string // the .svg or .png, relative to the results directory
+	// Caption says what the figure draws (what a shaded band is); "" when
+	// its JSON has none.
+	Caption string
+	File    string // the .svg or .png, relative to the results directory
 	// SVG is the file's <svg> element, checked to be well-formed XML without
 	// scripts; empty when the figure is shown from its PNG.
 	SVG string
@@ -169,10 +175,7 @@ func BuildReport(dir string, dataDirs []string) (*Report, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("experiments: report: %s is not a directory", dir)
 	}
-	rep := &Report{Title: filepath.Base(filepath.Clean(dir))}
-	if abs, err := filepath.Abs(dir); err == nil {
-		rep.Title = filepath.Base(abs)
-	}
+	rep := &Report{Dir: filepath.Clean(dir)}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			rel, _ := filepath.Rel(dir, p)
@@ -198,6 +201,7 @@ func BuildReport(dir string, dataDirs []string) (*Report, error) {
 	if len(rep.Runs) == 0 {
 		return nil, fmt.Errorf("experiments: report: %s: %w", dir, ErrNoResults)
 	}
+	rep.Title = reportTitle(rep.Runs)
 	rep.Gates = checkGates(dir, rep, dataDirs)
 	return rep, nil
 }
@@ -297,11 +301,11 @@ func readRun(dir, rel string, root bool) (ReportRun, bool) {
 		case ext == ".svg", ext == ".png" && !have[base+".svg"]:
 			fig := ReportFigure{Title: base, File: join(name)}
 			if have[base+".json"] {
-				t, err := figureTitle(filepath.Join(dir, base+".json"))
+				t, caption, err := figureTitle(filepath.Join(dir, base+".json"))
 				if err != nil {
 					warn(base+".json", err)
 				} else if t != "" {
-					fig.Title = t
+					fig.Title, fig.Caption = t, caption
 				}
 			}
 			if ext == ".svg" {
@@ -369,24 +373,48 @@ func readManifest(p string) (*Manifest, error) {
 	return &m, nil
 }
 
-// figureTitle is the title a figure's JSON records under "figure", if any.
-func figureTitle(p string) (string, error) {
+// reportTitle says what the runs hold: "Reproduced tables and figures: 3
+// experiments, 4 tables, 2 figures".
+func reportTitle(runs []ReportRun) string {
+	exps, tables, figs := 0, 0, 0
+	for _, r := range runs {
+		if len(r.Manifests) > 0 {
+			exps += len(r.Manifests)
+		} else if len(r.Tables)+len(r.Figures) > 0 {
+			exps++
+		}
+		tables += len(r.Tables)
+		figs += len(r.Figures)
+	}
+	plural := func(n int, what string) string {
+		if n == 1 {
+			return "1 " + what
+		}
+		return fmt.Sprintf("%d %ss", n, what)
+	}
+	return fmt.Sprintf("Reproduced tables and figures: %s, %s, %s", plural(exps, "experiment"), plural(tables, "table"), plural(figs, "figure"))
+}
+
+// figureTitle is the title and caption a figure's JSON records under
+// "figure", if any.
+func figureTitle(p string) (title, caption string, err error) {
 	b, err := readFile(p)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var doc struct {
 		Figure *struct {
-			Title string `json:"title"`
+			Title   string `json:"title"`
+			Caption string `json:"caption"`
 		} `json:"figure"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return "", fmt.Errorf("invalid JSON: %w", err)
+		return "", "", fmt.Errorf("invalid JSON: %w", err)
 	}
 	if doc.Figure == nil {
-		return "", nil
+		return "", "", nil
 	}
-	return doc.Figure.Title, nil
+	return doc.Figure.Title, doc.Figure.Caption, nil
 }
 
 // readSVG returns the file's <svg> element (without the XML prolog), after
@@ -753,7 +781,7 @@ func anchor(prefix, s string) string {
 // Markdown renders the report as Markdown, figures as links to their files.
 func (r *Report) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# fedcon results: %s\n\n", r.Title)
+	fmt.Fprintf(&b, "# %s\n\nfedcon results in %s.\n\n", r.Title, r.Dir)
 	if len(r.Warnings) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range r.Warnings {
@@ -789,6 +817,9 @@ func (r *Report) Markdown() string {
 		}
 		for _, f := range run.Figures {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", mdEscape(f.Title), mdPath(f.File))
+			if f.Caption != "" {
+				fmt.Fprintf(&b, "%s\n\n", mdEscape(f.Caption))
+			}
 		}
 		b.WriteString("Files:")
 		for _, f := range run.Files {
@@ -829,7 +860,7 @@ const reportHTML = `<!DOCTYPE html>
 <head>
 <meta charset="utf-8"/>
 <meta name="viewport" content="width=device-width, initial-scale=1"/>
-<title>fedcon results: {{.Title}}</title>
+<title>{{.Title}}</title>
 <style>
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1400px; padding: 0 1em; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.3em; border-bottom: 1px solid #ccc; margin-top: 2em; }
@@ -849,7 +880,8 @@ pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.8em; }
 </style>
 </head>
 <body>
-<h1>fedcon results: {{.Title}}</h1>
+<h1>{{.Title}}</h1>
+<p>fedcon results in {{.Dir}}.</p>
 {{- if .Warnings}}
 <section id="warnings">
 <h2>Warnings</h2>
@@ -912,7 +944,7 @@ pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.8em; }
 {{- else}}
 <img src="{{$f.File}}" alt="{{$f.Title}}"/>
 {{- end}}
-<figcaption>{{$f.Title}} (<a href="{{$f.File}}">{{base $f.File}}</a>)</figcaption>
+<figcaption>{{$f.Title}}{{if $f.Caption}}. {{$f.Caption}}{{end}} (<a href="{{$f.File}}">{{base $f.File}}</a>)</figcaption>
 </figure>
 {{- end}}
 {{- range $i, $t := .Tables}}{{if $t.Data}}

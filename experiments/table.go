@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -26,6 +27,46 @@ type Table struct {
 	// terminal too narrow for the whole table repeats them in every part.
 	// Zero means one.
 	Keys int `json:"-"`
+	// Brief, when set, is what the terminal shows by default in place of
+	// this table: the key columns and the few a reader compares (the
+	// objective of each algorithm, the constraint's worst value, the
+	// flags). --wide and the result files show every column.
+	Brief *Table `json:"-"`
+	// Detail marks a table the terminal shows only under --wide: the Brief
+	// of a table before it carries what matters of it.
+	Detail bool `json:"-"`
+}
+
+// Pick returns a table with t's title, notes and key columns followed by
+// the columns named in cols (headers of t), for a Brief. It panics on a
+// name that is not a header of t: the callers name their own columns.
+func (t *Table) Pick(cols ...string) *Table {
+	keys := max(t.Keys, 1)
+	idx := make([]int, 0, keys+len(cols))
+	for c := 0; c < keys && c < len(t.Header); c++ {
+		idx = append(idx, c)
+	}
+	for _, name := range cols {
+		c := slices.Index(t.Header, name)
+		if c < 0 {
+			panic(fmt.Sprintf("experiments: Pick: no column %q in %q", name, t.Header))
+		}
+		idx = append(idx, c)
+	}
+	out := &Table{Title: t.Title, Keys: t.Keys, Notes: slices.Clone(t.Notes)}
+	for _, c := range idx {
+		out.Header = append(out.Header, t.Header[c])
+	}
+	for _, r := range t.Rows {
+		row := make([]string, len(idx))
+		for i, c := range idx {
+			if c < len(r) {
+				row[i] = r[c]
+			}
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
 }
 
 // Markdown renders t as a Markdown table with its title and notes.

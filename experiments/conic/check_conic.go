@@ -126,10 +126,10 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 					add("feasibility violation "+a.name, v, rule.Factor*cfg.Eps2, "max over runs of max_i dist_inf(c_i(w), -K_i)")
 				case "outer":
 					// Published columns 4 and 5: outer iterations of Alg. 1, cProx-AL.
-					if len(row.Published) < 6 || cfg.BallRows > 0 {
+					if len(row.Published.Values) < 6 || cfg.BallRows > 0 {
 						continue
 					}
-					ours, pap := row.Outer1.Mean, row.Published[4+i]
+					ours, pap := row.Outer1.Mean, row.Published.Values[4+i]
 					if a.key == "cprox" {
 						ours = row.OuterC.Mean
 					}
@@ -216,8 +216,8 @@ func verifyConicNP(in experiments.VerifyInput) []experiments.CheckRow {
 	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
 		return experiments.FailedResult(in.Name, err)
 	}
-	pub := func(c experiments.VerifyCell) []float64 {
-		return experiments.PublishedIn("conic-published", "table2", c.Dataset, fmt.Sprint(c.N))
+	pub := func(c experiments.VerifyCell) experiments.PublishedRow {
+		return experiments.PublishedRowIn("conic-published", "table2", c.Dataset, fmt.Sprint(c.N))
 	}
 	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
 		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
@@ -230,8 +230,8 @@ func verifyConicFair(in experiments.VerifyInput) []experiments.CheckRow {
 	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
 		return experiments.FailedResult(in.Name, err)
 	}
-	pub := func(c experiments.VerifyCell) []float64 {
-		return experiments.PublishedIn("conic-published", "table3", fmt.Sprint(c.N))
+	pub := func(c experiments.VerifyCell) experiments.PublishedRow {
+		return experiments.PublishedRowIn("conic-published", "table3", fmt.Sprint(c.N))
 	}
 	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
 		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()

@@ -324,9 +324,10 @@ func (r *DRFLNoiseResult) draw() experiments.Figure {
 	}
 	metric := map[string]string{"accuracy": "test accuracy", "mse": "test MSE"}[r.Metric]
 	fig := experiments.Figure{Title: fmt.Sprintf("%s: %s%s, %s (mean ± std over %d repetitions; %s)",
-		f.Name, f.Dataset, map[bool]string{true: " (imbalanced)", false: ""}[f.Imbalanced], metric, r.Config.Repetitions, how)}
+		f.Name, f.Dataset, map[bool]string{true: " (imbalanced)", false: ""}[f.Imbalanced], metric, r.Config.Repetitions, how),
+		Caption: fmt.Sprintf("Curves: the mean over the %d repetitions (random splits) at each noise level; shaded band: ± one sample standard deviation over them.", r.Config.Repetitions)}
 	for k := range 3 {
-		pn := experiments.Panel{Title: titles[k], XLabel: xl[k], YLabel: metric}
+		pn := experiments.Panel{Title: titles[k], XLabel: xl[k], YLabel: metric, YUnit: r.Metric == "accuracy"}
 		for m, p := range r.Config.Params {
 			s := experiments.Series{Name: strings.ToUpper(p.Model), Color: m, Dash: dashes[m%len(dashes)]}
 			for l, x := range r.Config.Levels {
@@ -384,6 +385,7 @@ func NewDRFLFigure2(rows []*DRFLNoiseResult) *DRFLFigure2Result {
 	out.Figure.Cols = 3
 	if len(rows) > 0 {
 		out.Figure.Title = fmt.Sprintf("%s: %s; mean ± std over %d repetitions", rows[0].Config.Figure.Name, strings.Join(names, " and "), rows[0].Config.Repetitions)
+		out.Figure.Caption = rows[0].Figure.Caption
 	}
 	return out
 }

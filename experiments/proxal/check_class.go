@@ -164,12 +164,12 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 						add("relative difference", row.RelDiff.Mean, rule.Bound, "mean over trials of |f_A1 - f_cP|/|f_cP|")
 					}
 				case "paper":
-					if len(row.Published) < 3 {
+					if len(row.Published.Values) < 3 {
 						continue
 					}
-					ours, pap, std := row.Obj1.Mean, row.Published[0], row.Obj1.Std
+					ours, pap, std := row.Obj1.Mean, row.Published.Values[0], row.Obj1.Std
 					if a.key == "cprox" {
-						ours, pap, std = row.ObjC.Mean, row.Published[2], row.ObjC.Std
+						ours, pap, std = row.ObjC.Mean, row.Published.Values[2], row.ObjC.Std
 					}
 					add("objective vs paper "+a.name, math.Abs(ours-pap), rule.Rounding+rule.StdFactor*std,
 						fmt.Sprintf("ours %.4f (std %.1e), paper %.2f", ours, std, pap))

@@ -105,13 +105,13 @@ func CheckTable4(resultJSON []byte) ([]experiments.CheckRow, error) {
 						math.Max(row.Band1, row.BandC)*(1+1e-9)+1e-12, "mean objective, both algorithms")
 				}
 			case "paper":
-				if cfg.RNG != "numpy" || len(row.Published) < 3 || !row.Has(experiments.CellA1) || !row.Has(experiments.CellCP) {
+				if cfg.RNG != "numpy" || len(row.Published.Values) < 3 || !row.Has(experiments.CellA1) || !row.Has(experiments.CellCP) {
 					continue // no published row, or every run of an algorithm diverged ("status" fails)
 				}
 				for _, c := range []struct {
 					name      string
 					ours, pap float64
-				}{{"objective vs paper (Alg. 1)", row.Obj1.Mean, row.Published[0]}, {"objective vs paper (cProx-AL)", row.ObjC.Mean, row.Published[2]}} {
+				}{{"objective vs paper (Alg. 1)", row.Obj1.Mean, row.Published.Values[0]}, {"objective vs paper (cProx-AL)", row.ObjC.Mean, row.Published.Values[2]}} {
 					// Ours: our KKT band. Theirs: a point feasible to ε2 with any
 					// stationarity is within ε2·||ν*||₁ of f* up to the
 					// stationarity term, which we take equal to ours.

@@ -134,7 +134,7 @@ func verifyPartition(name string, cells []experiments.VerifyCell, rows []ClassRo
 }
 
 func classKind(cells []experiments.VerifyCell, trialHash string, trials int, mc *experiments.MethodConfig, r float64,
-	pub func(c experiments.VerifyCell) []float64, tables func([]ClassRow, []ClassTrial) []*experiments.Table) experiments.VerifyKind[ClassRow, ClassTrial] {
+	pub func(c experiments.VerifyCell) experiments.PublishedRow, tables func([]ClassRow, []ClassTrial) []*experiments.Table) experiments.VerifyKind[ClassRow, ClassTrial] {
 	return experiments.VerifyKind[ClassRow, ClassTrial]{
 		TrialHash: trialHash, Cells: cells, Trials: trials, Eps: [2]float64{mc.Eps1, mc.Eps2},
 		CellOf: func(t *ClassTrial) string { return fmt.Sprintf("%s-n%d", t.Dataset, t.N) },
@@ -164,7 +164,7 @@ func withPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, 
 // NPVerifyKind is how a Neyman-Pearson table of cfg is rebuilt from its
 // trial files: pub gives a cell's published values, tables renders rows and
 // trials as the experiment does.
-func NPVerifyKind(cfg *NPConfig, pub func(c experiments.VerifyCell) []float64, tables func([]ClassRow, []ClassTrial) []*experiments.Table) experiments.VerifyKind[ClassRow, ClassTrial] {
+func NPVerifyKind(cfg *NPConfig, pub func(c experiments.VerifyCell) experiments.PublishedRow, tables func([]ClassRow, []ClassTrial) []*experiments.Table) experiments.VerifyKind[ClassRow, ClassTrial] {
 	var cells []experiments.VerifyCell
 	for _, ds := range cfg.Datasets {
 		for _, n := range cfg.Clients {
@@ -175,7 +175,7 @@ func NPVerifyKind(cfg *NPConfig, pub func(c experiments.VerifyCell) []float64, t
 }
 
 // FairVerifyKind is NPVerifyKind for a fairness table.
-func FairVerifyKind(cfg *FairConfig, pub func(c experiments.VerifyCell) []float64, tables func([]ClassRow, []ClassTrial) []*experiments.Table) experiments.VerifyKind[ClassRow, ClassTrial] {
+func FairVerifyKind(cfg *FairConfig, pub func(c experiments.VerifyCell) experiments.PublishedRow, tables func([]ClassRow, []ClassTrial) []*experiments.Table) experiments.VerifyKind[ClassRow, ClassTrial] {
 	var cells []experiments.VerifyCell
 	for _, n := range cfg.Clients {
 		cells = append(cells, experiments.VerifyCell{Key: fmt.Sprintf("%s-n%d", cfg.Dataset, n), Label: fmt.Sprintf("%s n=%d", cfg.Dataset, n), Dataset: cfg.Dataset, N: n})
@@ -208,8 +208,8 @@ func verifyNP(in experiments.VerifyInput) []experiments.CheckRow {
 	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
 		return experiments.FailedResult(in.Name, err)
 	}
-	pub := func(c experiments.VerifyCell) []float64 {
-		return experiments.Published("table1", c.Dataset, fmt.Sprint(c.N))
+	pub := func(c experiments.VerifyCell) experiments.PublishedRow {
+		return experiments.PublishedRowIn("published", "table1", c.Dataset, fmt.Sprint(c.N))
 	}
 	tables := func(rows []ClassRow, trials []ClassTrial) []*experiments.Table {
 		return (&NPResult{Info: &experiments.RunInfo{Config: &cfg}, Rows: rows, Trials: trials}).Tables()
@@ -244,7 +244,9 @@ func verifyFair(in experiments.VerifyInput) []experiments.CheckRow {
 	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
 		return experiments.FailedResult(in.Name, err)
 	}
-	pub := func(c experiments.VerifyCell) []float64 { return experiments.Published("table2", fmt.Sprint(c.N)) }
+	pub := func(c experiments.VerifyCell) experiments.PublishedRow {
+		return experiments.PublishedRowIn("published", "table2", fmt.Sprint(c.N))
+	}
 	tables := func(rows []ClassRow, trials []ClassTrial) []*experiments.Table {
 		return (&FairResult{Info: &experiments.RunInfo{Config: &cfg}, Rows: rows, Trials: trials}).Tables()
 	}

@@ -203,7 +203,7 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt experiment
 		row.Uncons1 = experiments.MeanStdOf(cell.uncons)
 		row.Uncons1Max = experiments.MaxOf(cell.uncons)
 		if cfg.Data == nil {
-			row.Published = experiments.Published("table2", fmt.Sprint(n))
+			row.Published = experiments.PublishedRowIn("published", "table2", fmt.Sprint(n))
 		}
 		res.Rows = append(res.Rows, row)
 	}
@@ -264,7 +264,7 @@ func (r *FairResult) Tables() []*experiments.Table {
 		}
 	}
 	return WithAlgorithm2Note(ClassTables(title,
-		"disparity", r.Rows, false, rr, func(row ClassRow) []float64 { return row.Published }), al)
+		"disparity", r.Rows, false, rr, func(row ClassRow) []float64 { return row.Published.Values }), al)
 }
 
 // Figure2Result is Figure 2: one trial per n.
@@ -285,7 +285,8 @@ func RunFigure2(ctx context.Context, cfg *FairConfig, dirs []string, opt experim
 		return nil, err
 	}
 	out := &Figure2Result{Trials: res.Trials, Figure: experiments.Figure{
-		Title: fmt.Sprintf("Figure 2: Algorithm 1 on fairness-constrained classification, %s, %s (one trial)", c.Dataset, c.rhoLabel())}}
+		Title:   fmt.Sprintf("Figure 2: Algorithm 1 on fairness-constrained classification, %s, %s (one trial)", c.Dataset, c.rhoLabel()),
+		Caption: "Curves: the mean over the n clients at each outer iteration; shaded band: their minimum to maximum. Dash-dot: the server's global disparity; dashed: the threshold r. One trial per panel."}}
 	for _, t := range res.Trials {
 		var local, obj [][]float64
 		srv := experiments.Series{Name: "global disparity (server)", Color: 0, Dash: "dashdot"}

@@ -29,6 +29,7 @@ func RunFigure1(ctx context.Context, cfg *NPConfig, dirs []string, opt experimen
 	out := &Figure1Result{Trials: res.Trials, Figure: experiments.Figure{
 		Title: fmt.Sprintf("Figure 1: Algorithm 1 on Neyman-Pearson classification, n = %d, %s (one trial)", c.Clients[0], c.rhoLabel()),
 	}}
+	out.Figure.Caption = experiments.BandCaption(c.Clients[0], "clients") + " One trial per data set; dashed: the threshold r."
 	for _, t := range res.Trials {
 		var l0, l1 [][]float64
 		for _, tp := range t.Alg1.Trace {

@@ -330,7 +330,7 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt experiments.Ru
 			row.Uncons1 = experiments.MeanStdOf(cell.uncons1)
 			row.Uncons1Max = experiments.MaxOf(cell.uncons1)
 			if cfg.Data == nil {
-				row.Published = experiments.Published("table1", name, fmt.Sprint(n))
+				row.Published = experiments.PublishedRowIn("published", "table1", name, fmt.Sprint(n))
 			}
 			res.Rows = append(res.Rows, row)
 		}

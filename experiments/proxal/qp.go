@@ -118,7 +118,7 @@ type QPStats struct {
 	KKTC    [2]float64          `json:"kkt_max_cprox"`
 	Flags   string              `json:"flags"`
 	experiments.Divergence
-	Published []float64 `json:"published,omitempty"`
+	Published experiments.PublishedRow `json:"published,omitzero"`
 }
 
 // QPRow aggregates one cell over its trials.
@@ -349,7 +349,7 @@ func QPRowOf(n, d, m int, fstar float64, trials []QPTrial, eps [2]float64) QPRow
 			row.BandC = math.Max(row.BandC, t.CProx.ObjBand)
 		}
 	}
-	row.Published = experiments.PublishedTable4(n, d, m)
+	row.Published = experiments.PublishedRowIn("published", "table4", fmt.Sprintf("%d,%d,%d", n, d, m))
 	return row
 }
 

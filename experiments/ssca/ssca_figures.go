@@ -51,6 +51,7 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 			kind, un, con = "feature", "alg3", "alg4"
 		}
 		r.Figure.Title = fmt.Sprintf("Figure %s: %s-based FL on %s (mean ± std over %d runs%s)", fig[6:], kind, ds, runs, sub)
+		r.Figure.Caption = fmt.Sprintf("Curves: the mean over the %d runs (seeds) at each evaluated iteration; shaded band: ± one standard deviation over the runs. Solid: SSCA (Algorithm 1 or 2); dashed: the SGD baselines.", runs)
 		var unc, cons []SSCACurve
 		for _, c := range curves {
 			if c.Spec.Algo == con {
@@ -67,12 +68,14 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 			curvePanel("(d) test accuracy, Alg. "+con[3:], "test accuracy", cons, func(t SSCATrial) []float64 { return t.TestAcc }),
 		}
 		r.Figure.Panels[2].HLines = []experiments.HLine{{Name: fmt.Sprintf("U = %g", u), Y: u}}
-		// Cost axes end at 1.2 ln L (F(w^1) ≈ ln 10): τ = 0.1's early overshoot is clipped (see the JSON).
-		r.Figure.Panels[0].YMax, r.Figure.Panels[2].YMax = 1.2*math.Log(10), 1.2*math.Log(10)
+		// Cost axes in log scale: τ = 0.1's early overshoot is drawn whole
+		// without flattening the rest; accuracy axes are [0, 1].
+		r.Figure.Panels[0].YLog, r.Figure.Panels[2].YLog = true, true
+		r.Figure.Panels[1].YUnit, r.Figure.Panels[3].YUnit = true, true
 	case "figure4":
 		r.Figure.Title = fmt.Sprintf("Figure 4: ‖w‖² vs training cost at t = T on %s (mean over %d runs%s)", ds, runs, sub)
 		tradeoff := experiments.Panel{Title: "(a) ‖w‖² vs training cost (U or λ swept)", XLabel: "training cost F(w^T)", YLabel: "‖w^T‖² (log scale)", YLog: true}
-		acc := experiments.Panel{Title: "(b) test accuracy vs U", XLabel: "U", YLabel: "test accuracy"}
+		acc := experiments.Panel{Title: "(b) test accuracy vs U", XLabel: "U", YLabel: "test accuracy", YUnit: true}
 		for k, algo := range []string{"alg2", "alg4", "alg1", "alg3"} {
 			s := experiments.Series{Name: "Alg. " + algo[3:], Color: k}
 			a := experiments.Series{Name: "Alg. " + algo[3:], Color: k}
@@ -210,6 +213,8 @@ func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *experiments
 	if n := precisionNote(cfg); n != "" {
 		t.Notes = append(t.Notes, n)
 	}
+	t.Keys = 2
+	t.Brief = t.Pick("runs", "F(w^T)", "test acc.", "slack", "diverged")
 	return t
 }
 
