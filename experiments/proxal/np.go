@@ -59,7 +59,7 @@ func (c *ALConfig) algorithm2Note() string {
 	}
 	switch c.RhoRule {
 	case "hessian":
-		return fmt.Sprintf("Algorithm 2: rho rule hessian (M_i = ∇²P_i + σI, σ = %g, docs/rho-rules.md), %s, eps_rel %g.", c.MetricShift, test, c.EpsRel)
+		return fmt.Sprintf("Algorithm 2: rho rule hessian (M_i = ∇²P_i + (σ/n)I, σ = %g, docs/rho-rules.md), %s, eps_rel %g.", c.MetricShift, test, c.EpsRel)
 	case "fixed":
 		return fmt.Sprintf("Algorithm 2: rho rule fixed (the paper's, ρ_i = %g), %s, eps_rel %g.", c.Rho, test, c.EpsRel)
 	}
