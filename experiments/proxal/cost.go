@@ -72,13 +72,22 @@ func classShape(name string, data *DataSource) (rows, cols float64) {
 	return s[0], s[1]
 }
 
-// classPassFlops is the model's work of one classification trial: about
-// 3000·n passes over a client's rows/n rows (measured: 500n to 3100n with
-// the hessian rule on Tables 1-2), each 4·rows/n·cols flops.
-const classPassFlops = 3000 * 4
+// The classification model's work per trial, both algorithms: passes over
+// the data set (about 750 per row-feature, 4 flops each, whatever n) plus
+// each client's dense d×d work (its metric M_i, Newton's factorisations:
+// about 140·d³ per client). Measured on adult-a (d = 109), 10 trials per
+// n: 2.5 s of CPU per trial at n = 50, 3.0 at 100, 10.4 at 200, 24.7 at
+// 500; the model gives 4.9, 6.3, 11.7 and 25.3 s. Memory: about eight d×d
+// matrices per client (M_i and its factor, the server's copy of M_i,
+// Newton's Hessian and two copies of its factor, scratch): two adult-a
+// n = 500 trials at once peaked at 1.43 GB (the model: 0.85 GB).
+const (
+	classPassFlops   = 3000
+	classClientFlops = 140
+)
 
-const classCostModel = "data 24·rows·cols bytes plus, per running trial, 32·n·cols² + 16·rows bytes; " +
-	"12000·rows·cols flops per trial at 4 Gflop/s"
+const classCostModel = "data 24·rows·cols bytes plus, per running trial, 64·n·cols² + 16·rows bytes; " +
+	"(3000·rows·cols + 140·n·cols³) flops per trial at 4 Gflop/s"
 
 // classCost models a classification experiment over data sets of the given
 // shapes, with clients counts and trials per cell, workers trials at once.
@@ -91,9 +100,11 @@ func classCost(shapes [][2]float64, clients []int, trials, workers int) experime
 	running := float64(max(1, min(workers, trials)))
 	for _, s := range shapes {
 		rows, cols := s[0], s[1]
-		mem := 24*rows*cols + running*(32*float64(nmax)*cols*cols+16*rows)
+		mem := 24*rows*cols + running*(64*float64(nmax)*cols*cols+16*rows)
 		cost.Bytes = math.Max(cost.Bytes, mem)
-		cost.Seconds += float64(len(clients)*trials) * classPassFlops * rows * cols / experiments.FlopRate
+		for _, n := range clients {
+			cost.Seconds += float64(trials) * (classPassFlops*rows*cols + classClientFlops*float64(n)*cols*cols*cols) / experiments.FlopRate
+		}
 	}
 	cost.Model = classCostModel
 	return cost

@@ -45,8 +45,21 @@ func TestClassCost(t *testing.T) {
 	}
 	more := *base
 	more.Clients = []int{10, 20}
-	if m := more.Cost(2); m.Seconds != 2*c.Seconds || m.Bytes <= c.Bytes {
-		t.Errorf("two cells %+v vs one %+v", m, c)
+	if m := more.Cost(2); m.Seconds <= 2*c.Seconds || m.Bytes <= c.Bytes {
+		t.Errorf("cells n = 10, 20 %+v vs n = 10 alone %+v: want more than twice the time (per-client work) and more memory", m, c)
+	}
+	// Within 4x of the CPU measured per adult-a trial (both algorithms,
+	// 10 trials per n, the presets): the model's constants say where they
+	// come from (cost.go).
+	for _, m := range []struct {
+		n   int
+		cpu float64
+	}{{50, 2.5}, {100, 3.0}, {200, 10.4}, {500, 24.7}} {
+		one := *base
+		one.Trials, one.Clients = 1, []int{m.n}
+		if e := one.Cost(1).Seconds; e < m.cpu/4 || e > 4*m.cpu {
+			t.Errorf("adult-a n = %d: estimate %.1f s, measured %.1f s of CPU", m.n, e, m.cpu)
+		}
 	}
 	// A user's file: bounded by its size.
 	f := filepath.Join(t.TempDir(), "d.csv")
