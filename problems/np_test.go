@@ -637,6 +637,20 @@ func npBarrierReference(t *testing.T, c0, c1 []Rows, scale, r float64) (w []floa
 	return w, obj(w)
 }
 
+// roundRobin deals rows' rows to n parts in turn: any partition is a
+// valid instance of the partitioned problem.
+func roundRobin(rows Rows, n int) []Rows {
+	parts := make([]Rows, n)
+	for i := range n {
+		var idx []int
+		for k := i; k < rows.N; k += n {
+			idx = append(idx, k)
+		}
+		parts[i] = rows.subset(idx)
+	}
+	return parts
+}
+
 // TestNPPartitionedAgainstBarrier: Algorithm 1 with the default rule
 // (hessian metric, relaxed outer step) and cProx-AL on the partitioned
 // Neyman-Pearson problem, n = 5, 10, 20 clients each with its own
@@ -655,18 +669,7 @@ func TestNPPartitionedAgainstBarrier(t *testing.T) {
 	const r = 0.2
 	for _, n := range []int{5, 10, 20} {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
-			// Round-robin parts: any partition is a valid instance.
-			c0, c1 := make([]Rows, n), make([]Rows, n)
-			for i := range n {
-				var i0, i1 []int
-				for k := i; k < all0.N; k += n {
-					i0 = append(i0, k)
-				}
-				for k := i; k < all1.N; k += n {
-					i1 = append(i1, k)
-				}
-				c0[i], c1[i] = all0.subset(i0), all1.subset(i1)
-			}
+			c0, c1 := roundRobin(all0, n), roundRobin(all1, n)
 			_, fref := npBarrierReference(t, c0, c1, 1/float64(n), r)
 			prob := &solver.Problem{Dim: all0.D}
 			for i := range n {
@@ -715,17 +718,7 @@ func TestPolishAgainstBarrier(t *testing.T) {
 		const r = 0.2
 		for _, n := range []int{5, 10} {
 			t.Run(fmt.Sprintf("%s/n=%d", name, n), func(t *testing.T) {
-				c0, c1 := make([]Rows, n), make([]Rows, n)
-				for i := range n {
-					var i0, i1 []int
-					for k := i; k < all0.N; k += n {
-						i0 = append(i0, k)
-					}
-					for k := i; k < all1.N; k += n {
-						i1 = append(i1, k)
-					}
-					c0[i], c1[i] = all0.subset(i0), all1.subset(i1)
-				}
+				c0, c1 := roundRobin(all0, n), roundRobin(all1, n)
 				_, fref := npBarrierReference(t, c0, c1, 1/float64(n), r)
 				prob := &solver.Problem{Dim: all0.D}
 				for i := range n {

@@ -345,26 +345,8 @@ func newtonKKTStep(d int, g, h []float64, parts []polishPart, active [][]bool) (
 			}
 		}
 	}
-	var scale float64
-	for a := 0; a < d; a++ {
-		scale = max(scale, math.Abs(h[a*d+a]))
-	}
-	if !(scale > 0) || math.IsInf(scale, 0) {
-		scale = 1
-	}
-	u := make([]float64, d*d)
-	factored := false
-	for _, rel := range []float64{1e-10, 1e-8, 1e-6} {
-		copy(u, h)
-		for a := 0; a < d; a++ {
-			u[a*d+a] += rel * scale
-		}
-		if kernels.Cholesky(u, d) {
-			factored = true
-			break
-		}
-	}
-	if !factored {
+	u, ok := regularizedCholesky(h, d)
+	if !ok {
 		return nil, nil, false
 	}
 	solveH := func(x []float64) { kernels.CholSolve(u, d, x) }
@@ -385,34 +367,18 @@ func newtonKKTStep(d int, g, h []float64, parts []polishPart, active [][]bool) (
 		solveH(z[k])
 	}
 	sm := make([]float64, m*m)
-	var sscale float64
 	for a := 0; a < m; a++ {
 		for b := a; b < m; b++ {
 			v := dot(rows[a], z[b])
 			sm[a*m+b], sm[b*m+a] = v, v
 		}
-		sscale = max(sscale, sm[a*m+a])
-	}
-	if !(sscale > 0) || math.IsInf(sscale, 0) {
-		sscale = 1
 	}
 	rhs := make([]float64, m)
 	for k, row := range rows {
 		rhs[k] = cA[k] - dot(row, hg)
 	}
-	su := make([]float64, m*m)
-	factored = false
-	for _, rel := range []float64{1e-10, 1e-8, 1e-6} {
-		copy(su, sm)
-		for a := 0; a < m; a++ {
-			su[a*m+a] += rel * sscale
-		}
-		if kernels.Cholesky(su, m) {
-			factored = true
-			break
-		}
-	}
-	if !factored {
+	su, ok := regularizedCholesky(sm, m)
+	if !ok {
 		return nil, nil, false
 	}
 	dmu = rhs
@@ -426,6 +392,30 @@ func newtonKKTStep(d int, g, h []float64, parts []polishPart, active [][]bool) (
 		dw[a] = -v
 	}
 	return dw, dmu, finite(dw) && finite(dmu)
+}
+
+// regularizedCholesky factors a + δI (n×n, row-major) by the kernels'
+// Cholesky, δ = 1e-10 of the largest diagonal entry, raised to 1e-8 and
+// 1e-6 of it if the factorisation fails; a is not modified.
+func regularizedCholesky(a []float64, n int) ([]float64, bool) {
+	var scale float64
+	for i := 0; i < n; i++ {
+		scale = max(scale, math.Abs(a[i*n+i]))
+	}
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		scale = 1
+	}
+	u := make([]float64, n*n)
+	for _, rel := range []float64{1e-10, 1e-8, 1e-6} {
+		copy(u, a)
+		for i := 0; i < n; i++ {
+			u[i*n+i] += rel * scale
+		}
+		if kernels.Cholesky(u, n) {
+			return u, true
+		}
+	}
+	return nil, false
 }
 
 func dot(x, y []float64) float64 {
