@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -114,6 +115,9 @@ Every reported solution is checked against its KKT conditions.`,
 	return root
 }
 
+// addWrapShort registers the help template's wrapShort function once.
+var addWrapShort sync.Once
+
 // helpWidth is the width help texts wrap at.
 const helpWidth = 100
 
@@ -122,9 +126,13 @@ const helpWidth = 100
 // the flag usages (pflag's FlagUsagesWrapped).
 func wrapHelp(c *cobra.Command) {
 	if !c.HasParent() {
-		cobra.AddTemplateFunc("wrapShort", func(short string, pad int) string {
-			// "  name<pad> short": continuation lines under the short text.
-			return strings.ReplaceAll(wrapText(short, helpWidth-pad-3), "\n", "\n"+strings.Repeat(" ", pad+3))
+		// cobra's template functions are one global map: registered once,
+		// so that commands built concurrently (tests, servers) do not race.
+		addWrapShort.Do(func() {
+			cobra.AddTemplateFunc("wrapShort", func(short string, pad int) string {
+				// "  name<pad> short": continuation lines under the short text.
+				return strings.ReplaceAll(wrapText(short, helpWidth-pad-3), "\n", "\n"+strings.Repeat(" ", pad+3))
+			})
 		})
 		c.SetUsageTemplate(strings.NewReplacer(
 			"{{.LocalFlags.FlagUsages", fmt.Sprintf("{{(.LocalFlags.FlagUsagesWrapped %d)", helpWidth),
