@@ -44,7 +44,9 @@ func TestDRFLNoiseFits(t *testing.T) {
 }
 
 // TestDRFLNoiseCostMeasured: the time estimate of a quick figure row on the
-// real data is between half and 4 times the CPU time the row takes here.
+// real data is within 4× of the CPU time the row takes here (both ways:
+// CPU time doubles when the core's other hardware thread is busy, as under
+// go test's parallel packages; see TestSSCACostMeasured).
 func TestDRFLNoiseCostMeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times real fits: not with -short (the race detector's slowdown)")
@@ -77,8 +79,8 @@ func TestDRFLNoiseCostMeasured(t *testing.T) {
 		}
 		got := cpuSeconds(t) - start
 		t.Logf("%s cv %v: estimate %.1f s, measured %.1f s CPU", tc.dataset, tc.cv, est, got)
-		if est < got/2 || est > 4*got {
-			t.Errorf("%s cv %v: estimate %.1f s, measured %.1f s CPU: want measured/2 ≤ estimate ≤ 4·measured", tc.dataset, tc.cv, est, got)
+		if est < got/4 || est > 4*got {
+			t.Errorf("%s cv %v: estimate %.1f s, measured %.1f s CPU: want measured/4 ≤ estimate ≤ 4·measured", tc.dataset, tc.cv, est, got)
 		}
 	}
 }
