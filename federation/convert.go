@@ -291,7 +291,7 @@ func stateToPB(s solver.NodeState) *fedpb.NodeState {
 		}
 		return &fedpb.CachedEval{W: c.W, Grad: c.Grad}
 	}
-	return &fedpb.NodeState{Mu: s.Mu, Center: s.Center, U: s.U, Lambda: s.Lambda, UTilde: s.UTilde, Rho: s.Rho, Hessian: s.Hessian,
+	return &fedpb.NodeState{Mu: s.Mu, Center: s.Center, U: s.U, Lambda: s.Lambda, UTilde: s.UTilde, Rho: s.Rho, NewtonFactor: s.NewtonFactor, NewtonIllCond: s.NewtonIllCond,
 		Wprev: s.WPrev, HavePrev: s.HavePrev, Rho0: s.Rho0, Metric: s.Metric, Cached: cached(s.Cached[0]), CachedPrev: cached(s.Cached[1])}
 }
 
@@ -302,7 +302,7 @@ func stateFromPB(m *fedpb.NodeState) solver.NodeState {
 		}
 		return solver.CachedEval{W: c.W, Grad: c.Grad}
 	}
-	return solver.NodeState{Mu: m.GetMu(), Center: m.GetCenter(), U: m.GetU(), Lambda: m.GetLambda(), UTilde: m.GetUTilde(), Rho: m.GetRho(), Hessian: m.GetHessian(),
+	return solver.NodeState{Mu: m.GetMu(), Center: m.GetCenter(), U: m.GetU(), Lambda: m.GetLambda(), UTilde: m.GetUTilde(), Rho: m.GetRho(), NewtonFactor: m.GetNewtonFactor(), NewtonIllCond: m.GetNewtonIllCond(),
 		WPrev: m.GetWprev(), HavePrev: m.GetHavePrev(), Rho0: m.GetRho0(), Metric: m.GetMetric(),
 		Cached: [2]solver.CachedEval{cached(m.GetCached()), cached(m.GetCachedPrev())}}
 }

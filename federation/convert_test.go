@@ -23,7 +23,7 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale", "Refresh", "Restart", "OuterRelax", "Mu"}},
 		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Jac", "Iterations", "Evals", "Missed"}},
 		{reflect.TypeFor[solver.PartyValue](), []string{"F", "C"}},
-		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "Hessian", "WPrev", "HavePrev", "Rho0", "Metric", "Cached"}},
+		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "NewtonFactor", "NewtonIllCond", "WPrev", "HavePrev", "Rho0", "Metric", "Cached"}},
 		// A new field of ClientNode is state that a checkpoint may have to
 		// carry (solver.NodeState, node_state.go): decide, then list it.
 		{reflect.TypeFor[solver.ClientNode](), []string{"cfg", "merit", "sub", "quad", "u", "lambda", "g", "reply",

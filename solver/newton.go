@@ -2,9 +2,13 @@ package solver
 
 import (
 	"math"
+	"sync"
 
 	"github.com/fedcon/fedcon/internal/kernels"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -44,18 +48,39 @@ type Newton struct {
 	// multiplies ||∇φ||_∞ by at most this (default 0.25).
 	Contraction float64
 
-	chol  mat.Cholesky
-	h     *mat.SymDense
 	have  bool
-	hdim  int
 	hEval int
-	// u holds chol's U and its mirror Uᵀ below, row-major, for the solves
-	// by kernels.CholSolve (a Newton factor serves many steps; gonum's
-	// solve for one right-hand side is the slower general Dtrsm).
+	// u holds the Cholesky factor U and its mirror Uᵀ below, row-major, for
+	// the solves by kernels.CholSolve (a Newton factor serves many steps;
+	// gonum's solve for one right-hand side is the slower general Dtrsm).
+	// It is the only d×d array a Newton keeps: the Hessian is formed in a
+	// pooled scratch, so that a thousand clients hold one matrix each here.
 	u []float64
-	// illCond: chol's condition estimate passed mat.ConditionTolerance,
-	// where gonum's SolveVecTo would return a Condition error.
+	// illCond: the factor's condition estimate passed
+	// mat.ConditionTolerance, where gonum's SolveVecTo would return a
+	// Condition error.
 	illCond bool
+	work    []float64
+	iwork   []int
+}
+
+// symScratch lends d×d symmetric scratch matrices (a Hessian while it is
+// factorised, a metric while it is built): only the goroutines running at
+// once hold one, not every client. A borrowed matrix is zero, as a new one.
+var symScratch sync.Pool
+
+func borrowSym(d int) *mat.SymDense {
+	if b, ok := symScratch.Get().(*[]float64); ok && cap(*b) >= d*d {
+		buf := (*b)[:d*d]
+		clear(buf)
+		return mat.NewSymDense(d, buf)
+	}
+	return mat.NewSymDense(d, nil)
+}
+
+func returnSym(h *mat.SymDense) {
+	b := h.RawSymmetric().Data
+	symScratch.Put(&b)
 }
 
 var _ Cloner = (*Newton)(nil)
@@ -77,8 +102,8 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 	if contraction <= 0 || contraction >= 1 {
 		contraction = 0.25
 	}
-	if n.hdim != d {
-		n.have, n.hdim, n.h = false, d, mat.NewSymDense(d, nil)
+	if len(n.u) != d*d {
+		n.have = false
 	}
 	g, gn, xn, p := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
 	fx := f.FuncGrad(x, g)
@@ -178,15 +203,16 @@ const maxHalvings = 8
 // factor forms and factorises ∇²φ(x), shifting it by a multiple of I if it
 // is not positive definite. It reports false when no Hessian is available.
 func (n *Newton) factor(hf HessFunc, x []float64) bool {
-	if !hf.Hessian(n.h, x) {
+	h := borrowSym(len(x))
+	defer returnSym(h)
+	if !hf.Hessian(h, x) {
 		return false
 	}
 	n.hEval++
-	if n.chol.Factorize(n.h) {
-		n.loadFactor()
+	if n.factorize(h) {
 		return true
 	}
-	raw := n.h.RawSymmetric()
+	raw := h.RawSymmetric()
 	var scale float64
 	for i := 0; i < raw.N; i++ {
 		scale = math.Max(scale, math.Abs(raw.Data[i*raw.Stride+i]))
@@ -196,8 +222,7 @@ func (n *Newton) factor(hf HessFunc, x []float64) bool {
 		for i := 0; i < raw.N; i++ {
 			raw.Data[i*raw.Stride+i] += shift
 		}
-		if n.chol.Factorize(n.h) {
-			n.loadFactor()
+		if n.factorize(h) {
 			return true
 		}
 		shift *= 10
@@ -205,20 +230,41 @@ func (n *Newton) factor(hf HessFunc, x []float64) bool {
 	return false
 }
 
-// loadFactor copies chol's U into u with its mirror and notes whether the
-// factor is too ill-conditioned to solve with.
-func (n *Newton) loadFactor() {
-	n.have = true
-	n.illCond = n.chol.Cond() > mat.ConditionTolerance
-	raw := n.chol.RawU().(*mat.TriDense).RawTriangular()
+// factorize factors h's upper triangle into u, estimates its condition and
+// mirrors U into the lower triangle. It is mat.Cholesky's Factorize and
+// Cond (the same LAPACK calls on the same data, so the same bits) without
+// a second d×d array.
+func (n *Newton) factorize(h *mat.SymDense) bool {
+	raw := h.RawSymmetric()
 	d := raw.N
 	if len(n.u) != d*d {
 		n.u = make([]float64, d*d)
+		n.work, n.iwork = make([]float64, 3*d), make([]int, d)
 	}
 	for i := 0; i < d; i++ {
 		copy(n.u[i*d+i:(i+1)*d], raw.Data[i*raw.Stride+i:i*raw.Stride+d])
+	}
+	sym := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: n.u}
+	norm := lapack64.Lansy(mat.CondNorm, sym, n.work)
+	if _, ok := lapack64.Potrf(sym); !ok {
+		n.have = false
+		return false
+	}
+	n.have = true
+	n.illCond = 1/lapack64.Pocon(sym, norm, n.work, n.iwork) > mat.ConditionTolerance
+	for i := 0; i < d; i++ {
 		for j := i + 1; j < d; j++ {
 			n.u[j*d+i] = n.u[i*d+j]
 		}
 	}
+	return true
+}
+
+// restoreFactor adopts a factor saved from another Newton of dimension
+// √len(u) (a client's checkpoint).
+func (n *Newton) restoreFactor(u []float64, illCond bool) {
+	d := int(math.Round(math.Sqrt(float64(len(u)))))
+	n.u = append(n.u[:0], u...)
+	n.work, n.iwork = make([]float64, 3*d), make([]int, d)
+	n.have, n.illCond = true, illCond
 }

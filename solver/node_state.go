@@ -19,9 +19,12 @@ type NodeState struct {
 	Lambda []float64 // λ_i
 	UTilde []float64 // ũ_i of the last reply
 	Rho    float64   // ρ_i (changes under residual balancing)
-	// Hessian is the d×d matrix (row-major) that a Newton local solver
-	// keeps factorised across calls; nil when it keeps none.
-	Hessian []float64
+	// NewtonFactor is the Cholesky factor that a Newton local solver keeps
+	// across calls (d×d row-major, U with Uᵀ mirrored below: restored as
+	// is, the same bits); nil when it keeps none. NewtonIllCond is its
+	// condition flag.
+	NewtonFactor  []float64
+	NewtonIllCond bool
 	// Adaptive ρ_i: w^t of the previous round, whether it is set, and ρ_i's
 	// first value.
 	WPrev    []float64
@@ -55,14 +58,8 @@ func (c *ClientNode) State() NodeState {
 			st.Cached[i] = CachedEval{W: cp(sl.w), Grad: sl.withGrad}
 		}
 	}
-	if nw, ok := c.cfg.Smooth.(*Newton); ok && nw.have && nw.hdim == c.cfg.Dim {
-		d := c.cfg.Dim
-		st.Hessian = make([]float64, d*d)
-		for i := range d {
-			for j := range d {
-				st.Hessian[i*d+j] = nw.h.At(i, j)
-			}
-		}
+	if nw, ok := c.cfg.Smooth.(*Newton); ok && nw.have && len(nw.u) == c.cfg.Dim*c.cfg.Dim {
+		st.NewtonFactor, st.NewtonIllCond = cp(nw.u), nw.illCond
 	}
 	return st
 }
@@ -109,17 +106,12 @@ func (c *ClientNode) Restore(s NodeState) error {
 			return fmt.Errorf("solver: restored metric is not positive definite")
 		}
 	}
-	if s.Hessian != nil {
+	if s.NewtonFactor != nil {
 		nw, ok := c.cfg.Smooth.(*Newton)
-		if !ok || len(s.Hessian) != d*d {
-			return fmt.Errorf("solver: restored Hessian of %d entries for a %T local solver on R^%d", len(s.Hessian), c.cfg.Smooth, d)
+		if !ok || len(s.NewtonFactor) != d*d || !finite(s.NewtonFactor) {
+			return fmt.Errorf("solver: restored Newton factor of %d entries for a %T local solver on R^%d", len(s.NewtonFactor), c.cfg.Smooth, d)
 		}
-		// The same matrix factorises to the same Cholesky factor.
-		nw.hdim, nw.h = d, mat.NewSymDense(d, append([]float64(nil), s.Hessian...))
-		nw.have = false
-		if nw.chol.Factorize(nw.h) {
-			nw.loadFactor()
-		}
+		nw.restoreFactor(s.NewtonFactor, s.NewtonIllCond)
 	}
 	if s.Rho != c.cfg.Rho {
 		return c.setRho(s.Rho)

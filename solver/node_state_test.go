@@ -71,7 +71,7 @@ func TestNodeStateRestore(t *testing.T) {
 		{"short mu", func(s *solver.NodeState) { s.Mu = s.Mu[:1] }, "μ_i has length 1"},
 		{"short u", func(s *solver.NodeState) { s.U = s.U[:2] }, "lengths"},
 		{"rho", func(s *solver.NodeState) { s.Rho = 0 }, "ρ_i = 0"},
-		{"hessian for L-BFGS", func(s *solver.NodeState) { s.Hessian = make([]float64, d*d) }, "Hessian"},
+		{"newton factor for L-BFGS", func(s *solver.NodeState) { s.NewtonFactor = make([]float64, d*d) }, "Newton factor"},
 		{"short cached point", func(s *solver.NodeState) { s.Cached[1].W = []float64{1} }, "cached evaluation point of length 1"},
 	} {
 		s := a.State()

@@ -95,7 +95,8 @@ func (c *ClientNode) curvatureRho(w []float64) (rho float64, ok bool, err error)
 		return 0, false, nil
 	}
 	d := c.cfg.Dim
-	h := mat.NewSymDense(d, nil)
+	h := borrowSym(d)
+	defer returnSym(h)
 	if err := c.merit.hessian(h, w); err != nil {
 		return 0, false, err
 	}
@@ -131,7 +132,8 @@ func powerMax(h *mat.SymDense, iters int) float64 {
 // buildMetric sets M_i = ∇²P_i(w) + σI (σ = MetricShift) and factors it (RhoHessian).
 func (c *ClientNode) buildMetric(w []float64) error {
 	d := c.cfg.Dim
-	h := mat.NewSymDense(d, nil)
+	h := borrowSym(d)
+	defer returnSym(h)
 	if err := c.merit.hessian(h, w); err != nil {
 		return err
 	}

@@ -1369,15 +1369,19 @@ type NodeState struct {
 	Lambda   []float64              `protobuf:"fixed64,4,rep,packed,name=lambda,proto3" json:"lambda,omitempty"`
 	UTilde   []float64              `protobuf:"fixed64,5,rep,packed,name=u_tilde,json=uTilde,proto3" json:"u_tilde,omitempty"`
 	Rho      float64                `protobuf:"fixed64,6,opt,name=rho,proto3" json:"rho,omitempty"`
-	Hessian  []float64              `protobuf:"fixed64,7,rep,packed,name=hessian,proto3" json:"hessian,omitempty"` // a Newton local solver's kept d×d matrix
-	Wprev    []float64              `protobuf:"fixed64,8,rep,packed,name=wprev,proto3" json:"wprev,omitempty"`     // adaptive ρ_i: w^t of the previous round
+	Wprev    []float64              `protobuf:"fixed64,8,rep,packed,name=wprev,proto3" json:"wprev,omitempty"` // adaptive ρ_i: w^t of the previous round
 	HavePrev bool                   `protobuf:"varint,9,opt,name=have_prev,json=havePrev,proto3" json:"have_prev,omitempty"`
 	Rho0     float64                `protobuf:"fixed64,10,opt,name=rho0,proto3" json:"rho0,omitempty"`
 	Metric   []float64              `protobuf:"fixed64,11,rep,packed,name=metric,proto3" json:"metric,omitempty"` // M_i, d×d (RhoHessian)
 	// Where the node's two cached party evaluations were (the last first):
 	// a restored node evaluates there again without counting the pass.
-	Cached        *CachedEval `protobuf:"bytes,12,opt,name=cached,proto3" json:"cached,omitempty"`
-	CachedPrev    *CachedEval `protobuf:"bytes,13,opt,name=cached_prev,json=cachedPrev,proto3" json:"cached_prev,omitempty"`
+	Cached     *CachedEval `protobuf:"bytes,12,opt,name=cached,proto3" json:"cached,omitempty"`
+	CachedPrev *CachedEval `protobuf:"bytes,13,opt,name=cached_prev,json=cachedPrev,proto3" json:"cached_prev,omitempty"`
+	// A Newton local solver's kept Cholesky factor U of its Hessian, d×d
+	// row-major with Uᵀ mirrored below, and whether it is too ill-conditioned
+	// to solve with.
+	NewtonFactor  []float64 `protobuf:"fixed64,14,rep,packed,name=newton_factor,json=newtonFactor,proto3" json:"newton_factor,omitempty"`
+	NewtonIllCond bool      `protobuf:"varint,15,opt,name=newton_ill_cond,json=newtonIllCond,proto3" json:"newton_ill_cond,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1454,13 +1458,6 @@ func (x *NodeState) GetRho() float64 {
 	return 0
 }
 
-func (x *NodeState) GetHessian() []float64 {
-	if x != nil {
-		return x.Hessian
-	}
-	return nil
-}
-
 func (x *NodeState) GetWprev() []float64 {
 	if x != nil {
 		return x.Wprev
@@ -1501,6 +1498,20 @@ func (x *NodeState) GetCachedPrev() *CachedEval {
 		return x.CachedPrev
 	}
 	return nil
+}
+
+func (x *NodeState) GetNewtonFactor() []float64 {
+	if x != nil {
+		return x.NewtonFactor
+	}
+	return nil
+}
+
+func (x *NodeState) GetNewtonIllCond() bool {
+	if x != nil {
+		return x.NewtonIllCond
+	}
+	return false
 }
 
 type CachedEval struct {
@@ -1671,15 +1682,14 @@ const file_federation_proto_rawDesc = "" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x14\n" +
 	"\x05round\x18\x03 \x01(\x03R\x05round\x125\n" +
 	"\x05state\x18\x04 \x01(\v2\x1f.fedcon.federation.v1.NodeStateR\x05state\x12/\n" +
-	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\xfa\x02\n" +
+	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\xb3\x03\n" +
 	"\tNodeState\x12\x0e\n" +
 	"\x02mu\x18\x01 \x03(\x01R\x02mu\x12\x16\n" +
 	"\x06center\x18\x02 \x03(\x01R\x06center\x12\f\n" +
 	"\x01u\x18\x03 \x03(\x01R\x01u\x12\x16\n" +
 	"\x06lambda\x18\x04 \x03(\x01R\x06lambda\x12\x17\n" +
 	"\au_tilde\x18\x05 \x03(\x01R\x06uTilde\x12\x10\n" +
-	"\x03rho\x18\x06 \x01(\x01R\x03rho\x12\x18\n" +
-	"\ahessian\x18\a \x03(\x01R\ahessian\x12\x14\n" +
+	"\x03rho\x18\x06 \x01(\x01R\x03rho\x12\x14\n" +
 	"\x05wprev\x18\b \x03(\x01R\x05wprev\x12\x1b\n" +
 	"\thave_prev\x18\t \x01(\bR\bhavePrev\x12\x12\n" +
 	"\x04rho0\x18\n" +
@@ -1687,7 +1697,9 @@ const file_federation_proto_rawDesc = "" +
 	"\x06metric\x18\v \x03(\x01R\x06metric\x128\n" +
 	"\x06cached\x18\f \x01(\v2 .fedcon.federation.v1.CachedEvalR\x06cached\x12A\n" +
 	"\vcached_prev\x18\r \x01(\v2 .fedcon.federation.v1.CachedEvalR\n" +
-	"cachedPrev\".\n" +
+	"cachedPrev\x12#\n" +
+	"\rnewton_factor\x18\x0e \x03(\x01R\fnewtonFactor\x12&\n" +
+	"\x0fnewton_ill_cond\x18\x0f \x01(\bR\rnewtonIllCondJ\x04\b\a\x10\b\".\n" +
 	"\n" +
 	"CachedEval\x12\f\n" +
 	"\x01w\x18\x01 \x03(\x01R\x01w\x12\x12\n" +
