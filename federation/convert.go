@@ -117,7 +117,7 @@ func replyToPB(k solver.MsgKind, r *solver.Reply) *fedpb.ReplyBody {
 	case solver.MsgPolish:
 		m.Jac, m.Metric = r.Jac, packUpper(r.Metric, len(r.LagGrad))
 	default:
-		m.UTilde, m.Metric = r.UTilde, packUpper(r.Metric, len(r.UTilde))
+		m.UTilde, m.MUTilde, m.Metric = r.UTilde, r.MUTilde, packUpper(r.Metric, len(r.UTilde)+len(r.MUTilde))
 	}
 	return m
 }
@@ -154,8 +154,8 @@ func replyFromPB(dst *solver.Reply, k solver.MsgKind, m *fedpb.ReplyBody, d, mc 
 	if m == nil {
 		return fmt.Errorf("reply without a body")
 	}
-	if k != solver.MsgAudit && k != solver.MsgPolish && len(m.UTilde) != d {
-		return fmt.Errorf("u_tilde has %d entries, want %d", len(m.UTilde), d)
+	if k != solver.MsgAudit && k != solver.MsgPolish && len(m.UTilde)+len(m.MUTilde) != d {
+		return fmt.Errorf("u_tilde and m_u_tilde have %d and %d entries, want %d in one of them", len(m.UTilde), len(m.MUTilde), d)
 	}
 	if k == solver.MsgPolish {
 		noHessian := len(m.LagGrad) == 0 && len(m.Jac) == 0 && len(m.Metric) == 0 // the client cannot polish
@@ -192,7 +192,7 @@ func replyFromPB(dst *solver.Reply, k solver.MsgKind, m *fedpb.ReplyBody, d, mc 
 	for _, v := range []struct {
 		name string
 		x    []float64
-	}{{"u_tilde", m.UTilde}, {"c", m.C}, {"lag_grad", m.LagGrad}, {"mu", m.Mu}, {"metric", m.Metric}, {"jac", m.Jac},
+	}{{"u_tilde", m.UTilde}, {"m_u_tilde", m.MUTilde}, {"c", m.C}, {"lag_grad", m.LagGrad}, {"mu", m.Mu}, {"metric", m.Metric}, {"jac", m.Jac},
 		{"eps_tilde", []float64{m.EpsTilde}}, {"primal", []float64{m.Primal}}, {"step_mu", []float64{m.StepMu}},
 		{"f", []float64{m.F}}, {"feas", []float64{m.Feas}}} {
 		if i := firstNaN(v.x); i >= 0 {
@@ -200,7 +200,7 @@ func replyFromPB(dst *solver.Reply, k solver.MsgKind, m *fedpb.ReplyBody, d, mc 
 		}
 	}
 	*dst = solver.Reply{
-		UTilde: m.UTilde, EpsTilde: m.EpsTilde, Primal: m.Primal, StepMu: m.StepMu,
+		UTilde: m.UTilde, MUTilde: m.MUTilde, EpsTilde: m.EpsTilde, Primal: m.Primal, StepMu: m.StepMu,
 		Value:   solver.PartyValue{F: m.F, C: m.C},
 		LagGrad: m.LagGrad, Feas: m.Feas, Mu: m.Mu, Jac: m.Jac,
 		Iterations: int(m.Iterations), Evals: m.Evals, Missed: m.Missed, Rho: m.Rho,

@@ -21,14 +21,14 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		known []string
 	}{
 		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale", "Refresh", "Restart", "OuterRelax", "Mu"}},
-		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Jac", "Iterations", "Evals", "Missed"}},
+		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "MUTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Jac", "Iterations", "Evals", "Missed"}},
 		{reflect.TypeFor[solver.PartyValue](), []string{"F", "C"}},
 		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "NewtonFactor", "NewtonIllCond", "WPrev", "HavePrev", "Rho0", "Metric", "Cached"}},
 		// A new field of ClientNode is state that a checkpoint may have to
 		// carry (solver.NodeState, node_state.go): decide, then list it.
-		{reflect.TypeFor[solver.ClientNode](), []string{"cfg", "merit", "sub", "quad", "u", "lambda", "g", "reply",
+		{reflect.TypeFor[solver.ClientNode](), []string{"cfg", "merit", "sub", "quad", "u", "lambda", "g", "ut", "mut", "reply",
 			"wprev", "havePrev", "rho0", "target", "useMetric", "metric", "mchol", "scr",
-			"pp"}}, // pp: MsgPolish's reply buffers, no state
+			"pp"}}, // ut: NodeState.UTilde; mut (M_i ũ_i, formed per reply) and pp (MsgPolish's reply buffers): no state
 		{reflect.TypeFor[solver.ClientConfig](), []string{"Party", "Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "AdmmStart", "Rule", "RhoFromCurvature", "Relax", "MetricShift"}},
 	} {
 		var fields []string
@@ -117,7 +117,7 @@ func TestBadReplyRefused(t *testing.T) {
 		{"other run", func(r *fedpb.Reply) { r.RunId = "x" }, "reply for run"},
 		{"other party", func(r *fedpb.Reply) { r.Party = 3 }, "names client 3"},
 		{"wrong kind", func(r *fedpb.Reply) { r.Kind = fedpb.Kind_KIND_OUTER }, "kind"},
-		{"short u", func(r *fedpb.Reply) { r.Body.UTilde = r.Body.UTilde[:2] }, "u_tilde has 2 entries, want 3"},
+		{"short u", func(r *fedpb.Reply) { r.Body.UTilde = r.Body.UTilde[:2] }, "u_tilde and m_u_tilde have 2 and 0 entries, want 3"},
 		{"NaN u", func(r *fedpb.Reply) { r.Body.UTilde[1] = math.NaN() }, "u_tilde[1] is NaN"},
 		{"NaN eps", func(r *fedpb.Reply) { r.Body.EpsTilde = math.NaN() }, "eps_tilde[0] is NaN"},
 		{"long c", func(r *fedpb.Reply) { r.Body.C = []float64{1, 2} }, "c has 2 entries, want 1"},

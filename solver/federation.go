@@ -86,8 +86,12 @@ func (b *Broadcast) floats() int64 {
 // Reply is one client's answer; its slices belong to the client and are valid
 // until the client's next step.
 type Reply struct {
-	UTilde   []float64 // ũ_i (MsgStart, MsgADMM, MsgOuter)
-	EpsTilde float64   // ε̃_{i,t+1} of eq. (22) (MsgADMM); -1 when not asked for
+	UTilde []float64 // ũ_i (MsgStart, MsgADMM, MsgOuter; nil when MUTilde is sent)
+	// MUTilde is M_i ũ_i in place of ũ_i under a matrix penalty
+	// (RhoHessian): the server needs only b = Σ_i M_i ũ_i of (18), so it
+	// keeps no client's M_i, only their sum.
+	MUTilde  []float64
+	EpsTilde float64 // ε̃_{i,t+1} of eq. (22) (MsgADMM); -1 when not asked for
 	// Primal is ||u_i^{t+1} - w^{t+1}||_∞ (MsgADMM with residual balancing; -1 otherwise).
 	Primal float64
 	// Metric is M_i, row-major d×d, when the call's penalty is a matrix
@@ -117,9 +121,9 @@ func (r *Reply) floats(k MsgKind) (alg, diag int64) {
 	diag = 1 + int64(len(r.Value.C)) // f_i and c_i, for traces
 	switch k {
 	case MsgStart:
-		return int64(len(r.UTilde)) + r.rhoFloats() + r.metricFloats(), diag
+		return r.shareFloats() + r.rhoFloats() + r.metricFloats(), diag
 	case MsgADMM:
-		n := int64(len(r.UTilde)) + r.rhoFloats() + r.metricFloats()
+		n := r.shareFloats() + r.rhoFloats() + r.metricFloats()
 		if r.EpsTilde >= 0 {
 			n++
 		}
@@ -128,7 +132,7 @@ func (r *Reply) floats(k MsgKind) (alg, diag int64) {
 		}
 		return n, 0
 	case MsgOuter:
-		return int64(len(r.UTilde)) + 1 + r.rhoFloats() + r.metricFloats(), diag
+		return r.shareFloats() + 1 + r.rhoFloats() + r.metricFloats(), diag
 	case MsgPolish:
 		d := int64(len(r.LagGrad))
 		return 1 + int64(len(r.Value.C)) + d + int64(len(r.Jac)) + d*(d+1)/2 + int64(len(r.Mu)), 0
@@ -137,12 +141,15 @@ func (r *Reply) floats(k MsgKind) (alg, diag int64) {
 	}
 }
 
+// shareFloats counts ũ_i or M_i ũ_i, whichever is sent.
+func (r *Reply) shareFloats() int64 { return int64(len(r.UTilde) + len(r.MUTilde)) }
+
 // metricFloats counts M_i's upper triangle: what crosses when it is sent.
 func (r *Reply) metricFloats() int64 {
 	if r.Metric == nil {
 		return 0
 	}
-	d := int64(len(r.UTilde))
+	d := r.shareFloats()
 	return d * (d + 1) / 2
 }
 
@@ -195,6 +202,8 @@ type ClientNode struct {
 	u      []float64
 	lambda []float64
 	g      []float64
+	ut     []float64 // ũ_i
+	mut    []float64 // M_i ũ_i (RhoHessian)
 	reply  Reply
 	// Adaptive ρ_i: w^t of the previous round (dual residual), whether it
 	// is set, and ρ_i's first value (the rule's bounds are relative to it).
@@ -228,7 +237,7 @@ func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
 	if c.cfg.Smooth == nil {
 		c.cfg.Smooth = LBFGS{}
 	}
-	c.reply.UTilde = make([]float64, d)
+	c.ut, c.mut = make([]float64, d), make([]float64, d)
 	if isQuadratic(c.sub.merits) {
 		f, err := cfg.Cache.factor(c.sub.merits, d, cfg.Beta, subAlpha(c.sub))
 		if err != nil {
@@ -244,7 +253,7 @@ func NewClientNode(p Party, cfg ClientConfig) (*ClientNode, error) {
 func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 	r := &c.reply
 	r.Iterations, r.Evals, r.Missed = 0, 0, false
-	r.Metric, r.Jac = nil, nil
+	r.Metric, r.Jac, r.UTilde, r.MUTilde = nil, nil, nil, nil
 	ev0 := c.merit.passes()
 	var err error
 	switch b.Kind {
@@ -291,6 +300,17 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 		err = c.polish(b.W, b.Mu)
 	default:
 		err = fmt.Errorf("solver: unknown message kind %d", b.Kind)
+	}
+	switch b.Kind {
+	case MsgStart, MsgADMM, MsgOuter:
+		if c.useMetric && c.metric != nil {
+			// The product the server formed when it kept M_i: the same
+			// kernel on the same numbers, so b of (18) has the same bits.
+			symv(c.metric, c.ut, c.mut)
+			r.MUTilde = c.mut
+		} else {
+			r.UTilde = c.ut
+		}
 	}
 	r.Rho = 0
 	if (c.cfg.Rule == RhoAdaptive || c.cfg.RhoFromCurvature) && b.Kind != MsgAudit {
@@ -344,14 +364,14 @@ func (c *ClientNode) initFromEval(w []float64) {
 // formUTilde sets ũ_i = u_i + ρ_i⁻¹λ_i, or u_i + M_i⁻¹λ_i (RhoHessian).
 func (c *ClientNode) formUTilde() {
 	if c.useMetric {
-		c.minv(c.reply.UTilde, c.lambda)
+		c.minv(c.ut, c.lambda)
 		for j := range c.u {
-			c.reply.UTilde[j] += c.u[j]
+			c.ut[j] += c.u[j]
 		}
 		return
 	}
 	for j := range c.u {
-		c.reply.UTilde[j] = c.u[j] + c.lambda[j]/c.cfg.Rho
+		c.ut[j] = c.u[j] + c.lambda[j]/c.cfg.Rho
 	}
 }
 
@@ -442,7 +462,7 @@ func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool, rhoScale f
 		rho = c.cfg.Rho
 	}
 	for j := range c.lambda {
-		c.reply.UTilde[j] = c.u[j] + c.lambda[j]/rho // (21)
+		c.ut[j] = c.u[j] + c.lambda[j]/rho // (21)
 	}
 	return nil
 }

@@ -62,6 +62,10 @@ type Newton struct {
 	illCond bool
 	work    []float64
 	iwork   []int
+	// vec holds Minimize's four d-vectors: a client calls Minimize every
+	// ADMM round, and with a thousand clients fresh vectors were most of
+	// a run's garbage.
+	vec []float64
 }
 
 // symScratch lends d×d symmetric scratch matrices (a Hessian while it is
@@ -105,7 +109,10 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 	if len(n.u) != d*d {
 		n.have = false
 	}
-	g, gn, xn, p := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
+	if len(n.vec) != 4*d {
+		n.vec = make([]float64, 4*d)
+	}
+	g, gn, xn, p := n.vec[:d], n.vec[d:2*d], n.vec[2*d:3*d], n.vec[3*d:]
 	fx := f.FuncGrad(x, g)
 	st := SmoothStats{GradNorm: normInf(g)}
 	if math.IsNaN(fx) {

@@ -48,7 +48,7 @@ type CachedEval struct {
 func (c *ClientNode) State() NodeState {
 	cp := func(x []float64) []float64 { return append([]float64(nil), x...) }
 	st := NodeState{Mu: cp(c.merit.mu), Center: cp(c.merit.center), U: cp(c.u),
-		Lambda: cp(c.lambda), UTilde: cp(c.reply.UTilde), Rho: c.cfg.Rho,
+		Lambda: cp(c.lambda), UTilde: cp(c.ut), Rho: c.cfg.Rho,
 		WPrev: cp(c.wprev), HavePrev: c.havePrev, Rho0: c.rho0}
 	if c.metric != nil {
 		st.Metric = cp(c.metric)
@@ -96,7 +96,7 @@ func (c *ClientNode) Restore(s NodeState) error {
 	copy(c.merit.center, s.Center)
 	copy(c.u, s.U)
 	copy(c.lambda, s.Lambda)
-	copy(c.reply.UTilde, s.UTilde)
+	copy(c.ut, s.UTilde)
 	copy(c.wprev, s.WPrev)
 	c.havePrev, c.rho0 = s.HavePrev, s.Rho0
 	if s.Metric != nil {

@@ -219,7 +219,8 @@ type proxALRun struct {
 	server    *merit       // P_0 of eq. (13)
 	sub       *subproblem  // φ_{0,t} of eq. (18)
 	quad      *quadFactor  // exact server step when quadratic with a constraint
-	uTilde    [][]float64  // latest ũ_i (copies; the server's own state)
+	uTilde    [][]float64  // latest ũ_i, or M_i ũ_i where mu[i] (copies; the server's own state)
+	mu        []bool
 	wt, gs    []float64
 	wprev     []float64 // w^t, for the dual residual of residual balancing
 	bc        Broadcast // reused: the inner loop allocates nothing
@@ -231,9 +232,8 @@ type proxALRun struct {
 	evals     int64
 	lastCert  float64 // Σ_i ε̃_i of the last round that measured it; -1 before
 	restarts  int     // Algorithm 2 restarts (Stats.Restarts)
-	// RhoHessian: the clients' M_i (nil: ρ_i I), S = Σ_i M_i, and the
+	// RhoHessian: S = Σ_i M_i (ρ_i I for a client without M_i), and the
 	// Cholesky factor of S + aI (no global constraint) or of S.
-	metric      [][]float64
 	smat        []float64
 	schol       mat.Cholesky
 	useMetric   bool
@@ -315,7 +315,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	if r.tr.NumClients() != n {
 		return nil, fmt.Errorf("solver: transport reaches %d clients, problem has %d", r.tr.NumClients(), n)
 	}
-	r.uTilde = make([][]float64, n)
+	r.uTilde, r.mu = make([][]float64, n), make([]bool, n)
 	for i := range r.uTilde {
 		r.uTilde[i] = make([]float64, d)
 	}
@@ -388,8 +388,13 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 			r.misses++
 		}
 		r.evals += rep.Evals
-		if rep.UTilde != nil && b.Kind != MsgAudit {
-			copy(r.uTilde[i], rep.UTilde)
+		if b.Kind != MsgAudit && (rep.UTilde != nil || rep.MUTilde != nil) {
+			if rep.MUTilde != nil {
+				copy(r.uTilde[i], rep.MUTilde)
+			} else {
+				copy(r.uTilde[i], rep.UTilde)
+			}
+			r.mu[i] = rep.MUTilde != nil
 		}
 	}
 	return reps, nil
@@ -585,14 +590,15 @@ func (r *proxALRun) takeMetric(reps []*Reply) error {
 		return nil
 	}
 	d := r.d
-	if r.metric == nil {
-		r.metric = make([][]float64, r.n)
+	if r.smat == nil {
 		r.smat = make([]float64, d*d)
 	}
 	clear(r.smat)
 	for i, rep := range reps { // client order
+		if (rep.Metric != nil) != r.mu[i] {
+			return fmt.Errorf("client %d: sent M_i ũ_i: %v, M_i: %v; a matrix penalty needs both", i+1, r.mu[i], rep.Metric != nil)
+		}
 		if rep.Metric == nil {
-			r.metric[i] = nil
 			for j := 0; j < d; j++ {
 				r.smat[j*d+j] += r.rho[i]
 			}
@@ -601,10 +607,6 @@ func (r *proxALRun) takeMetric(reps []*Reply) error {
 		if len(rep.Metric) != d*d || !finite(rep.Metric) {
 			return fmt.Errorf("client %d: metric of length %d (want %d) or not finite", i+1, len(rep.Metric), d*d)
 		}
-		if r.metric[i] == nil {
-			r.metric[i] = make([]float64, d*d)
-		}
-		copy(r.metric[i], rep.Metric)
 		floats.Add(r.smat, rep.Metric)
 	}
 	a := 0.0
@@ -636,12 +638,11 @@ func (r *proxALRun) metricStep(eps float64) (float64, error) {
 	b, tmp := r.sub.z, r.gs
 	clear(b)
 	for i, u := range r.uTilde { // client order
-		if r.metric[i] == nil {
+		if !r.mu[i] {
 			floats.AddScaled(b, r.rho[i], u)
 			continue
 		}
-		symv(r.metric[i], u, tmp)
-		floats.Add(b, tmp)
+		floats.Add(b, u)
 	}
 	if r.p.Server == nil {
 		a := r.server.prox
@@ -718,6 +719,11 @@ func (r *proxALRun) setScale(scale float64) {
 func (r *proxALRun) serverStep(eps float64) (float64, error) {
 	if r.useMetric {
 		return r.metricStep(eps)
+	}
+	for i, mu := range r.mu {
+		if mu {
+			return 0, fmt.Errorf("client %d sent M_i ũ_i without its M_i", i+1)
+		}
 	}
 	// Σ_i (ρ_i/2)||ũ_i - w||² = (R/2)||w - ū||² + const, ū = Σ_i ρ_i ũ_i / R.
 	z := r.sub.z

@@ -1128,22 +1128,25 @@ func (x *DrflReply) GetLoss() float64 {
 }
 
 type ReplyBody struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	UTilde        []float64              `protobuf:"fixed64,1,rep,packed,name=u_tilde,json=uTilde,proto3" json:"u_tilde,omitempty"`
-	EpsTilde      float64                `protobuf:"fixed64,2,opt,name=eps_tilde,json=epsTilde,proto3" json:"eps_tilde,omitempty"`
-	Primal        float64                `protobuf:"fixed64,3,opt,name=primal,proto3" json:"primal,omitempty"`
-	StepMu        float64                `protobuf:"fixed64,4,opt,name=step_mu,json=stepMu,proto3" json:"step_mu,omitempty"`
-	F             float64                `protobuf:"fixed64,5,opt,name=f,proto3" json:"f,omitempty"`
-	C             []float64              `protobuf:"fixed64,6,rep,packed,name=c,proto3" json:"c,omitempty"`
-	LagGrad       []float64              `protobuf:"fixed64,7,rep,packed,name=lag_grad,json=lagGrad,proto3" json:"lag_grad,omitempty"`
-	Feas          float64                `protobuf:"fixed64,8,opt,name=feas,proto3" json:"feas,omitempty"`
-	Mu            []float64              `protobuf:"fixed64,9,rep,packed,name=mu,proto3" json:"mu,omitempty"`
-	Iterations    int64                  `protobuf:"varint,10,opt,name=iterations,proto3" json:"iterations,omitempty"`
-	Evals         int64                  `protobuf:"varint,11,opt,name=evals,proto3" json:"evals,omitempty"`
-	Missed        bool                   `protobuf:"varint,12,opt,name=missed,proto3" json:"missed,omitempty"`
-	Metric        []float64              `protobuf:"fixed64,13,rep,packed,name=metric,proto3" json:"metric,omitempty"` // M_i's upper triangle, row by row; empty when not sent
-	Rho           float64                `protobuf:"fixed64,14,opt,name=rho,proto3" json:"rho,omitempty"`
-	Jac           []float64              `protobuf:"fixed64,15,rep,packed,name=jac,proto3" json:"jac,omitempty"` // KIND_POLISH: ∇c_i, m_i×d row by row
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	UTilde     []float64              `protobuf:"fixed64,1,rep,packed,name=u_tilde,json=uTilde,proto3" json:"u_tilde,omitempty"`
+	EpsTilde   float64                `protobuf:"fixed64,2,opt,name=eps_tilde,json=epsTilde,proto3" json:"eps_tilde,omitempty"`
+	Primal     float64                `protobuf:"fixed64,3,opt,name=primal,proto3" json:"primal,omitempty"`
+	StepMu     float64                `protobuf:"fixed64,4,opt,name=step_mu,json=stepMu,proto3" json:"step_mu,omitempty"`
+	F          float64                `protobuf:"fixed64,5,opt,name=f,proto3" json:"f,omitempty"`
+	C          []float64              `protobuf:"fixed64,6,rep,packed,name=c,proto3" json:"c,omitempty"`
+	LagGrad    []float64              `protobuf:"fixed64,7,rep,packed,name=lag_grad,json=lagGrad,proto3" json:"lag_grad,omitempty"`
+	Feas       float64                `protobuf:"fixed64,8,opt,name=feas,proto3" json:"feas,omitempty"`
+	Mu         []float64              `protobuf:"fixed64,9,rep,packed,name=mu,proto3" json:"mu,omitempty"`
+	Iterations int64                  `protobuf:"varint,10,opt,name=iterations,proto3" json:"iterations,omitempty"`
+	Evals      int64                  `protobuf:"varint,11,opt,name=evals,proto3" json:"evals,omitempty"`
+	Missed     bool                   `protobuf:"varint,12,opt,name=missed,proto3" json:"missed,omitempty"`
+	Metric     []float64              `protobuf:"fixed64,13,rep,packed,name=metric,proto3" json:"metric,omitempty"` // M_i's upper triangle, row by row; empty when not sent
+	Rho        float64                `protobuf:"fixed64,14,opt,name=rho,proto3" json:"rho,omitempty"`
+	Jac        []float64              `protobuf:"fixed64,15,rep,packed,name=jac,proto3" json:"jac,omitempty"` // KIND_POLISH: ∇c_i, m_i×d row by row
+	// M_i ũ_i in place of u_tilde under a matrix penalty (rho_rule hessian):
+	// the server needs only Σ_i M_i ũ_i and keeps no client's M_i.
+	MUTilde       []float64 `protobuf:"fixed64,16,rep,packed,name=m_u_tilde,json=mUTilde,proto3" json:"m_u_tilde,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1279,6 +1282,13 @@ func (x *ReplyBody) GetRho() float64 {
 func (x *ReplyBody) GetJac() []float64 {
 	if x != nil {
 		return x.Jac
+	}
+	return nil
+}
+
+func (x *ReplyBody) GetMUTilde() []float64 {
+	if x != nil {
+		return x.MUTilde
 	}
 	return nil
 }
@@ -1656,7 +1666,7 @@ const file_federation_proto_rawDesc = "" +
 	"iterations\x18\x04 \x01(\x03R\n" +
 	"iterations\x12\x19\n" +
 	"\bcap_hits\x18\x05 \x01(\x03R\acapHits\x12\x12\n" +
-	"\x04loss\x18\x06 \x01(\x01R\x04loss\"\xd7\x02\n" +
+	"\x04loss\x18\x06 \x01(\x01R\x04loss\"\xf3\x02\n" +
 	"\tReplyBody\x12\x17\n" +
 	"\au_tilde\x18\x01 \x03(\x01R\x06uTilde\x12\x1b\n" +
 	"\teps_tilde\x18\x02 \x01(\x01R\bepsTilde\x12\x16\n" +
@@ -1675,7 +1685,8 @@ const file_federation_proto_rawDesc = "" +
 	"\x06missed\x18\f \x01(\bR\x06missed\x12\x16\n" +
 	"\x06metric\x18\r \x03(\x01R\x06metric\x12\x10\n" +
 	"\x03rho\x18\x0e \x01(\x01R\x03rho\x12\x10\n" +
-	"\x03jac\x18\x0f \x03(\x01R\x03jac\"\xb7\x01\n" +
+	"\x03jac\x18\x0f \x03(\x01R\x03jac\x12\x1a\n" +
+	"\tm_u_tilde\x18\x10 \x03(\x01R\amUTilde\"\xb7\x01\n" +
 	"\n" +
 	"Checkpoint\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
