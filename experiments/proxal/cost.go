@@ -86,7 +86,7 @@ const (
 	classClientFlops = 140
 )
 
-const classCostModel = "data 24·rows·cols bytes plus, per running trial, 64·n·cols² + 16·rows bytes; " +
+const classCostModel = "data 24·rows·cols bytes plus, per running trial, 40·n·cols² + 16·rows bytes; " +
 	"(3000·rows·cols + 140·n·cols³) flops per trial at 4 Gflop/s"
 
 // classCost models a classification experiment over data sets of the given
@@ -100,7 +100,9 @@ func classCost(shapes [][2]float64, clients []int, trials, workers int) experime
 	running := float64(max(1, min(workers, trials)))
 	for _, s := range shapes {
 		rows, cols := s[0], s[1]
-		mem := 24*rows*cols + running*(64*float64(nmax)*cols*cols+16*rows)
+		// Per client three cols² arrays of doubles live (M_i, its factor,
+		// the Newton factor), and the collector's headroom over them.
+		mem := 24*rows*cols + running*(40*float64(nmax)*cols*cols+16*rows)
 		cost.Bytes = math.Max(cost.Bytes, mem)
 		for _, n := range clients {
 			cost.Seconds += float64(trials) * (classPassFlops*rows*cols + classClientFlops*float64(n)*cols*cols*cols) / experiments.FlopRate
