@@ -225,6 +225,7 @@ func sscaFinish(out *runOutput, res *ssca.SSCAResult, figure bool, runErr error)
 			return fmt.Errorf("%s: %w", res.Name, err)
 		}
 		paths = append(paths, fp...)
+		res.Rounds.Notes = append(res.Rounds.Notes, res.ProvenanceNote())
 		for _, f := range []struct{ ext, data string }{{"csv", res.Rounds.CSV()}, {"md", res.Rounds.Markdown()}} {
 			if err := experiments.WriteAtomic(base+"-rounds."+f.ext, []byte(f.data)); err != nil {
 				return err
@@ -232,6 +233,7 @@ func sscaFinish(out *runOutput, res *ssca.SSCAResult, figure bool, runErr error)
 			paths = append(paths, base+"-rounds."+f.ext)
 		}
 		claims = ssca.ClaimsTable(res.ClaimsTitle(strings.TrimPrefix(res.Name, "ssca-")), res.Claims)
+		claims.Notes = append(claims.Notes, res.ProvenanceNote())
 		cp, err := experiments.WriteOutputs(out.dir, res.Name+"-claims", res.Claims, claims)
 		if err != nil {
 			return err

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // trial is a synthetic run evaluated at t = 1, 5, 10 (T = 10).
@@ -157,5 +159,14 @@ func TestRoundsTable(t *testing.T) {
 		if strings.Join(tab.Rows[i], "|") != strings.Join(want[i], "|") {
 			t.Errorf("row %d = %v, want %v", i, tab.Rows[i], want[i])
 		}
+	}
+}
+
+func TestProvenanceNote(t *testing.T) {
+	r := &SSCAResult{Dataset: "fashion-mnist", DataSHA256: "abc", Info: &experiments.RunInfo{Version: "v1", ConfigHash: "h1"},
+		Curves: []SSCACurve{{Trials: []SSCATrial{{Seed: 3}, {Seed: 1}, {Seed: 2}}}, {Trials: []SSCATrial{{Seed: 1}}}}}
+	want := "Computed from 3 runs per curve (seeds 1-3) on Fashion-MNIST (data SHA-256 abc), fedcon v1, configuration hash h1."
+	if got := r.ProvenanceNote(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

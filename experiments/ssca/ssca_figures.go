@@ -275,6 +275,28 @@ func (r *SSCAResult) ClaimsTitle(fig string) string {
 	return fmt.Sprintf("Section VI's claims, Figure %s on %s: paired comparisons over %d runs", fig[len("figure"):], datasetTitle(r.Dataset), runs)
 }
 
+// ProvenanceNote says what the statistics were computed from: the data,
+// the fedcon version and configuration hash of r.Info, the runs and seeds.
+// Times are the manifest's: a rerun over stored runs takes seconds.
+func (r *SSCAResult) ProvenanceNote() string {
+	var version, hash string
+	if r.Info != nil {
+		version, hash = r.Info.Version, r.Info.ConfigHash
+	}
+	runs, lo, hi := 0, uint64(0), uint64(0)
+	for _, c := range r.Curves {
+		runs = max(runs, len(c.Trials))
+		for _, t := range c.Trials {
+			if lo == 0 || t.Seed < lo {
+				lo = t.Seed
+			}
+			hi = max(hi, t.Seed)
+		}
+	}
+	return fmt.Sprintf("Computed from %d runs per curve (seeds %d-%d) on %s (data SHA-256 %s), fedcon %s, configuration hash %s.",
+		runs, lo, hi, datasetTitle(r.Dataset), r.DataSHA256, version, hash)
+}
+
 // SSCAFigures are the reproducible SSCA figures.
 var SSCAFigures = []string{"figure2", "figure3", "figure4"}
 
