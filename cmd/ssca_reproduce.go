@@ -31,8 +31,8 @@ Results go to results/ssca/ (--quick: results/quick/ssca/): <figure>.{json,csv,m
 <figure>-points.csv (every evaluated point with its seed), <figure>-rounds.{csv,md} (mean and
 std over runs per curve and iteration), <figure>-claims.{json,csv,md} (Section VI's claims:
 paired comparisons over runs sharing seeds) and one JSON per finished run under trials/,
-shared by all SSCA figures: Ctrl-C keeps finished runs, a rerun resumes (and, with every run
-stored, only rewrites these files).
+shared by all SSCA figures: Ctrl-C keeps finished runs, a rerun resumes (with every run
+stored it computes nothing and rewrites the files above and the manifest).
 --quick: 2 runs (Figure 4: 1), evaluation every 10 rounds on fixed 5000-image subsets.`,
 		Example: "  fedcon reproduce ssca-" + fig + " --quick\n  fedcon reproduce ssca-" + fig + " --runs 10 --workers 2",
 		Args:    cobra.NoArgs,
