@@ -192,11 +192,14 @@ func checkSweepTypes(path string, data []byte, preset string) error {
 	return nil
 }
 
-// sweepConfig loads and validates the configuration of one point.
-func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any, axes []experiments.SweepAxis, p experiments.SweepPoint) (interface {
+// sweepPointConfig is a sweep point's loaded configuration.
+type sweepPointConfig interface {
 	Validate() error
 	TrialHash() string
-}, error) {
+}
+
+// sweepConfig loads and validates the configuration of one point.
+func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any, axes []experiments.SweepAxis, p experiments.SweepPoint) (sweepPointConfig, error) {
 	co := o.commonOptions
 	co.overrides = map[string]any{}
 	for k, v := range base {
@@ -207,10 +210,7 @@ func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any
 			co.overrides[k] = p[i]
 		}
 	}
-	var cfg interface {
-		Validate() error
-		TrialHash() string
-	}
+	var cfg sweepPointConfig
 	keys := alFlagKeys
 	switch {
 	case preset == "table4":
@@ -249,10 +249,7 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 	}
 	points := experiments.Product(axes)
 	// Every point is loaded and validated before the first one runs.
-	cfgs := make([]interface {
-		Validate() error
-		TrialHash() string
-	}, len(points))
+	cfgs := make([]sweepPointConfig, len(points))
 	for i, p := range points {
 		if cfgs[i], err = sweepConfig(f, o, sf.Preset, sf.Base, axes, p); err != nil {
 			return err

@@ -14,10 +14,7 @@ import (
 // point's trials under trials/<slug>/. The data are loaded and the cost of
 // all points checked (and --dry-run stops) before the first trial.
 func sscaSweepRun(f *Factory, o *SweepOptions, name string, sf *sweepFile, axes []experiments.SweepAxis, points []experiments.SweepPoint,
-	cfgs []interface {
-		Validate() error
-		TrialHash() string
-	}, workers int) error {
+	cfgs []sweepPointConfig, workers int) error {
 	fig := strings.TrimPrefix(sf.Preset, "ssca-")
 	loaded := map[string]*ssca.SSCAData{} // points that share a data set and evaluation subsets share the load
 	datas := make([]*ssca.SSCAData, len(points))
