@@ -337,3 +337,54 @@ figure4_feature_batch: 20
 		t.Error(err)
 	}
 }
+
+// TestSSCAPresetClaims: with the embedded preset every claim of Section VI
+// finds its curves (a missing curve drops its rows silently): Figure 2, larger
+// B for Algorithms 1-2 (4), Algorithm 1 vs FedAvg E=1 (3) and vs E=2 at B/2
+// (2); Figure 3, larger B for Algorithms 3-4 (4), Algorithm 3 vs feature SGD
+// (3) and the 6 sample/feature pairs; Figure 4, 5 U steps for Algorithms 2
+// and 4. Three metrics per comparison (Figure 4: cost and accuracy).
+func TestSSCAPresetClaims(t *testing.T) {
+	f, _, _ := testFactory()
+	c := newCmdRunSSCA(f, func(*SSCAOptions) error { return nil })
+	c.SetArgs(nil)
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadSSCAConfig(f, &SSCAOptions{commonOptions: commonOptions{flags: c.Flags()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFig := map[string][]ssca.SSCACurve{}
+	for _, fig := range ssca.SSCAFigures {
+		for _, s := range cfg.FigureSpecs(fig) {
+			cv := ssca.SSCACurve{Spec: s}
+			for r := range 2 {
+				cv.Trials = append(cv.Trials, ssca.SSCATrial{Seed: uint64(r + 1), T: []int{1, cfg.Rounds},
+					TrainCost: []float64{2, 1 + float64(r)}, TestAcc: []float64{0.1, 0.5}})
+			}
+			byFig[fig] = append(byFig[fig], cv)
+		}
+	}
+	for fig, want := range map[string]map[string]int{
+		"figure2": {"figure2": 9 * 3},
+		"figure3": {"figure3": 7 * 3, "figure2+3": 6 * 3},
+		"figure4": {"figure4": 2 * 5 * 2},
+	} {
+		got := map[string]int{}
+		for _, r := range cfg.SSCAClaims(fig, byFig) {
+			got[r.Figure]++
+			if r.N != 2 {
+				t.Errorf("%s: %d pairs: %+v", fig, r.N, r)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: rows %v, want %v", fig, got, want)
+		}
+		for k, n := range want {
+			if got[k] != n {
+				t.Errorf("%s: rows %v, want %v", fig, got, want)
+			}
+		}
+	}
+}
