@@ -218,12 +218,27 @@ func sscaFinish(out *runOutput, res *ssca.SSCAResult, figure bool, runErr error)
 		return err
 	}
 	paths = append(paths, base+"-points.csv")
+	var claims *experiments.Table
 	if figure {
 		fp, err := renderFigure(&res.Figure, base)
 		if err != nil {
 			return fmt.Errorf("%s: %w", res.Name, err)
 		}
 		paths = append(paths, fp...)
+		res.Rounds.Notes = append(res.Rounds.Notes, res.ProvenanceNote())
+		for _, f := range []struct{ ext, data string }{{"csv", res.Rounds.CSV()}, {"md", res.Rounds.Markdown()}} {
+			if err := experiments.WriteAtomic(base+"-rounds."+f.ext, []byte(f.data)); err != nil {
+				return err
+			}
+			paths = append(paths, base+"-rounds."+f.ext)
+		}
+		claims = ssca.ClaimsTable(res.ClaimsTitle(strings.TrimPrefix(res.Name, "ssca-")), res.Claims)
+		claims.Notes = append(claims.Notes, res.ProvenanceNote())
+		cp, err := experiments.WriteOutputs(out.dir, res.Name+"-claims", res.Claims, claims)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, cp...)
 	}
 	if err := out.writeManifest(nil); err != nil {
 		return err
@@ -233,7 +248,11 @@ func sscaFinish(out *runOutput, res *ssca.SSCAResult, figure bool, runErr error)
 	case out.o.JSON:
 		return printJSON(out.f.IO.Out, res)
 	default:
-		if err := printTables(out.f.IO.Out, out.f.tableWidth(), res.Summary); err != nil {
+		tables := []*experiments.Table{res.Summary}
+		if claims != nil && len(claims.Rows) > 0 {
+			tables = append(tables, claims)
+		}
+		if err := printTables(out.f.IO.Out, out.f.tableWidth(), tables...); err != nil {
 			return err
 		}
 		for _, p := range paths {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,8 +28,11 @@ func newCmdReproduceSSCA(f *Factory, fig string, runF func(*SSCAOptions) error) 
 		Long: short + `.
 
 Results go to results/ssca/ (--quick: results/quick/ssca/): <figure>.{json,csv,md,png,svg},
-<figure>-points.csv (every evaluated point with its seed) and one JSON per finished run
-under trials/, shared by all SSCA figures: Ctrl-C keeps finished runs, a rerun resumes.
+<figure>-points.csv (every evaluated point with its seed), <figure>-rounds.{csv,md} (mean and
+std over runs per curve and iteration), <figure>-claims.{json,csv,md} (Section VI's claims:
+paired comparisons over runs sharing seeds) and one JSON per finished run under trials/,
+shared by all SSCA figures: Ctrl-C keeps finished runs, a rerun resumes (with every run
+stored it computes nothing and rewrites the files above and the manifest).
 --quick: 2 runs (Figure 4: 1), evaluation every 10 rounds on fixed 5000-image subsets.`,
 		Example: "  fedcon reproduce ssca-" + fig + " --quick\n  fedcon reproduce ssca-" + fig + " --runs 10 --workers 2",
 		Args:    cobra.NoArgs,
@@ -65,6 +69,7 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 	if err := checkCost(f, &o.commonOptions, "ssca "+strings.Join(o.Figures, ", "), cost, workers); err != nil {
 		return err
 	}
+	done := map[string][]ssca.SSCACurve{}
 	for _, fig := range o.Figures {
 		out, err := sscaOutput(f, o, cfg, workers, "ssca-"+fig)
 		if err != nil {
@@ -74,9 +79,27 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 		curves, err := ssca.RunSSCASpecs(o.ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), out.options())
 		res := ssca.NewSSCAResult(fig, cfg, data, curves)
 		res.Info = out.info
+		if err == nil && out.shard == nil {
+			done[fig] = curves
+			if _, ok := done["figure2"]; fig == "figure3" && !ok {
+				// Figure 3's cross claim needs Figure 2: its stored runs, if complete.
+				if c, ok := sscaStoredCurves(o.ctx, out, cfg, data, "figure2"); ok {
+					done["figure2"] = c
+				}
+			}
+			res.Claims = cfg.SSCAClaims(fig, done)
+		}
 		if err := sscaFinish(out, res, true, err); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sscaStoredCurves reads figure fig's runs from out's trial store, computing
+// nothing; ok is false when one is missing.
+func sscaStoredCurves(ctx context.Context, out *runOutput, cfg *ssca.SSCAConfig, data *ssca.SSCAData, fig string) ([]ssca.SSCACurve, bool) {
+	st := &experiments.Store{Dir: out.store.Dir, Hash: out.store.Hash, ReuseOnly: true}
+	curves, err := ssca.RunSSCASpecs(ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), experiments.RunOptions{Workers: 1, Store: st})
+	return curves, err == nil
 }

@@ -270,3 +270,121 @@ func TestSSCAPreset(t *testing.T) {
 		t.Errorf("%d SGD baselines, want 8", len(cfg.SGDBaselines()))
 	}
 }
+
+// TestSSCAClaimsFiles: reproducing Figures 2 and 3 (separate commands, as
+// `reproduce all` runs them) writes the per-iteration summary and the claims
+// beside each figure; Figure 3's claims include the cross claim from
+// Figure 2's stored runs.
+func TestSSCAClaimsFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders two figures")
+	}
+	tiny, out := t.TempDir(), t.TempDir()
+	writeTinyIDX(t, tiny, 60, 20, nil)
+	cfgFile := filepath.Join(out, "c.yaml")
+	os.WriteFile(cfgFile, []byte(`clients: 2
+hidden: 4
+sample_batches: [1, 10]
+fedavg: [{batch: 1, local_steps: 1}, {batch: 5, local_steps: 2}]
+feature_batches: [2, 20]
+feature_steps:
+  - {batch: 2, a1: 0.4, a2: 0.4, alpha: 0.4}
+  - {batch: 20, a1: 0.6, a2: 0.9, alpha: 0.3}
+fsgd_batches: []
+figure4_sample_batch: 10
+figure4_feature_batch: 20
+`), 0o644)
+	for _, fig := range []string{"figure2", "figure3"} {
+		f, _, errOut := testFactory()
+		args := []string{"reproduce", "ssca-" + fig, "--dataset", "mnist", "--data-dir", tiny, "--config", cfgFile, "--runs", "3",
+			"--rounds", "6", "--out", out, "--quiet"}
+		if code := run(context.Background(), f, args); code != 0 {
+			t.Fatalf("%s: exit %d: %s", fig, code, errOut)
+		}
+	}
+	dir := filepath.Join(out, "ssca")
+	rounds, err := os.ReadFile(filepath.Join(dir, "ssca-figure2-rounds.csv"))
+	if err != nil || !strings.HasPrefix(string(rounds), "method,key,t,runs,F mean,F std,acc. mean,acc. std\n") {
+		t.Fatalf("rounds CSV: %v\n%s", err, rounds)
+	}
+	count := func(fig string) map[string]int {
+		b, err := os.ReadFile(filepath.Join(dir, "ssca-"+fig+"-claims.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []ssca.ClaimRow
+		if err := json.Unmarshal(b, &rows); err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, r := range rows {
+			n[r.Figure]++
+			if r.N != 3 && r.Excluded == 0 {
+				t.Errorf("%s: %d pairs of 3 runs, none excluded: %+v", fig, r.N, r)
+			}
+		}
+		return n
+	}
+	// Figure 2: larger B for Alg. 1 and 2, Alg. 1 vs FedAvg E=1 at B=1, vs FedAvg B=5 E=2: 4 comparisons × 3 metrics.
+	if n := count("figure2"); n["figure2"] != 12 || len(n) != 1 {
+		t.Errorf("figure 2 claims: %v", n)
+	}
+	// Figure 3: larger B for Alg. 3 and 4 (6 rows), and Alg. 1/2 at B = 1, 10 against Alg. 3/4 at 2, 20 (12 rows).
+	if n := count("figure3"); n["figure3"] != 6 || n["figure2+3"] != 12 {
+		t.Errorf("figure 3 claims: %v", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ssca-figure3-claims.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSSCAPresetClaims: with the embedded preset every claim of Section VI
+// finds its curves (a missing curve drops its rows silently): Figure 2, larger
+// B for Algorithms 1-2 (4), Algorithm 1 vs FedAvg E=1 (3) and vs E=2 at B/2
+// (2); Figure 3, larger B for Algorithms 3-4 (4), Algorithm 3 vs feature SGD
+// (3) and the 6 sample/feature pairs; Figure 4, 5 U steps for Algorithms 2
+// and 4. Three metrics per comparison (Figure 4: cost and accuracy).
+func TestSSCAPresetClaims(t *testing.T) {
+	f, _, _ := testFactory()
+	c := newCmdRunSSCA(f, func(*SSCAOptions) error { return nil })
+	c.SetArgs(nil)
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadSSCAConfig(f, &SSCAOptions{commonOptions: commonOptions{flags: c.Flags()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFig := map[string][]ssca.SSCACurve{}
+	for _, fig := range ssca.SSCAFigures {
+		for _, s := range cfg.FigureSpecs(fig) {
+			cv := ssca.SSCACurve{Spec: s}
+			for r := range 2 {
+				cv.Trials = append(cv.Trials, ssca.SSCATrial{Seed: uint64(r + 1), T: []int{1, cfg.Rounds},
+					TrainCost: []float64{2, 1 + float64(r)}, TestAcc: []float64{0.1, 0.5}})
+			}
+			byFig[fig] = append(byFig[fig], cv)
+		}
+	}
+	for fig, want := range map[string]map[string]int{
+		"figure2": {"figure2": 9 * 3},
+		"figure3": {"figure3": 7 * 3, "figure2+3": 6 * 3},
+		"figure4": {"figure4": 2 * 5 * 2},
+	} {
+		got := map[string]int{}
+		for _, r := range cfg.SSCAClaims(fig, byFig) {
+			got[r.Figure]++
+			if r.N != 2 {
+				t.Errorf("%s: %d pairs: %+v", fig, r.N, r)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: rows %v, want %v", fig, got, want)
+		}
+		for k, n := range want {
+			if got[k] != n {
+				t.Errorf("%s: rows %v, want %v", fig, got, want)
+			}
+		}
+	}
+}

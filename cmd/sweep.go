@@ -15,6 +15,7 @@ import (
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
+	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
 // SweepOptions are the flags of `fedcon sweep`.
@@ -31,7 +32,16 @@ type sweepFile struct {
 	Sweep  yaml.Node      `yaml:"sweep"`
 }
 
-var sweepPresets = []string{"table1", "table2", "table2-authors", "table4"}
+var sweepPresets = []string{"table1", "table2", "table2-authors", "table4", "ssca-figure2", "ssca-figure3", "ssca-figure4"}
+
+// sweepPresetFile is the configs/ file a sweep preset loads: the SSCA
+// figures share configs/ssca/ssca.yaml.
+func sweepPresetFile(preset string) string {
+	if strings.HasPrefix(preset, "ssca-") {
+		return "ssca/ssca"
+	}
+	return preset
+}
 
 func newCmdSweep(f *Factory, runF func(*SweepOptions) error) *cobra.Command {
 	o := &SweepOptions{}
@@ -49,7 +59,12 @@ under trials/<key=value,...>/, so an interrupted sweep resumes.
     beta: [10, 100, 300, 1000]
     rho: [0.01, 1]
 
-An axis named k1=k2 sets both keys to each of its values (eps1=eps2: [1e-3, 1e-6]).`,
+An axis named k1=k2 sets both keys to each of its values (eps1=eps2: [1e-3, 1e-6]).
+
+The ssca-figure2, -3 and -4 presets run that SSCA figure's curves (keys of
+configs/ssca/ssca.yaml, runs in base) at every point and write two tables: each curve's
+F(w^T), mean cost and test accuracy, and the paired comparisons of Section VI's claims
+(as <figure>-claims of reproduce). --dry-run loads the data and prints the estimated time.`,
 		Example: "  fedcon sweep configs/sweeps/np-beta.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -63,6 +78,7 @@ An axis named k1=k2 sets both keys to each of its values (eps1=eps2: [1e-3, 1e-6
 		},
 	}
 	addOutputFlags(c, &o.commonOptions, "results directory: the sweep writes <out>/sweep-<file>/")
+	addYesFlag(c, &o.commonOptions)
 	return c
 }
 
@@ -83,7 +99,7 @@ func readSweep(path string) (*sweepFile, []experiments.SweepAxis, error) {
 	if !slices.Contains(sweepPresets, sf.Preset) {
 		return nil, nil, &experiments.ConfigError{Field: "preset", Value: sf.Preset, Reason: "must be one of " + strings.Join(sweepPresets, ", ")}
 	}
-	valid, err := presetKeys(sf.Preset)
+	valid, err := presetKeys(sweepPresetFile(sf.Preset))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,11 +139,13 @@ func readSweep(path string) (*sweepFile, []experiments.SweepAxis, error) {
 
 // sweepConfigType is the configuration type a sweep preset loads.
 func sweepConfigType(preset string) reflect.Type {
-	switch preset {
-	case "table4":
+	switch {
+	case preset == "table4":
 		return reflect.TypeOf(proxal.QPConfig{})
-	case "table1":
+	case preset == "table1":
 		return reflect.TypeOf(proxal.NPConfig{})
+	case strings.HasPrefix(preset, "ssca-"):
+		return reflect.TypeOf(ssca.SSCAConfig{})
 	}
 	return reflect.TypeOf(proxal.FairConfig{})
 }
@@ -174,11 +192,14 @@ func checkSweepTypes(path string, data []byte, preset string) error {
 	return nil
 }
 
-// sweepConfig loads and validates the configuration of one point.
-func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any, axes []experiments.SweepAxis, p experiments.SweepPoint) (interface {
+// sweepPointConfig is a sweep point's loaded configuration.
+type sweepPointConfig interface {
 	Validate() error
 	TrialHash() string
-}, error) {
+}
+
+// sweepConfig loads and validates the configuration of one point.
+func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any, axes []experiments.SweepAxis, p experiments.SweepPoint) (sweepPointConfig, error) {
 	co := o.commonOptions
 	co.overrides = map[string]any{}
 	for k, v := range base {
@@ -189,21 +210,27 @@ func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any
 			co.overrides[k] = p[i]
 		}
 	}
-	var cfg interface {
-		Validate() error
-		TrialHash() string
-	}
+	var cfg sweepPointConfig
 	keys := alFlagKeys
-	switch preset {
-	case "table4":
+	switch {
+	case preset == "table4":
 		cfg, keys = &proxal.QPConfig{}, qpFlagKeys
-	case "table1":
+	case preset == "table1":
 		cfg = &proxal.NPConfig{}
+	case strings.HasPrefix(preset, "ssca-"):
+		cfg, keys = &ssca.SSCAConfig{}, sscaFlagKeys
 	default:
 		cfg = &proxal.FairConfig{}
 	}
-	if err := loadConfig(f, &co, preset, keys, cfg); err != nil {
+	if err := loadConfig(f, &co, sweepPresetFile(preset), keys, cfg); err != nil {
 		return nil, err
+	}
+	if c, ok := cfg.(*ssca.SSCAConfig); ok && c.SGDRates == nil {
+		rates, err := loadSGDRates("") // the baselines' committed rates, as reproduce uses
+		if err != nil {
+			return nil, err
+		}
+		c.SGDRates = rates
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sweep point %s: %w", p.Slug(axes), err)
@@ -222,16 +249,16 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 	}
 	points := experiments.Product(axes)
 	// Every point is loaded and validated before the first one runs.
-	cfgs := make([]interface {
-		Validate() error
-		TrialHash() string
-	}, len(points))
+	cfgs := make([]sweepPointConfig, len(points))
 	for i, p := range points {
 		if cfgs[i], err = sweepConfig(f, o, sf.Preset, sf.Base, axes, p); err != nil {
 			return err
 		}
 	}
 	name := "sweep-" + strings.TrimSuffix(filepath.Base(o.File), filepath.Ext(o.File))
+	if strings.HasPrefix(sf.Preset, "ssca-") {
+		return sscaSweepRun(f, o, name, sf, axes, points, cfgs, workers)
+	}
 	res := &proxal.SweepResult{Preset: sf.Preset, Axes: axes}
 	out, err := newRunOutput(f, &o.commonOptions, name, struct {
 		Preset string                  `json:"preset"`

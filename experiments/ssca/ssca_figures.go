@@ -21,6 +21,11 @@ type SSCAResult struct {
 	Curves     []SSCACurve          `json:"curves"`
 	Figure     experiments.Figure   `json:"figure"`
 	Summary    *experiments.Table   `json:"summary"`
+	// Rounds is the per-iteration summary (RoundsTable) and Claims the
+	// paired comparisons of Section VI's claims (SSCAClaims), written
+	// beside the figure as <name>-rounds.{csv,md} and <name>-claims.*.
+	Rounds *experiments.Table `json:"-"`
+	Claims []ClaimRow         `json:"-"`
 }
 
 // datasetTitle is the data set's name in titles.
@@ -110,6 +115,7 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 		r.Figure.Panels = []experiments.Panel{tradeoff, acc}
 	}
 	r.Summary = sscaSummary(r.Figure.Title, cfg, curves)
+	r.Rounds = RoundsTable(r.Figure.Title, curves)
 	return r
 }
 
@@ -258,6 +264,37 @@ func g17(x float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(x, 'g', 17, 64)
+}
+
+// ClaimsTitle is the title of figure fig's claims table.
+func (r *SSCAResult) ClaimsTitle(fig string) string {
+	runs := 0
+	if len(r.Curves) > 0 {
+		runs = len(r.Curves[0].Trials)
+	}
+	return fmt.Sprintf("Section VI's claims, Figure %s on %s: paired comparisons over %d runs", fig[len("figure"):], datasetTitle(r.Dataset), runs)
+}
+
+// ProvenanceNote says what the statistics were computed from: the data,
+// the fedcon version and configuration hash of r.Info, the runs and seeds.
+// Times are the manifest's: a rerun over stored runs takes seconds.
+func (r *SSCAResult) ProvenanceNote() string {
+	var version, hash string
+	if r.Info != nil {
+		version, hash = r.Info.Version, r.Info.ConfigHash
+	}
+	runs, lo, hi := 0, uint64(0), uint64(0)
+	for _, c := range r.Curves {
+		runs = max(runs, len(c.Trials))
+		for _, t := range c.Trials {
+			if lo == 0 || t.Seed < lo {
+				lo = t.Seed
+			}
+			hi = max(hi, t.Seed)
+		}
+	}
+	return fmt.Sprintf("Computed from %d runs per curve (seeds %d-%d) on %s (data SHA-256 %s), fedcon %s, configuration hash %s.",
+		runs, lo, hi, datasetTitle(r.Dataset), r.DataSHA256, version, hash)
 }
 
 // SSCAFigures are the reproducible SSCA figures.
