@@ -303,7 +303,7 @@ func (logTicks125) Ticks(lo, hi float64) []plot.Tick {
 			if v < lo || v > hi {
 				continue
 			}
-			t := plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)}
+			t := plot.Tick{Value: v, Label: logLabel(m, e)}
 			all = append(all, t)
 			if m == 1 {
 				decades = append(decades, t)
@@ -314,6 +314,16 @@ func (logTicks125) Ticks(lo, hi float64) []plot.Tick {
 		return decades
 	}
 	return all
+}
+
+// logLabel labels m·10^e on a log axis: plainly from 0.001 to 5000
+// ("0.5", "2000"), as "1e4", "2e-5" beyond, so an axis never mixes
+// "100000" with "1e+06".
+func logLabel(m, e float64) string {
+	if e >= -3 && e <= 3 {
+		return strconv.FormatFloat(m*math.Pow(10, e), 'f', max(0, int(-e)), 64)
+	}
+	return strconv.FormatFloat(m, 'f', 0, 64) + "e" + strconv.Itoa(int(e))
 }
 
 // rightEndMean is the mean of the panel's curves over the right third of

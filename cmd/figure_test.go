@@ -86,7 +86,10 @@ func TestTicks(t *testing.T) {
 		{"iterations 1-4", intTicks{}, 1, 4, "1 2 3 4"},
 		{"iterations 1-2", intTicks{}, 1, 2, "1 2"},
 		{"log cost", logTicks125{}, 0.4, 6, "0.5 1 2 5"},
-		{"log many decades", logTicks125{}, 0.3, 20000, "1 10 100 1000 10000"},
+		{"log many decades", logTicks125{}, 0.3, 20000, "1 10 100 1000 1e4"},
+		{"log norms", logTicks125{}, 3, 5e8, "10 100 1000 1e4 1e5 1e6 1e7 1e8"},
+		{"log small", logTicks125{}, 1e-5, 0.003, "1e-5 2e-5 5e-5 1e-4 2e-4 5e-4 0.001 0.002"},
+		{"log one decade", logTicks125{}, 0.004, 0.06, "0.005 0.01 0.02 0.05"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

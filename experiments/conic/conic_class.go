@@ -154,5 +154,34 @@ func RunConicFigure2(ctx context.Context, cfg *proxal.FairConfig, dirs []string,
 			}
 		}
 	}
+	res.Figure = splitLossDisparity(res.Figure)
 	return res, err
+}
+
+// splitLossDisparity draws each of Figure 2's panels as two: the loss above
+// and the disparities with the threshold below. The loss (about 0.4) and
+// r = 0.01 share no scale: on one axis the disparities and the threshold
+// merge with zero. Each panel's first series is the loss, the others are
+// disparities; the threshold lines go with the disparities.
+func splitLossDisparity(f experiments.Figure) experiments.Figure {
+	out := f
+	out.Panels = nil
+	var lower []experiments.Panel
+	for _, pn := range f.Panels {
+		if len(pn.Series) < 2 {
+			return f
+		}
+		loss, disp := pn, pn
+		loss.Series, loss.HLines = pn.Series[:1], nil
+		loss.YLabel = "mean loss"
+		disp.Series = pn.Series[1:]
+		disp.YLabel = "disparity"
+		disp.Title = pn.Title + ": disparities"
+		out.Panels = append(out.Panels, loss)
+		lower = append(lower, disp)
+	}
+	out.Panels = append(out.Panels, lower...)
+	out.Cols = len(f.Panels)
+	out.Caption += " Top row: the loss; bottom row: the disparities and the threshold."
+	return out
 }

@@ -2,6 +2,7 @@ package conic
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -39,11 +40,12 @@ func TestConicFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(f2.Figure.Title, "Conic paper, Figure 2:") || len(f2.Figure.Panels) != 2 {
-		t.Fatalf("figure 2: %q, %d panels", f2.Figure.Title, len(f2.Figure.Panels))
+	// Two client counts: the loss panels above, the disparity panels below.
+	if !strings.HasPrefix(f2.Figure.Title, "Conic paper, Figure 2:") || len(f2.Figure.Panels) != 4 || f2.Figure.Cols != 2 {
+		t.Fatalf("figure 2: %q, %d panels in %d columns", f2.Figure.Title, len(f2.Figure.Panels), f2.Figure.Cols)
 	}
-	for _, p := range f2.Figure.Panels {
-		if len(p.HLines) != 1 || p.HLines[0].Y != 0.01 {
+	for i, p := range f2.Figure.Panels {
+		if i >= 2 && (len(p.HLines) != 1 || p.HLines[0].Y != 0.01) {
 			t.Errorf("%s: threshold %+v, want r = 0.01", p.Title, p.HLines)
 		}
 		for _, s := range p.Series {
@@ -62,4 +64,39 @@ func conicDataDirs(t *testing.T) []string {
 		t.Skip("FEDCON_DATA_DIR not set: real-data test skipped")
 	}
 	return []string{dir}
+}
+
+// Figure 2 draws the loss and the disparities on separate axes, one column
+// per n: on one axis r = 0.01 merges with zero beside a loss of 0.4.
+func TestSplitLossDisparity(t *testing.T) {
+	series := func(name string, y float64) experiments.Series {
+		return experiments.Series{Name: name, X: []float64{1, 2}, Y: []float64{y, y}}
+	}
+	var f experiments.Figure
+	for _, n := range []int{5, 10} {
+		f.Panels = append(f.Panels, experiments.Panel{Title: fmt.Sprintf("n = %d", n), YLabel: "loss / disparity",
+			Series: []experiments.Series{series("objective (mean loss)", 0.4), series("local disparity", 0.01), series("global disparity (server)", 0.009)},
+			HLines: []experiments.HLine{{Name: "threshold r = 0.01", Y: 0.01}}})
+	}
+	g := splitLossDisparity(f)
+	if g.Cols != 2 || len(g.Panels) != 4 {
+		t.Fatalf("cols %d, %d panels; want 2 columns of 2", g.Cols, len(g.Panels))
+	}
+	for i, pn := range g.Panels {
+		top := i < 2
+		for _, s := range pn.Series {
+			if isLoss := s.Name == "objective (mean loss)"; isLoss != top {
+				t.Errorf("panel %d (%s): series %q in the wrong row", i, pn.Title, s.Name)
+			}
+		}
+		if top == (len(pn.HLines) > 0) {
+			t.Errorf("panel %d (%s): %d threshold lines", i, pn.Title, len(pn.HLines))
+		}
+	}
+	if g.Panels[2].Title != "n = 5: disparities" || len(g.Panels[2].Series) != 2 {
+		t.Errorf("bottom-left panel %q with %d series", g.Panels[2].Title, len(g.Panels[2].Series))
+	}
+	if len(f.Panels[0].Series) != 3 {
+		t.Error("the input figure was modified")
+	}
 }

@@ -137,6 +137,16 @@ type DRFLFigure1 struct {
 	VolumeDRFL []float64          `json:"volume_drfl"`
 	VolumeWAFL []float64          `json:"volume_wafl"`
 	Figure     experiments.Figure `json:"-"` // drawn from the fields above; the CSV has the curves
+	// Label is the figure's title and caption, as every figure's JSON
+	// records them under "figure" for the report; the curves themselves
+	// (thousands of grid points) are in the CSV, not repeated here.
+	Label FigureLabel `json:"figure"`
+}
+
+// FigureLabel is a figure's title and caption without its curves.
+type FigureLabel struct {
+	Title   string `json:"title"`
+	Caption string `json:"caption"`
 }
 
 // coverageAt returns the share of sorted distances ≤ rho.
@@ -222,7 +232,7 @@ func RunDRFLFigure1(cfg DRFLFigure1Config) (*DRFLFigure1, error) {
 	}
 	// Coverage curves on the grid, up to where both reach 1 (then flat).
 	top := math.Min(cfg.RhoMax, math.Max(sd[len(sd)-1], sw[len(sw)-1])*1.2)
-	cov := experiments.Panel{Title: "P(P* in ambiguity set) against radius", XLabel: "ρ", YLabel: "coverage"}
+	cov := experiments.Panel{Title: "P(P* in ambiguity set) against radius", XLabel: "ρ", YLabel: "coverage", YUnit: true}
 	cd, cw := experiments.Series{Name: "DRFL", Color: 0}, experiments.Series{Name: "WAFL", Color: 1, Dash: "dash"}
 	steps := int(math.Round(top / cfg.RhoStep))
 	for k := 1; k <= steps; k++ {
@@ -233,7 +243,11 @@ func RunDRFLFigure1(cfg DRFLFigure1Config) (*DRFLFigure1, error) {
 	cov.Series = []experiments.Series{cd, cw}
 	vol := experiments.Panel{Title: "Normalised volume at each guarantee level", XLabel: "P(P* in ambiguity set)", YLabel: "volume",
 		Series: []experiments.Series{{Name: "DRFL", Color: 0, X: out.Levels, Y: out.VolumeDRFL}, {Name: "WAFL", Color: 1, Dash: "dash", X: out.Levels, Y: out.VolumeWAFL}}}
-	out.Figure = experiments.Figure{Title: "DRFL Figure 1 (Example 4.1): coverage and volume, DRFL vs WAFL", Panels: []experiments.Panel{cov, vol}}
+	out.Figure = experiments.Figure{Title: "DRFL Figure 1 (Example 4.1): coverage and volume, DRFL vs WAFL", Panels: []experiments.Panel{cov, vol},
+		Caption: fmt.Sprintf("Left: the share of %d runs (%d samples each) whose true distribution lies in the ball of radius ρ "+
+			"(DRFL: every client's around its own empirical distribution; WAFL: the pooled one). Right: the share of %d random "+
+			"distributions inside the ball of the smallest radius reaching each coverage level.", cfg.Runs, cfg.Samples, cfg.Draws)}
+	out.Label = FigureLabel{Title: out.Figure.Title, Caption: out.Figure.Caption}
 	return out, nil
 }
 

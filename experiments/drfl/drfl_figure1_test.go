@@ -1,8 +1,10 @@
 package drfl
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -84,5 +86,23 @@ func TestDRFLFigure1Small(t *testing.T) {
 	}
 	if _, err := RunDRFLFigure1(DRFLFigure1Config{Runs: 0}); err == nil {
 		t.Error("runs = 0 accepted")
+	}
+	// Coverage is a share: its axis is [0, 1]. The JSON names the figure
+	// and says what its curves are, as the report's caption reads them.
+	if !f.Figure.Panels[0].YUnit {
+		t.Error("coverage panel: y axis not [0, 1]")
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Figure struct{ Title, Caption string } `json:"figure"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Figure.Title != f.Figure.Title || !strings.Contains(doc.Figure.Caption, "30 runs (500 samples each)") {
+		t.Errorf("JSON figure label %+v", doc.Figure)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fedcon/fedcon/datasets"
@@ -70,12 +72,26 @@ func (c *ALConfig) algorithm2Note() string {
 func (c *ALConfig) rhoLabel() string {
 	switch c.RhoRule {
 	case "", "fixed":
-		return fmt.Sprintf("ρ_i = %g (fixed)", c.Rho)
+		return "ρ_i = " + titleFloat(c.Rho) + " (fixed)"
 	}
 	if c.OuterRelax > 1 {
 		return "rho rule " + c.RhoRule + ", relaxed outer step"
 	}
 	return "rho rule " + c.RhoRule
+}
+
+// titleFloat prints v as %g does, its exponent without sign padding
+// ("1e8", "1e-5", not "1e+08", "1e-05"), as the docs write it.
+func titleFloat(v float64) string {
+	m, e, ok := strings.Cut(strconv.FormatFloat(v, 'g', -1, 64), "e")
+	if !ok {
+		return m
+	}
+	sign := ""
+	if e[0] == '-' {
+		sign = "-"
+	}
+	return m + "e" + sign + strings.TrimLeft(e[1:], "0")
 }
 
 // outerNote says whether the outer step was relaxed ("" for the paper's
