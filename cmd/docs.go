@@ -77,7 +77,7 @@ func renderCLIDoc(root *cobra.Command) []byte {
 	for _, e := range exitTable {
 		fmt.Fprintf(&b, "| %d | %s | %s |\n", e.code, mdCell(e.meaning), mdCell(e.commands))
 	}
-	b.WriteString("\n| command | what it does |\n|---|---|\n")
+	b.WriteString("\n## Commands\n\n| command | what it does |\n|---|---|\n")
 	for _, c := range all {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", c.CommandPath(), anchor(c.CommandPath()), mdCell(c.Short))
 	}

@@ -158,8 +158,9 @@ cache dir, with their pinned checksums; offline, the experiments that need a mis
 set are skipped and named (--no-fetch skips the download).
 
 --quick is a smoke run of every experiment, a smaller instance of each, into
-results/quick/ (about 4 min on 2 cores): 2 trials and n in {1, 5} (Table 1 also
-n = 10; conic-table1 2 instances; the figures n = 5), the SSCA figures with
+results/quick/ (about 2 min on 2 cores): 2 trials and n in {1, 5} (Table 1 also
+n = 10; conic-table1 2 instances; Figure 1 and the conic figures n = 5, Figure 2
+n in {1, 5}), the SSCA figures with
 fewer runs and iterations, the DRFL noise figures with 2 repetitions and noise
 levels 0.4 apart, drfl-figure1 with fewer draws. An experiment that cannot run
 (a missing data set) is listed with the reason in the summary.

@@ -29,6 +29,17 @@ type SSCAResult struct {
 }
 
 // datasetTitle is the data set's name in titles.
+// meanOver names what a curve is: one run is drawn as is, not as a mean.
+func meanOver(runs int, std bool) string {
+	switch {
+	case runs == 1:
+		return "one run"
+	case std:
+		return fmt.Sprintf("mean ± std over %d runs", runs)
+	}
+	return fmt.Sprintf("mean over %d runs", runs)
+}
+
 func datasetTitle(name string) string {
 	if name == "mnist" {
 		return "MNIST"
@@ -55,7 +66,7 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 		if fig == "figure3" {
 			kind, un, con = "feature", "alg3", "alg4"
 		}
-		r.Figure.Title = fmt.Sprintf("Figure %s: %s-based FL on %s (mean ± std over %d runs%s)", fig[6:], kind, ds, runs, sub)
+		r.Figure.Title = fmt.Sprintf("Figure %s: %s-based FL on %s (%s%s)", fig[6:], kind, ds, meanOver(runs, true), sub)
 		r.Figure.Caption = fmt.Sprintf("Curves: the mean over the %d runs (seeds) at each evaluated iteration; shaded band: ± one standard deviation over the runs. Solid: SSCA (Algorithm 1 or 2); dashed: the SGD baselines.", runs)
 		var unc, cons []SSCACurve
 		for _, c := range curves {
@@ -78,7 +89,7 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 		r.Figure.Panels[0].YLog, r.Figure.Panels[2].YLog = true, true
 		r.Figure.Panels[1].YUnit, r.Figure.Panels[3].YUnit = true, true
 	case "figure4":
-		r.Figure.Title = fmt.Sprintf("Figure 4: ‖w‖² vs training cost at t = T on %s (mean over %d runs%s)", ds, runs, sub)
+		r.Figure.Title = fmt.Sprintf("Figure 4: ‖w‖² vs training cost at t = T on %s (%s%s)", ds, meanOver(runs, false), sub)
 		tradeoff := experiments.Panel{Title: "(a) ‖w‖² vs training cost (U or λ swept)", XLabel: "training cost F(w^T)", YLabel: "‖w^T‖² (log scale)", YLog: true}
 		acc := experiments.Panel{Title: "(b) test accuracy vs U", XLabel: "U", YLabel: "test accuracy", YUnit: true}
 		for k, algo := range []string{"alg2", "alg4", "alg1", "alg3"} {
