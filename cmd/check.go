@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,10 +20,15 @@ type CheckOptions struct {
 	Quick    bool
 	Baseline string   // print a baseline entry for configs/reference instead of checking
 	DataDirs []string // data sets' search path: the gate recomputes the data split
+	// Strict fails trial files computed by another fedcon version or commit
+	// (or by a build from a modified work tree); without it they are reported.
+	Strict bool
+	// Version is this fedcon's, against which trial files are compared.
+	Version string
 }
 
 func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
-	o := &CheckOptions{}
+	o := &CheckOptions{Version: f.Version}
 	c := &cobra.Command{
 		Use:   "check [results-dir]",
 		Short: "Compare result files with the papers' values and the algorithms' guarantees; exit 1 on any failure",
@@ -33,7 +39,9 @@ rows and CSV/Markdown tables equal to their recomputation, each Converged run's 
 (ε1, ε2), and (Table 4) f* equal to an independent solve. Then it applies the rules of
 configs/reference/*.yaml: statuses, KKT residuals and feasibility against (ε1, ε2), objectives
 against the exact optimum with a KKT-derived band, and, for the paper's own instances, against
-the published values. It prints a pass/fail table and exits 1 if any check fails.`,
+the published values. Trial files computed by another fedcon version or commit, or by a build
+with uncommitted changes, are counted and named (the provenance rule); --strict fails them. It
+prints a pass/fail table and exits 1 if any check fails.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Dir = "results"
@@ -50,6 +58,7 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 		},
 	}
 	c.Flags().BoolVar(&o.Quick, "quick", false, "check the smoke run of 'reproduce all --quick': results-dir/quick/ (default results/quick/)")
+	c.Flags().BoolVar(&o.Strict, "strict", false, "fail on trial files computed by another fedcon version or commit, or by a build with uncommitted changes (-dirty); without it they are reported")
 	c.Flags().StringVar(&o.Baseline, "print-baseline", "", "print the per-trial objectives of the table1/table2*/conic-table* results as a baseline entry for configs/reference/ (DESCRIPTION), then exit")
 	return c
 }
@@ -88,6 +97,9 @@ func checkRun(f *Factory, o *CheckOptions) error {
 			return err
 		}
 		rows = append(rows, r...)
+		if r, ok := provenanceRow(name, filepath.Join(o.Dir, name), "manifest.json", o); ok {
+			rows = append(rows, r)
+		}
 	}
 	if found == 0 {
 		return flagErrorf("check: no result files in %s (run 'fedcon reproduce all' or 'fedcon reproduce all --quick' first)", o.Dir)
@@ -109,4 +121,21 @@ func checkRun(f *Factory, o *CheckOptions) error {
 		}
 	}
 	return nil
+}
+
+// provenanceRow reports the trial files of the experiment whose manifest is
+// dir/manifest that another fedcon computed (failed under --strict); none
+// when the manifest cannot be read (the manifest rule fails it).
+func provenanceRow(name, dir, manifest string, o *CheckOptions) (experiments.CheckRow, bool) {
+	var m struct {
+		TrialFiles []string `json:"trial_files"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, manifest))
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		return experiments.CheckRow{}, false
+	}
+	return experiments.ProvenanceRow(name, filepath.Join(dir, "trials"), m.TrialFiles, o.Version, o.Strict), true
 }

@@ -1,8 +1,11 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -73,5 +76,51 @@ func TestGateDataDir(t *testing.T) {
 				t.Fatalf("report gates %+v, want one with pass = %v", doc.Gates, c.pass)
 			}
 		})
+	}
+}
+
+// TestCheckProvenance: a trial file computed by another fedcon is reported
+// by check (count and version, exit 0) and fails it under --strict.
+func TestCheckProvenance(t *testing.T) {
+	dir := t.TempDir()
+	f, _, errOut := testFactory()
+	f.Version = "devel+111111111111"
+	if code := run(context.Background(), f, []string{"reproduce", "table4", "--config", writeConfig(t, dir, "cells: [[1, 10, 1]]\ntrials: 2\n"), "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("reproduce: exit %d (%s)", code, errOut)
+	}
+	p := filepath.Join(dir, "table4", "trials", "n1-d10-m1-t01.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, bytes.Replace(b, []byte(`"devel+111111111111"`), []byte(`"devel+222222222222"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{{nil, 0}, {[]string{"--strict"}, 1}} {
+		f, out, errOut := testFactory()
+		f.Version = "devel+111111111111"
+		code := run(context.Background(), f, append([]string{"check", "--json", dir}, tc.args...))
+		if code != tc.code {
+			t.Fatalf("check %v: exit %d, want %d (%s)", tc.args, code, tc.code, errOut)
+		}
+		var rows []experiments.CheckRow
+		if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range rows {
+			if r.Rule == "provenance" {
+				found = true
+				if r.Value != 1 || !strings.Contains(r.Detail, "devel+222222222222 (1)") {
+					t.Errorf("check %v: provenance row %+v", tc.args, r)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("check %v: no provenance row", tc.args)
+		}
 	}
 }

@@ -48,6 +48,7 @@ func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 		return err
 	}
 	o.figureClients(&cfg.Clients)
+	cfg.Trials = 1 // one trial per n: the manifest records what runs
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -68,6 +69,7 @@ func conicFigure2Run(f *Factory, o *ConicFigureOptions) error {
 		return err
 	}
 	o.figureClients(&cfg.Clients)
+	cfg.Trials = 1 // one trial per n: the manifest records what runs
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

@@ -114,6 +114,7 @@ func figure2Run(f *Factory, o *FairOptions) error {
 	if o.Config == "" && o.adjust == nil {
 		cfg.Clients = []int{5, 10, 20} // the paper's Figure 2
 	}
+	cfg.Trials = 1 // what runs, so that the manifest records it
 	name := "figure2"
 	if o.Preset != "table2" {
 		name += "-" + strings.TrimPrefix(o.Preset, "table2-")

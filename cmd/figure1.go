@@ -21,6 +21,7 @@ func figure1Run(f *Factory, o *NPOptions) error {
 		return err
 	}
 	cfg.Clients = []int{o.Clients}
+	cfg.Trials = 1 // what runs, so that the manifest records it
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
