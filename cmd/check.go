@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -92,14 +91,12 @@ func checkRun(f *Factory, o *CheckOptions) error {
 			fmt.Fprintf(f.IO.Out, "# %s\n%s", name, y)
 			continue
 		}
-		r, err := experiments.CheckExperiment(filepath.Join(o.Dir, name), name, b, o.DataDirs)
+		r, err := experiments.CheckExperiment(filepath.Join(o.Dir, name), name, b,
+			experiments.GateOptions{DataDirs: o.DataDirs, Version: o.Version, Strict: o.Strict})
 		if err != nil {
 			return err
 		}
 		rows = append(rows, r...)
-		if r, ok := provenanceRow(name, filepath.Join(o.Dir, name), "manifest.json", o); ok {
-			rows = append(rows, r)
-		}
 	}
 	if found == 0 {
 		return flagErrorf("check: no result files in %s (run 'fedcon reproduce all' or 'fedcon reproduce all --quick' first)", o.Dir)
@@ -121,21 +118,4 @@ func checkRun(f *Factory, o *CheckOptions) error {
 		}
 	}
 	return nil
-}
-
-// provenanceRow reports the trial files of the experiment whose manifest is
-// dir/manifest that another fedcon computed (failed under --strict); none
-// when the manifest cannot be read (the manifest rule fails it).
-func provenanceRow(name, dir, manifest string, o *CheckOptions) (experiments.CheckRow, bool) {
-	var m struct {
-		TrialFiles []string `json:"trial_files"`
-	}
-	b, err := os.ReadFile(filepath.Join(dir, manifest))
-	if err == nil {
-		err = json.Unmarshal(b, &m)
-	}
-	if err != nil {
-		return experiments.CheckRow{}, false
-	}
-	return experiments.ProvenanceRow(name, filepath.Join(dir, "trials"), m.TrialFiles, o.Version, o.Strict), true
 }

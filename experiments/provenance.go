@@ -10,6 +10,37 @@ import (
 	"strings"
 )
 
+// GateOptions are what the check gate needs beyond the files.
+type GateOptions struct {
+	// DataDirs is the data sets' search path, for the columns a table takes
+	// from the data split (nil: the download cache).
+	DataDirs []string
+	// Version is the fedcon version trial files are compared with (the
+	// provenance rule); empty: the version of the manifest's run.
+	Version string
+	// Strict fails trial files of another version (fedcon check --strict).
+	Strict bool
+}
+
+// ManifestProvenance is the provenance row of the experiment name whose
+// manifest is dir/manifest (trial files under dir/trials/); false when the
+// manifest cannot be read (the manifest rule fails that).
+func ManifestProvenance(name, dir, manifest string, opt GateOptions) (CheckRow, bool) {
+	var m struct {
+		Version    string   `json:"fedcon_version"`
+		TrialFiles []string `json:"trial_files"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, manifest))
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		return CheckRow{}, false
+	}
+	v := opt.Version
+	if v == "" {
+		v = m.Version
+	}
+	return ProvenanceRow(name, filepath.Join(dir, "trials"), m.TrialFiles, v, opt.Strict), true
+}
+
 // TrialVersions counts the trial files a manifest lists (names relative to
 // trialsDir) by the fedcon version recorded in each. A listed file that is
 // missing or unreadable counts under "" (the trial files rule names it).

@@ -168,6 +168,13 @@ const (
 // is an error. dataDirs is the check gate's data search path (nil: the
 // download cache).
 func BuildReport(dir string, dataDirs []string) (*Report, error) {
+	return BuildReportWith(dir, GateOptions{DataDirs: dataDirs})
+}
+
+// BuildReportWith is BuildReport with the gate's options; the page's trial
+// provenance is against each manifest's own version (opt.Version empty), so
+// that the page depends only on the files.
+func BuildReportWith(dir string, opt GateOptions) (*Report, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: report: %w", err)
@@ -202,14 +209,14 @@ func BuildReport(dir string, dataDirs []string) (*Report, error) {
 		return nil, fmt.Errorf("experiments: report: %s: %w", dir, ErrNoResults)
 	}
 	rep.Title = reportTitle(rep.Runs)
-	rep.Gates = checkGates(dir, rep, dataDirs)
+	rep.Gates = checkGates(dir, rep, opt)
 	return rep, nil
 }
 
 // checkGates runs the check gate on every result file <name>.json of an
 // experiment it knows (CheckNames) in the runs' directories, one gate per
 // parent directory, as `fedcon check PARENT` would.
-func checkGates(dir string, rep *Report, dataDirs []string) []ReportGate {
+func checkGates(dir string, rep *Report, opt GateOptions) []ReportGate {
 	var gates []ReportGate
 	at := map[string]int{}
 	for _, run := range rep.Runs {
@@ -229,7 +236,7 @@ func checkGates(dir string, rep *Report, dataDirs []string) []ReportGate {
 			g := &gates[i]
 			if err == nil {
 				var rows []CheckRow
-				if rows, err = CheckExperiment(filepath.Join(dir, filepath.FromSlash(run.Path)), name, b, dataDirs); err == nil {
+				if rows, err = CheckExperiment(filepath.Join(dir, filepath.FromSlash(run.Path)), name, b, opt); err == nil {
 					g.Rows = append(g.Rows, rows...)
 					continue
 				}

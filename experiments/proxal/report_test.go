@@ -163,7 +163,7 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRows, err := experiments.CheckExperiment(filepath.Join(dir, "table4"), "table4", js, nil)
+	wantRows, err := experiments.CheckExperiment(filepath.Join(dir, "table4"), "table4", js, experiments.GateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
