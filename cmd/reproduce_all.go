@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
@@ -194,8 +195,10 @@ stream), take under a second, and fedcon merge computes them.`,
 	fl.BoolVar(&o.Quick, "quick", false, "smoke run: 2 trials, n in {1, 5}, into <out>/quick/")
 	fl.BoolVar(&o.NoFetch, "no-fetch", false, "do not download missing data sets (experiments that need them are skipped)")
 	addYesFlag(c, &o.commonOptions)
-	fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
-	fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
+		fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
+	})
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fedcon/fedcon/configs"
@@ -39,14 +40,16 @@ var sscaFlagKeys = map[string]string{"runs": "runs", "seed": "seed", "dataset": 
 func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 	addCommonFlags(c, &o.commonOptions, "ssca/ssca")
 	fl := c.Flags()
-	fl.Int("runs", 100, "independent runs; run r uses seed+r for shards, w^1 and mini-batches")
-	fl.Uint64("seed", 1, "seed of run 0")
-	fl.String("dataset", "fashion-mnist", "idx data set: fashion-mnist or mnist")
-	fl.Float64("lambda", 1e-3, "λ of (27) (Algorithms 1, 3, and the SGD baselines)")
-	fl.Float64("tau", 0.1, "τ of the surrogates (7), (11)")
-	fl.Float64("c", 1e5, "slack penalty c (Algorithms 2, 4)")
-	fl.String("labels", "all", "feature-based labels: all (every client) or client0")
-	fl.Int("rounds", 100, "T")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Int("runs", 100, "independent runs; run r uses seed+r for shards, w^1 and mini-batches")
+		fl.Uint64("seed", 1, "seed of run 0")
+		fl.String("dataset", "fashion-mnist", "idx data set: fashion-mnist or mnist")
+		fl.Float64("lambda", 1e-3, "λ of (27) (Algorithms 1, 3, and the SGD baselines)")
+		fl.Float64("tau", 0.1, "τ of the surrogates (7), (11)")
+		fl.Float64("c", 1e5, "slack penalty c (Algorithms 2, 4)")
+		fl.String("labels", "all", "feature-based labels: all (every client) or client0")
+		fl.Int("rounds", 100, "T")
+	})
 	fl.Float64Var(&o.U, "U", 0, "U of (37) for the data set (default: the preset's per-data-set value)")
 	fl.StringVar(&o.SGDRates, "sgd-lr", "", "YAML with the SGD baselines' sgd_rates (default: the embedded configs/ssca/sgd-lr.yaml)")
 }
