@@ -124,3 +124,108 @@ func TestCheckProvenance(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCoverage: check lists every experiment it found with what it
+// checked; one without a reference file (a run qp) gets the generic rules,
+// each of which fails on its forgery; an experiment that reproduce all was
+// asked for and is absent is a failed "not run" row; the summary line
+// counts the experiments checked, not run and skipped.
+func TestCheckCoverage(t *testing.T) {
+	setup := func(t *testing.T) string {
+		t.Helper()
+		dir := t.TempDir()
+		f, _, errOut := testFactory()
+		if code := run(context.Background(), f, []string{"reproduce", "table4", "--config", writeConfig(t, dir, "cells: [[1, 10, 1]]\ntrials: 2\n"), "--out", dir, "--quiet"}); code != 0 {
+			t.Fatalf("reproduce: exit %d (%s)", code, errOut)
+		}
+		if code := run(context.Background(), f, []string{"run", "qp", "--clients", "2", "--dim", "8", "--constraints", "1", "--trials", "2", "--out", dir, "--quiet"}); code != 0 {
+			t.Fatalf("run qp: exit %d (%s)", code, errOut)
+		}
+		return dir
+	}
+	qp := "qp-n2-d8-m1"
+	edit := func(t *testing.T, path, old, new string) {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte(old)) {
+			t.Fatalf("%s lacks %q", path, old)
+		}
+		if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		forge   func(t *testing.T, dir string)
+		code    int
+		rule    string // the failing rule
+		summary string
+	}{
+		{"honest", func(*testing.T, string) {}, 0, "", "2 experiments checked (1 with their reference rules, 1 with the generic rules only), 0 not run, 0 skipped"},
+		{"result file removed", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, qp, qp+".json")) }, 1, "result file", ""},
+		{"manifest incomplete", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, qp, "manifest.json"), `"complete": true`, `"complete": false`)
+		}, 1, "manifest", ""},
+		{"trial file of another trial hash", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, qp, "trials", "n2-d8-m1-t01.json"), `"config_hash": "`, `"config_hash": "0`)
+		}, 1, "trial files", ""},
+		{"trial edited in its file only", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, qp, "trials", "n2-d8-m1-t01.json"), `"objective": `, `"objective": 1`)
+		}, 1, "trials = trial files", ""},
+		{"Converged above (ε1, ε2), in file and result", func(t *testing.T, dir string) {
+			for _, p := range []string{filepath.Join(dir, qp, "trials", "n2-d8-m1-t00.json"), filepath.Join(dir, qp, qp+".json")} {
+				edit(t, p, `"stationarity": `, `"stationarity": 1e3, "forged": `)
+			}
+		}, 1, "trial kkt vs status", ""},
+		{"expected and run", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, experiments.ExpectedFile), []byte(`{"schema": 1, "experiments": ["table4"]}`), 0o644)
+		}, 0, "", "2 experiments checked (1 with their reference rules, 1 with the generic rules only), 0 not run, 0 skipped"},
+		{"expected, not run", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, experiments.ExpectedFile), []byte(`{"schema": 1, "experiments": ["figure1", "table4"]}`), 0o644)
+		}, 1, "not run", "2 experiments checked (1 with their reference rules, 1 with the generic rules only), 1 not run (figure1), 0 skipped"},
+		{"shard manifests only: skipped", func(t *testing.T, dir string) {
+			os.MkdirAll(filepath.Join(dir, "table1"), 0o755)
+			os.WriteFile(filepath.Join(dir, "table1", "shard-0-of-2.json"), []byte(`{}`), 0o644)
+		}, 0, "", "0 not run, 1 skipped (table1: shard manifests, not merged (fedcon merge))"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := setup(t)
+			tc.forge(t, dir)
+			f, out, errOut := testFactory()
+			code := run(context.Background(), f, []string{"check", "--wide", dir})
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out, errOut)
+			}
+			text := out.String()
+			for _, want := range []string{"fedcon check: experiments", "table4", qp} {
+				if !strings.Contains(text, want) {
+					t.Errorf("output lacks %q:\n%s", want, text)
+				}
+			}
+			if tc.summary != "" && !strings.Contains(strings.Join(strings.Fields(text), " "), tc.summary) {
+				t.Errorf("summary lacks %q:\n%s", tc.summary, text)
+			}
+			if tc.rule == "" {
+				return
+			}
+			f, out, _ = testFactory()
+			run(context.Background(), f, []string{"check", "--json", dir})
+			var rows []experiments.CheckRow
+			if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+				t.Fatal(err)
+			}
+			var failed []string
+			for _, r := range rows {
+				if !r.Pass {
+					failed = append(failed, r.Rule)
+				}
+			}
+			if !slices.Contains(failed, tc.rule) {
+				t.Errorf("failed rules %v lack %q", failed, tc.rule)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -264,6 +265,18 @@ func TestReproduceAllQuickResumes(t *testing.T) {
 	}
 	if code := run(context.Background(), f, []string{"check", "--quick", filepath.Join(dir, "quick")}); code != 0 {
 		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+	// The run recorded what it was asked for (--only narrows it): table4
+	// deleted, the gate fails it as not run.
+	if e, err := experiments.ReadExpected(filepath.Join(dir, "quick")); err != nil || !slices.Equal(e.Experiments, []string{"table4"}) {
+		t.Fatalf("expected %+v (%v), want [table4]", e, err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "quick", "table4")); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := run(context.Background(), f, []string{"check", "--quick", dir}); code != 1 || !strings.Contains(out.String(), "not run") {
+		t.Fatalf("check without table4: exit %d: %s", code, out)
 	}
 }
 

@@ -85,6 +85,8 @@ func ProvenanceRow(experiment, trialsDir string, files []string, version string,
 	}
 	r := CheckRow{Experiment: experiment, Cell: "all", Rule: "provenance", Value: float64(n), Pass: n == 0 || !strict}
 	switch {
+	case total == 0:
+		r.Detail = "the manifest lists no trial files"
 	case n == 0:
 		r.Detail = fmt.Sprintf("%d trial files, all computed by this fedcon (%s)", total, version)
 	default:

@@ -213,38 +213,29 @@ func BuildReportWith(dir string, opt GateOptions) (*Report, error) {
 	return rep, nil
 }
 
-// checkGates runs the check gate on every result file <name>.json of an
-// experiment it knows (CheckNames) in the runs' directories, one gate per
-// parent directory, as `fedcon check PARENT` would.
+// checkGates runs the check gate (Gate) on each parent directory of the
+// runs, as `fedcon check PARENT` would: every experiment found there, by its
+// reference rules or the generic ones, and the expected ones not run.
 func checkGates(dir string, rep *Report, opt GateOptions) []ReportGate {
 	var gates []ReportGate
-	at := map[string]int{}
+	seen := map[string]bool{}
 	for _, run := range rep.Runs {
-		for _, name := range CheckNames() {
-			file := path.Join(run.Path, name+".json")
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			parent := path.Dir(run.Path) // "." for the root itself
-			i, ok := at[parent]
-			if !ok {
-				i = len(gates)
-				at[parent] = i
-				gates = append(gates, ReportGate{Dir: parent})
-			}
-			g := &gates[i]
-			if err == nil {
-				var rows []CheckRow
-				if rows, err = CheckExperiment(filepath.Join(dir, filepath.FromSlash(run.Path)), name, b, opt); err == nil {
-					g.Rows = append(g.Rows, rows...)
-					continue
-				}
-			}
-			msg := fmt.Sprintf("%s: %v", file, err)
-			g.Errors = append(g.Errors, msg)
-			rep.Warnings = append(rep.Warnings, msg)
+		parent := path.Dir(run.Path) // "." for the root itself
+		if run.Path == "." || seen[parent] {
+			continue
 		}
+		seen[parent] = true
+		g, err := Gate(filepath.Join(dir, filepath.FromSlash(parent)), opt)
+		switch {
+		case errors.Is(err, ErrNoResults):
+			continue
+		case err != nil:
+			msg := fmt.Sprintf("%s: %v", parent, err)
+			gates = append(gates, ReportGate{Dir: parent, Errors: []string{msg}})
+			rep.Warnings = append(rep.Warnings, msg)
+			continue
+		}
+		gates = append(gates, ReportGate{Dir: parent, Rows: g.Rows})
 	}
 	slices.SortStableFunc(gates, func(a, b ReportGate) int { return strings.Compare(a.Dir, b.Dir) })
 	return gates
