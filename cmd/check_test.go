@@ -164,7 +164,7 @@ func TestCheckCoverage(t *testing.T) {
 		rule    string // the failing rule
 		summary string
 	}{
-		{"honest", func(*testing.T, string) {}, 0, "", "2 experiments checked (1 with their reference rules, 1 with the generic rules only), 0 not run, 0 skipped"},
+		{"honest", func(*testing.T, string) {}, 0, "", "2 experiments checked (1 reference, 1 generic), 0 not run, 0 skipped; 20 checks, 0 failed."},
 		{"result file removed", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, qp, qp+".json")) }, 1, "result file", ""},
 		{"manifest incomplete", func(t *testing.T, dir string) {
 			edit(t, filepath.Join(dir, qp, "manifest.json"), `"complete": true`, `"complete": false`)
@@ -182,14 +182,14 @@ func TestCheckCoverage(t *testing.T) {
 		}, 1, "trial kkt vs status", ""},
 		{"expected and run", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, experiments.ExpectedFile), []byte(`{"schema": 1, "experiments": ["table4"]}`), 0o644)
-		}, 0, "", "2 experiments checked (1 with their reference rules, 1 with the generic rules only), 0 not run, 0 skipped"},
+		}, 0, "", "2 experiments checked (1 reference, 1 generic), 0 not run, 0 skipped; 20 checks, 0 failed."},
 		{"expected, not run", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, experiments.ExpectedFile), []byte(`{"schema": 1, "experiments": ["figure1", "table4"]}`), 0o644)
-		}, 1, "not run", "2 experiments checked (1 with their reference rules, 1 with the generic rules only), 1 not run (figure1), 0 skipped"},
+		}, 1, "not run", "Not run: figure1. 2 experiments checked (1 reference, 1 generic), 1 not run, 0 skipped; 21 checks, 1 failed."},
 		{"shard manifests only: skipped", func(t *testing.T, dir string) {
 			os.MkdirAll(filepath.Join(dir, "table1"), 0o755)
 			os.WriteFile(filepath.Join(dir, "table1", "shard-0-of-2.json"), []byte(`{}`), 0o644)
-		}, 0, "", "0 not run, 1 skipped (table1: shard manifests, not merged (fedcon merge))"},
+		}, 0, "", "Skipped: table1: shard manifests, not merged (fedcon merge). 2 experiments checked (1 reference, 1 generic), 0 not run, 1 skipped; 20 checks, 0 failed."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := setup(t)

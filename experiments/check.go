@@ -83,11 +83,13 @@ func CheckTable(rows []CheckRow, cov ...Coverage) *Table {
 		}
 		t.Rows = append(t.Rows, []string{r.Experiment, r.Cell, r.Rule, fmt.Sprintf("%.3g", r.Value), fmt.Sprintf("%.3g", r.Bound), res, r.Detail})
 	}
-	sum := ""
-	if len(cov) > 0 {
-		sum = CoverageSummary(cov) + "; "
+	if len(cov) == 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d checks, %d failed. Rules and their justifications: configs/reference/*.yaml.", len(rows), failed))
+	} else {
+		sum, why := CoverageSummary(cov)
+		t.Notes = append(t.Notes, "Rules and their justifications: configs/reference/*.yaml."+why,
+			fmt.Sprintf("%s; %d checks, %d failed.", sum, len(rows), failed))
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("%s%d checks, %d failed. Rules and their justifications: configs/reference/*.yaml.", sum, len(rows), failed))
 	// The terminal's view: a failure's detail in its result cell.
 	t.Brief = t.Pick("rule", "value", "bound", "result")
 	for i, r := range rows {
@@ -127,10 +129,10 @@ func CoverageTable(cov []Coverage) *Table {
 	return t
 }
 
-// CoverageSummary says how many experiments the gate checked (with their
-// reference rules, with the generic rules only), and which it found not run
-// or skipped, and why.
-func CoverageSummary(cov []Coverage) string {
+// CoverageSummary counts the experiments the gate checked (with their
+// reference rules, with the generic rules only), not run and skipped, and
+// says which were not run or skipped, and why.
+func CoverageSummary(cov []Coverage) (summary, why string) {
 	var ref, gen int
 	var notRun, skipped []string
 	for _, c := range cov {
@@ -147,16 +149,12 @@ func CoverageSummary(cov []Coverage) string {
 			skipped = append(skipped, c.Dir+": "+c.Checked)
 		}
 	}
-	s := fmt.Sprintf("%d experiments checked (%d with their reference rules, %d with the generic rules only)", ref+gen, ref, gen)
+	summary = fmt.Sprintf("%d experiments checked (%d reference, %d generic), %d not run, %d skipped", ref+gen, ref, gen, len(notRun), len(skipped))
 	if len(notRun) > 0 {
-		s += fmt.Sprintf(", %d not run (%s)", len(notRun), strings.Join(notRun, ", "))
-	} else {
-		s += ", 0 not run"
+		why += " Not run: " + strings.Join(notRun, ", ") + "."
 	}
 	if len(skipped) > 0 {
-		s += fmt.Sprintf(", %d skipped (%s)", len(skipped), strings.Join(skipped, "; "))
-	} else {
-		s += ", 0 skipped"
+		why += " Skipped: " + strings.Join(skipped, "; ") + "."
 	}
-	return s
+	return summary, why
 }
