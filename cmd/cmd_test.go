@@ -427,7 +427,7 @@ func TestOtherConfigurationKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := runOK("--beta", "20")
-	if !strings.Contains(msg, "kept 1 trial files of another configuration in "+filepath.Join(dir, "table4", "trials", "@")) {
+	if !strings.Contains(msg, "kept 1 trial file of another configuration in "+filepath.Join(dir, "table4", "trials", "@")) {
 		t.Errorf("stderr does not say the file was kept: %s", msg)
 	}
 	var m experiments.Manifest

@@ -334,5 +334,9 @@ func setAsideLine(dir string, aside map[string]int) string {
 		n += aside[h]
 		where = append(where, filepath.Join(dir, "@"+h))
 	}
-	return fmt.Sprintf("kept %d trial files of another configuration in %s (a run of that configuration takes them back)", n, strings.Join(where, ", "))
+	files := "trial files"
+	if n == 1 {
+		files = "trial file"
+	}
+	return fmt.Sprintf("kept %d %s of another configuration in %s (a run of that configuration takes them back)", n, files, strings.Join(where, ", "))
 }
