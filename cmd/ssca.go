@@ -151,6 +151,15 @@ func sscaSetup(ctx context.Context, f *Factory, workers int, cfg *ssca.SSCAConfi
 }
 
 func sscaRun(f *Factory, o *SSCAOptions) error {
+	// What one algorithm does not read: FedAvg's local steps, the labels
+	// of the feature-based ones (alg3, alg4, fsgd).
+	o.scope = "--algo " + o.Algo
+	if o.Algo != "fedavg" && o.flags != nil && o.flags.Changed("local-steps") {
+		return flagErrorf("--local-steps: %s does not use it (FedAvg's local SGD steps: --algo fedavg)", o.what())
+	}
+	if o.Algo != "alg3" && o.Algo != "alg4" && o.Algo != "fsgd" {
+		o.ignoreKeys(map[string]string{"labels": "feature-based labels: --algo alg3, alg4 or fsgd"})
+	}
 	cfg, err := loadSSCAConfig(f, o)
 	if err != nil {
 		return err
