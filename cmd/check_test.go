@@ -184,8 +184,8 @@ func TestCheckCoverage(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, experiments.ExpectedFile), []byte(`{"schema": 1, "experiments": ["table4"]}`), 0o644)
 		}, 0, "", "2 experiments checked (1 reference, 1 generic), 0 not run, 0 skipped; 20 checks, 0 failed."},
 		{"expected, not run", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, experiments.ExpectedFile), []byte(`{"schema": 1, "experiments": ["figure1", "table4"]}`), 0o644)
-		}, 1, "not run", "Not run: figure1. 2 experiments checked (1 reference, 1 generic), 1 not run, 0 skipped; 21 checks, 1 failed."},
+			os.WriteFile(filepath.Join(dir, experiments.ExpectedFile), []byte(`{"schema": 1, "experiments": ["figure1", "table4"], "skipped": {"figure1": "no adult, monks"}}`), 0o644)
+		}, 1, "not run", "Not run: figure1 (reproduce all skipped it: no adult, monks). 2 experiments checked (1 reference, 1 generic), 1 not run, 0 skipped; 21 checks, 1 failed."},
 		{"shard manifests only: skipped", func(t *testing.T, dir string) {
 			os.MkdirAll(filepath.Join(dir, "table1"), 0o755)
 			os.WriteFile(filepath.Join(dir, "table1", "shard-0-of-2.json"), []byte(`{}`), 0o644)

@@ -287,6 +287,22 @@ func allRun(f *Factory, o *AllOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "%s: %v\n", j.name, err)
 		}
 	}
+	if !co.DryRun && shard == nil {
+		// Why the gate will find an experiment absent: the data it lacked.
+		skipped := map[string]string{}
+		var ran []string
+		for _, r := range outs {
+			var me *missingDataError
+			if errors.As(r.err, &me) {
+				skipped[r.name] = "no " + strings.Join(me.names, ", ")
+			} else {
+				ran = append(ran, r.name)
+			}
+		}
+		if err := experiments.SetSkipped(co.OutDir, skipped, ran); err != nil {
+			return err
+		}
+	}
 	t := &experiments.Table{Title: fmt.Sprintf("reproduce all%s: %.0f s wall", map[bool]string{true: " --quick"}[o.Quick], time.Since(start).Seconds()),
 		Header: []string{"experiment", "status", "trials (reused)", "wall s", "results"}}
 	var firstErr error

@@ -144,7 +144,7 @@ func CoverageSummary(cov []Coverage) (summary, why string) {
 				gen++
 			}
 		case "not run":
-			notRun = append(notRun, c.Experiment)
+			notRun = append(notRun, c.Experiment+" ("+strings.TrimPrefix(c.Checked, "nothing: ")+")")
 		default:
 			skipped = append(skipped, c.Dir+": "+c.Checked)
 		}

@@ -22,6 +22,29 @@ const ExpectedFile = "reproduce-all.json"
 type Expected struct {
 	Schema      int      `json:"schema"`
 	Experiments []string `json:"experiments"`
+	// Skipped says why reproduce all's last run of an experiment could not
+	// run it (a data set not found), by experiment.
+	Skipped map[string]string `json:"skipped,omitempty"`
+}
+
+// SetSkipped records in dir/ExpectedFile why the experiments of skipped
+// could not run, and forgets the reason of those in ran.
+func SetSkipped(dir string, skipped map[string]string, ran []string) error {
+	e, err := ReadExpected(dir)
+	if err != nil {
+		return err
+	}
+	if e.Skipped == nil {
+		e.Skipped = map[string]string{}
+	}
+	for _, n := range ran {
+		delete(e.Skipped, n)
+	}
+	for n, why := range skipped {
+		e.Skipped[n] = why
+	}
+	e.Schema = 1
+	return WriteJSON(filepath.Join(dir, ExpectedFile), e)
 }
 
 // AddExpected records names as expected in dir/ExpectedFile, keeping the
@@ -33,7 +56,7 @@ func AddExpected(dir string, names []string) error {
 	}
 	all := append(e.Experiments, names...)
 	slices.Sort(all)
-	return WriteJSON(filepath.Join(dir, ExpectedFile), &Expected{Schema: 1, Experiments: slices.Compact(all)})
+	return WriteJSON(filepath.Join(dir, ExpectedFile), &Expected{Schema: 1, Experiments: slices.Compact(all), Skipped: e.Skipped})
 }
 
 // ReadExpected reads dir/ExpectedFile; a missing file expects nothing.
@@ -268,9 +291,13 @@ func Gate(root string, opt GateOptions) (*GateResult, error) {
 		if have[name] {
 			continue
 		}
+		why := "no result"
+		if s := exp.Skipped[name]; s != "" {
+			why = "reproduce all skipped it: " + s
+		}
 		g.Rows = append(g.Rows, CheckRow{Experiment: name, Cell: "all", Rule: "not run", Value: 1,
-			Detail: fmt.Sprintf("expected by %s (reproduce all) but absent: rerun reproduce all, or --only to narrow", ExpectedFile)})
-		g.Coverage = append(g.Coverage, Coverage{Experiment: name, Status: "not run", Checked: "nothing: no result", Checks: 1, Failed: 1})
+			Detail: fmt.Sprintf("expected by %s (reproduce all) but absent (%s): rerun reproduce all, or --only to narrow", ExpectedFile, why)})
+		g.Coverage = append(g.Coverage, Coverage{Experiment: name, Status: "not run", Checked: "nothing: " + why, Checks: 1, Failed: 1})
 	}
 	for _, s := range skipped {
 		g.Coverage = append(g.Coverage, Coverage{Experiment: filepath.Base(s.Dir), Dir: rel(s.Dir), Status: "skipped", Checked: s.Why})
