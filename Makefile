@@ -1,7 +1,8 @@
 # fedcon build, test and reproduction targets. `make help` lists them.
 GO       ?= go
 BIN      ?= bin/fedcon
-COMMIT   := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+# The commit, with -dirty when tracked files differ from it (fedcon version).
+COMMIT   := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 LDFLAGS  := -X github.com/fedcon/fedcon/cmd.buildCommit=$(COMMIT)
 PKGS     := ./...
 # The shared data folder beside the repository, unless FEDCON_DATA_DIR is set.

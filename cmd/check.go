@@ -19,21 +19,33 @@ type CheckOptions struct {
 	Quick    bool
 	Baseline string   // print a baseline entry for configs/reference instead of checking
 	DataDirs []string // data sets' search path: the gate recomputes the data split
+	// Strict fails trial files computed by another fedcon version or commit
+	// (or by a build from a modified work tree); without it they are reported.
+	Strict bool
+	// Version is this fedcon's, against which trial files are compared.
+	Version string
 }
 
 func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
-	o := &CheckOptions{}
+	o := &CheckOptions{Version: f.Version}
 	c := &cobra.Command{
 		Use:   "check [results-dir]",
 		Short: "Compare result files with the papers' values and the algorithms' guarantees; exit 1 on any failure",
-		Long: `check reads the result files in results-dir (default results/). It first rebuilds each table
-from its trial files and fails on any difference: manifest complete and of the same configuration,
+		Long: `check reads the result files in results-dir (default results/) and lists every experiment it
+finds there with what it checked. Experiments without a reference file (figures, SSCA, DRFL,
+Table 3, run and sweep directories) get the generic rules: result file, manifest complete, every
+trial file valid and equal to the result's trials, Converged runs within (ε1, ε2), provenance. An
+experiment that 'reproduce all' was asked for and that is absent fails as "not run". For the
+tables with a reference file, it first rebuilds each table from its trial files and fails on any
+difference: manifest complete and of the same configuration,
 the configuration's cells and trial counts, every trial file valid and equal to the result's trial,
 rows and CSV/Markdown tables equal to their recomputation, each Converged run's KKT residuals within
 (ε1, ε2), and (Table 4) f* equal to an independent solve. Then it applies the rules of
 configs/reference/*.yaml: statuses, KKT residuals and feasibility against (ε1, ε2), objectives
 against the exact optimum with a KKT-derived band, and, for the paper's own instances, against
-the published values. It prints a pass/fail table and exits 1 if any check fails.`,
+the published values. Trial files computed by another fedcon version or commit, or by a build
+with uncommitted changes, are counted and named (the provenance rule); --strict fails them. It
+prints a pass/fail table and exits 1 if any check fails.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Dir = "results"
@@ -50,63 +62,62 @@ the published values. It prints a pass/fail table and exits 1 if any check fails
 		},
 	}
 	c.Flags().BoolVar(&o.Quick, "quick", false, "check the smoke run of 'reproduce all --quick': results-dir/quick/ (default results/quick/)")
+	c.Flags().BoolVar(&o.Strict, "strict", false, "fail on trial files computed by another fedcon version or commit, or by a build with uncommitted changes (-dirty); without it they are reported")
 	c.Flags().StringVar(&o.Baseline, "print-baseline", "", "print the per-trial objectives of the table1/table2*/conic-table* results as a baseline entry for configs/reference/ (DESCRIPTION), then exit")
 	return c
 }
 
 func checkRun(f *Factory, o *CheckOptions) error {
-	var rows []experiments.CheckRow
+	if o.Baseline != "" {
+		return printBaselines(f, o)
+	}
+	g, err := experiments.Gate(o.Dir, experiments.GateOptions{DataDirs: o.DataDirs, Version: o.Version, Strict: o.Strict})
+	if errors.Is(err, experiments.ErrNoResults) || errors.Is(err, fs.ErrNotExist) {
+		return flagErrorf("check: no result files in %s (run 'fedcon reproduce all' or 'fedcon reproduce all --quick' first)", o.Dir)
+	}
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := printJSON(f.IO.Out, g.Rows); err != nil {
+			return err
+		}
+	} else if err := printTables(f.IO.Out, f.tableWidth(), experiments.CoverageTable(g.Coverage), experiments.CheckTable(g.Rows, g.Coverage...)); err != nil {
+		return err
+	}
+	for _, r := range g.Rows {
+		if !r.Pass {
+			fmt.Fprintln(f.IO.ErrOut, "fedcon check: failed")
+			return SilentError
+		}
+	}
+	return nil
+}
+
+// printBaselines prints the baseline entries of the experiments with
+// reference baselines (--print-baseline).
+func printBaselines(f *Factory, o *CheckOptions) error {
 	found := 0
 	for _, name := range experiments.CheckNames() {
 		b, err := os.ReadFile(filepath.Join(o.Dir, name, name+".json"))
 		if errors.Is(err, fs.ErrNotExist) {
-			// A manifest without its table: a run that was killed or failed.
-			if _, merr := os.Stat(filepath.Join(o.Dir, name, "manifest.json")); merr == nil && o.Baseline == "" {
-				found++
-				rows = append(rows, experiments.CheckRow{Experiment: name, Cell: "all", Rule: "result file", Value: 1,
-					Detail: name + ".json missing beside its manifest: the run did not finish (rerun it to resume)"})
-			}
 			continue
 		}
 		if err != nil {
 			return err
 		}
 		found++
-		if o.Baseline != "" {
-			if name == "table4" {
-				continue // Table 4 is checked against the exact optimum
-			}
-			y, err := experiments.BaselineYAML(name, b, o.Baseline)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(f.IO.Out, "# %s\n%s", name, y)
-			continue
+		if name == "table4" {
+			continue // Table 4 is checked against the exact optimum
 		}
-		r, err := experiments.CheckExperiment(filepath.Join(o.Dir, name), name, b, o.DataDirs)
+		y, err := experiments.BaselineYAML(name, b, o.Baseline)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, r...)
+		fmt.Fprintf(f.IO.Out, "# %s\n%s", name, y)
 	}
 	if found == 0 {
 		return flagErrorf("check: no result files in %s (run 'fedcon reproduce all' or 'fedcon reproduce all --quick' first)", o.Dir)
-	}
-	if o.Baseline != "" {
-		return nil
-	}
-	if o.JSON {
-		if err := printJSON(f.IO.Out, rows); err != nil {
-			return err
-		}
-	} else if err := printTables(f.IO.Out, f.tableWidth(), experiments.CheckTable(rows)); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if !r.Pass {
-			fmt.Fprintln(f.IO.ErrOut, "fedcon check: failed")
-			return SilentError
-		}
 	}
 	return nil
 }

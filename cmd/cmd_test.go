@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -265,6 +266,18 @@ func TestReproduceAllQuickResumes(t *testing.T) {
 	if code := run(context.Background(), f, []string{"check", "--quick", filepath.Join(dir, "quick")}); code != 0 {
 		t.Fatalf("check: exit %d: %s", code, errOut)
 	}
+	// The run recorded what it was asked for (--only narrows it): table4
+	// deleted, the gate fails it as not run.
+	if e, err := experiments.ReadExpected(filepath.Join(dir, "quick")); err != nil || !slices.Equal(e.Experiments, []string{"table4"}) {
+		t.Fatalf("expected %+v (%v), want [table4]", e, err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "quick", "table4")); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := run(context.Background(), f, []string{"check", "--quick", dir}); code != 1 || !strings.Contains(out.String(), "not run") {
+		t.Fatalf("check without table4: exit %d: %s", code, out)
+	}
 }
 
 // TestSweep: a two-point sweep writes one table with a column for the swept
@@ -389,5 +402,48 @@ func TestCPUProfile(t *testing.T) {
 	}
 	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
 		t.Fatalf("%s is not a gzipped profile (%d bytes)", path, len(b))
+	}
+}
+
+// TestOtherConfigurationKept: the case, on a small cell: a run with
+// another --beta on the same --out keeps the default run's trial file
+// (trials/@<hash>/, one line on stderr, counted in the manifest); rerunning
+// the default takes it back without computing, and the gate passes.
+func TestOtherConfigurationKept(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "cells: [[1, 10, 1]]\ntrials: 1\n")
+	runOK := func(args ...string) string {
+		t.Helper()
+		f, _, errOut := testFactory()
+		if code := run(context.Background(), f, append([]string{"reproduce", "table4", "--config", cfg, "--out", dir}, args...)); code != 0 {
+			t.Fatalf("%v: exit %d (%s)", args, code, errOut)
+		}
+		return errOut.String()
+	}
+	runOK()
+	trial := filepath.Join(dir, "table4", "trials", "n1-d10-m1-t00.json")
+	first, err := os.ReadFile(trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := runOK("--beta", "20")
+	if !strings.Contains(msg, "kept 1 trial file of another configuration in "+filepath.Join(dir, "table4", "trials", "@")) {
+		t.Errorf("stderr does not say the file was kept: %s", msg)
+	}
+	var m experiments.Manifest
+	b, _ := os.ReadFile(filepath.Join(dir, "table4", "manifest.json"))
+	if err := json.Unmarshal(b, &m); err != nil || len(m.SetAside) != 1 || m.Computed != 1 {
+		t.Errorf("manifest: set aside %v, computed %d (%v)", m.SetAside, m.Computed, err)
+	}
+	msg = runOK()
+	if !strings.Contains(msg, "1 reused") {
+		t.Errorf("the default run did not take its trial back: %s", msg)
+	}
+	if again, _ := os.ReadFile(trial); !bytes.Equal(again, first) {
+		t.Errorf("the default run's trial file changed")
+	}
+	f, _, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"check", dir}); code != 0 {
+		t.Fatalf("check: exit %d (%s)", code, errOut)
 	}
 }

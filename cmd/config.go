@@ -42,8 +42,16 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		if err := checkConfigYAML(file, data, cfg); err != nil {
 			return err
 		}
+		if err := refuseUnused(f, o, flagKeys, cfg, data); err != nil {
+			return err
+		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return &FlagError{err: fmt.Errorf("--config %s: %w", file, err)}
+		}
+	}
+	if file == "" {
+		if err := refuseUnused(f, o, flagKeys, cfg, nil); err != nil {
+			return err
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(o.overrides)) {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/conic"
@@ -44,12 +45,13 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 	// Section 5.1: β = 1, s̄ = 0.01 (Table 4: 10, 0.1).
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 1, SBar: 0.01, TrialsHelp: "instances per cell",
 		SeedHelp: "seed of the instance stream", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (19)) or measured"})
-	fl := c.Flags()
-	fl.String("w0", "ones", "starting point: ones (the paper), zeros or sphere")
-	fl.Int("ball-rows", 0, "rows of G_i of a norm-ball (second-order-cone) constraint; 0: eq. (25) as published")
-	fl.String("ball-parties", "all", "parties with a ball: server, clients or all")
-	fl.Float64("ball-ratio", 0.5, "ball radius t_i as a fraction of ||G_i(w_eq - w_f)||_2, in (0, 1)")
-	fl.String("subsolver", "newton", "subproblems of parties with a ball: newton or lbfgs")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.String("w0", "ones", "starting point: ones (the paper), zeros or sphere")
+		fl.Int("ball-rows", 0, "rows of G_i of a norm-ball (second-order-cone) constraint; 0: eq. (25) as published")
+		fl.String("ball-parties", "all", "parties with a ball: server, clients or all")
+		fl.Float64("ball-ratio", 0.5, "ball radius t_i as a fraction of ||G_i(w_eq - w_f)||_2, in (0, 1)")
+		fl.String("subsolver", "newton", "subproblems of parties with a ball: newton or lbfgs")
+	})
 	return c
 }
 
@@ -93,7 +95,7 @@ var conicClassFlagKeys = withFlagKeys(alFlagKeys, map[string]string{"w0": "w0"})
 // proximal AL flags plus --w0 (default w0, the paper's).
 func conicClassCommand[T dataOptions](f *Factory, use, short, example, preset, w0 string, o T, run func(*Factory, T) error, runF func(T) error) *cobra.Command {
 	c := dataCommand(f, use, short, example, preset, o, run, runF)
-	c.Flags().String("w0", w0, "starting point: ones, zeros or sphere")
+	keyFlags(c, func(fl *pflag.FlagSet) { fl.String("w0", w0, "starting point: ones, zeros or sphere") })
 	return c
 }
 

@@ -22,6 +22,7 @@ func newCmdReproduceConicFigure1(f *Factory, runF func(*ConicFigureOptions) erro
 		"Conic paper, Figure 1: class-0 and class-1 losses per outer iteration of Algorithm 1 (eq. (26), w0 = ones, β = 300, ρ_i = 0.01)",
 		"  fedcon reproduce conic-figure1\n  fedcon reproduce conic-figure1 --clients 10 --rho-rule fixed --outer-relax 0", "conic-table2", "ones", o, conicFigure1Run, runF)
 	c.Flags().IntSliceVar(&o.Clients, "clients", []int{5}, "number of clients n (the conic paper does not state it; the core paper's Figure 1 used 5)")
+	_ = c.Flags().MarkHidden("trials") // refused: one trial per n
 	return c
 }
 
@@ -31,6 +32,7 @@ func newCmdReproduceConicFigure2(f *Factory, runF func(*ConicFigureOptions) erro
 		"Conic paper, Figure 2: disparities and loss per outer iteration of Algorithm 1 (eq. (28), adult-b, r = 0.01, ρ_i = 1e8)",
 		"  fedcon reproduce conic-figure2\n  fedcon reproduce conic-figure2 --clients 5 --rho-rule fixed --outer-relax 0", "conic-table3", "zeros", o, conicFigure2Run, runF)
 	c.Flags().IntSliceVar(&o.Clients, "clients", []int{5, 10, 20}, "client counts n, one panel each (the conic paper does not state them; the core paper's Figure 2 used 5, 10, 20)")
+	_ = c.Flags().MarkHidden("trials") // refused: one trial per n
 	return c
 }
 
@@ -44,10 +46,12 @@ func (o *ConicFigureOptions) figureClients(clients *[]int) {
 
 func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 	cfg := &proxal.NPConfig{}
+	o.ignoreKeys(map[string]string{"trials": figureTrials})
 	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
 	o.figureClients(&cfg.Clients)
+	cfg.Trials = 1 // one trial per n: the manifest records what runs
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -64,10 +68,12 @@ func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 
 func conicFigure2Run(f *Factory, o *ConicFigureOptions) error {
 	cfg := &proxal.FairConfig{}
+	o.ignoreKeys(map[string]string{"trials": figureTrials})
 	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
 	o.figureClients(&cfg.Clients)
+	cfg.Trials = 1 // one trial per n: the manifest records what runs
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

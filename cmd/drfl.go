@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
@@ -81,19 +82,23 @@ set on the command line win.`,
 	fl := c.Flags()
 	fl.StringVar(&o.Dataset, "dataset", "heart", "dataset: heart or breast-cancer-wisc (SVM), abalone (Huber regression)")
 	fl.StringVar(&o.Loss, "loss", "", "loss: hinge (SVM) or huber (regression); default by dataset")
-	fl.Float64("epsilon", def.Epsilon, "Huber threshold ε > 0")
+	keyFlags(c, func(fl *pflag.FlagSet) { fl.Float64("epsilon", def.Epsilon, "Huber threshold ε > 0") })
 	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(drfl.DRFLModels(), ", "))
-	fl.String("rho", def.Rho, "Wasserstein radius ρ for every client, or S comma-separated ρ_s (wafl: the pooled ball)")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.String("rho", def.Rho, "Wasserstein radius ρ for every client, or S comma-separated ρ_s (wafl: the pooled ball)")
+	})
 	fl.StringVar(&o.Imbalance, "imbalance", "", "share of each client's minority class kept, S comma-separated ratios in (0, 1] (Figures 4-5: "+joinFloats(def.Imbalance)+")")
-	fl.Float64("kappa", def.Kappa, "label-flip cost κ > 0")
-	fl.Float64("theta", def.Theta, "radius θ ≥ 0 of the weight set Q (drfl, afl)")
-	fl.String("p", def.P, "norm of Q: 1, 2 or inf")
-	fl.String("qhat", def.QHat, "centre q̂: size (N_s/N), uniform, or S comma-separated weights")
-	fl.String("support", def.Support, "feature support in Ω_s of the SVM: box ([−1,1]ⁿ, Prop. 6.3) or free (Huber: Ξ = ℝⁿ⁺¹ always)")
-	fl.Float64("c", def.C, "AD-LPMM step size c > 0")
-	fl.Float64("tol", def.Tol, "stopping tolerance on residuals and c·steps")
-	fl.Int("max-rounds", def.MaxRounds, "round cap (status RoundLimit)")
-	fl.Uint64("seed", def.Seed, "repetition seed: split, clients, noise")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Float64("kappa", def.Kappa, "label-flip cost κ > 0")
+		fl.Float64("theta", def.Theta, "radius θ ≥ 0 of the weight set Q (drfl, afl)")
+		fl.String("p", def.P, "norm of Q: 1, 2 or inf")
+		fl.String("qhat", def.QHat, "centre q̂: size (N_s/N), uniform, or S comma-separated weights")
+		fl.String("support", def.Support, "feature support in Ω_s of the SVM: box ([−1,1]ⁿ, Prop. 6.3) or free (Huber: Ξ = ℝⁿ⁺¹ always)")
+		fl.Float64("c", def.C, "AD-LPMM step size c > 0")
+		fl.Float64("tol", def.Tol, "stopping tolerance on residuals and c·steps")
+		fl.Int("max-rounds", def.MaxRounds, "round cap (status RoundLimit)")
+		fl.Uint64("seed", def.Seed, "repetition seed: split, clients, noise")
+	})
 	fl.Float64Var(&o.TestMean, "test-mean", 0, "mean of the Gaussian noise added to the test features")
 	fl.Float64Var(&o.TestSD, "test-sd", 0, "SD of the Gaussian noise added to the test features")
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/drfl"
@@ -65,10 +66,12 @@ them and flags set on the command line win.`,
 	fl := c.Flags()
 	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/figure1.{png,svg,csv,json} (--quick: <out>/quick/drfl/)")
 	fl.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("%d random distributions per level and a ρ grid step of %g", def.QuickDraws, def.QuickRhoStep))
-	fl.Uint64("seed", def.Seed, "random seed")
-	fl.Int("runs", def.Runs, "runs of the coverage stage")
-	fl.Int("samples", def.Samples, "samples per run")
-	fl.Int("draws", def.Draws, "random distributions per guarantee level")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Uint64("seed", def.Seed, "random seed")
+		fl.Int("runs", def.Runs, "runs of the coverage stage")
+		fl.Int("samples", def.Samples, "samples per run")
+		fl.Int("draws", def.Draws, "random distributions per guarantee level")
+	})
 	addYesFlag(c, &o.commonOptions)
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
@@ -71,16 +72,20 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 	fl := c.Flags()
 	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/"+strings.TrimPrefix(name, "drfl-")+".{png,svg,csv,json} (--quick: <out>/quick/drfl/)")
 	fl.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("%d repetitions and noise levels %g apart", def.QuickRepetitions, def.QuickNoiseStep))
-	fl.Int("repetitions", def.Repetitions, fmt.Sprintf("repetitions (--quick: %d, unless set)", def.QuickRepetitions))
-	fl.Uint64("seed", def.Seed, "seed of the first repetition")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Int("repetitions", def.Repetitions, fmt.Sprintf("repetitions (--quick: %d, unless set)", def.QuickRepetitions))
+		fl.Uint64("seed", def.Seed, "seed of the first repetition")
+	})
 	rho, _ := strconv.ParseFloat(def.Rho, 64)
-	fl.Float64("rho", rho, "ρ of drfl and wafl")
-	fl.Float64("kappa", def.Kappa, "κ of drfl and wafl")
-	fl.Float64("theta", def.Theta, "θ of drfl and afl")
-	fl.String("p", def.P, "norm of Q: 1, 2 or inf")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Float64("rho", rho, "ρ of drfl and wafl")
+		fl.Float64("kappa", def.Kappa, "κ of drfl and wafl")
+		fl.Float64("theta", def.Theta, "θ of drfl and afl")
+		fl.String("p", def.P, "norm of Q: 1, 2 or inf")
+	})
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")
 	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the preset's cv_grid (the paper's; every third value with --quick); slow: about 10 min per repetition of a full-grid breast-cancer figure on 2 cores, minutes with --quick")
-	fl.Int("folds", def.Folds, "cross-validation folds")
+	keyFlags(c, func(fl *pflag.FlagSet) { fl.Int("folds", def.Folds, "cross-validation folds") })
 	fl.BoolVar(&o.Force, "force", false, "recompute the repetitions already stored under <out>/drfl/<figure>-trials/")
 	addYesFlag(c, &o.commonOptions)
 	addShardFlags(c, &o.commonOptions)

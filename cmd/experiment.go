@@ -38,6 +38,10 @@ type commonOptions struct {
 	batch  bool
 	report *runReport
 	quick  bool // reproduce all --quick
+	// ignore are the configuration keys the run does not read, with why
+	// (ignoreKeys); scope narrows the command in a refusal ("--problem qp").
+	ignore map[string]string
+	scope  string
 }
 
 func addCommonFlags(c *cobra.Command, o *commonOptions, preset string) {
@@ -93,7 +97,10 @@ func (o *commonOptions) bind(c *cobra.Command) {
 
 // alFlags are the proximal AL flags shared by the classification experiments.
 func addALFlags(c *cobra.Command) {
-	fl := c.Flags()
+	keyFlags(c, addALKeyFlags)
+}
+
+func addALKeyFlags(fl *pflag.FlagSet) {
 	fl.Int("trials", 10, "trials (they differ in w0 only)")
 	fl.Uint64("seed", 1, "seed of the partitions and w0")
 	fl.String("rng", "fedcon", "w0 stream: fedcon, or numpy (seed(t), rand(d), normalised, as the authors)")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/experiments/proxal"
 )
@@ -37,7 +38,9 @@ func fairCommand(f *Factory, use, short, example string, o *FairOptions, run fun
 func newCmdReproduceTable2(f *Factory, runF func(*FairOptions) error) *cobra.Command {
 	c := fairCommand(f, "table2", "Table 2: fairness constraints (eq. (32)) on adult-b, Algorithm 1 vs cProx-AL",
 		"  fedcon reproduce table2\n  fedcon reproduce table2 --preset table2-authors --clients 1,5", &FairOptions{}, fairRun, runF)
-	c.Flags().IntSlice("clients", nil, "client counts n (default: the preset's 1,5,10,20)")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.IntSlice("clients", nil, "client counts n (default: the preset's 1,5,10,20)")
+	})
 	return c
 }
 
@@ -51,8 +54,10 @@ func newCmdRunFair(f *Factory, runF func(*FairOptions) error) *cobra.Command {
 }
 
 func newCmdReproduceFigure2(f *Factory, runF func(*FairOptions) error) *cobra.Command {
-	return fairCommand(f, "figure2", "Figure 2: disparities and objective per outer iteration of Algorithm 1, n = 5, 10, 20",
+	c := fairCommand(f, "figure2", "Figure 2: disparities and objective per outer iteration of Algorithm 1, n = 5, 10, 20",
 		"  fedcon reproduce figure2", &FairOptions{}, figure2Run, runF)
+	_ = c.Flags().MarkHidden("trials") // refused: one trial per n
+	return c
 }
 
 func loadFair(f *Factory, o *FairOptions) (*proxal.FairConfig, int, error) {
@@ -107,6 +112,7 @@ func fairRun(f *Factory, o *FairOptions) error {
 }
 
 func figure2Run(f *Factory, o *FairOptions) error {
+	o.ignoreKeys(map[string]string{"trials": figureTrials})
 	cfg, workers, err := loadFair(f, o)
 	if err != nil {
 		return err
@@ -114,6 +120,7 @@ func figure2Run(f *Factory, o *FairOptions) error {
 	if o.Config == "" && o.adjust == nil {
 		cfg.Clients = []int{5, 10, 20} // the paper's Figure 2
 	}
+	cfg.Trials = 1 // what runs, so that the manifest records it
 	name := "figure2"
 	if o.Preset != "table2" {
 		name += "-" + strings.TrimPrefix(o.Preset, "table2-")

@@ -12,15 +12,18 @@ func newCmdReproduceFigure1(f *Factory, runF func(*NPOptions) error) *cobra.Comm
 	c := npCommand(f, "figure1", "Figure 1: class-0 and class-1 losses per outer iteration of Algorithm 1 (n = 5, one trial per dataset)",
 		"  fedcon reproduce figure1", o, figure1Run, runF)
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n (the paper's Figure 1 used 5)")
+	_ = c.Flags().MarkHidden("trials") // refused: one trial per data set
 	return c
 }
 
 func figure1Run(f *Factory, o *NPOptions) error {
 	cfg := &proxal.NPConfig{}
+	o.ignoreKeys(map[string]string{"trials": figureTrials, "clients": "--clients sets n"})
 	if err := loadConfig(f, &o.commonOptions, "table1", alFlagKeys, cfg); err != nil {
 		return err
 	}
 	cfg.Clients = []int{o.Clients}
+	cfg.Trials = 1 // what runs, so that the manifest records it
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -34,6 +37,9 @@ func figure1Run(f *Factory, o *NPOptions) error {
 			return res, &res.Figure, nil
 		})
 }
+
+// figureTrials is why a figure refuses --trials.
+const figureTrials = "a figure runs one trial per data set and n"
 
 // figureRun runs a figure experiment of a validated cfg into <out>/<name>/
 // (trial store, manifest) and renders it: run gets the run options and the

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"encoding/json"
 	"image/png"
 	"math"
 	"os"
@@ -138,5 +140,45 @@ func TestPanelAxes(t *testing.T) {
 				t.Errorf("y axis [%g, %g]", p.Y.Min, p.Y.Max)
 			}
 		})
+	}
+}
+
+// TestFigureManifestTrials: a figure runs one trial per data set, and its
+// manifest and result record trials: 1, whatever the preset says.
+func TestFigureManifestTrials(t *testing.T) {
+	data := "../../shared/datasets"
+	if _, err := os.Stat(data); err != nil {
+		t.Skip("needs ../shared/datasets")
+	}
+	dir := t.TempDir()
+	f, _, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"reproduce", "figure1", "--clients", "2", "--data-dir", data, "--out", dir, "--quiet"}); code != 0 {
+		t.Fatalf("exit %d (%s)", code, errOut)
+	}
+	for _, file := range []string{"manifest.json", "figure1.json"} {
+		var m struct {
+			Config struct {
+				Trials int `json:"trials"`
+			} `json:"config"`
+			Run *struct {
+				Config struct {
+					Trials int `json:"trials"`
+				} `json:"config"`
+			} `json:"run"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "figure1", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		got := m.Config.Trials
+		if m.Run != nil {
+			got = m.Run.Config.Trials
+		}
+		if got != 1 {
+			t.Errorf("%s records trials: %d, the figure ran 1", file, got)
+		}
 	}
 }

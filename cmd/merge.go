@@ -262,10 +262,16 @@ func copyShardTrials(all []*foundShard, out string) error {
 			if err != nil {
 				return fmt.Errorf("trial missing: %w", err)
 			}
-			if !json.Valid(b) {
+			var st experiments.StoredTrial
+			if json.Unmarshal(b, &st) != nil {
 				return fmt.Errorf("trial %s: corrupt (not JSON): rerun its shard", src)
 			}
-			if err := experiments.WriteAtomic(filepath.Join(out, s.dir, filepath.FromSlash(p)), b); err != nil {
+			dst := filepath.Join(out, s.dir, filepath.FromSlash(p))
+			// Another configuration's trial in its place is kept, not replaced.
+			if _, err := experiments.SetAside(dst, st.ConfigHash); err != nil {
+				return err
+			}
+			if err := experiments.WriteAtomic(dst, b); err != nil {
 				return err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/experiments/proxal"
 )
@@ -25,15 +26,19 @@ func (o *NPOptions) check() error       { return nil }
 // npCommand builds a command over the Table 1 preset running run(o).
 func npCommand(f *Factory, use, short, example string, o *NPOptions, run func(*Factory, *NPOptions) error, runF func(*NPOptions) error) *cobra.Command {
 	c := dataCommand(f, use, short, example, "table1", o, run, runF)
-	c.Flags().String("admm-start", "wk", "where Algorithm 2 starts: wk (w^k, the paper) or w0 (the trial's w0, the authors' NP code)")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.String("admm-start", "wk", "where Algorithm 2 starts: wk (w^k, the paper) or w0 (the trial's w0, the authors' NP code)")
+	})
 	return c
 }
 
 func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 	c := npCommand(f, "table1", "Table 1: Neyman-Pearson classification (eq. (30)), Algorithm 1 vs cProx-AL",
 		"  fedcon reproduce table1\n  fedcon reproduce table1 --rho-rule fixed --inner-test paper --eps-rel 0 --outer-relax 0 --trials 2 --datasets monks-1 --clients 1,5", &NPOptions{}, npRun, runF)
-	c.Flags().IntSlice("clients", nil, "client counts n (default: the preset's 1,5,10,20)")
-	c.Flags().StringSlice("datasets", nil, "datasets (default: the preset's breast-cancer-wisc,adult-a,monks-1)")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.IntSlice("clients", nil, "client counts n (default: the preset's 1,5,10,20)")
+		fl.StringSlice("datasets", nil, "datasets (default: the preset's breast-cancer-wisc,adult-a,monks-1)")
+	})
 	return c
 }
 

@@ -44,6 +44,12 @@ func (r *runOutput) addCounts(c experiments.StoreCounts) {
 		}
 		r.extra.ReusedVersions[v] += n
 	}
+	for h, n := range c.SetAside {
+		if r.extra.SetAside == nil {
+			r.extra.SetAside = map[string]int{}
+		}
+		r.extra.SetAside[h] += n
+	}
 }
 
 // counts are the run's reused and computed trials.
@@ -60,6 +66,16 @@ func (r *runOutput) counts() experiments.StoreCounts {
 			all[v] += n
 		}
 		c.ReusedVersions = all
+	}
+	if len(r.extra.SetAside) > 0 {
+		all := maps.Clone(c.SetAside)
+		if all == nil {
+			all = map[string]int{}
+		}
+		for h, n := range r.extra.SetAside {
+			all[h] += n
+		}
+		c.SetAside = all
 	}
 	return c
 }
@@ -225,6 +241,9 @@ func (r *runOutput) summary(what string) {
 	}
 	fmt.Fprintf(r.f.IO.ErrOut, "%s: %d trials%s in %.1f s wall (%d workers); wrote %s\n",
 		r.name, c.Reused+c.Computed, reused, r.info.WallSec, r.info.Workers, what)
+	if line := setAsideLine(r.store.Dir, c.SetAside); line != "" {
+		fmt.Fprintf(r.f.IO.ErrOut, "%s: %s\n", r.name, line)
+	}
 }
 
 // tables finishes a table run: the result files and manifest, then the
@@ -301,4 +320,23 @@ type runReport struct {
 	dir            string
 	trials, reused int
 	wall           float64 // seconds, including loading and writing
+}
+
+// setAsideLine says which trial files of other configurations a run moved
+// aside instead of replacing them ("" when none).
+func setAsideLine(dir string, aside map[string]int) string {
+	if len(aside) == 0 {
+		return ""
+	}
+	n := 0
+	var where []string
+	for _, h := range slices.Sorted(maps.Keys(aside)) {
+		n += aside[h]
+		where = append(where, filepath.Join(dir, "@"+h))
+	}
+	files := "trial files"
+	if n == 1 {
+		files = "trial file"
+	}
+	return fmt.Sprintf("kept %d %s of another configuration in %s (a run of that configuration takes them back)", n, files, strings.Join(where, ", "))
 }

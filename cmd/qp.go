@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/experiments/proxal"
 )
@@ -45,7 +46,10 @@ type qpFlagDefaults struct {
 // the core paper, Table 1 of the conic paper) with the defaults d; their
 // values override config keys through qpMethodFlagKeys.
 func addQPMethodFlags(c *cobra.Command, d qpFlagDefaults) {
-	fl := c.Flags()
+	keyFlags(c, func(fl *pflag.FlagSet) { addQPMethodKeyFlags(fl, d) })
+}
+
+func addQPMethodKeyFlags(fl *pflag.FlagSet, d qpFlagDefaults) {
 	fl.Int("trials", 10, d.TrialsHelp)
 	fl.Uint64("seed", 1, d.SeedHelp)
 	fl.Float64("beta", d.Beta, "AL penalty β")
@@ -65,8 +69,10 @@ func addQPFlags(c *cobra.Command, o *QPOptions) {
 	addYesFlag(c, &o.commonOptions)
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 10, SBar: 0.1, TrialsHelp: "trials per cell (they differ in w0 only)",
 		SeedHelp: "seed of the instance and w0 streams", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (23)) or measured (authors' QP practice)"})
-	c.Flags().String("rng", "fedcon", "random stream: fedcon, or numpy (the authors' exact instances)")
-	c.Flags().Bool("polish", false, "finish with the federated KKT polish (one Newton step solves the QP's KKT system): any --eps1/--eps2, certified by the audit")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.String("rng", "fedcon", "random stream: fedcon, or numpy (the authors' exact instances)")
+		fl.Bool("polish", false, "finish with the federated KKT polish (one Newton step solves the QP's KKT system): any --eps1/--eps2, certified by the audit")
+	})
 }
 
 // qpCommand builds a command over the Table 4 preset.
@@ -91,7 +97,9 @@ func newCmdReproduceTable4(f *Factory, runF func(*QPOptions) error) *cobra.Comma
   fedcon reproduce table4 --rng numpy        # the authors' exact instances
   fedcon reproduce table4 --inner-test measured --trials 3
   fedcon reproduce table4 --cells 5x100x1,10x500x5`, &QPOptions{}, runF)
-	c.Flags().Var(&cellsValue{}, "cells", "cells as n x d x m̃ triples, e.g. 5x100x1,10x500x5 (default: the preset's 9)")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Var(&cellsValue{}, "cells", "cells as n x d x m̃ triples, e.g. 5x100x1,10x500x5 (default: the preset's 9)")
+	})
 	return c
 }
 

@@ -34,7 +34,7 @@ func TestReportBrowser(t *testing.T) {
 	for _, args := range [][]string{
 		{"reproduce", "table4", "--cells", "2x10x1,3x12x2", "--trials", "2"},
 		{"reproduce", "drfl-figure1", "--quick"},
-		{"reproduce", "figure1", "--clients", "3", "--trials", "2", "--data-dir", "../../shared/datasets"},
+		{"reproduce", "figure1", "--clients", "3", "--data-dir", "../../shared/datasets"},
 	} {
 		if strings.Contains(strings.Join(args, " "), "shared/datasets") {
 			if _, err := os.Stat("../../shared/datasets"); err != nil {

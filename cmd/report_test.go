@@ -61,19 +61,20 @@ func TestReportCommand(t *testing.T) {
 		Warnings []string
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Written) != 2 || doc.Runs != 2 ||
-		len(doc.Gates) != 1 || !doc.Gates[0].Pass || len(doc.Warnings) != 1 {
+		len(doc.Gates) != 1 || doc.Gates[0].Pass || len(doc.Warnings) != 1 {
 		t.Errorf("report --json: %v %+v", err, doc)
 	}
-	// The page's verdict is the check command's.
+	// The page's verdict is the check command's: broken/, a manifest that
+	// is not JSON without its result, fails both.
 	out.Reset()
-	if code := run(context.Background(), f, []string{"check", "--json", dir}); code != 0 {
+	if code := run(context.Background(), f, []string{"check", "--json", dir}); code != 1 {
 		t.Fatalf("check: exit %d (%s)", code, errOut)
 	}
 	var rows []experiments.CheckRow
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil || len(rows) == 0 {
 		t.Fatalf("check --json: %v (%d rows)", err, len(rows))
 	}
-	verdict := fmt.Sprintf("PASS: %d checks, 0 failed", len(rows))
+	verdict := fmt.Sprintf("FAIL: %d checks, 1 failed", len(rows))
 	for _, s := range []string{"Table 4", verdict, `href="table4/manifest.json"`, "broken/manifest.json"} {
 		if !strings.Contains(string(page), s) {
 			t.Errorf("index.html lacks %q", s)

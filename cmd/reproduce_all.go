@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
@@ -195,8 +197,10 @@ stream), take under a second, and fedcon merge computes them.`,
 	fl.BoolVar(&o.Quick, "quick", false, "smoke run: 2 trials, n in {1, 5}, into <out>/quick/")
 	fl.BoolVar(&o.NoFetch, "no-fetch", false, "do not download missing data sets (experiments that need them are skipped)")
 	addYesFlag(c, &o.commonOptions)
-	fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
-	fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
+		fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
+	})
 	return c
 }
 
@@ -246,6 +250,21 @@ func allRun(f *Factory, o *AllOptions) error {
 	if err != nil {
 		return err
 	}
+	if !co.DryRun && shard == nil {
+		// What the gate expects here: an experiment of this run that ends
+		// absent is a failed "not run" row of fedcon check. A shard writes
+		// no results; fedcon merge, rerunning the command, records it.
+		var names []string
+		for _, j := range jobs {
+			names = append(names, j.name)
+		}
+		if err := os.MkdirAll(co.OutDir, 0o755); err != nil {
+			return fmt.Errorf("reproduce all: %w", err)
+		}
+		if err := experiments.AddExpected(co.OutDir, names); err != nil {
+			return err
+		}
+	}
 	for _, j := range jobs {
 		if shard != nil && !shardable(j.name) {
 			outs = append(outs, outcome{j.name, runReport{dir: filepath.Join(co.OutDir, j.name)}, errLeftToMerge})
@@ -267,6 +286,22 @@ func allRun(f *Factory, o *AllOptions) error {
 		}
 		if err != nil && !errors.Is(err, errDryRun) {
 			fmt.Fprintf(f.IO.ErrOut, "%s: %v\n", j.name, err)
+		}
+	}
+	if !co.DryRun && shard == nil {
+		// Why the gate will find an experiment absent: the data it lacked.
+		skipped := map[string]string{}
+		var ran []string
+		for _, r := range outs {
+			var me *missingDataError
+			if errors.As(r.err, &me) {
+				skipped[r.name] = "no " + strings.Join(me.names, ", ")
+			} else {
+				ran = append(ran, r.name)
+			}
+		}
+		if err := experiments.SetSkipped(co.OutDir, skipped, ran); err != nil {
+			return err
 		}
 	}
 	t := &experiments.Table{Title: fmt.Sprintf("reproduce all%s: %.0f s wall", map[bool]string{true: " --quick"}[o.Quick], time.Since(start).Seconds()),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // TestAllJobData: every job of `reproduce all` declares its data sets, and
@@ -137,6 +138,12 @@ func TestReproduceAllFetches(t *testing.T) {
 			// Table 4 needs no data: it runs in every case.
 			if !regexp.MustCompile(`table4\s+│ ok`).MatchString(stdout.String()) {
 				t.Errorf("table4 did not run:\n%s", stdout)
+			}
+			// The gate's record: both expected, table3's absence explained
+			// when it was skipped.
+			e, err := experiments.ReadExpected(filepath.Join(out, "quick"))
+			if err != nil || !slices.Equal(e.Experiments, []string{"table3", "table4"}) || (tc.want == 1) != strings.HasPrefix(e.Skipped["table3"], "no breast-cancer-wisc") {
+				t.Errorf("reproduce-all.json: %+v (%v)", e, err)
 			}
 		})
 	}

@@ -3,12 +3,15 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/experiments/proxal"
@@ -70,9 +73,11 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.IntVar(&o.clients, "clients", 5, "np, fair: number of clients n (drfl: S, default the preset's 3)")
 	fl.StringVar(&o.model, "model", "drfl", "drfl: model (drfl, afl, drfa, standard)")
 	fl.StringVar(&o.loss, "loss", "", "drfl: hinge (default) or huber (regression)")
-	fl.Float64("kappa", 0, "drfl: label-flip cost κ (default: the preset's)")
-	fl.Float64("theta", 0, "drfl: radius θ of Q (default: the preset's)")
-	fl.Int("max-rounds", 0, "drfl: round cap (default: the preset's)")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Float64("kappa", 0, "drfl: label-flip cost κ (default: the preset's)")
+		fl.Float64("theta", 0, "drfl: radius θ of Q (default: the preset's)")
+		fl.Int("max-rounds", 0, "drfl: round cap (default: the preset's)")
+	})
 	fl.IntSliceVar(&o.cell, "cell", []int{5, 100, 1}, "qp: n,d,m")
 	fl.IntVar(&o.dim, "dim", 0, "np: dimension d (0: read it from the data set, if the server has it)")
 	fl.IntVar(&o.trial, "trial", 0, "trial index (chooses w0)")
@@ -87,12 +92,38 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.DurationVar(&o.serve.JoinTimeout, "join-timeout", 10*time.Minute, "longest wait for all clients to join")
 	addALFlags(c)
 	fl.MarkHidden("trials") // a served run is one trial (--trial)
-	fl.String("admm-start", "wk", "where Algorithm 2 starts: wk (the paper) or w0")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.String("admm-start", "wk", "np: where Algorithm 2 starts: wk (the paper) or w0")
+	})
 	return c
+}
+
+// servedOne is why serve refuses the keys that choose cells and trials.
+const servedOne = "a served run is one cell and one trial: --dataset, --clients, --cell, --dim, --trial"
+
+// serveProblemFlags are serve's own flags that only some problems read.
+var serveProblemFlags = map[string][]string{
+	"dataset": {"np", "fair", "drfl"}, "clients": {"np", "fair", "drfl"}, "dim": {"np"},
+	"cell": {"qp"}, "model": {"drfl"}, "loss": {"drfl"},
+}
+
+// serveScope names the problem in serve's refusals and refuses a
+// problem-specific flag that the problem does not read.
+func serveScope(c *cobra.Command, o *serveOptions) error {
+	o.common.scope = "--problem " + o.problem
+	for _, name := range slices.Sorted(maps.Keys(serveProblemFlags)) {
+		if c.Flags().Changed(name) && !slices.Contains(serveProblemFlags[name], o.problem) {
+			return flagErrorf("--%s: %s --problem %s does not use it (only %s)", name, c.CommandPath(), o.problem, strings.Join(serveProblemFlags[name], ", "))
+		}
+	}
+	return nil
 }
 
 func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	job := &fedjob.FedJob{Problem: o.problem, Trial: o.trial}
+	if err := serveScope(c, o); err != nil {
+		return err
+	}
 	keys := map[string]string{}
 	for k, v := range serveFlagKeys {
 		keys[k] = v
@@ -100,6 +131,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	switch o.problem {
 	case "np":
 		cfg := &proxal.NPConfig{}
+		o.common.ignoreKeys(map[string]string{"trials": servedOne, "clients": servedOne, "datasets": servedOne})
 		if err := loadConfig(f, &o.common, "table1", keys, cfg); err != nil {
 			return err
 		}
@@ -108,6 +140,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	case "fair":
 		cfg := &proxal.FairConfig{}
 		delete(keys, "admm-start")
+		o.common.ignoreKeys(map[string]string{"trials": servedOne, "clients": servedOne})
 		if err := loadConfig(f, &o.common, "table2", keys, cfg); err != nil {
 			return err
 		}
@@ -124,6 +157,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 			delete(keys, k)
 		}
 		cfg := &proxal.QPConfig{}
+		o.common.ignoreKeys(map[string]string{"trials": servedOne, "cells": servedOne})
 		if err := loadConfig(f, &o.common, "table4", keys, cfg); err != nil {
 			return err
 		}

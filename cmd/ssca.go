@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fedcon/fedcon/configs"
@@ -39,14 +40,16 @@ var sscaFlagKeys = map[string]string{"runs": "runs", "seed": "seed", "dataset": 
 func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 	addCommonFlags(c, &o.commonOptions, "ssca/ssca")
 	fl := c.Flags()
-	fl.Int("runs", 100, "independent runs; run r uses seed+r for shards, w^1 and mini-batches")
-	fl.Uint64("seed", 1, "seed of run 0")
-	fl.String("dataset", "fashion-mnist", "idx data set: fashion-mnist or mnist")
-	fl.Float64("lambda", 1e-3, "λ of (27) (Algorithms 1, 3, and the SGD baselines)")
-	fl.Float64("tau", 0.1, "τ of the surrogates (7), (11)")
-	fl.Float64("c", 1e5, "slack penalty c (Algorithms 2, 4)")
-	fl.String("labels", "all", "feature-based labels: all (every client) or client0")
-	fl.Int("rounds", 100, "T")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Int("runs", 100, "independent runs; run r uses seed+r for shards, w^1 and mini-batches")
+		fl.Uint64("seed", 1, "seed of run 0")
+		fl.String("dataset", "fashion-mnist", "idx data set: fashion-mnist or mnist")
+		fl.Float64("lambda", 1e-3, "λ of (27) (Algorithms 1, 3, and the SGD baselines)")
+		fl.Float64("tau", 0.1, "τ of the surrogates (7), (11)")
+		fl.Float64("c", 1e5, "slack penalty c (Algorithms 2, 4)")
+		fl.String("labels", "all", "feature-based labels: all (every client) or client0")
+		fl.Int("rounds", 100, "T")
+	})
 	fl.Float64Var(&o.U, "U", 0, "U of (37) for the data set (default: the preset's per-data-set value)")
 	fl.StringVar(&o.SGDRates, "sgd-lr", "", "YAML with the SGD baselines' sgd_rates (default: the embedded configs/ssca/sgd-lr.yaml)")
 }
@@ -148,6 +151,15 @@ func sscaSetup(ctx context.Context, f *Factory, workers int, cfg *ssca.SSCAConfi
 }
 
 func sscaRun(f *Factory, o *SSCAOptions) error {
+	// What one algorithm does not read: FedAvg's local steps, the labels
+	// of the feature-based ones (alg3, alg4, fsgd).
+	o.scope = "--algo " + o.Algo
+	if o.Algo != "fedavg" && o.flags != nil && o.flags.Changed("local-steps") {
+		return flagErrorf("--local-steps: %s does not use it (FedAvg's local SGD steps: --algo fedavg)", o.what())
+	}
+	if o.Algo != "alg3" && o.Algo != "alg4" && o.Algo != "fsgd" {
+		o.ignoreKeys(map[string]string{"labels": "feature-based labels: --algo alg3, alg4 or fsgd"})
+	}
 	cfg, err := loadSSCAConfig(f, o)
 	if err != nil {
 		return err

@@ -3,19 +3,34 @@ package cmd
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// version is the module version and VCS revision when built from a checkout.
-// buildCommit is set by the Makefile (-ldflags -X) when VCS stamping is off.
+// buildCommit is set by the Makefile (-ldflags -X) when VCS stamping is off:
+// the short commit, with "-dirty" when the work tree had uncommitted changes.
 var buildCommit string
 
+// version is the fedcon version recorded in every result and trial file.
 func version() string {
-	v, rev, dirty := "devel", "", false
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
+	}
+	return versionOf(bi, buildCommit)
+}
+
+// versionOf names the build: the module version when one was installed by
+// version (go install module@v1.2.3); else devel+<commit>, with "-dirty"
+// when the work tree was modified, from the VCS stamp (vcs.revision,
+// vcs.modified) or the Makefile's commit; else devel+dirty. A build whose
+// code cannot be named is never reported without the mark that says so.
+func versionOf(bi *debug.BuildInfo, commit string) string {
+	rev, dirty := "", false
+	if bi != nil {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
 		}
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -26,19 +41,23 @@ func version() string {
 			}
 		}
 	}
+	suffix := ""
 	if rev == "" {
-		rev = buildCommit
+		rev = commit
+		if r, ok := strings.CutSuffix(rev, "-dirty"); ok {
+			rev, dirty = r, true
+		}
+	}
+	if rev == "" || rev == "unknown" {
+		return "devel+dirty"
 	}
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
-	if rev != "" {
-		v += "+" + rev
-		if dirty {
-			v += "-dirty"
-		}
+	if dirty {
+		suffix = "-dirty"
 	}
-	return v
+	return "devel+" + rev + suffix
 }
 
 func newCmdVersion(f *Factory) *cobra.Command {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // CheckRow is one comparison of `fedcon check`.
@@ -68,8 +69,10 @@ func BaselineYAML(experiment string, resultJSON []byte, description string) (str
 // gate compares with configs/reference/.
 func CheckNames() []string { return slices.Sorted(maps.Keys(checks)) }
 
-// CheckTable renders check rows with a pass/fail column.
-func CheckTable(rows []CheckRow) *Table {
+// CheckTable renders check rows with a pass/fail column; with the gate's
+// coverage, its last note also counts the experiments checked, not run and
+// skipped (CoverageSummary).
+func CheckTable(rows []CheckRow, cov ...Coverage) *Table {
 	t := &Table{Title: "fedcon check", Keys: 2, Header: []string{"experiment", "cell", "rule", "value", "bound", "result", "detail"}}
 	failed := 0
 	for _, r := range rows {
@@ -80,7 +83,13 @@ func CheckTable(rows []CheckRow) *Table {
 		}
 		t.Rows = append(t.Rows, []string{r.Experiment, r.Cell, r.Rule, fmt.Sprintf("%.3g", r.Value), fmt.Sprintf("%.3g", r.Bound), res, r.Detail})
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("%d checks, %d failed. Rules and their justifications: configs/reference/*.yaml.", len(rows), failed))
+	if len(cov) == 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d checks, %d failed. Rules and their justifications: configs/reference/*.yaml.", len(rows), failed))
+	} else {
+		sum, why := CoverageSummary(cov)
+		t.Notes = append(t.Notes, "Rules and their justifications: configs/reference/*.yaml."+why,
+			fmt.Sprintf("%s; %d checks, %d failed.", sum, len(rows), failed))
+	}
 	// The terminal's view: a failure's detail in its result cell.
 	t.Brief = t.Pick("rule", "value", "bound", "result")
 	for i, r := range rows {
@@ -107,4 +116,45 @@ type RefRule struct {
 // Applies reports whether the rule applies to algorithm alg (alg1, cprox).
 func (r *RefRule) Applies(alg string) bool {
 	return len(r.Algorithms) == 0 || slices.Contains(r.Algorithms, alg)
+}
+
+// CoverageTable lists every experiment the gate found, expected or skipped,
+// and what it checked in each.
+func CoverageTable(cov []Coverage) *Table {
+	t := &Table{Title: "fedcon check: experiments", Keys: 1, Header: []string{"experiment", "directory", "status", "checks", "failed", "what was checked"}}
+	for _, c := range cov {
+		t.Rows = append(t.Rows, []string{c.Experiment, c.Dir, c.Status, fmt.Sprint(c.Checks), fmt.Sprint(c.Failed), c.Checked})
+	}
+	t.Brief = t.Pick("status", "checks", "failed", "what was checked")
+	return t
+}
+
+// CoverageSummary counts the experiments the gate checked (with their
+// reference rules, with the generic rules only), not run and skipped, and
+// says which were not run or skipped, and why.
+func CoverageSummary(cov []Coverage) (summary, why string) {
+	var ref, gen int
+	var notRun, skipped []string
+	for _, c := range cov {
+		switch c.Status {
+		case "checked":
+			if strings.HasPrefix(c.Checked, "configs/reference/") {
+				ref++
+			} else {
+				gen++
+			}
+		case "not run":
+			notRun = append(notRun, c.Experiment+" ("+strings.TrimPrefix(c.Checked, "nothing: ")+")")
+		default:
+			skipped = append(skipped, c.Dir+": "+c.Checked)
+		}
+	}
+	summary = fmt.Sprintf("%d experiments checked (%d reference, %d generic), %d not run, %d skipped", ref+gen, ref, gen, len(notRun), len(skipped))
+	if len(notRun) > 0 {
+		why += " Not run: " + strings.Join(notRun, ", ") + "."
+	}
+	if len(skipped) > 0 {
+		why += " Skipped: " + strings.Join(skipped, "; ") + "."
+	}
+	return summary, why
 }

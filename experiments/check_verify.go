@@ -21,19 +21,23 @@ import (
 // CheckExperiment gates <dir>/<name>.json (dir is the experiment's
 // directory, name one of CheckNames): the integrity of the table
 // (VerifyResult), then the rules of configs/reference/<name>.yaml. A result
-// file the rules cannot read is a failed row, not an error. dataDirs is
-// the data sets' search path (nil: the download cache).
-func CheckExperiment(dir, name string, resultJSON []byte, dataDirs []string) ([]CheckRow, error) {
+// file the rules cannot read is a failed row, not an error. Last comes the
+// provenance of the trial files the manifest lists (ManifestProvenance).
+func CheckExperiment(dir, name string, resultJSON []byte, opt GateOptions) ([]CheckRow, error) {
 	check, ok := checks[name]
 	if !ok {
 		return nil, fmt.Errorf("experiments: no check for %q", name)
 	}
-	rows := VerifyResult(dir, name, resultJSON, dataDirs)
+	rows := VerifyResult(dir, name, resultJSON, opt.DataDirs)
 	rules, err := check.Rules(name, resultJSON)
 	if err != nil {
 		rules = []CheckRow{{Experiment: name, Cell: "all", Rule: "rules", Value: 1, Detail: err.Error()}}
 	}
-	return append(rows, rules...), nil
+	rows = append(rows, rules...)
+	if r, ok := ManifestProvenance(name, dir, "manifest.json", opt); ok {
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
 
 // VerifyCell is one expected row of a table: the trial-key prefix of its

@@ -168,6 +168,13 @@ const (
 // is an error. dataDirs is the check gate's data search path (nil: the
 // download cache).
 func BuildReport(dir string, dataDirs []string) (*Report, error) {
+	return BuildReportWith(dir, GateOptions{DataDirs: dataDirs})
+}
+
+// BuildReportWith is BuildReport with the gate's options; the page's trial
+// provenance is against each manifest's own version (opt.Version empty), so
+// that the page depends only on the files.
+func BuildReportWith(dir string, opt GateOptions) (*Report, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: report: %w", err)
@@ -202,42 +209,33 @@ func BuildReport(dir string, dataDirs []string) (*Report, error) {
 		return nil, fmt.Errorf("experiments: report: %s: %w", dir, ErrNoResults)
 	}
 	rep.Title = reportTitle(rep.Runs)
-	rep.Gates = checkGates(dir, rep, dataDirs)
+	rep.Gates = checkGates(dir, rep, opt)
 	return rep, nil
 }
 
-// checkGates runs the check gate on every result file <name>.json of an
-// experiment it knows (CheckNames) in the runs' directories, one gate per
-// parent directory, as `fedcon check PARENT` would.
-func checkGates(dir string, rep *Report, dataDirs []string) []ReportGate {
+// checkGates runs the check gate (Gate) on each parent directory of the
+// runs, as `fedcon check PARENT` would: every experiment found there, by its
+// reference rules or the generic ones, and the expected ones not run.
+func checkGates(dir string, rep *Report, opt GateOptions) []ReportGate {
 	var gates []ReportGate
-	at := map[string]int{}
+	seen := map[string]bool{}
 	for _, run := range rep.Runs {
-		for _, name := range CheckNames() {
-			file := path.Join(run.Path, name+".json")
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			parent := path.Dir(run.Path) // "." for the root itself
-			i, ok := at[parent]
-			if !ok {
-				i = len(gates)
-				at[parent] = i
-				gates = append(gates, ReportGate{Dir: parent})
-			}
-			g := &gates[i]
-			if err == nil {
-				var rows []CheckRow
-				if rows, err = CheckExperiment(filepath.Join(dir, filepath.FromSlash(run.Path)), name, b, dataDirs); err == nil {
-					g.Rows = append(g.Rows, rows...)
-					continue
-				}
-			}
-			msg := fmt.Sprintf("%s: %v", file, err)
-			g.Errors = append(g.Errors, msg)
-			rep.Warnings = append(rep.Warnings, msg)
+		parent := path.Dir(run.Path) // "." for the root itself
+		if run.Path == "." || seen[parent] {
+			continue
 		}
+		seen[parent] = true
+		g, err := Gate(filepath.Join(dir, filepath.FromSlash(parent)), opt)
+		switch {
+		case errors.Is(err, ErrNoResults):
+			continue
+		case err != nil:
+			msg := fmt.Sprintf("%s: %v", parent, err)
+			gates = append(gates, ReportGate{Dir: parent, Errors: []string{msg}})
+			rep.Warnings = append(rep.Warnings, msg)
+			continue
+		}
+		gates = append(gates, ReportGate{Dir: parent, Rows: g.Rows})
 	}
 	slices.SortStableFunc(gates, func(a, b ReportGate) int { return strings.Compare(a.Dir, b.Dir) })
 	return gates

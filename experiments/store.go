@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -25,9 +27,11 @@ const TrialSchema = 3
 // configuration reuses them. A nil *Store keeps nothing.
 type Store struct {
 	Dir string
-	// Hash identifies what a trial's outcome depends on (TrialHash); a file
-	// recorded under another hash is recomputed and overwritten. Empty means
-	// the configuration could not be hashed: the store refuses every trial.
+	// Hash identifies what a trial's outcome depends on (TrialHash). A file
+	// recorded under another hash is never overwritten: it is moved to
+	// Dir/@<its hash>/ (AsidePath) and the trial computed, or taken back
+	// from Dir/@<Hash>/ when an earlier run set it aside. Empty means the
+	// configuration could not be hashed: the store refuses every trial.
 	Hash string
 	// Force recomputes every trial.
 	Force bool
@@ -48,6 +52,7 @@ type Store struct {
 	reused   int
 	computed int
 	versions map[string]int      // fedcon versions of the reused files
+	aside    map[string]int      // trial hash -> files of it set aside
 	used     map[string]struct{} // keys reused or computed by this run
 }
 
@@ -95,6 +100,85 @@ func TrialHash(cfg any, drop ...string) string {
 // Path is the file of trial key.
 func (s *Store) Path(key string) string { return filepath.Join(s.Dir, key+".json") }
 
+// AsidePath is where the trial file of key computed under trial hash hash is
+// kept while the directory holds another configuration's trial of that key.
+func AsidePath(dir, key, hash string) string {
+	return filepath.Join(dir, "@"+hash, key+".json")
+}
+
+// SetAside moves the trial file at path to dir/@<its hash>/ when it holds a
+// trial of another trial hash than hash (a file is never replaced by
+// another configuration's), and returns that hash ("" when nothing moved:
+// no file, a file of hash, or one that is not a trial file of a known
+// schema, which the caller replaces with a warning).
+func SetAside(path, hash string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("experiments: %w", err)
+	}
+	var st StoredTrial
+	if json.Unmarshal(b, &st) != nil || st.Schema != TrialSchema || st.ConfigHash == hash || !isTrialHash(st.ConfigHash) {
+		return "", nil
+	}
+	dst := AsidePath(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".json"), st.ConfigHash)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", fmt.Errorf("experiments: %w", err)
+	}
+	if err := os.Rename(path, dst); err != nil {
+		return "", fmt.Errorf("experiments: keep the trial of another configuration: %w", err)
+	}
+	return st.ConfigHash, nil
+}
+
+// isTrialHash reports whether h is a trial hash (16 lower-case hex digits),
+// safe as a directory name.
+func isTrialHash(h string) bool {
+	if len(h) != 16 {
+		return false
+	}
+	for _, c := range h {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// setAside moves key's file of another configuration aside and counts it.
+func (s *Store) setAside(key string) error {
+	h, err := SetAside(s.Path(key), s.Hash)
+	if err != nil || h == "" {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.aside == nil {
+		s.aside = map[string]int{}
+	}
+	s.aside[h]++
+	return nil
+}
+
+// takeBack restores key's trial of the store's hash that an earlier run set
+// aside, setting aside the file in its place; it reports whether it did.
+func (s *Store) takeBack(key string, v any) bool {
+	src := AsidePath(s.Dir, key, s.Hash)
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return false
+	}
+	if _, err := DecodeTrial(b, key, s.Hash, v); err != nil {
+		return false // recomputed; Save sets the file in its place aside
+	}
+	if s.setAside(key) != nil {
+		return false
+	}
+	return os.Rename(src, s.Path(key)) == nil
+}
+
 // Load fills v from the trial stored under key and reports whether it was
 // there, valid, under the store's hash. A file that is there but invalid is
 // reported through Warn.
@@ -103,12 +187,19 @@ func (s *Store) Load(key string, v any) bool {
 		return false
 	}
 	b, err := os.ReadFile(s.Path(key))
-	if err != nil {
-		return false
+	var st *StoredTrial
+	if err == nil {
+		st, err = DecodeTrial(b, key, s.Hash, v)
 	}
-	st, err := DecodeTrial(b, key, s.Hash, v)
+	if (errors.Is(err, errOtherConfig) || errors.Is(err, fs.ErrNotExist)) && s.takeBack(key, v) {
+		// An earlier run set this configuration's trial aside.
+		if b, err = os.ReadFile(s.Path(key)); err == nil {
+			st, err = DecodeTrial(b, key, s.Hash, v)
+		}
+	}
 	if err != nil {
-		if !errors.Is(err, errOtherConfig) && s.Warn != nil {
+		// No file, or another configuration's (Save sets it aside).
+		if !errors.Is(err, errOtherConfig) && !errors.Is(err, fs.ErrNotExist) && s.Warn != nil {
 			what := "recomputing it"
 			if s.ReuseOnly {
 				what = "not used"
@@ -136,8 +227,8 @@ func (s *Store) use(key string) {
 	s.used[key] = struct{}{}
 }
 
-// errOtherConfig marks a valid trial file of another configuration: it is
-// replaced without a warning, as a change of configuration is routine.
+// errOtherConfig marks a trial file of another configuration: it is set
+// aside (SetAside), never replaced, and the run's summary counts it.
 var errOtherConfig = errors.New("trial of another configuration")
 
 // DecodeTrial validates a trial file's bytes (schema, hash, key, every field
@@ -153,6 +244,8 @@ func DecodeTrial(b []byte, key, hash string, v any) (*StoredTrial, error) {
 		return nil, fmt.Errorf("no trial schema (an older format), want schema %d", TrialSchema)
 	case st.Schema != TrialSchema:
 		return nil, fmt.Errorf("trial schema %d, want %d", st.Schema, TrialSchema)
+	case st.ConfigHash != hash && !isTrialHash(st.ConfigHash):
+		return nil, fmt.Errorf("config_hash %q is not a trial hash", st.ConfigHash)
 	case st.ConfigHash != hash:
 		return nil, errOtherConfig
 	case st.Key != key:
@@ -236,6 +329,9 @@ func (s *Store) Save(key string, seed uint64, v any) error {
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}
+	if err := s.setAside(key); err != nil {
+		return err
+	}
 	if err := WriteAtomic(s.Path(key), append(b, '\n')); err != nil {
 		return err
 	}
@@ -290,6 +386,9 @@ type StoreCounts struct {
 	Computed int `json:"trials_computed"`
 	// ReusedVersions counts reused trials by the fedcon version that computed them.
 	ReusedVersions map[string]int `json:"reused_versions,omitempty"`
+	// SetAside counts, by trial hash, the files of other configurations
+	// this run moved to trials/@<hash>/ instead of replacing them.
+	SetAside map[string]int `json:"trials_set_aside,omitempty"`
 }
 
 // Counts reports the trials reused and computed so far.
@@ -301,10 +400,10 @@ func (s *Store) Counts() StoreCounts {
 	defer s.mu.Unlock()
 	c := StoreCounts{Reused: s.reused, Computed: s.computed}
 	if len(s.versions) > 0 {
-		c.ReusedVersions = map[string]int{}
-		for k, v := range s.versions {
-			c.ReusedVersions[k] = v
-		}
+		c.ReusedVersions = maps.Clone(s.versions)
+	}
+	if len(s.aside) > 0 {
+		c.SetAside = maps.Clone(s.aside)
 	}
 	return c
 }

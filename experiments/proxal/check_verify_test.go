@@ -51,7 +51,7 @@ func gateFailures(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := experiments.CheckExperiment(dir, "table4", b, nil)
+	rows, err := experiments.CheckExperiment(dir, "table4", b, experiments.GateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,16 +158,23 @@ func TestReport(t *testing.T) {
 	if len(run.Manifests) != 1 || run.Manifests[0].Commit != "abc123def456" || run.Trials != len(res.Trials) {
 		t.Fatalf("manifests %+v, trials %d (want %d)", run.Manifests, run.Trials, len(res.Trials))
 	}
-	// Check gate: the same rows as the check itself.
+	// Check gate: the same rows as the check itself: table4's, bad's
+	// failure (a manifest without its result) and fig's (a figure file
+	// without a run record).
 	js, err := os.ReadFile(filepath.Join(dir, "table4", "table4.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRows, err := experiments.CheckExperiment(filepath.Join(dir, "table4"), "table4", js, nil)
+	wantRows, err := experiments.CheckExperiment(filepath.Join(dir, "table4"), "table4", js, experiments.GateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Gates) != 1 || rep.Gates[0].Dir != "." || !rep.Gates[0].Pass() || !reflect.DeepEqual(rep.Gates[0].Rows, wantRows) {
+	gate, err := experiments.Gate(dir, experiments.GateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Gates) != 1 || rep.Gates[0].Dir != "." || !reflect.DeepEqual(rep.Gates[0].Rows, gate.Rows) ||
+		rep.Gates[0].Failed() != 2 || gate.Rows[0].Experiment != "bad" || gate.Rows[1].Experiment != "fig" || !reflect.DeepEqual(gate.Rows[2:], wantRows) {
 		t.Fatalf("gates %+v", rep.Gates)
 	}
 	// Warnings: every broken file, nothing else.
@@ -259,7 +266,7 @@ func TestReport(t *testing.T) {
 	}
 	// Check rules, manifest facts and links.
 	m := run.Manifests[0]
-	for _, s := range []string{"PASS: ", "v1.2.3+abc123def456", "abc123def456", m.ConfigHash, m.TrialHash, m.CPU, m.GoVersion,
+	for _, s := range []string{"FAIL: ", "v1.2.3+abc123def456", "abc123def456", m.ConfigHash, m.TrialHash, m.CPU, m.GoVersion,
 		m.Start.Format("2006-01-02 15:04:05 MST"), "wall time", "bad/broken.csv: invalid CSV", "bad/evil.svg: unsafe SVG"} {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("page lacks %q", s)
@@ -275,7 +282,7 @@ func TestReport(t *testing.T) {
 			t.Errorf("page lacks the link %s", s)
 		}
 	}
-	for _, s := range []string{"PASS: ", "| kkt stationarity", "abc123def456", "(table4/table4.csv)", "![Figure 9:", "(fig/fig.svg)", "(pngfig/p.png)", "bad/evil.svg: unsafe SVG"} {
+	for _, s := range []string{"FAIL: ", "| kkt stationarity", "abc123def456", "(table4/table4.csv)", "![Figure 9:", "(fig/fig.svg)", "(pngfig/p.png)", "bad/evil.svg: unsafe SVG"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("report.md lacks %q", s)
 		}
@@ -349,7 +356,7 @@ func TestReportFailedCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"FAIL: ", `<td class="fail">FAIL</td>`, "quick: FAIL: 2 checks, 2 failed"} {
+	for _, s := range []string{"FAIL: ", `<td class="fail">FAIL</td>`, "quick: FAIL: 1 checks, 1 failed"} {
 		if !strings.Contains(string(page), s) {
 			t.Errorf("page lacks %q", s)
 		}

@@ -1,0 +1,90 @@
+package cmd
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+)
+
+// keyFlagAnnotation marks a configuration flag: one whose value reaches a
+// run only as a configuration key, through the run's flag -> key map.
+const keyFlagAnnotation = "fedcon-config-key"
+
+// keyFlags marks the flags add creates on c as configuration flags, so
+// that loadConfig refuses one set on the command line that the run does not
+// read (refuseUnused). The command's other flags are read by its own code.
+func keyFlags(c *cobra.Command, add func(fl *pflag.FlagSet)) {
+	fl := c.Flags()
+	before := map[string]bool{}
+	fl.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+	add(fl)
+	fl.VisitAll(func(f *pflag.Flag) {
+		if !before[f.Name] {
+			_ = fl.SetAnnotation(f.Name, keyFlagAnnotation, []string{"true"})
+		}
+	})
+}
+
+// ignoreKeys records configuration keys that the run about to load does not
+// read, each with the reason: refuseUnused refuses them on the command
+// line, in --config and in the environment.
+func (o *commonOptions) ignoreKeys(why map[string]string) {
+	if o.ignore == nil {
+		o.ignore = map[string]string{}
+	}
+	maps.Copy(o.ignore, why)
+}
+
+// what names the command in a refusal: its path and what narrows it.
+func (o *commonOptions) what() string {
+	s := "this command"
+	if o.cmd != nil {
+		s = o.cmd.CommandPath()
+	}
+	if o.scope != "" {
+		s += " " + o.scope
+	}
+	return s
+}
+
+// refuseUnused is the rule that a command accepts only the flags and keys
+// its experiment uses: a configuration flag set on the command line must map
+// through flagKeys to a key of cfg that the run reads (not in o.ignore),
+// and an ignored key may not be set in --config (data) or the environment
+// either. Under reproduce all (o.batch) its flags (--trials, --seed) are
+// shared by every experiment, each reading what it uses ("figures always
+// run one"), so they are not refused there.
+func refuseUnused(f *Factory, o *commonOptions, flagKeys map[string]string, cfg any, data []byte) error {
+	var err error
+	if o.flags != nil && !o.batch {
+		o.flags.Visit(func(fl *pflag.Flag) {
+			if err != nil || fl.Annotations[keyFlagAnnotation] == nil {
+				return
+			}
+			key, ok := flagKeys[fl.Name]
+			switch why, ignored := o.ignore[key]; {
+			case !ok || keyType(cfg, key) == nil:
+				err = flagErrorf("--%s: %s does not use it", fl.Name, o.what())
+			case ignored:
+				err = flagErrorf("--%s: %s does not use it (%s)", fl.Name, o.what(), why)
+			}
+		})
+	}
+	if err != nil || len(o.ignore) == 0 {
+		return err
+	}
+	var file map[string]any
+	_ = yaml.Unmarshal(data, &file) // checkConfigYAML has checked it
+	for _, k := range slices.Sorted(maps.Keys(o.ignore)) {
+		if _, ok := file[k]; ok {
+			return flagErrorf("--config %s: key %s: %s does not use it (%s)", o.Config, k, o.what(), o.ignore[k])
+		}
+		if v := f.Getenv(envName(k)); v != "" {
+			return flagErrorf("environment %s=%s (key %s): %s does not use it (%s)", envName(k), v, k, o.what(), o.ignore[k])
+		}
+	}
+	return nil
+}
