@@ -2,8 +2,13 @@ package proxal
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
@@ -38,7 +43,17 @@ func TestCheckTable1Rules(t *testing.T) {
 		{"cprox not converged", "status cProx-AL", func(r *NPResult) { r.Trials[1].CProx.Status = solver.OuterIterationLimit }},
 		{"infeasible", "max constraint value Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Loss1[1] = 0.25 }},
 		{"kkt", "kkt stationarity Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Residuals.Stationarity = 2e-3 }},
-		{"reldiff", "relative difference", func(r *NPResult) { r.Rows[0].RelDiff.Mean = 0.1 }},
+		// The rule is per trial: 1.5e-2 in one trial fails although the
+		// mean over the two trials, 7.5e-3, is below the bound 1e-2.
+		{"reldiff in one trial", "relative difference", func(r *NPResult) { r.Trials[1].Alg1.Objective = 1.1001 * (1 + 1.5e-2) }},
+		// 9e-3 in every trial is within the bound.
+		{"reldiff below the bound", "", func(r *NPResult) {
+			for i := range r.Trials {
+				r.Trials[i].Alg1.Objective = 1.1001 * (1 - 9e-3)
+			}
+		}},
+		// The rule reads the trials' objectives, not the row's mean.
+		{"row mean alone", "", func(r *NPResult) { r.Rows[0].RelDiff.Mean = 0.1 }},
 		{"alg1 capped", "status Alg. 1", func(r *NPResult) { r.Trials[1].Alg1.Status = solver.InnerIterationLimit }},
 		{"diverged", "status Alg. 1,diverged runs Alg. 1", func(r *NPResult) { r.Trials[0].Alg1.Status = solver.Diverged }},
 	} {
@@ -180,6 +195,58 @@ func TestBaselineDiverged(t *testing.T) {
 		}
 		if div := rows["diverged runs Alg. 1"]; div.Pass != tc.divPass {
 			t.Errorf("%s: diverged rule %+v, want pass = %v", tc.name, div, tc.divPass)
+		}
+	}
+}
+
+// TestReldiffJustification: each reldiff rule's justification states the
+// largest per-trial relative difference of its recorded baseline; that
+// statement holds for the baseline as recorded, and the bound lies above it.
+func TestReldiffJustification(t *testing.T) {
+	for _, tc := range []struct {
+		ref    string
+		trials int    // the baseline's trials, as the justification says
+		stated string // the justification's "at most", to 2 digits
+	}{
+		{"table1", 120, "4.4e-3"},
+		{"table2", 40, "1.3e-5"},
+		{"conic-table2", 12, "3.0e-4"},
+		{"conic-table3", 4, "1.0e-5"},
+	} {
+		stated, err := strconv.ParseFloat(tc.stated, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := configs.Reference(tc.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ref ClassRef
+		if err := yaml.Unmarshal(b, &ref); err != nil {
+			t.Fatal(err)
+		}
+		var bound float64
+		for _, r := range ref.Rules {
+			if r.Name == "reldiff" {
+				bound = r.Bound
+				if !strings.Contains(r.Why, fmt.Sprintf("%d trials", tc.trials)) || !strings.Contains(r.Why, "at most "+tc.stated) {
+					t.Errorf("%s: justification does not state %d trials, at most %s: %q", tc.ref, tc.trials, tc.stated, r.Why)
+				}
+			}
+		}
+		if len(ref.Baselines) != 1 {
+			t.Fatalf("%s: %d baselines, want the one the justification measured", tc.ref, len(ref.Baselines))
+		}
+		for _, base := range ref.Baselines {
+			var worst float64
+			for _, f := range base.Trials {
+				worst = math.Max(worst, experiments.RelDiff(f[0], f[1]))
+			}
+			// The stated value is rounded to 2 digits.
+			if len(base.Trials) != tc.trials || worst > stated*(1+0.05) || worst < stated*(1-0.05) || worst >= bound {
+				t.Errorf("%s: %d trials, max per-trial relative difference %.3g; justification: %d trials, at most %s, bound %g",
+					tc.ref, len(base.Trials), worst, tc.trials, tc.stated, bound)
+			}
 		}
 	}
 }
