@@ -63,7 +63,7 @@ prints a pass/fail table and exits 1 if any check fails.`,
 	}
 	c.Flags().BoolVar(&o.Quick, "quick", false, "check the smoke run of 'reproduce all --quick': results-dir/quick/ (default results/quick/)")
 	c.Flags().BoolVar(&o.Strict, "strict", false, "fail on trial files computed by another fedcon version or commit, or by a build with uncommitted changes (-dirty); without it they are reported")
-	c.Flags().StringVar(&o.Baseline, "print-baseline", "", "print the per-trial objectives of the table1/table2*/conic-table* results as a baseline entry for configs/reference/ (DESCRIPTION), then exit")
+	c.Flags().StringVar(&o.Baseline, "print-baseline", "", "print the per-trial objectives of the table1, table2*, conic-table2 and conic-table3 results as a regression baseline entry for configs/reference/ (DESCRIPTION), then exit")
 	return c
 }
 

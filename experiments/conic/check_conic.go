@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -66,7 +65,6 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 	if err := yaml.Unmarshal(refYAML, &ref); err != nil {
 		return nil, fmt.Errorf("experiments: configs/reference/%s.yaml: %w", experiment, err)
 	}
-	base := ref.Baselines[cfg.TrialHash()].Trials
 	cells := map[string][]ConicQPTrial{}
 	for _, t := range res.Trials {
 		k := conicQPCell(t.D, t.N, t.M)
@@ -135,20 +133,24 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 					}
 					add("outer iterations vs paper "+a.name, math.Max(ours/pap, pap/ours), rule.Factor,
 						fmt.Sprintf("ratio of means, ours %.1f, paper %.1f", ours, pap))
-				case "baseline":
-					if base == nil {
-						continue
-					}
-					worst, compared := proxal.BaselineDrift(len(trials), 1, func(j int) (float64, float64, bool) {
-						b, ok := base[experiments.TrialKey(key, trials[j].Trial)]
-						if !ok {
-							return 0, 0, false
+				case "optimum":
+					// Each instance against its own exact f* (zero cones:
+					// ConicQPTrial.FStar, QPAlg.ObjBand), up to rounding.
+					worst, n, at, gapAt, bandAt := 0.0, 0, -1, 0.0, 0.0
+					for j := range trials {
+						t := &trials[j]
+						if !t.Exact || t.Balls > 0 {
+							continue
 						}
-						return a.get(&trials[j]).Objective, b[i], true
-					})
-					if compared > 0 {
-						add("objective vs baseline "+a.name, worst, rule.Rel,
-							fmt.Sprintf("max change / max(1, |f|) over %d of %d instances", compared, len(trials)))
+						g := a.get(t)
+						n++
+						gap := math.Abs(g.Objective - t.FStar)
+						if v := gap / (g.ObjBand*(1+1e-9) + 1e-12*math.Max(1, math.Abs(t.FStar))); at < 0 || v > worst || math.IsNaN(v) {
+							worst, at, gapAt, bandAt = v, t.Trial, gap, g.ObjBand
+						}
+					}
+					if n > 0 {
+						add("objective vs exact f* "+a.name, worst, 1, fmt.Sprintf("max over %d instances of |f - f*| / KKT band (worst: instance %d, |f - f*| = %.2g, band %.2g)", n, at, gapAt, bandAt))
 					}
 				}
 			}
@@ -158,25 +160,6 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 		return nil, fmt.Errorf("experiments: %s.json: no rows to check", experiment)
 	}
 	return out, nil
-}
-
-// conicQPBaselineYAML renders a conic-table1 result's per-instance
-// objectives as a baseline entry for configs/reference/conic-table1.yaml.
-func conicQPBaselineYAML(_ string, resultJSON []byte, description string) (string, error) {
-	var res conicQPResult
-	if err := json.Unmarshal(resultJSON, &res); err != nil || res.Info == nil {
-		return "", fmt.Errorf("experiments: conic-table1.json: not a conic QP result")
-	}
-	var cfg ConicQPConfig
-	if err := json.Unmarshal(res.Info.Config, &cfg); err != nil {
-		return "", fmt.Errorf("experiments: conic-table1.json: config: %w", err)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "  %q:\n    description: %q\n    trials:\n", cfg.TrialHash(), description)
-	for _, t := range res.Trials {
-		fmt.Fprintf(&b, "      %s: [%.10g, %.10g]\n", experiments.TrialKey(conicQPCell(t.D, t.N, t.M), t.Trial), t.Alg1.Objective, t.CProx.Objective)
-	}
-	return b.String(), nil
 }
 
 func conicQPKind(cfg *ConicQPConfig) experiments.VerifyKind[ConicQPRow, ConicQPTrial] {
@@ -241,8 +224,7 @@ func verifyConicFair(in experiments.VerifyInput) []experiments.CheckRow {
 
 // The conic version's tables are gated by `fedcon check`.
 func init() {
-	experiments.RegisterCheck("conic-table1", experiments.Check{Verify: verifyConicQP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable1(b) },
-		Baseline: conicQPBaselineYAML})
+	experiments.RegisterCheck("conic-table1", experiments.Check{Verify: verifyConicQP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable1(b) }})
 	experiments.RegisterCheck("conic-table2", experiments.Check{Verify: verifyConicNP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable2(b) },
 		Baseline: proxal.ClassBaselineYAML})
 	experiments.RegisterCheck("conic-table3", experiments.Check{Verify: verifyConicFair, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable3(b) },

@@ -3,6 +3,7 @@ package conic
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -149,7 +150,27 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 	}
 	tr := ConicQPTrial{D: d, N: n, M: m, Trial: t, Balls: inst.NumBalls()}
 	var wstar []float64
-	if tr.Balls <= 1 {
+	var nu1 float64 // ||ν*||₁ of the exact multipliers, zero cones only
+	if tr.Balls == 0 {
+		// Zero cones only: the KKT system of eq. (25) gives w*, f* and the
+		// multipliers ν* the objective band below needs (ExactSingleBall
+		// solves the same system and drops ν*).
+		type exact struct {
+			w, nu []float64
+			f     float64
+		}
+		ex, err := experiments.Interruptible(ctx, func() (exact, error) {
+			w, nu, f, err := inst.ExactKKT()
+			return exact{w, nu, f}, err
+		})
+		if err != nil {
+			return tr, err
+		}
+		wstar, tr.FStar, tr.Exact = ex.w, ex.f, true
+		for _, v := range ex.nu {
+			nu1 += math.Abs(v)
+		}
+	} else if tr.Balls == 1 {
 		type exact struct {
 			w []float64
 			f float64
@@ -188,6 +209,21 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 		}
 		if tr.Exact {
 			run.dst.DistOpt = proxal.DistInf(r.W, wstar)
+		}
+		if tr.Exact && tr.Balls == 0 {
+			// Table 4's band (QPAlg.ObjBand): by convexity, with g = ∇f(w) + Cᵀμ
+			// and Cw* + d = 0, f(w) - f* <= gᵀ(w - w*) - μᵀ(Cw + d) and
+			// f* - f(w) <= ν*ᵀ(Cw + d); ||g||₂ <= √d·||g||_∞.
+			var mu1, dist2 float64
+			for _, mi := range r.Mu {
+				for _, v := range mi {
+					mu1 += math.Abs(v)
+				}
+			}
+			for j := range r.W {
+				dist2 += (r.W[j] - wstar[j]) * (r.W[j] - wstar[j])
+			}
+			run.dst.ObjBand = math.Sqrt(float64(d))*r.Residuals.Stationarity*math.Sqrt(dist2) + math.Max(mu1, nu1)*run.dst.Violation
 		}
 	}
 	tr.RelDiff = experiments.RelDiff(tr.Alg1.Objective, tr.CProx.Objective)
