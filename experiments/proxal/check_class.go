@@ -210,7 +210,7 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 						return f, want, true
 					})
 					if compared > 0 {
-						add("objective vs baseline "+a.name, worst, rule.Rel,
+						add("regression baseline "+a.name, worst, rule.Rel,
 							fmt.Sprintf("max relative change over %d of %d trials", compared, len(trials)))
 					}
 				}

@@ -120,7 +120,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	for _, obj := range []float64{1.1, 1.1 * (1 + 2e-3)} {
 		r := classFixture()
 		r.Trials[1].Alg1.Objective = obj
-		row, ok := checkRules(t, ref, r)["objective vs baseline Alg. 1"]
+		row, ok := checkRules(t, ref, r)["regression baseline Alg. 1"]
 		if !ok {
 			t.Fatalf("no baseline rule applied")
 		}
@@ -189,7 +189,7 @@ func TestBaselineDiverged(t *testing.T) {
 		r := diverged()
 		r.Trials[tc.trial].Alg1.Status, r.Trials[tc.trial].Alg1.Objective = tc.status, tc.obj
 		rows := checkRules(t, ref, r)
-		base, ok := rows["objective vs baseline Alg. 1"]
+		base, ok := rows["regression baseline Alg. 1"]
 		if !ok || base.Pass != tc.pass {
 			t.Errorf("%s: baseline rule %+v (applied %v), want pass = %v", tc.name, base, ok, tc.pass)
 		}
@@ -247,6 +247,73 @@ func TestReldiffJustification(t *testing.T) {
 				t.Errorf("%s: %d trials, max per-trial relative difference %.3g; justification: %d trials, at most %s, bound %g",
 					tc.ref, len(base.Trials), worst, tc.trials, tc.stated, bound)
 			}
+		}
+	}
+}
+
+// fairFixture is a two-trial fairness result (adult-b, r = 0.01) whose
+// cProx-AL runs pass table2-authors' rules and whose Algorithm 1 runs
+// stopped at the inner cap, as that preset's do.
+func fairFixture() *FairResult {
+	np := classFixture()
+	cfg := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.01,
+		ALConfig: np.Info.Config.(*NPConfig).ALConfig}
+	trials := np.Trials
+	for i := range trials {
+		trials[i].Dataset = "adult-b"
+		trials[i].Alg1.Status = solver.InnerIterationLimit
+		trials[i].Alg1.Loss1 = []float64{0.02, 0, 0.03}
+		trials[i].CProx.Loss1 = []float64{0.01, 0.008, 0.0105}
+	}
+	row := ClassRowOf("adult-b", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
+	return &FairResult{Info: &experiments.RunInfo{Config: cfg}, Rows: []ClassRow{row}, Trials: trials}
+}
+
+// TestTable2AuthorsBaselineCProxOnly: table2-authors' regression baseline
+// guards cProx-AL's Converged objectives and not Algorithm 1's capped ones,
+// whose objectives follow the rounding: a capped Algorithm 1 objective 5 %
+// off its recorded value passes every rule; a cProx-AL objective 2e-3 off
+// fails the regression baseline, and only it.
+func TestTable2AuthorsBaselineCProxOnly(t *testing.T) {
+	b, _ := json.Marshal(fairFixture())
+	y, err := experiments.BaselineYAML("table2-authors", b, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := configs.Reference("table2-authors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(rules), "\nbaselines:")
+	ref := []byte(head + "\nbaselines:\n" + y)
+	for _, tc := range []struct {
+		name   string
+		fail   string
+		damage func(r *FairResult)
+	}{
+		{"recorded", "", func(*FairResult) {}},
+		{"capped Alg. 1 moved 5 %", "", func(r *FairResult) { r.Trials[0].Alg1.Objective *= 1.05 }},
+		{"cProx-AL moved 2e-3", "regression baseline cProx-AL", func(r *FairResult) { r.Trials[1].CProx.Objective *= 1 + 2e-3 }},
+	} {
+		r := fairFixture()
+		tc.damage(r)
+		b, _ := json.Marshal(r)
+		rows, err := checkClassWith("table2-authors", "table2-authors", ref, b, FairCheckConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed []string
+		baseRows := 0
+		for _, row := range rows {
+			if strings.HasPrefix(row.Rule, "regression baseline") {
+				baseRows++
+			}
+			if !row.Pass {
+				failed = append(failed, row.Rule)
+			}
+		}
+		if got := strings.Join(failed, ","); got != tc.fail || baseRows != 1 {
+			t.Errorf("%s: failed rules %q, want %q; %d regression baseline rows, want 1 (cProx-AL)", tc.name, got, tc.fail, baseRows)
 		}
 	}
 }
