@@ -204,3 +204,31 @@ func npFixture() *proxal.NPResult {
 	row := proxal.ClassRowOf("monks-1", 2, trials, cfg.R, cfg.Eps1, cfg.Eps2)
 	return &proxal.NPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: []proxal.ClassRow{row}, Trials: trials}
 }
+
+// TestConicOptimaRecomputed: the gate's f* recomputed row passes a real
+// run's trials and fails a trial whose f* was edited (with its objectives
+// moved along, the optimum rule alone would not see it).
+func TestConicOptimaRecomputed(t *testing.T) {
+	res := conicCheckRun(t)
+	cfg := res.Info.Config.(*ConicQPConfig)
+	kind := conicQPKind(cfg)
+	for _, tc := range []struct {
+		name  string
+		shift float64
+		pass  bool
+	}{{"honest", 0, true}, {"f* moved 1e-6", 1e-6, false}} {
+		byCell := map[string][]ConicQPTrial{}
+		for _, tr := range res.Trials {
+			if tr.Trial == 1 {
+				tr.FStar += tc.shift
+				tr.Alg1.Objective += tc.shift
+				tr.CProx.Objective += tc.shift
+			}
+			byCell[kind.CellOf(&tr)] = append(byCell[kind.CellOf(&tr)], tr)
+		}
+		rows := conicOptima(cfg, kind.Cells, byCell)
+		if len(rows) != 1 || rows[0].Rule != "f* recomputed" || rows[0].Pass != tc.pass {
+			t.Errorf("%s: %+v, want pass = %v", tc.name, rows, tc.pass)
+		}
+	}
+}
