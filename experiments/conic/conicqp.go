@@ -211,19 +211,7 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 			run.dst.DistOpt = proxal.DistInf(r.W, wstar)
 		}
 		if tr.Exact && tr.Balls == 0 {
-			// Table 4's band (QPAlg.ObjBand): by convexity, with g = ∇f(w) + Cᵀμ
-			// and Cw* + d = 0, f(w) - f* <= gᵀ(w - w*) - μᵀ(Cw + d) and
-			// f* - f(w) <= ν*ᵀ(Cw + d); ||g||₂ <= √d·||g||_∞.
-			var mu1, dist2 float64
-			for _, mi := range r.Mu {
-				for _, v := range mi {
-					mu1 += math.Abs(v)
-				}
-			}
-			for j := range r.W {
-				dist2 += (r.W[j] - wstar[j]) * (r.W[j] - wstar[j])
-			}
-			run.dst.ObjBand = math.Sqrt(float64(d))*r.Residuals.Stationarity*math.Sqrt(dist2) + math.Max(mu1, nu1)*run.dst.Violation
+			run.dst.ObjBand = proxal.ObjBand(r, wstar, nu1, run.dst.Violation)
 		}
 	}
 	tr.RelDiff = experiments.RelDiff(tr.Alg1.Objective, tr.CProx.Objective)

@@ -288,6 +288,24 @@ func RunQP(ctx context.Context, cfg *QPConfig, opt experiments.RunOptions) (*QPR
 	return res, err
 }
 
+// ObjBand bounds |f(w) - f*| at the returned point of an equality-
+// constrained convex QP (QPAlg.ObjBand): by convexity, with g = ∇f(w) + Cᵀμ
+// and Cw* + d = 0, f(w) - f* <= gᵀ(w - w*) - μᵀ(Cw + d) and
+// f* - f(w) <= ν*ᵀ(Cw + d); ||g||₂ <= √d·||g||_∞. nu1 is ||ν*||₁ and
+// violation ||Cw + d||_∞.
+func ObjBand(r *solver.Result, wstar []float64, nu1, violation float64) float64 {
+	var mu1, dist2 float64
+	for _, mi := range r.Mu {
+		for _, v := range mi {
+			mu1 += math.Abs(v)
+		}
+	}
+	for j := range r.W {
+		dist2 += (r.W[j] - wstar[j]) * (r.W[j] - wstar[j])
+	}
+	return math.Sqrt(float64(len(r.W)))*r.Residuals.Stationarity*math.Sqrt(dist2) + math.Max(mu1, nu1)*violation
+}
+
 func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *solver.QuadCache, wstar []float64, fstar, nu1 float64, t, workers int) (QPTrial, error) {
 	n, d, m := inst.N, inst.Dim, inst.M
 	w0 := QPStart(cfg, t, d)
@@ -309,17 +327,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 			DistOpt: DistInf(r.W, wstar), Status: r.Status, Test: r.Test, Residuals: r.Residuals,
 			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W,
 		}
-		var mu1, dist2 float64
-		for _, mi := range r.Mu {
-			for _, v := range mi {
-				mu1 += math.Abs(v)
-			}
-		}
-		for j := range r.W {
-			dist2 += (r.W[j] - wstar[j]) * (r.W[j] - wstar[j])
-		}
-		// ||r||₂ <= √d·||r||_∞.
-		run.dst.ObjBand = math.Sqrt(float64(d))*r.Residuals.Stationarity*math.Sqrt(dist2) + math.Max(mu1, nu1)*run.dst.Violation
+		run.dst.ObjBand = ObjBand(r, wstar, nu1, run.dst.Violation)
 	}
 	tr.RelDiff = experiments.RelDiff(tr.Alg1.Objective, tr.CProx.Objective)
 	return tr, nil
