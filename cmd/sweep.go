@@ -260,11 +260,7 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 		return sscaSweepRun(f, o, name, sf, axes, points, cfgs, workers)
 	}
 	res := &proxal.SweepResult{Preset: sf.Preset, Axes: axes}
-	out, err := newRunOutput(f, &o.commonOptions, name, struct {
-		Preset string                  `json:"preset"`
-		Base   map[string]any          `json:"base"`
-		Axes   []experiments.SweepAxis `json:"axes"`
-	}{sf.Preset, sf.Base, axes}, 0, "", workers)
+	out, err := newSweepOutput(f, o, name, sf, axes, workers)
 	if err != nil {
 		return err
 	}
@@ -310,4 +306,14 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 		}
 	}
 	return out.tables(res, []*experiments.Table{res.Table()}, runErr)
+}
+
+// newSweepOutput opens a sweep's output; its manifest records the preset,
+// the base keys and the axes.
+func newSweepOutput(f *Factory, o *SweepOptions, name string, sf *sweepFile, axes []experiments.SweepAxis, workers int) (*runOutput, error) {
+	return newRunOutput(f, &o.commonOptions, name, struct {
+		Preset string                  `json:"preset"`
+		Base   map[string]any          `json:"base"`
+		Axes   []experiments.SweepAxis `json:"axes"`
+	}{sf.Preset, sf.Base, axes}, 0, "", workers)
 }

@@ -42,11 +42,7 @@ func sscaSweepRun(f *Factory, o *SweepOptions, name string, sf *sweepFile, axes 
 		return err
 	}
 	res := &ssca.SweepResult{Preset: sf.Preset, Axes: axes}
-	out, err := newRunOutput(f, &o.commonOptions, name, struct {
-		Preset string                  `json:"preset"`
-		Base   map[string]any          `json:"base"`
-		Axes   []experiments.SweepAxis `json:"axes"`
-	}{sf.Preset, sf.Base, axes}, 0, "", workers)
+	out, err := newSweepOutput(f, o, name, sf, axes, workers)
 	if err != nil {
 		return err
 	}
