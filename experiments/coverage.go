@@ -377,8 +377,8 @@ func GenericCheck(f Found, opt GateOptions) []CheckRow {
 		case json.Unmarshal(tb, &st) != nil:
 			filesV.Fail("trials/%s is not JSON", name)
 			continue
-		case st.Schema != TrialSchema:
-			filesV.Fail("trials/%s: schema %d, want %d", name, st.Schema, TrialSchema)
+		case !knownSchema(st.Schema):
+			filesV.Fail("trials/%s: schema %d, want %d or %d", name, st.Schema, TrialSchema, PointTrialSchema)
 			continue
 		case st.ConfigHash != m.TrialHash:
 			filesV.Fail("trials/%s: trial hash %s, the manifest's is %s", name, st.ConfigHash, m.TrialHash)

@@ -55,6 +55,9 @@ func (t *ClassTrial) Check() error {
 		if g.Wall < 0 {
 			return fmt.Errorf("trial.%s: negative wall time", a.name)
 		}
+		if len(g.W) == 0 || len(g.Mu) == 0 {
+			return fmt.Errorf("trial.%s: no returned point w or multipliers mu", a.name)
+		}
 		if err := experiments.CheckResiduals(a.name, g.Residuals.Stationarity, g.Residuals.Feasibility); err != nil {
 			return err
 		}
