@@ -1,6 +1,7 @@
 package proxal
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -205,3 +206,42 @@ func verifyPoints(name string, cells []experiments.VerifyCell, byCell map[string
 	}
 	return v.Row(name, "certificate recomputed", fmt.Sprintf("%d runs: losses, objective, KKT residuals and status recomputed at the stored (w, μ) from the data, agreeing within %g × the terms' magnitude (float64 rounding over m < 5e4 rows: < 6e-12)", runs, recheck.Gamma))
 }
+
+// genericPoints is the recomputed certificate of a classification result
+// without a reference file (`run np`, `run fair`, a figure's runs): its
+// recorded configuration decodes strictly as a Neyman-Pearson or fairness
+// configuration and it holds its trials. Other results: no rows.
+func genericPoints(in experiments.VerifyInput) []experiments.CheckRow {
+	var (
+		np    NPConfig
+		fair  FairConfig
+		build pointFunc
+		eps   [2]float64
+	)
+	switch {
+	case experiments.StrictConfig(in.Config, &np) == nil && np.Validate() == nil:
+		build, eps = npPoints(&np, in.DataDirs), [2]float64{np.Eps1, np.Eps2}
+	case experiments.StrictConfig(in.Config, &fair) == nil && fair.Validate() == nil:
+		build, eps = fairPoints(&fair, in.DataDirs), [2]float64{fair.Eps1, fair.Eps2}
+	default:
+		return nil
+	}
+	var res struct {
+		Trials []ClassTrial `json:"trials"`
+	}
+	if err := json.Unmarshal(in.Result, &res); err != nil || len(res.Trials) == 0 {
+		return nil // the result file rule reports an unreadable result
+	}
+	var cells []experiments.VerifyCell
+	byCell := map[string][]ClassTrial{}
+	for _, t := range res.Trials {
+		key := fmt.Sprintf("%s-n%d", t.Dataset, t.N)
+		if byCell[key] == nil {
+			cells = append(cells, experiments.VerifyCell{Key: key, Label: fmt.Sprintf("%s n=%d", t.Dataset, t.N), Dataset: t.Dataset, N: t.N})
+		}
+		byCell[key] = append(byCell[key], t)
+	}
+	return []experiments.CheckRow{verifyPoints(in.Name, cells, byCell, eps, build)}
+}
+
+func init() { experiments.RegisterGenericCheck(genericPoints) }

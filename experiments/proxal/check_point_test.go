@@ -225,3 +225,43 @@ func TestClassTrialSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestGenericPointCheck: a `run np` directory, which has no reference
+// file, gets the recomputed certificate among its generic rules: it passes
+// honest and fails with a forged w, the result rebuilt from the forged
+// trial file.
+func TestGenericPointCheck(t *testing.T) {
+	dirs := dataDirs(t)
+	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{2}, R: 0.2, AdmmStart: "wk",
+		ALConfig: ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+	for _, forge := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "np-breast-cancer-wisc-n2")
+		writeClassRun(t, dir, "np-breast-cancer-wisc-n2", np, dirs, nil)
+		if forge {
+			editJSON(t, filepath.Join(dir, "trials", "breast-cancer-wisc-n2-t00.json"), func(m map[string]any) {
+				w := alg(m, "cprox")["w"].([]any)
+				w[1] = w[1].(float64) - 1e-3
+			})
+			writeClassRun(t, dir, "np-breast-cancer-wisc-n2", np, dirs, nil)
+		}
+		f := experiments.Found{Name: "np-breast-cancer-wisc-n2", Dir: dir, Result: "np-breast-cancer-wisc-n2.json", Manifest: "manifest.json"}
+		var cert *experiments.CheckRow
+		var failed []string
+		for _, r := range experiments.GenericCheck(f, experiments.GateOptions{DataDirs: dirs}) {
+			if r.Rule == "certificate recomputed" {
+				cert = &r
+			}
+			if !r.Pass {
+				failed = append(failed, r.Rule+": "+r.Detail)
+			}
+		}
+		switch {
+		case cert == nil:
+			t.Fatalf("forged %v: no certificate rule among the generic rules", forge)
+		case !forge && len(failed) > 0:
+			t.Fatalf("honest run fails: %v", failed)
+		case forge && (cert.Pass || len(failed) != 1):
+			t.Fatalf("forged w: failed %v, want only the certificate rule", failed)
+		}
+	}
+}
