@@ -202,8 +202,8 @@ func certFailed(failed []string, what string) bool {
 }
 
 // TestClassTrialSchema: a class trial file of the format before w and μ
-// were stored is refused with one line asking for a rerun; a QP trial file
-// keeps schema 3.
+// were stored is refused with one line asking for a rerun; so is a QP
+// (Table 4) trial file.
 func TestClassTrialSchema(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -214,7 +214,7 @@ func TestClassTrialSchema(t *testing.T) {
 		{"class schema 3", 3, &ClassTrial{}, "trial schema 3, want 4 (written by an older fedcon): rerun the experiment"},
 		{"class no schema", 0, &ClassTrial{}, "no trial schema (an older format), want schema 4: rerun the experiment"},
 		{"class schema 5", 5, &ClassTrial{}, "trial schema 5, want 4"},
-		{"qp schema 4", 4, &QPTrial{}, "trial schema 4, want 3"},
+		{"qp schema 3", 3, &QPTrial{}, "trial schema 3, want 4 (written by an older fedcon): rerun the experiment"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := []byte(`{"schema": ` + strconv.Itoa(c.schema) + `, "config_hash": "0123456789abcdef", "fedcon_version": "x", "key": "k", "seed": 1, "trial": {}}`)
@@ -262,6 +262,53 @@ func TestGenericPointCheck(t *testing.T) {
 			t.Fatalf("honest run fails: %v", failed)
 		case forge && (cert.Pass || len(failed) != 1):
 			t.Fatalf("forged w: failed %v, want only the certificate rule", failed)
+		}
+	}
+}
+
+// TestRecheckAgreesWithQP: at random points of a drawn Table 4 instance,
+// recheck's QP party gives problems' values, gradients and constraints.
+func TestRecheckAgreesWithQP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	const d, n, m = 12, 3, 2
+	inst, err := problems.NewLCQP(rng, d, n, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 10 {
+		w := make([]float64, d)
+		for j := range w {
+			w[j] = 2 * rng.NormFloat64()
+		}
+		for i, cl := range append([]*problems.QPParty{inst.Server}, inst.Clients...) {
+			var a, c [][]float64
+			if cl.A != nil {
+				a = denseRows(cl.A)
+			}
+			if cl.C != nil {
+				c = denseRows(cl.C)
+			}
+			re := recheck.QP(a, cl.B, c, cl.D, w)
+			grad, cv, jac := make([]float64, d), make([]float64, m), make([]float64, m*d)
+			f := cl.Eval(w, grad, cv, jac)
+			if !near(f, re.F, f) {
+				t.Errorf("trial %d party %d: f %.17g, recheck %.17g", trial, i, f, re.F)
+			}
+			for j := range d {
+				if !near(grad[j], re.Grad[j], grad[j]) {
+					t.Errorf("trial %d party %d: ∇f[%d] %.17g, recheck %.17g", trial, i, j, grad[j], re.Grad[j])
+				}
+				for k := range m {
+					if jac[k*d+j] != re.Jac[k][j] {
+						t.Errorf("trial %d party %d: ∇c%d[%d] %.17g, recheck %.17g", trial, i, k, j, jac[k*d+j], re.Jac[k][j])
+					}
+				}
+			}
+			for k := range m {
+				if !near(cv[k], re.C[k], cv[k]) {
+					t.Errorf("trial %d party %d: c%d %.17g, recheck %.17g", trial, i, k, cv[k], re.C[k])
+				}
+			}
 		}
 	}
 }

@@ -41,7 +41,7 @@ func qpKind(cfg *QPConfig) experiments.VerifyKind[QPRow, QPTrial] {
 		},
 		Runs: func(t *QPTrial) [2]experiments.TrialRun { return QPTrialRuns(&t.QPRuns) },
 		Extra: func(cells []experiments.VerifyCell, byCell map[string][]QPTrial, _ []QPRow) []experiments.CheckRow {
-			return qpOptima(cfg, cells, byCell)
+			return append(qpOptima(cfg, cells, byCell), qpPoints("table4", cfg, cells, byCell))
 		},
 	}
 }

@@ -16,6 +16,9 @@ func (t *QPTrial) Check() error {
 	if t.Nu1 < 0 {
 		return errors.New("trial: negative nu_star_l1")
 	}
+	if len(t.Alg1.W) == 0 || len(t.Alg1.Mu) == 0 || len(t.CProx.W) == 0 || len(t.CProx.Mu) == 0 {
+		return errors.New("trial: no returned point w or multipliers mu")
+	}
 	return CheckQPRuns(&t.QPRuns)
 }
 

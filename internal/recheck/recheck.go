@@ -10,8 +10,10 @@
 //	dist_∞(0, Σ_i ∇f_i(w) + ∇c_i(w)μ_i) <= ε1 and
 //	max_i dist_∞(c_i(w), N_{K_i*}(μ_i)) <= ε2,
 //
-// here with K_i = R^m_+ (every constraint of these problems is c <= 0), so
-// μ_i >= 0 and N_{K*}(μ_ij) = {0} when μ_ij > 0, (-∞, 0] when μ_ij = 0.
+// with K_i = R^m_+ for the classification problems (every constraint is
+// c <= 0), so μ_i >= 0 and N_{K*}(μ_ij) = {0} when μ_ij > 0, (-∞, 0] when
+// μ_ij = 0; and K_i = {0} for the QP's equalities c = 0, so μ_i is free,
+// N_{K*}(μ_i) = {0} and the feasibility residual is ||c_i||_∞.
 package recheck
 
 import (
@@ -31,12 +33,14 @@ import (
 const Gamma = 1e-10
 
 // Party is one party's values at a point: f_i(w), ∇f_i(w), c_i(w) and the
-// gradients ∇c_ij(w) (one row per constraint). Each constraint is c_ij <= 0.
+// gradients ∇c_ij(w) (one row per constraint). Each constraint is
+// c_ij <= 0, or c_ij = 0 when Eq.
 type Party struct {
 	F    float64
 	Grad []float64
 	C    []float64
 	Jac  [][]float64
+	Eq   bool
 }
 
 // Softplus is log(1 + e^z) without overflow: z + log1p(e^-z) for z > 0.
@@ -133,11 +137,40 @@ func Fair(x [][]float64, y []float64, g []int, scale, r float64, w []float64) (p
 	return p, loss, math.Abs(l0 - l1)
 }
 
-// KKT is Definition 1's residuals at (w, μ) from the parties' values there,
-// every cone the nonnegative orthant, and the scales of their sums for the
-// rounding bound: stationarity's is Σ_i ||∇f_i||_∞ + Σ_j μ_ij·||∇c_ij||_∞,
-// feasibility's is 1 + max_ij |c_ij|. It fails when μ does not match the
-// parties' constraints or lies outside K* = R^m_+.
+// QP is party i of the QP of eq. (84): f_i = ½wᵀAw + bᵀw (a nil: zero
+// quadratic; b nil: zero linear term) and the equalities Cw + dv = 0, with
+// a and c given by rows.
+func QP(a [][]float64, b []float64, c [][]float64, dv []float64, w []float64) Party {
+	p := Party{Grad: make([]float64, len(w)), Eq: true}
+	for r, row := range a {
+		var s float64
+		for j, v := range row {
+			s += v * w[j]
+		}
+		p.Grad[r] = s
+		p.F += 0.5 * w[r] * s
+	}
+	for j, v := range b {
+		p.Grad[j] += v
+		p.F += v * w[j]
+	}
+	for r, row := range c {
+		s := dv[r]
+		for j, v := range row {
+			s += v * w[j]
+		}
+		p.C = append(p.C, s)
+		p.Jac = append(p.Jac, row)
+	}
+	return p
+}
+
+// KKT is Definition 1's residuals at (w, μ) from the parties' values there
+// (cones: the nonnegative orthant, or {0} for Eq parties), and the scales
+// of their sums for the rounding bound: stationarity's is
+// Σ_i ||∇f_i||_∞ + Σ_j |μ_ij|·||∇c_ij||_∞, feasibility's is
+// 1 + max_ij |c_ij|. It fails when μ does not match the parties'
+// constraints or lies outside K* (R^m_+; R^m for Eq).
 func KKT(parties []Party, mu [][]float64) (stat, feas, statScale, feasScale float64, err error) {
 	if len(mu) != len(parties) {
 		return 0, 0, 0, 0, fmt.Errorf("recheck: %d multiplier blocks for %d parties", len(mu), len(parties))
@@ -157,15 +190,15 @@ func KKT(parties []Party, mu [][]float64) (stat, feas, statScale, feasScale floa
 		}
 		for k, c := range p.C {
 			m := mu[i][k]
-			if !(m >= 0) || math.IsInf(m, 0) {
+			if math.IsNaN(m) || math.IsInf(m, 0) || (!p.Eq && m < 0) {
 				return 0, 0, 0, 0, fmt.Errorf("recheck: party %d multiplier %d is %g, outside the dual cone [0, ∞)", i, k, m)
 			}
-			statScale += m * normInf(p.Jac[k])
+			statScale += math.Abs(m) * normInf(p.Jac[k])
 			for j := range g {
 				g[j] += m * p.Jac[k][j]
 			}
 			feasScale = math.Max(feasScale, 1+math.Abs(c))
-			if m > 0 {
+			if p.Eq || m > 0 {
 				feas = math.Max(feas, math.Abs(c))
 			} else {
 				feas = math.Max(feas, c)
