@@ -221,18 +221,21 @@ func verifyPoints(name string, cells []experiments.VerifyCell, byCell map[string
 	return v.Row(name, "certificate recomputed", fmt.Sprintf("%d runs: losses, objective, KKT residuals and status recomputed at the stored (w, μ) from the data, agreeing within %g × the terms' magnitude (float64 rounding over m < 5e4 rows: < 6e-12)", runs, recheck.Gamma))
 }
 
-// genericPoints is the recomputed certificate of a classification result
-// without a reference file (`run np`, `run fair`, a figure's runs): its
-// recorded configuration decodes strictly as a Neyman-Pearson or fairness
+// genericPoints is the recomputed certificate of a result without a
+// reference file (`run np|fair|qp`, a figure's runs): its recorded
+// configuration decodes strictly as a Neyman-Pearson, fairness or QP
 // configuration and it holds its trials. Other results: no rows.
 func genericPoints(in experiments.VerifyInput) []experiments.CheckRow {
 	var (
 		np    NPConfig
 		fair  FairConfig
+		qp    QPConfig
 		build pointFunc
 		eps   [2]float64
 	)
 	switch {
+	case experiments.StrictConfig(in.Config, &qp) == nil && qp.Validate() == nil:
+		return genericQPPoints(in, &qp)
 	case experiments.StrictConfig(in.Config, &np) == nil && np.Validate() == nil:
 		build, eps = npPoints(&np, in.DataDirs), [2]float64{np.Eps1, np.Eps2}
 	case experiments.StrictConfig(in.Config, &fair) == nil && fair.Validate() == nil:
@@ -256,6 +259,26 @@ func genericPoints(in experiments.VerifyInput) []experiments.CheckRow {
 		byCell[key] = append(byCell[key], t)
 	}
 	return []experiments.CheckRow{verifyPoints(in.Name, cells, byCell, eps, build)}
+}
+
+// genericQPPoints is genericPoints for a QP result (`run qp`).
+func genericQPPoints(in experiments.VerifyInput, cfg *QPConfig) []experiments.CheckRow {
+	var res struct {
+		Trials []QPTrial `json:"trials"`
+	}
+	if err := json.Unmarshal(in.Result, &res); err != nil || len(res.Trials) == 0 {
+		return nil
+	}
+	var cells []experiments.VerifyCell
+	byCell := map[string][]QPTrial{}
+	for _, t := range res.Trials {
+		key := fmt.Sprintf("n%d-d%d-m%d", t.N, t.D, t.M)
+		if byCell[key] == nil {
+			cells = append(cells, experiments.VerifyCell{Key: key, Label: fmt.Sprintf("n=%d d=%d m=%d", t.N, t.D, t.M), N: t.N, D: t.D, M: t.M})
+		}
+		byCell[key] = append(byCell[key], t)
+	}
+	return []experiments.CheckRow{qpPoints(in.Name, cfg, cells, byCell)}
 }
 
 func init() { experiments.RegisterGenericCheck(genericPoints) }

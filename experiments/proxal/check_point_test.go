@@ -312,3 +312,40 @@ func TestRecheckAgreesWithQP(t *testing.T) {
 		}
 	}
 }
+
+// TestGenericQPPointCheck: a QP result checked by the generic rules (as
+// `run qp` is) gets the recomputed certificate: honest it passes, with a
+// forged μ (result rebuilt from the forged trial file) it fails alone.
+func TestGenericQPPointCheck(t *testing.T) {
+	cfg := gateQP()
+	for _, forge := range []bool{false, true} {
+		dir := t.TempDir()
+		writeQPRun(t, dir, cfg)
+		if forge {
+			editJSON(t, filepath.Join(dir, "trials", "n2-d16-m2-t01.json"), func(m map[string]any) {
+				mu := alg(m, "alg1")["mu"].([]any)[2].([]any)
+				mu[1] = mu[1].(float64) - 1e-3
+			})
+			writeQPRun(t, dir, cfg)
+		}
+		f := experiments.Found{Name: "qp", Dir: dir, Result: "table4.json", Manifest: "manifest.json"}
+		var cert *experiments.CheckRow
+		var failed []string
+		for _, r := range experiments.GenericCheck(f, experiments.GateOptions{}) {
+			if r.Rule == "certificate recomputed" {
+				cert = &r
+			}
+			if !r.Pass {
+				failed = append(failed, r.Rule+": "+r.Detail)
+			}
+		}
+		switch {
+		case cert == nil:
+			t.Fatalf("forged %v: no certificate rule among the generic rules", forge)
+		case !forge && len(failed) > 0:
+			t.Fatalf("honest run fails: %v", failed)
+		case forge && (cert.Pass || len(failed) != 1 || !strings.Contains(cert.Detail, "n=2 d=16 m=2 trial 1 Algorithm 1")):
+			t.Fatalf("forged μ: failed %v, want only the certificate rule naming the trial", failed)
+		}
+	}
+}
