@@ -131,6 +131,9 @@ func fairPoints(cfg *FairConfig, dirs []string) pointFunc {
 // subproblem, which the trial does not store). Agreement is within
 // recheck.Gamma times the magnitude of the summed terms.
 func recheckAlg(pc *pointCell, a *ClassAlg, eps [2]float64) string {
+	if len(a.W) == 0 {
+		return "no stored point w (a result of an older fedcon): rerun the experiment"
+	}
 	if len(a.W) != pc.d {
 		return fmt.Sprintf("w has %d entries, the data %d features", len(a.W), pc.d)
 	}
@@ -341,6 +344,10 @@ func qpPoints(name string, cfg *QPConfig, cells []experiments.VerifyCell, byCell
 				alg  *QPAlg
 			}{{"Algorithm 1", &t.Alg1}, {"cProx-AL", &t.CProx}} {
 				runs++
+				if len(a.alg.W) == 0 {
+					v.Fail("%s trial %d %s: no stored point w (a result of an older fedcon): rerun the experiment", c.Label, t.Trial, a.name)
+					continue
+				}
 				if len(a.alg.W) != c.D {
 					v.Fail("%s trial %d %s: w has %d entries, want d = %d", c.Label, t.Trial, a.name, len(a.alg.W), c.D)
 					continue

@@ -228,16 +228,32 @@ func TestClassTrialSchema(t *testing.T) {
 
 // TestGenericPointCheck: a `run np` directory, which has no reference
 // file, gets the recomputed certificate among its generic rules: it passes
-// honest and fails with a forged w, the result rebuilt from the forged
-// trial file.
+// honest, fails with a forged w (the result rebuilt from the forged trial
+// file), and asks for a rerun of a result an older fedcon wrote without w.
 func TestGenericPointCheck(t *testing.T) {
 	dirs := dataDirs(t)
 	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{2}, R: 0.2, AdmmStart: "wk",
 		ALConfig: ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
-	for _, forge := range []bool{false, true} {
+	for _, mode := range []string{"honest", "forged", "old"} {
+		forge := mode != "honest"
 		dir := filepath.Join(t.TempDir(), "np-breast-cancer-wisc-n2")
 		writeClassRun(t, dir, "np-breast-cancer-wisc-n2", np, dirs, nil)
-		if forge {
+		switch mode {
+		case "old": // as an older fedcon wrote it: schema 3, no w, no mu
+			strip := func(tr map[string]any) {
+				for _, a := range []string{"alg1", "cprox"} {
+					delete(tr[a].(map[string]any), "w")
+					delete(tr[a].(map[string]any), "mu")
+				}
+			}
+			editJSON(t, filepath.Join(dir, "trials", "breast-cancer-wisc-n2-t00.json"), func(m map[string]any) {
+				m["schema"] = 3.0
+				strip(trialOf(m))
+			})
+			editJSON(t, filepath.Join(dir, "np-breast-cancer-wisc-n2.json"), func(m map[string]any) {
+				strip(m["trials"].([]any)[0].(map[string]any))
+			})
+		case "forged":
 			editJSON(t, filepath.Join(dir, "trials", "breast-cancer-wisc-n2-t00.json"), func(m map[string]any) {
 				w := alg(m, "cprox")["w"].([]any)
 				w[1] = w[1].(float64) - 1e-3
@@ -257,11 +273,13 @@ func TestGenericPointCheck(t *testing.T) {
 		}
 		switch {
 		case cert == nil:
-			t.Fatalf("forged %v: no certificate rule among the generic rules", forge)
+			t.Fatalf("%s: no certificate rule among the generic rules", mode)
 		case !forge && len(failed) > 0:
 			t.Fatalf("honest run fails: %v", failed)
 		case forge && (cert.Pass || len(failed) != 1):
-			t.Fatalf("forged w: failed %v, want only the certificate rule", failed)
+			t.Fatalf("%s: failed %v, want only the certificate rule", mode, failed)
+		case mode == "old" && !strings.Contains(cert.Detail, "rerun the experiment"):
+			t.Fatalf("old result: %q does not ask for a rerun", cert.Detail)
 		}
 	}
 }
