@@ -322,3 +322,80 @@ func TestFaultShardRoles(t *testing.T) {
 		t.Errorf("merge of both shards: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestFaultForgedPoint: through the binary, a Table 1 trial file whose
+// stored point w or multipliers μ were edited, the table then rebuilt from
+// it by a rerun (which reuses the valid-looking file), fails the gate's
+// recomputed certificate with exit 1; the honest run passes.
+func TestFaultForgedPoint(t *testing.T) {
+	bin := faultBinary(t)
+	if os.Getenv("FEDCON_DATA_DIR") == "" {
+		t.Skip("FEDCON_DATA_DIR not set: the forged point needs breast-cancer-wisc")
+	}
+	out := t.TempDir()
+	args := []string{"reproduce", "table1", "--datasets", "breast-cancer-wisc", "--clients", "2", "--trials", "1", "--out", out, "--quiet"}
+	gate := func() (int, string) {
+		t.Helper()
+		c := exec.Command(bin, "check", "--wide", out)
+		b, err := c.Output()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0, string(b)
+		case errors.As(err, &ee):
+			return ee.ExitCode(), string(b)
+		}
+		t.Fatal(err)
+		return -1, ""
+	}
+	if code, errOut := faultRun(t, bin, args...); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	if code, stdout := gate(); code != 0 || !strings.Contains(stdout, "certificate recomputed") {
+		t.Fatalf("gate on an honest run: exit %d\n%s", code, stdout)
+	}
+	trial := filepath.Join(out, "table1", "trials", "breast-cancer-wisc-n2-t00.json")
+	orig, err := os.ReadFile(trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(tr map[string]any)
+	}{
+		{"edited w", func(tr map[string]any) {
+			w := tr["alg1"].(map[string]any)["w"].([]any)
+			w[0] = w[0].(float64) + 0.01
+		}},
+		{"edited μ", func(tr map[string]any) {
+			mu := tr["cprox"].(map[string]any)["mu"].([]any)[1].([]any)
+			mu[0] = mu[0].(float64)*2 + 0.01
+		}},
+	} {
+		var f map[string]any
+		if err := json.Unmarshal(orig, &f); err != nil {
+			t.Fatal(err)
+		}
+		c.edit(f["trial"].(map[string]any))
+		b, _ := json.Marshal(f)
+		if err := os.WriteFile(trial, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, errOut := faultRun(t, bin, args...); code != 0 {
+			t.Fatalf("%s: rebuild: exit %d\n%s", c.name, code, errOut)
+		}
+		code, stdout := gate()
+		failed := ""
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.Contains(l, "FAIL") {
+				failed += l + "\n"
+			}
+		}
+		if code != 1 || !strings.Contains(failed, "certificate recomputed") {
+			t.Errorf("%s: gate exit %d, want 1 with the certificate rule failing\n%s", c.name, code, stdout)
+		}
+		if err := os.WriteFile(trial, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -55,6 +55,16 @@ func RegisterCheck(name string, c Check) {
 	checks[name] = c
 }
 
+var genericChecks []func(in VerifyInput) []CheckRow
+
+// RegisterGenericCheck adds a rule to the generic rules of the experiments
+// without a reference file (`run` directories, figures): fn returns the
+// rows it checks of in, or none when in is not of its kind. The paper
+// packages register from init.
+func RegisterGenericCheck(fn func(in VerifyInput) []CheckRow) {
+	genericChecks = append(genericChecks, fn)
+}
+
 // BaselineYAML renders a result file's per-trial objectives as a baseline
 // entry for configs/reference/<experiment>.yaml (`fedcon check --print-baseline`).
 func BaselineYAML(experiment string, resultJSON []byte, description string) (string, error) {

@@ -311,7 +311,8 @@ func Gate(root string, opt GateOptions) (*GateResult, error) {
 // a valid trial file of its trial hash and key; the result's trials are
 // exactly the trial files' (when the result holds trials); every run that
 // ended Converged has KKT residuals within the configuration's (ε1, ε2);
-// and the provenance of the trial files.
+// the rules the paper packages register for their kinds of result
+// (RegisterGenericCheck); and the provenance of the trial files.
 func GenericCheck(f Found, opt GateOptions) []CheckRow {
 	row := func(rule string, v *Verifier, ok string) CheckRow { return v.Row(f.Name, rule, ok) }
 	var out []CheckRow
@@ -377,8 +378,8 @@ func GenericCheck(f Found, opt GateOptions) []CheckRow {
 		case json.Unmarshal(tb, &st) != nil:
 			filesV.Fail("trials/%s is not JSON", name)
 			continue
-		case st.Schema != TrialSchema:
-			filesV.Fail("trials/%s: schema %d, want %d", name, st.Schema, TrialSchema)
+		case !knownSchema(st.Schema):
+			filesV.Fail("trials/%s: schema %d, want %d or %d", name, st.Schema, TrialSchema, PointTrialSchema)
 			continue
 		case st.ConfigHash != m.TrialHash:
 			filesV.Fail("trials/%s: trial hash %s, the manifest's is %s", name, st.ConfigHash, m.TrialHash)
@@ -425,6 +426,9 @@ func GenericCheck(f Found, opt GateOptions) []CheckRow {
 			}
 		}
 		out = append(out, row("trials = trial files", &sameV, "equal"))
+		for _, fn := range genericChecks {
+			out = append(out, fn(VerifyInput{Dir: f.Dir, Name: f.Name, Result: b, Config: rec.Config, ConfigHash: rec.ConfigHash, DataDirs: opt.DataDirs})...)
+		}
 	}
 	if eps != nil {
 		out = append(out, row("trial kkt vs status", &kktV, fmt.Sprintf("%d Converged runs within (ε1, ε2)", converged)))

@@ -18,9 +18,28 @@ import (
 	"time"
 )
 
-// TrialSchema is the version of the trial file format; files of another
-// schema (or none) are recomputed.
+// TrialSchema is the version of the trial file format of a trial type that
+// does not declare its own (SchemaOf); files of another schema (or none)
+// are recomputed.
 const TrialSchema = 3
+
+// PointTrialSchema is the format of the trials that store their returned
+// point and multipliers (the prox-AL classification trials): schema 3 plus w
+// and μ per algorithm, which `fedcon check` recomputes the certificate from.
+// The other trial types keep schema 3, so their files stay valid.
+const PointTrialSchema = 4
+
+// SchemaOf is the trial schema of v's type: that of its TrialSchema method
+// (a trial type whose format changed declares its own), else TrialSchema.
+func SchemaOf(v any) int {
+	if s, ok := v.(interface{ TrialSchema() int }); ok {
+		return s.TrialSchema()
+	}
+	return TrialSchema
+}
+
+// knownSchema reports whether s is the schema of some trial type.
+func knownSchema(s int) bool { return s == TrialSchema || s == PointTrialSchema }
 
 // Store keeps one JSON file per finished trial in Dir, written atomically, so
 // that Ctrl-C or a crash loses no finished trial and a rerun with the same
@@ -120,7 +139,7 @@ func SetAside(path, hash string) (string, error) {
 		return "", fmt.Errorf("experiments: %w", err)
 	}
 	var st StoredTrial
-	if json.Unmarshal(b, &st) != nil || st.Schema != TrialSchema || st.ConfigHash == hash || !isTrialHash(st.ConfigHash) {
+	if json.Unmarshal(b, &st) != nil || !knownSchema(st.Schema) || st.ConfigHash == hash || !isTrialHash(st.ConfigHash) {
 		return "", nil
 	}
 	dst := AsidePath(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".json"), st.ConfigHash)
@@ -239,11 +258,14 @@ func DecodeTrial(b []byte, key, hash string, v any) (*StoredTrial, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("not a trial file: %w", err)
 	}
+	want := SchemaOf(v)
 	switch {
 	case st.Schema == 0:
-		return nil, fmt.Errorf("no trial schema (an older format), want schema %d", TrialSchema)
-	case st.Schema != TrialSchema:
-		return nil, fmt.Errorf("trial schema %d, want %d", st.Schema, TrialSchema)
+		return nil, fmt.Errorf("no trial schema (an older format), want schema %d: rerun the experiment", want)
+	case st.Schema < want:
+		return nil, fmt.Errorf("trial schema %d, want %d (written by an older fedcon): rerun the experiment", st.Schema, want)
+	case st.Schema != want:
+		return nil, fmt.Errorf("trial schema %d, want %d", st.Schema, want)
 	case st.ConfigHash != hash && !isTrialHash(st.ConfigHash):
 		return nil, fmt.Errorf("config_hash %q is not a trial hash", st.ConfigHash)
 	case st.ConfigHash != hash:
@@ -325,7 +347,7 @@ func (s *Store) Save(key string, seed uint64, v any) error {
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}
-	b, err := json.MarshalIndent(StoredTrial{Schema: TrialSchema, ConfigHash: s.Hash, Version: s.Version, Key: key, Seed: seed, Trial: tb}, "", " ")
+	b, err := json.MarshalIndent(StoredTrial{Schema: SchemaOf(v), ConfigHash: s.Hash, Version: s.Version, Key: key, Seed: seed, Trial: tb}, "", " ")
 	if err != nil {
 		return fmt.Errorf("experiments: encode trial %s: %w", key, err)
 	}

@@ -41,7 +41,7 @@ func qpKind(cfg *QPConfig) experiments.VerifyKind[QPRow, QPTrial] {
 		},
 		Runs: func(t *QPTrial) [2]experiments.TrialRun { return QPTrialRuns(&t.QPRuns) },
 		Extra: func(cells []experiments.VerifyCell, byCell map[string][]QPTrial, _ []QPRow) []experiments.CheckRow {
-			return qpOptima(cfg, cells, byCell)
+			return append(qpOptima(cfg, cells, byCell), qpPoints("table4", cfg, cells, byCell))
 		},
 	}
 }
@@ -153,10 +153,12 @@ func classKind(cells []experiments.VerifyCell, trialHash string, trials int, mc 
 	}
 }
 
-// withPartition adds the data-split columns' check to a class table's kind.
-func withPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, part partitionFunc) experiments.VerifyKind[ClassRow, ClassTrial] {
-	k.Extra = func(cells []experiments.VerifyCell, _ map[string][]ClassTrial, rows []ClassRow) []experiments.CheckRow {
-		return []experiments.CheckRow{verifyPartition(name, cells, rows, part)}
+// withPartition adds to a class table's kind the checks that rebuild its
+// partition from the data: the data-split columns and the certificate
+// recomputed at each run's stored point.
+func withPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, part partitionFunc, points pointFunc) experiments.VerifyKind[ClassRow, ClassTrial] {
+	k.Extra = func(cells []experiments.VerifyCell, byCell map[string][]ClassTrial, rows []ClassRow) []experiments.CheckRow {
+		return []experiments.CheckRow{verifyPartition(name, cells, rows, part), verifyPoints(name, cells, byCell, k.Eps, points)}
 	}
 	return k
 }
@@ -183,16 +185,16 @@ func FairVerifyKind(cfg *FairConfig, pub func(c experiments.VerifyCell) experime
 	return classKind(cells, cfg.TrialHash(), cfg.Trials, &cfg.MethodConfig, cfg.R, pub, tables)
 }
 
-// WithNPPartition adds the data-split columns' check of a Neyman-Pearson
-// table of cfg (the conic Table 2 runs the same cells), its data sets
+// WithNPPartition adds the data-split columns' check and the recomputed
+// certificate of a Neyman-Pearson table of cfg (the conic Table 2 runs the same cells), its data sets
 // searched on dirs (nil: the download cache).
 func WithNPPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, cfg *NPConfig, dirs []string) experiments.VerifyKind[ClassRow, ClassTrial] {
-	return withPartition(k, name, npPartition(cfg, dirs))
+	return withPartition(k, name, npPartition(cfg, dirs), npPoints(cfg, dirs))
 }
 
 // WithFairPartition is WithNPPartition for a fairness table.
 func WithFairPartition(k experiments.VerifyKind[ClassRow, ClassTrial], name string, cfg *FairConfig, dirs []string) experiments.VerifyKind[ClassRow, ClassTrial] {
-	return withPartition(k, name, fairPartition(cfg, dirs))
+	return withPartition(k, name, fairPartition(cfg, dirs), fairPoints(cfg, dirs))
 }
 
 func verifyQP(in experiments.VerifyInput) []experiments.CheckRow {

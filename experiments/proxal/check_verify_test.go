@@ -221,6 +221,18 @@ func TestGateTampering(t *testing.T) {
 				alg(m, "cprox")["kkt_residuals"].(map[string]any)["stationarity"] = 500 * cfg.Eps1
 			})
 		}, true, "trial kkt vs status"},
+		{"forge: w edited", func(t *testing.T, d string) {
+			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
+				w := alg(m, "alg1")["w"].([]any)
+				w[2] = w[2].(float64) + 1e-4
+			})
+		}, true, "certificate recomputed"},
+		{"forge: μ edited", func(t *testing.T, d string) {
+			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
+				mu := alg(m, "cprox")["mu"].([]any)[1].([]any)
+				mu[0] = mu[0].(float64) + 1e-3
+			})
+		}, true, "certificate recomputed"},
 		{"forge: objective and f* scaled together", func(t *testing.T, d string) {
 			for _, f := range []string{trial0, "trials/n1-d12-m1-t01.json"} {
 				editJSON(t, filepath.Join(d, f), func(m map[string]any) {

@@ -89,27 +89,29 @@ func FairParty(ds *datasets.Dataset, group, idx []int, scale, r float64) *proble
 	}
 }
 
-func buildFairCell(ds *datasets.Dataset, n int, cfg *FairConfig) (*fairCell, error) {
+// fairFolds is the rows of each client of a fairness cell, the rows the
+// partition dropped and the number of clients (from the data when
+// partitioned by a column).
+func fairFolds(ds *datasets.Dataset, n int, cfg *FairConfig) ([][]int, int, int, error) {
 	if ds.Server == nil || ds.Group == nil || ds.Server.Group == nil {
-		return nil, fmt.Errorf("experiments: dataset %s has no sensitive group or server rows", ds.Name)
+		return nil, 0, 0, fmt.Errorf("experiments: dataset %s has no sensitive group or server rows", ds.Name)
 	}
-	rows, _ := ds.X.Dims()
-	var (
-		folds   [][]int
-		dropped int
-		err     error
-	)
 	if cfg.Data != nil {
 		if err := cfg.Data.checkServerGroups(ds); err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
-		folds, dropped, n, err = cfg.Data.partition(ds, n, cfg.Seed, true)
-	} else {
-		folds, dropped, err = datasets.PartitionFolds(rows, n, datasets.PartitionRand(cfg.Seed))
-		if err != nil {
-			err = fmt.Errorf("%s with %d clients: %w", ds.Name, n, err)
-		}
+		return cfg.Data.partition(ds, n, cfg.Seed, true)
 	}
+	rows, _ := ds.X.Dims()
+	folds, dropped, err := datasets.PartitionFolds(rows, n, datasets.PartitionRand(cfg.Seed))
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%s with %d clients: %w", ds.Name, n, err)
+	}
+	return folds, dropped, n, nil
+}
+
+func buildFairCell(ds *datasets.Dataset, n int, cfg *FairConfig) (*fairCell, error) {
+	folds, dropped, n, err := fairFolds(ds, n, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +227,7 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 		if err != nil {
 			return tr, err
 		}
-		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds()}
+		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(), W: r.W, Mu: r.Mu}
 		// Loss1 holds the disparities of the server, then the clients.
 		a.Loss1 = append(a.Loss1, cell.server.Disparity(r.W))
 		for _, c := range cell.clients {

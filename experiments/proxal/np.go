@@ -202,7 +202,12 @@ type ClassAlg struct {
 	Residuals solver.Residuals `json:"kkt_residuals"`
 	Stats     solver.Stats     `json:"stats"`
 	Wall      float64          `json:"wall_seconds"`
-	Trace     []TracePoint     `json:"trace,omitempty"`
+	// W is the returned point and Mu its multipliers, one block per party
+	// (index 0 the server's, empty when it has no constraint): what
+	// `fedcon check` recomputes the residuals, losses and status from.
+	W     []float64    `json:"w"`
+	Mu    [][]float64  `json:"mu"`
+	Trace []TracePoint `json:"trace,omitempty"`
 }
 
 // TracePoint is one outer iteration of a run, for figures.
@@ -222,6 +227,10 @@ type ClassTrial struct {
 	RelDiff float64  `json:"reldiff"`
 }
 
+// TrialSchema is the trial file format of a classification trial: it
+// stores each algorithm's point and multipliers.
+func (ClassTrial) TrialSchema() int { return experiments.PointTrialSchema }
+
 // npCell is one (dataset, n): the partitioned clients.
 type npCell struct {
 	dataset string
@@ -235,20 +244,7 @@ func buildNPCell(ds *datasets.Dataset, name string, n int, cfg *NPConfig) (*npCe
 	if ds.Regression {
 		return nil, &experiments.ConfigError{Field: "dataset", Value: name, Reason: "is a regression dataset; Neyman-Pearson classification needs two classes (breast-cancer-wisc, adult-a, monks-1, ...)"}
 	}
-	var (
-		parts   [][]int
-		dropped int
-		err     error
-	)
-	if cfg.Data != nil {
-		parts, dropped, n, err = cfg.Data.partition(ds, n, cfg.Seed, false)
-	} else {
-		// The same stream as `fedcon data export --clients n --seed S`.
-		parts, dropped, err = datasets.PartitionByClass(ds.Y, n, datasets.PartitionRand(cfg.Seed))
-		if err != nil {
-			err = fmt.Errorf("%s with %d clients: %w", name, n, err)
-		}
-	}
+	parts, dropped, n, err := npParts(ds, name, n, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +265,21 @@ func buildNPCell(ds *datasets.Dataset, name string, n int, cfg *NPConfig) (*npCe
 		})
 	}
 	return cell, nil
+}
+
+// npParts is the rows of each client of a Neyman-Pearson cell, the rows
+// the partition dropped and the number of clients (from the data when
+// partitioned by a column).
+func npParts(ds *datasets.Dataset, name string, n int, cfg *NPConfig) ([][]int, int, int, error) {
+	if cfg.Data != nil {
+		return cfg.Data.partition(ds, n, cfg.Seed, false)
+	}
+	// The same stream as `fedcon data export --clients n --seed S`.
+	parts, dropped, err := datasets.PartitionByClass(ds.Y, n, datasets.PartitionRand(cfg.Seed))
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%s with %d clients: %w", name, n, err)
+	}
+	return parts, dropped, n, nil
 }
 
 // validateW0 checks the w0 key of the classification experiments.
@@ -380,7 +391,7 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 		if err != nil {
 			return tr, err
 		}
-		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds()}
+		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(), W: r.W, Mu: r.Mu}
 		for _, c := range cell.clients {
 			a.Loss0 = append(a.Loss0, c.Loss0(r.W))
 			a.Loss1 = append(a.Loss1, c.Loss1(r.W))

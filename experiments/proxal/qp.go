@@ -69,7 +69,12 @@ type QPAlg struct {
 	Stats     solver.Stats     `json:"stats"`
 	Wall      float64          `json:"wall_seconds"`
 	Trace     []QPTraceEntry   `json:"-"`
-	W         []float64        `json:"-"`
+	// W is the returned point and Mu its multipliers, one block per party
+	// (index 0 the server's): what `fedcon check` recomputes the
+	// residuals, objective, violation and status of a Table 4 trial from.
+	// The conic paper's Table 1 does not store them (omitted).
+	W  []float64   `json:"w,omitempty"`
+	Mu [][]float64 `json:"mu,omitempty"`
 }
 
 // QPTraceEntry is kept for figures; not serialised per trial.
@@ -94,6 +99,10 @@ type QPTrial struct {
 	Nu1   float64 `json:"nu_star_l1"` // ||ν*||₁ of the cell's exact multipliers
 	QPRuns
 }
+
+// TrialSchema is the trial file format of a QP trial: it stores each
+// algorithm's point and multipliers.
+func (QPTrial) TrialSchema() int { return experiments.PointTrialSchema }
 
 // QPStats aggregates the QPRuns of one cell over its trials (mean and
 // population std, maxima of the KKT residuals, status flags; diverged runs
@@ -325,7 +334,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 		*run.dst = QPAlg{
 			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
 			DistOpt: DistInf(r.W, wstar), Status: r.Status, Test: r.Test, Residuals: r.Residuals,
-			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W,
+			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W, Mu: r.Mu,
 		}
 		run.dst.ObjBand = ObjBand(r, wstar, nu1, run.dst.Violation)
 	}

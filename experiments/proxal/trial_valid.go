@@ -16,6 +16,9 @@ func (t *QPTrial) Check() error {
 	if t.Nu1 < 0 {
 		return errors.New("trial: negative nu_star_l1")
 	}
+	if len(t.Alg1.W) == 0 || len(t.Alg1.Mu) == 0 || len(t.CProx.W) == 0 || len(t.CProx.Mu) == 0 {
+		return errors.New("trial: no returned point w or multipliers mu")
+	}
 	return CheckQPRuns(&t.QPRuns)
 }
 
@@ -54,6 +57,9 @@ func (t *ClassTrial) Check() error {
 		}
 		if g.Wall < 0 {
 			return fmt.Errorf("trial.%s: negative wall time", a.name)
+		}
+		if len(g.W) == 0 || len(g.Mu) == 0 {
+			return fmt.Errorf("trial.%s: no returned point w or multipliers mu", a.name)
 		}
 		if err := experiments.CheckResiduals(a.name, g.Residuals.Stationarity, g.Residuals.Feasibility); err != nil {
 			return err

@@ -1,0 +1,381 @@
+package proxal
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/internal/recheck"
+	"github.com/fedcon/fedcon/solver"
+)
+
+// pointCell is a class cell rebuilt from the data for the recomputation at
+// a stored point: d features and, at w, every party's values (server
+// first) and the stored columns, loss0 and loss1, as the run defines them.
+type pointCell struct {
+	d    int
+	eval func(w []float64) (parties []recheck.Party, loss0, loss1 []float64)
+}
+
+// pointFunc rebuilds a class cell, its partition as the run built it.
+type pointFunc func(c experiments.VerifyCell) (*pointCell, error)
+
+// rowsOf returns views of rows idx of x.
+func rowsOf(x *mat.Dense, idx []int) [][]float64 {
+	out := make([][]float64, len(idx))
+	for k, i := range idx {
+		out[k] = x.RawRowView(i)
+	}
+	return out
+}
+
+// npPoints rebuilds a Neyman-Pearson cell for recheck: each client's
+// class-0 and class-1 rows of the partition npParts makes, as RunNP does.
+func npPoints(cfg *NPConfig, dirs []string) pointFunc {
+	var (
+		ds   *datasets.Dataset
+		name string
+	)
+	return func(c experiments.VerifyCell) (*pointCell, error) {
+		if ds == nil || name != c.Dataset {
+			var err error
+			if ds, err = loadClassData(cfg.Data, c.Dataset, cfg.Seed, dirs); err != nil {
+				return nil, err
+			}
+			name = c.Dataset
+		}
+		parts, _, n, err := npParts(ds, c.Dataset, c.N, cfg)
+		if err != nil {
+			return nil, err
+		}
+		_, d := ds.X.Dims()
+		class := make([][2][][]float64, len(parts))
+		for k, idx := range parts {
+			for _, i := range idx {
+				y := 0
+				if ds.Y[i] == 1 {
+					y = 1
+				}
+				class[k][y] = append(class[k][y], ds.X.RawRowView(i))
+			}
+		}
+		return &pointCell{d: d, eval: func(w []float64) ([]recheck.Party, []float64, []float64) {
+			parties := []recheck.Party{{Grad: make([]float64, d)}} // no server party
+			var loss0, loss1 []float64
+			for _, cl := range class {
+				p, l0, l1 := recheck.NP(cl[0], cl[1], n, cfg.R, w)
+				parties = append(parties, p)
+				loss0, loss1 = append(loss0, l0), append(loss1, l1)
+			}
+			return parties, loss0, loss1
+		}}, nil
+	}
+}
+
+// fairPoints rebuilds a fairness cell for recheck: the server's rows and
+// each client's rows of the folds fairFolds makes, as RunFair does.
+func fairPoints(cfg *FairConfig, dirs []string) pointFunc {
+	var ds *datasets.Dataset
+	return func(c experiments.VerifyCell) (*pointCell, error) {
+		if ds == nil {
+			var err error
+			if ds, err = loadClassData(cfg.Data, cfg.Dataset, cfg.Seed, dirs); err != nil {
+				return nil, err
+			}
+		}
+		folds, _, n, err := fairFolds(ds, c.N, cfg)
+		if err != nil {
+			return nil, err
+		}
+		_, d := ds.X.Dims()
+		type rows struct {
+			x [][]float64
+			y []float64
+			g []int
+		}
+		srvN, _ := ds.Server.X.Dims()
+		srv := rows{x: make([][]float64, srvN), y: ds.Server.Y, g: ds.Server.Group}
+		for i := range srvN {
+			srv.x[i] = ds.Server.X.RawRowView(i)
+		}
+		clients := make([]rows, len(folds))
+		for k, idx := range folds {
+			clients[k].x = rowsOf(ds.X, idx)
+			for _, i := range idx {
+				clients[k].y = append(clients[k].y, ds.Y[i])
+				clients[k].g = append(clients[k].g, ds.Group[i])
+			}
+		}
+		return &pointCell{d: d, eval: func(w []float64) ([]recheck.Party, []float64, []float64) {
+			p, _, disp := recheck.Fair(srv.x, srv.y, srv.g, 0, cfg.R, w)
+			parties, loss1 := []recheck.Party{p}, []float64{disp}
+			var loss0 []float64
+			for _, cl := range clients {
+				p, loss, disp := recheck.Fair(cl.x, cl.y, cl.g, 1/float64(n), cfg.R, w)
+				parties = append(parties, p)
+				loss0, loss1 = append(loss0, loss), append(loss1, disp)
+			}
+			return parties, loss0, loss1
+		}}, nil
+	}
+}
+
+// recheckAlg recomputes one run of a trial at its stored (w, μ) and
+// returns what disagrees ("" when nothing): the shapes, each stored loss
+// and the objective, the stored residuals, and the stored status against
+// the recomputed residuals (solver.certify's rules, less the capped
+// subproblem, which the trial does not store). Agreement is within
+// recheck.Gamma times the magnitude of the summed terms.
+func recheckAlg(pc *pointCell, a *ClassAlg, eps [2]float64) string {
+	if len(a.W) == 0 {
+		return "no stored point w (a result of an older fedcon): rerun the experiment"
+	}
+	if len(a.W) != pc.d {
+		return fmt.Sprintf("w has %d entries, the data %d features", len(a.W), pc.d)
+	}
+	parties, loss0, loss1 := pc.eval(a.W)
+	if _, _, _, _, err := recheck.KKT(parties, a.Mu); err != nil {
+		return err.Error()
+	}
+	if len(a.Loss0) != len(loss0) || len(a.Loss1) != len(loss1) {
+		return fmt.Sprintf("%d loss0 and %d loss1 values, the partition has %d and %d", len(a.Loss0), len(a.Loss1), len(loss0), len(loss1))
+	}
+	for _, col := range []struct {
+		key       string
+		got, want []float64
+	}{{"loss0", a.Loss0, loss0}, {"loss1", a.Loss1, loss1}} {
+		for i := range col.want {
+			if !recheck.Agree(col.got[i], col.want[i], col.want[i]) {
+				return fmt.Sprintf("%s[%d] %.12g, recomputed at w %.12g", col.key, i, col.got[i], col.want[i])
+			}
+		}
+	}
+	if obj := experiments.MeanStdOf(loss0).Mean; !recheck.Agree(a.Objective, obj, obj) {
+		return fmt.Sprintf("objective %.12g, recomputed at w %.12g", a.Objective, obj)
+	}
+	return pointMessage(a.Status, a.Residuals, parties, a.Mu, eps)
+}
+
+// pointMessage recomputes Definition 1's residuals of parties at μ and
+// returns what disagrees with the stored residuals and status ("" when
+// nothing): the residuals beyond recheck.Gamma times the magnitude of the
+// summed terms, or the status against solver.certify's rules (less the
+// capped subproblem, which the trial does not store), each bound widened
+// by the same rounding slack.
+func pointMessage(status solver.Status, stored solver.Residuals, parties []recheck.Party, mu [][]float64, eps [2]float64) string {
+	stat, feas, statScale, feasScale, err := recheck.KKT(parties, mu)
+	if err != nil {
+		return err.Error()
+	}
+	tolS, tolF := recheck.Gamma*(1+statScale), recheck.Gamma*feasScale
+	if !recheck.Agree(stored.Stationarity, stat, statScale) || !recheck.Agree(stored.Feasibility, feas, feasScale) {
+		return fmt.Sprintf("residuals (%.3g, %.3g), recomputed at (w, μ) (%.3g, %.3g)", stored.Stationarity, stored.Feasibility, stat, feas)
+	}
+	within := func(f float64) bool { return stat <= f*eps[0]+tolS && feas <= f*eps[1]+tolF }
+	beyond := func(f float64) bool { return stat > f*eps[0]-tolS || feas > f*eps[1]-tolF }
+	ok := true
+	switch status {
+	case solver.Converged:
+		ok = within(1)
+	case solver.ConvergedInaccurate:
+		ok = within(10) && beyond(1)
+	case solver.Uncertified, solver.RuntimeLimit:
+		ok = beyond(1)
+	case solver.OuterIterationLimit:
+		ok = beyond(10)
+	}
+	if !ok {
+		return fmt.Sprintf("status %v, but the residuals recomputed at (w, μ) are (%.3g, %.3g) against (ε1, ε2) = (%g, %g)", status, stat, feas, eps[0], eps[1])
+	}
+	return ""
+}
+
+// verifyPoints is the check row of the recomputed certificate: every
+// trial's two runs rechecked at their stored point (recheckAlg).
+func verifyPoints(name string, cells []experiments.VerifyCell, byCell map[string][]ClassTrial, eps [2]float64, build pointFunc) experiments.CheckRow {
+	var v experiments.Verifier
+	runs := 0
+	for _, c := range cells {
+		trials := byCell[c.Key]
+		if len(trials) == 0 {
+			continue
+		}
+		pc, err := build(c)
+		if err != nil {
+			v.Fail("%s: %v", c.Label, err)
+			continue
+		}
+		for _, t := range trials {
+			for _, a := range []struct {
+				name string
+				alg  *ClassAlg
+			}{{"Algorithm 1", &t.Alg1}, {"cProx-AL", &t.CProx}} {
+				runs++
+				if msg := recheckAlg(pc, a.alg, eps); msg != "" {
+					v.Fail("%s trial %d %s: %s", c.Label, t.Trial, a.name, msg)
+				}
+			}
+		}
+	}
+	return v.Row(name, "certificate recomputed", fmt.Sprintf("%d runs: losses, objective, KKT residuals and status recomputed at the stored (w, μ) from the data, agreeing within %g × the terms' magnitude (float64 rounding over m < 5e4 rows: < 6e-12)", runs, recheck.Gamma))
+}
+
+// genericPoints is the recomputed certificate of a result without a
+// reference file (`run np|fair|qp`, a figure's runs): its recorded
+// configuration decodes strictly as a Neyman-Pearson, fairness or QP
+// configuration and it holds its trials. Other results: no rows.
+func genericPoints(in experiments.VerifyInput) []experiments.CheckRow {
+	var (
+		np    NPConfig
+		fair  FairConfig
+		qp    QPConfig
+		build pointFunc
+		eps   [2]float64
+	)
+	switch {
+	case experiments.StrictConfig(in.Config, &qp) == nil && qp.Validate() == nil:
+		return genericQPPoints(in, &qp)
+	case experiments.StrictConfig(in.Config, &np) == nil && np.Validate() == nil:
+		build, eps = npPoints(&np, in.DataDirs), [2]float64{np.Eps1, np.Eps2}
+	case experiments.StrictConfig(in.Config, &fair) == nil && fair.Validate() == nil:
+		build, eps = fairPoints(&fair, in.DataDirs), [2]float64{fair.Eps1, fair.Eps2}
+	default:
+		return nil
+	}
+	var res struct {
+		Trials []ClassTrial `json:"trials"`
+	}
+	if err := json.Unmarshal(in.Result, &res); err != nil || len(res.Trials) == 0 {
+		return nil // the result file rule reports an unreadable result
+	}
+	var cells []experiments.VerifyCell
+	byCell := map[string][]ClassTrial{}
+	for _, t := range res.Trials {
+		key := fmt.Sprintf("%s-n%d", t.Dataset, t.N)
+		if byCell[key] == nil {
+			cells = append(cells, experiments.VerifyCell{Key: key, Label: fmt.Sprintf("%s n=%d", t.Dataset, t.N), Dataset: t.Dataset, N: t.N})
+		}
+		byCell[key] = append(byCell[key], t)
+	}
+	return []experiments.CheckRow{verifyPoints(in.Name, cells, byCell, eps, build)}
+}
+
+// genericQPPoints is genericPoints for a QP result (`run qp`).
+func genericQPPoints(in experiments.VerifyInput, cfg *QPConfig) []experiments.CheckRow {
+	var res struct {
+		Trials []QPTrial `json:"trials"`
+	}
+	if err := json.Unmarshal(in.Result, &res); err != nil || len(res.Trials) == 0 {
+		return nil
+	}
+	var cells []experiments.VerifyCell
+	byCell := map[string][]QPTrial{}
+	for _, t := range res.Trials {
+		key := fmt.Sprintf("n%d-d%d-m%d", t.N, t.D, t.M)
+		if byCell[key] == nil {
+			cells = append(cells, experiments.VerifyCell{Key: key, Label: fmt.Sprintf("n=%d d=%d m=%d", t.N, t.D, t.M), N: t.N, D: t.D, M: t.M})
+		}
+		byCell[key] = append(byCell[key], t)
+	}
+	return []experiments.CheckRow{qpPoints(in.Name, cfg, cells, byCell)}
+}
+
+func init() { experiments.RegisterGenericCheck(genericPoints) }
+
+// denseRows copies a matrix into rows.
+func denseRows(m interface {
+	Dims() (int, int)
+	At(i, j int) float64
+}) [][]float64 {
+	r, c := m.Dims()
+	out := make([][]float64, r)
+	for i := range out {
+		out[i] = make([]float64, c)
+		for j := range out[i] {
+			out[i][j] = m.At(i, j)
+		}
+	}
+	return out
+}
+
+// qpPoints is the check row of the recomputed certificate of Table 4: each
+// cell's instance drawn again from the configuration (its matrices read
+// as plain rows), then every run's objective, violation, KKT residuals and
+// status recomputed at its stored (w, μ) by recheck's loops.
+func qpPoints(name string, cfg *QPConfig, cells []experiments.VerifyCell, byCell map[string][]QPTrial) experiments.CheckRow {
+	var v experiments.Verifier
+	eps := [2]float64{cfg.Eps1, cfg.Eps2}
+	runs := 0
+	for _, c := range cells {
+		trials := byCell[c.Key]
+		if len(trials) == 0 {
+			continue
+		}
+		inst, err := QPInstance(cfg, c.N, c.D, c.M)
+		if err != nil {
+			v.Fail("%s: %v", c.Label, err)
+			continue
+		}
+		type party struct {
+			a, c [][]float64
+			b, d []float64
+		}
+		parties := []party{{}} // server first, as the solver numbers the parties
+		if inst.Server != nil && inst.Server.C != nil {
+			parties[0] = party{c: denseRows(inst.Server.C), d: inst.Server.D}
+		}
+		for _, cl := range inst.Clients {
+			p := party{b: cl.B, d: cl.D}
+			if cl.A != nil {
+				p.a = denseRows(cl.A)
+			}
+			if cl.C != nil {
+				p.c = denseRows(cl.C)
+			}
+			parties = append(parties, p)
+		}
+		for _, t := range trials {
+			for _, a := range []struct {
+				name string
+				alg  *QPAlg
+			}{{"Algorithm 1", &t.Alg1}, {"cProx-AL", &t.CProx}} {
+				runs++
+				if len(a.alg.W) == 0 {
+					v.Fail("%s trial %d %s: no stored point w (a result of an older fedcon): rerun the experiment", c.Label, t.Trial, a.name)
+					continue
+				}
+				if len(a.alg.W) != c.D {
+					v.Fail("%s trial %d %s: w has %d entries, want d = %d", c.Label, t.Trial, a.name, len(a.alg.W), c.D)
+					continue
+				}
+				var re []recheck.Party
+				var obj, objScale, viol float64
+				for _, p := range parties {
+					rp := recheck.QP(p.a, p.b, p.c, p.d, a.alg.W)
+					re = append(re, rp)
+					obj += rp.F
+					objScale += math.Abs(rp.F)
+					for _, x := range rp.C {
+						viol = math.Max(viol, math.Abs(x))
+					}
+				}
+				msg := pointMessage(a.alg.Status, a.alg.Residuals, re, a.alg.Mu, eps)
+				switch {
+				case msg != "":
+				case !recheck.Agree(a.alg.Objective, obj, objScale):
+					msg = fmt.Sprintf("objective %.12g, recomputed at w %.12g", a.alg.Objective, obj)
+				case !recheck.Agree(a.alg.Violation, viol, viol):
+					msg = fmt.Sprintf("feasibility_violation %.6g, recomputed at w %.6g", a.alg.Violation, viol)
+				}
+				if msg != "" {
+					v.Fail("%s trial %d %s: %s", c.Label, t.Trial, a.name, msg)
+				}
+			}
+		}
+	}
+	return v.Row(name, "certificate recomputed", fmt.Sprintf("%d runs: objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within %g × the terms' magnitude", runs, recheck.Gamma))
+}
