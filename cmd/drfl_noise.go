@@ -43,8 +43,8 @@ func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptio
 	def := drfl.DefaultDRFLConfig()
 	short := "DRFL figure 2: heart (SVM, test accuracy) and abalone (Huber regression, test MSE), the five models under three test-noise protocols"
 	if rows := def.FigureRows(name); name != "drfl-figure2" && len(rows) == 1 {
-		short = fmt.Sprintf("DRFL %s: %s%s, test accuracy of the five models under three test-noise protocols",
-			strings.TrimPrefix(name, "drfl-"), rows[0].Dataset, map[bool]string{true: " imbalanced", false: ""}[rows[0].Imbalanced])
+		short = fmt.Sprintf("DRFL figure %s: %s%s, test accuracy of the five models under three test-noise protocols",
+			strings.TrimPrefix(name, "drfl-figure"), rows[0].Dataset, map[bool]string{true: " imbalanced", false: ""}[rows[0].Imbalanced])
 	}
 	c := &cobra.Command{
 		Use:   name,
