@@ -82,9 +82,9 @@ func renderCLIDoc(root *cobra.Command) []byte {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", c.CommandPath(), anchor(c.CommandPath()), mdCell(c.Short))
 	}
 	for _, c := range all {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n```\n%s\n```\n", c.CommandPath(), c.Short, c.UseLine())
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n```\n%s\n```\n", c.CommandPath(), mdText(c.Short), c.UseLine())
 		if long := strings.TrimSpace(c.Long); long != "" && long != c.Short {
-			fmt.Fprintf(&b, "\n%s\n", long)
+			fmt.Fprintf(&b, "\n%s\n", mdText(long))
 		}
 		if ex := strings.TrimRight(c.Example, " \n"); ex != "" {
 			fmt.Fprintf(&b, "\nExamples:\n\n```\n%s\n```\n", ex)
@@ -154,5 +154,26 @@ func anchor(path string) string {
 // mdCell makes text safe for one Markdown table cell.
 func mdCell(s string) string {
 	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ")
-	return strings.ReplaceAll(s, "|", `\|`)
+	return mdText(strings.ReplaceAll(s, "|", `\|`))
+}
+
+// mdText escapes < and > outside code spans: help texts write placeholders
+// such as results/<name>/, which Markdown would take for HTML tags and drop.
+func mdText(s string) string {
+	var b strings.Builder
+	code := false
+	for _, r := range s {
+		switch {
+		case r == '`':
+			code = !code
+			b.WriteRune(r)
+		case r == '<' && !code:
+			b.WriteString("&lt;")
+		case r == '>' && !code:
+			b.WriteString("&gt;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
