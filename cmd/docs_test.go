@@ -44,3 +44,17 @@ func TestDocsCommand(t *testing.T) {
 		t.Fatalf("docs shows in --help:\n%s", out)
 	}
 }
+
+// TestMarkdownText: placeholders in help texts survive Markdown (outside
+// code spans < and > are escaped, inside they are literal).
+func TestMarkdownText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"results/<name>/", "results/&lt;name&gt;/"},
+		{"`a <b>` and <c>", "`a <b>` and &lt;c&gt;"},
+		{"x | y <= z", "x \\| y &lt;= z"},
+	} {
+		if got := mdCell(tc.in); got != tc.want {
+			t.Errorf("mdCell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
