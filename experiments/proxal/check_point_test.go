@@ -261,16 +261,7 @@ func TestGenericPointCheck(t *testing.T) {
 			writeClassRun(t, dir, "np-breast-cancer-wisc-n2", np, dirs, nil)
 		}
 		f := experiments.Found{Name: "np-breast-cancer-wisc-n2", Dir: dir, Result: "np-breast-cancer-wisc-n2.json", Manifest: "manifest.json"}
-		var cert *experiments.CheckRow
-		var failed []string
-		for _, r := range experiments.GenericCheck(f, experiments.GateOptions{DataDirs: dirs}) {
-			if r.Rule == "certificate recomputed" {
-				cert = &r
-			}
-			if !r.Pass {
-				failed = append(failed, r.Rule+": "+r.Detail)
-			}
-		}
+		cert, failed := certificateRow(experiments.GenericCheck(f, experiments.GateOptions{DataDirs: dirs}))
 		switch {
 		case cert == nil:
 			t.Fatalf("%s: no certificate rule among the generic rules", mode)
@@ -347,16 +338,7 @@ func TestGenericQPPointCheck(t *testing.T) {
 			writeQPRun(t, dir, cfg)
 		}
 		f := experiments.Found{Name: "qp", Dir: dir, Result: "table4.json", Manifest: "manifest.json"}
-		var cert *experiments.CheckRow
-		var failed []string
-		for _, r := range experiments.GenericCheck(f, experiments.GateOptions{}) {
-			if r.Rule == "certificate recomputed" {
-				cert = &r
-			}
-			if !r.Pass {
-				failed = append(failed, r.Rule+": "+r.Detail)
-			}
-		}
+		cert, failed := certificateRow(experiments.GenericCheck(f, experiments.GateOptions{}))
 		switch {
 		case cert == nil:
 			t.Fatalf("forged %v: no certificate rule among the generic rules", forge)
@@ -366,4 +348,18 @@ func TestGenericQPPointCheck(t *testing.T) {
 			t.Fatalf("forged μ: failed %v, want only the certificate rule naming the trial", failed)
 		}
 	}
+}
+
+// certificateRow picks the "certificate recomputed" row out of a generic
+// check and lists every failing row.
+func certificateRow(rows []experiments.CheckRow) (cert *experiments.CheckRow, failed []string) {
+	for _, r := range rows {
+		if r.Rule == "certificate recomputed" {
+			cert = &r
+		}
+		if !r.Pass {
+			failed = append(failed, r.Rule+": "+r.Detail)
+		}
+	}
+	return cert, failed
 }
