@@ -280,13 +280,43 @@ func TestOwnDataMatchesBuiltIn(t *testing.T) {
 	for i := range want.Trials {
 		w, g := want.Trials[i], got.Trials[i]
 		for k, pair := range [][2]proxal.ClassAlg{{w.Alg1, g.Alg1}, {w.CProx, g.CProx}} {
-			// Rounding of the re-standardised columns (~1e-16) moves the
-			// objective far less than the solver tolerance 1e-3.
-			if d := math.Abs(pair[0].Objective - pair[1].Objective); d > 1e-9 || pair[0].Status != pair[1].Status {
-				t.Errorf("trial %d alg %d: objective %v (%v) vs built-in %v (%v)", i, k, pair[1].Objective, pair[1].Status, pair[0].Objective, pair[0].Status)
+			// The re-standardised columns differ from the built-in ones by
+			// rounding (~1e-16), which can tip one of Algorithm 1's discrete
+			// choices (an AL term's activity, a restart), so the two runs may
+			// stop at different (ε1, ε2)-KKT points of the same convex
+			// problem: their objectives then differ by at most the band
+			// that the two certificates allow.
+			d, band := math.Abs(pair[0].Objective-pair[1].Objective), kktBand(pair[0], pair[1])
+			t.Logf("trial %d alg %d: |Δf| %.3g, band %.3g", i, k, d, band)
+			if d > band || pair[0].Status != pair[1].Status {
+				t.Errorf("trial %d alg %d: objective %v (%v) vs built-in %v (%v): differ by %.3g, band %.3g",
+					i, k, pair[1].Objective, pair[1].Status, pair[0].Objective, pair[0].Status, d, band)
 			}
 		}
 	}
+}
+
+// kktBand bounds |f(w_a) - f(w_b)| for two KKT points of one convex
+// problem with stationarity s, feasibility v and multipliers μ ≥ 0: by
+// convexity of f and of each c_j, f(w_b) - f(w_a) ≥ -s_a·√d·||w_b - w_a|| -
+// ||μ_a||₁(v_a + v_b), and the same with a and b swapped.
+func kktBand(a, b proxal.ClassAlg) float64 {
+	l1 := func(mu [][]float64) float64 {
+		var s float64
+		for _, m := range mu {
+			for _, v := range m {
+				s += math.Abs(v)
+			}
+		}
+		return s
+	}
+	var dist float64
+	for j := range a.W {
+		dist += (a.W[j] - b.W[j]) * (a.W[j] - b.W[j])
+	}
+	s := max(a.Residuals.Stationarity, b.Residuals.Stationarity)
+	v := a.Residuals.Feasibility + b.Residuals.Feasibility
+	return s*math.Sqrt(float64(len(a.W))*dist) + max(l1(a.Mu), l1(b.Mu))*v + 1e-12
 }
 
 // TestOwnDataLIBSVMMatchesCSV: the same samples as a CSV and as a LIBSVM

@@ -118,6 +118,9 @@ func replyToPB(k solver.MsgKind, r *solver.Reply) *fedpb.ReplyBody {
 		m.Jac, m.Metric = r.Jac, packUpper(r.Metric, len(r.LagGrad))
 	default:
 		m.UTilde, m.MUTilde, m.Metric = r.UTilde, r.MUTilde, packUpper(r.Metric, len(r.UTilde)+len(r.MUTilde))
+		if len(r.MetricUpdate) > 0 {
+			m.MetricUpdate = r.MetricUpdate
+		}
 	}
 	return m
 }
@@ -186,13 +189,16 @@ func replyFromPB(dst *solver.Reply, k solver.MsgKind, m *fedpb.ReplyBody, d, mc 
 	if len(m.Metric) != 0 && (k == solver.MsgAudit || len(m.Metric) != d*(d+1)/2) {
 		return fmt.Errorf("metric has %d entries, want %d (the upper triangle of M_i) or none", len(m.Metric), d*(d+1)/2)
 	}
+	if len(m.MetricUpdate) != 0 && (k != solver.MsgADMM || len(m.MetricUpdate)%(d+1) != 0) {
+		return fmt.Errorf("metric_update has %d entries in a %v reply, want blocks of 1+%d in an ADMM reply", len(m.MetricUpdate), k, d)
+	}
 	if !(m.Rho >= 0) || math.IsInf(m.Rho, 0) {
 		return fmt.Errorf("rho = %v: want a finite number >= 0", m.Rho)
 	}
 	for _, v := range []struct {
 		name string
 		x    []float64
-	}{{"u_tilde", m.UTilde}, {"m_u_tilde", m.MUTilde}, {"c", m.C}, {"lag_grad", m.LagGrad}, {"mu", m.Mu}, {"metric", m.Metric}, {"jac", m.Jac},
+	}{{"u_tilde", m.UTilde}, {"m_u_tilde", m.MUTilde}, {"c", m.C}, {"lag_grad", m.LagGrad}, {"mu", m.Mu}, {"metric", m.Metric}, {"jac", m.Jac}, {"metric_update", m.MetricUpdate},
 		{"eps_tilde", []float64{m.EpsTilde}}, {"primal", []float64{m.Primal}}, {"step_mu", []float64{m.StepMu}},
 		{"f", []float64{m.F}}, {"feas", []float64{m.Feas}}} {
 		if i := firstNaN(v.x); i >= 0 {
@@ -204,6 +210,7 @@ func replyFromPB(dst *solver.Reply, k solver.MsgKind, m *fedpb.ReplyBody, d, mc 
 		Value:   solver.PartyValue{F: m.F, C: m.C},
 		LagGrad: m.LagGrad, Feas: m.Feas, Mu: m.Mu, Jac: m.Jac,
 		Iterations: int(m.Iterations), Evals: m.Evals, Missed: m.Missed, Rho: m.Rho,
+		MetricUpdate: m.MetricUpdate,
 	}
 	if len(m.Metric) != 0 {
 		dst.Metric = unpackUpper(m.Metric, d)
@@ -292,7 +299,8 @@ func stateToPB(s solver.NodeState) *fedpb.NodeState {
 		return &fedpb.CachedEval{W: c.W, Grad: c.Grad}
 	}
 	return &fedpb.NodeState{Mu: s.Mu, Center: s.Center, U: s.U, Lambda: s.Lambda, UTilde: s.UTilde, Rho: s.Rho, NewtonFactor: s.NewtonFactor, NewtonIllCond: s.NewtonIllCond,
-		Wprev: s.WPrev, HavePrev: s.HavePrev, Rho0: s.Rho0, Metric: s.Metric, Cached: cached(s.Cached[0]), CachedPrev: cached(s.Cached[1])}
+		Wprev: s.WPrev, HavePrev: s.HavePrev, Rho0: s.Rho0, Metric: s.Metric, MetricActive: s.MetricActive, MetricJac: s.MetricJac,
+		Cached: cached(s.Cached[0]), CachedPrev: cached(s.Cached[1])}
 }
 
 func stateFromPB(m *fedpb.NodeState) solver.NodeState {
@@ -304,5 +312,6 @@ func stateFromPB(m *fedpb.NodeState) solver.NodeState {
 	}
 	return solver.NodeState{Mu: m.GetMu(), Center: m.GetCenter(), U: m.GetU(), Lambda: m.GetLambda(), UTilde: m.GetUTilde(), Rho: m.GetRho(), NewtonFactor: m.GetNewtonFactor(), NewtonIllCond: m.GetNewtonIllCond(),
 		WPrev: m.GetWprev(), HavePrev: m.GetHavePrev(), Rho0: m.GetRho0(), Metric: m.GetMetric(),
+		MetricActive: m.GetMetricActive(), MetricJac: m.GetMetricJac(),
 		Cached: [2]solver.CachedEval{cached(m.GetCached()), cached(m.GetCachedPrev())}}
 }

@@ -21,14 +21,14 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		known []string
 	}{
 		{reflect.TypeFor[solver.Broadcast](), []string{"Kind", "W", "Eps", "NeedEpsTilde", "RhoScale", "Refresh", "Restart", "OuterRelax", "Mu"}},
-		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "MUTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Jac", "Iterations", "Evals", "Missed"}},
+		{reflect.TypeFor[solver.Reply](), []string{"UTilde", "MUTilde", "EpsTilde", "Primal", "Metric", "Rho", "StepMu", "Value", "LagGrad", "Feas", "Mu", "Jac", "Iterations", "Evals", "Missed", "MetricUpdate"}},
 		{reflect.TypeFor[solver.PartyValue](), []string{"F", "C"}},
-		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "NewtonFactor", "NewtonIllCond", "WPrev", "HavePrev", "Rho0", "Metric", "Cached"}},
+		{reflect.TypeFor[solver.NodeState](), []string{"Mu", "Center", "U", "Lambda", "UTilde", "Rho", "NewtonFactor", "NewtonIllCond", "WPrev", "HavePrev", "Rho0", "Metric", "MetricActive", "MetricJac", "Cached"}},
 		// A new field of ClientNode is state that a checkpoint may have to
 		// carry (solver.NodeState, node_state.go): decide, then list it.
 		{reflect.TypeFor[solver.ClientNode](), []string{"cfg", "merit", "sub", "quad", "u", "lambda", "g", "ut", "mut", "reply",
-			"wprev", "havePrev", "rho0", "target", "useMetric", "metric", "mchol", "scr",
-			"pp"}}, // ut: NodeState.UTilde; mut (M_i ũ_i, formed per reply) and pp (MsgPolish's reply buffers): no state
+			"wprev", "havePrev", "rho0", "target", "useMetric", "metric", "mchol", "metricAct", "metricJac", "scrM", "scrAct", "scr",
+			"pp"}}, // ut: NodeState.UTilde; mut (M_i ũ_i, formed per reply), scrM/scrAct (scratch) and pp (MsgPolish's reply buffers): no state
 		{reflect.TypeFor[solver.ClientConfig](), []string{"Party", "Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "AdmmStart", "Rule", "RhoFromCurvature", "Relax", "MetricShift"}},
 	} {
 		var fields []string

@@ -23,7 +23,7 @@ import (
 
 // Protocol is the version of the session protocol; a client of another
 // version is refused at Hello.
-const Protocol = 2
+const Protocol = 3
 
 // ErrClientLost is wrapped by the error of a round that a client did not
 // answer in time and did not rejoin.

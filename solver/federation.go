@@ -97,6 +97,12 @@ type Reply struct {
 	// Metric is M_i, row-major d×d, when the call's penalty is a matrix
 	// (RhoHessian; MsgStart and MsgOuter only, nil otherwise).
 	Metric []float64
+	// MetricUpdate lists the rank-one changes this ADMM step made to M_i
+	// (RhoHessian), in blocks of 1+d floats: a sign s = ±1, then v, for
+	// M_i += s·vvᵀ. An orthant term of the AL whose activity at u_i is no
+	// longer what M_i counts adds or removes its curvature β∇c_j∇c_jᵀ
+	// (v = √β∇c_j at M_i's point), so the server's S = Σ_i M_i follows.
+	MetricUpdate []float64
 	// Rho is the ρ_i with which ũ_i was formed (MsgStart, MsgADMM, MsgOuter
 	// under RhoAdaptive; 0 otherwise): the server uses it in (18).
 	Rho float64
@@ -123,7 +129,7 @@ func (r *Reply) floats(k MsgKind) (alg, diag int64) {
 	case MsgStart:
 		return r.shareFloats() + r.rhoFloats() + r.metricFloats(), diag
 	case MsgADMM:
-		n := r.shareFloats() + r.rhoFloats() + r.metricFloats()
+		n := r.shareFloats() + r.rhoFloats() + r.metricFloats() + int64(len(r.MetricUpdate))
 		if r.EpsTilde >= 0 {
 			n++
 		}
@@ -215,6 +221,12 @@ type ClientNode struct {
 	useMetric bool
 	metric    []float64
 	mchol     denseChol
+	// The orthant terms' activity that M_i counts, and their gradients
+	// ∇c_j (m×d) at the point M_i was built (nil: M_i follows no activity).
+	metricAct []bool
+	metricJac []float64
+	scrM      []float64 // M_i before an activity change
+	scrAct    []bool
 	scr       []float64
 	pp        polishPart // MsgPolish's reply buffers
 }
@@ -254,6 +266,7 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 	r := &c.reply
 	r.Iterations, r.Evals, r.Missed = 0, 0, false
 	r.Metric, r.Jac, r.UTilde, r.MUTilde = nil, nil, nil, nil
+	r.MetricUpdate = r.MetricUpdate[:0]
 	ev0 := c.merit.passes()
 	var err error
 	switch b.Kind {
@@ -276,6 +289,7 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 		err = c.admmStep(b.W, b.Eps, b.NeedEpsTilde, b.RhoScale)
 		if err == nil && b.Refresh && c.useMetric {
 			if err = c.buildMetric(c.u); err == nil {
+				c.reply.MetricUpdate = c.reply.MetricUpdate[:0] // M_i is sent whole
 				c.formUTilde()
 			}
 		}
@@ -440,6 +454,10 @@ func (c *ClientNode) admmStep(w []float64, eps float64, needEps bool, rhoScale f
 		floats.SubTo(c.scr[len(w):], c.u, target)
 		symv(c.metric, c.scr[len(w):], c.scr[:len(w)])
 		floats.Add(c.lambda, c.scr[:len(w)])
+		// λ_i = -∇P_i(u_i) now, whatever M_i: (21) may use an updated one.
+		if err := c.followActivity(); err != nil {
+			return err
+		}
 		c.formUTilde()
 		return nil
 	}

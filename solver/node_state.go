@@ -32,6 +32,11 @@ type NodeState struct {
 	Rho0     float64
 	// Metric is M_i, row-major d×d (RhoHessian); nil when not built.
 	Metric []float64
+	// MetricActive are the orthant terms' activities that M_i counts and
+	// MetricJac their gradients ∇c_j (m×d) at M_i's point; nil when M_i
+	// follows no activity.
+	MetricActive []bool
+	MetricJac    []float64
 	// Cached are the points of the node's two cached party evaluations,
 	// the last one first; an empty W marks an empty slot.
 	Cached [2]CachedEval
@@ -52,6 +57,9 @@ func (c *ClientNode) State() NodeState {
 		WPrev: cp(c.wprev), HavePrev: c.havePrev, Rho0: c.rho0}
 	if c.metric != nil {
 		st.Metric = cp(c.metric)
+	}
+	if len(c.metricAct) > 0 {
+		st.MetricActive, st.MetricJac = append([]bool(nil), c.metricAct...), cp(c.metricJac)
 	}
 	for i, sl := range []*evalSlot{&c.merit.evalSlot, &c.merit.prev} {
 		if sl.ok || sl.owed {
@@ -81,6 +89,8 @@ func (c *ClientNode) Restore(s NodeState) error {
 		return fmt.Errorf("solver: restored state lacks M_i of the matrix penalty")
 	case s.Metric != nil && (len(s.Metric) != d*d || !c.useMetric):
 		return fmt.Errorf("solver: restored metric of %d entries for a node on R^%d (matrix penalty: %v)", len(s.Metric), d, c.useMetric)
+	case len(s.MetricActive) != 0 && (s.Metric == nil || len(s.MetricActive) != c.merit.m || len(s.MetricJac) != c.merit.m*d || !finite(s.MetricJac)):
+		return fmt.Errorf("solver: restored metric activity of %d terms and %d gradient entries, want %d and %d with M_i", len(s.MetricActive), len(s.MetricJac), c.merit.m, c.merit.m*d)
 	}
 	for i, sl := range []*evalSlot{&c.merit.evalSlot, &c.merit.prev} {
 		ce := s.Cached[i]
@@ -99,6 +109,8 @@ func (c *ClientNode) Restore(s NodeState) error {
 	copy(c.ut, s.UTilde)
 	copy(c.wprev, s.WPrev)
 	c.havePrev, c.rho0 = s.HavePrev, s.Rho0
+	c.metricAct = append(c.metricAct[:0], s.MetricActive...)
+	c.metricJac = append(c.metricJac[:0], s.MetricJac...)
 	if s.Metric != nil {
 		// The same matrix factorises to the same Cholesky factor.
 		c.metric = append([]float64(nil), s.Metric...)

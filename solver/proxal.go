@@ -373,6 +373,7 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 	}
 	st := &r.res.Stats
 	st.Rounds++
+	refactor := false
 	switch {
 	case b.Kind != MsgAudit:
 		st.FloatsDown += int64(r.n) * b.floats()
@@ -395,6 +396,18 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 				copy(r.uTilde[i], rep.UTilde)
 			}
 			r.mu[i] = rep.MUTilde != nil
+		}
+		if len(rep.MetricUpdate) > 0 {
+			if err := r.updateS(i, b.Kind, rep.MetricUpdate); err != nil {
+				return nil, err
+			}
+			refactor = true
+		}
+	}
+	if refactor {
+		// S changed: (18) of the next round uses the clients' new M_i.
+		if err := r.factorS(); err != nil {
+			return nil, err
 		}
 	}
 	return reps, nil
@@ -609,6 +622,29 @@ func (r *proxALRun) takeMetric(reps []*Reply) error {
 		}
 		floats.Add(r.smat, rep.Metric)
 	}
+	return r.factorS()
+}
+
+// updateS applies client i's rank-one changes of M_i to S (in the order
+// the client made them, clients in order).
+func (r *proxALRun) updateS(i int, k MsgKind, up []float64) error {
+	d := r.d
+	if k != MsgADMM || !r.mu[i] || r.smat == nil || len(up)%(d+1) != 0 || !finite(up) {
+		return fmt.Errorf("client %d: metric update of %d floats in a %v reply: want blocks of 1+%d after a matrix penalty's ADMM step", i+1, len(up), k, d)
+	}
+	for ; len(up) > 0; up = up[d+1:] {
+		if s := up[0]; s != 1 && s != -1 {
+			return fmt.Errorf("client %d: metric update sign %v: want ±1", i+1, s)
+		}
+		addRankOne(r.smat, d, up[0], up[1:d+1])
+	}
+	return nil
+}
+
+// factorS factors the server's matrix of (18): S + aI without a global
+// constraint, else S.
+func (r *proxALRun) factorS() error {
+	d := r.d
 	a := 0.0
 	if r.p.Server == nil {
 		a = r.server.prox

@@ -137,6 +137,7 @@ func (c *ClientNode) buildMetric(w []float64) error {
 	if err := c.merit.hessian(h, w); err != nil {
 		return err
 	}
+	c.noteActivity()
 	// A nonconvex constraint (the fairness disparity) can make ∇²P_i
 	// indefinite: M_i then takes |h|·negCurvatureMetric where ∇²P_i has
 	// curvature h < 0, so that (19)'s Hessian ∇²P_i + M_i is positive
@@ -231,3 +232,101 @@ func (f *denseChol) solve(dst, x []float64) {
 // m = 3|h| gives ½ where h < 0, while m = |h| (the reflection) gives no
 // contraction at all and the iteration blows up (docs/rho-rules.md).
 const negCurvatureMetric = 3
+
+// noteActivity records, right after buildMetric evaluated the party at
+// M_i's point, which orthant terms of the AL M_i counts, and their ∇c_j.
+func (c *ClientNode) noteActivity() {
+	p := c.merit
+	c.metricAct, c.metricJac = c.metricAct[:0], c.metricJac[:0]
+	if _, ok := p.cone.(NonNeg); !ok {
+		return
+	}
+	c.metricJac = append(c.metricJac, p.jac[:p.m*p.d]...)
+	for j := 0; j < p.m; j++ {
+		c.metricAct = append(c.metricAct, p.mu[j]+p.beta*p.c[j] > 0)
+	}
+}
+
+// followActivity keeps M_i's AL curvature in step with u_i: a term
+// (μ_j + βc_j)_+ that became active at u_i adds β∇c_j∇c_jᵀ to M_i, one
+// that became inactive removes it (∇c_j from M_i's point, so the removal
+// is exact). With a handful of rows per client one such flip leaves M_i
+// far from ∇²P_i along ∇c_j: under-penalised (a new active term, β = 300
+// against a curvature near σ/n) the ADMM's dual λ_i crawls and ε̃_i stays
+// high for the whole call. The certificate (23) holds for any M_i ≻ 0.
+// Each change is listed in the reply for the server's S.
+func (c *ClientNode) followActivity() error {
+	if len(c.metricAct) == 0 {
+		return nil
+	}
+	p := c.merit
+	if err := p.eval(c.u, false); err != nil {
+		return err
+	}
+	d := c.cfg.Dim
+	sb := math.Sqrt(p.beta)
+	var before []float64 // M_i as it was, kept if the change fails
+	for j, was := range c.metricAct {
+		now := p.mu[j]+p.beta*p.c[j] > 0
+		if now == was {
+			continue
+		}
+		if before == nil {
+			before = append(c.scrM[:0], c.metric...)
+			c.scrM = before
+			c.scrAct = append(c.scrAct[:0], c.metricAct...)
+		}
+		s := 1.0
+		if !now {
+			s = -1
+		}
+		g := c.metricJac[j*d : (j+1)*d]
+		addRankOne(c.metric, d, s*p.beta, g)
+		c.reply.MetricUpdate = append(c.reply.MetricUpdate, s)
+		for _, v := range g {
+			c.reply.MetricUpdate = append(c.reply.MetricUpdate, sb*v)
+		}
+		c.metricAct[j] = now
+	}
+	if before == nil {
+		return nil
+	}
+	h := borrowSym(d)
+	defer returnSym(h)
+	for a := range d {
+		for b := a; b < d; b++ {
+			h.SetSym(a, b, c.metric[a*d+b])
+		}
+	}
+	if !c.mchol.Factorize(h) {
+		// Rounding in a removal: keep M_i (an over-penalised direction
+		// slows the ADMM, it does not break it).
+		copy(c.metric, before)
+		for a := range d {
+			for b := a; b < d; b++ {
+				h.SetSym(a, b, c.metric[a*d+b])
+			}
+		}
+		if !c.mchol.Factorize(h) {
+			return fmt.Errorf("solver: M_i is not positive definite")
+		}
+		copy(c.metricAct, c.scrAct)
+		c.reply.MetricUpdate = c.reply.MetricUpdate[:0]
+	}
+	return nil
+}
+
+// addRankOne adds s·ggᵀ to the symmetric row-major d×d matrix m, computing
+// each entry once and mirroring it, so that m stays exactly symmetric.
+func addRankOne(m []float64, d int, s float64, g []float64) {
+	for a := range d {
+		sa := s * g[a]
+		for b := a; b < d; b++ {
+			v := sa * g[b]
+			m[a*d+b] += v
+			if b != a {
+				m[b*d+a] += v
+			}
+		}
+	}
+}

@@ -1146,7 +1146,10 @@ type ReplyBody struct {
 	Jac        []float64              `protobuf:"fixed64,15,rep,packed,name=jac,proto3" json:"jac,omitempty"` // KIND_POLISH: ∇c_i, m_i×d row by row
 	// M_i ũ_i in place of u_tilde under a matrix penalty (rho_rule hessian):
 	// the server needs only Σ_i M_i ũ_i and keeps no client's M_i.
-	MUTilde       []float64 `protobuf:"fixed64,16,rep,packed,name=m_u_tilde,json=mUTilde,proto3" json:"m_u_tilde,omitempty"`
+	MUTilde []float64 `protobuf:"fixed64,16,rep,packed,name=m_u_tilde,json=mUTilde,proto3" json:"m_u_tilde,omitempty"`
+	// KIND_ADMM under rho_rule hessian: M_i's rank-one changes in this step,
+	// blocks of 1+d: a sign ±1, then v, for M_i += sign·vvᵀ.
+	MetricUpdate  []float64 `protobuf:"fixed64,17,rep,packed,name=metric_update,json=metricUpdate,proto3" json:"metric_update,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1293,6 +1296,13 @@ func (x *ReplyBody) GetMUTilde() []float64 {
 	return nil
 }
 
+func (x *ReplyBody) GetMetricUpdate() []float64 {
+	if x != nil {
+		return x.MetricUpdate
+	}
+	return nil
+}
+
 // Checkpoint is a client's state file: written after every answered round,
 // before the reply is sent.
 type Checkpoint struct {
@@ -1392,6 +1402,10 @@ type NodeState struct {
 	// to solve with.
 	NewtonFactor  []float64 `protobuf:"fixed64,14,rep,packed,name=newton_factor,json=newtonFactor,proto3" json:"newton_factor,omitempty"`
 	NewtonIllCond bool      `protobuf:"varint,15,opt,name=newton_ill_cond,json=newtonIllCond,proto3" json:"newton_ill_cond,omitempty"`
+	// The orthant terms' activities that metric counts, and their gradients
+	// ∇c_j (m×d row by row) at metric's point.
+	MetricActive  []bool    `protobuf:"varint,16,rep,packed,name=metric_active,json=metricActive,proto3" json:"metric_active,omitempty"`
+	MetricJac     []float64 `protobuf:"fixed64,17,rep,packed,name=metric_jac,json=metricJac,proto3" json:"metric_jac,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1522,6 +1536,20 @@ func (x *NodeState) GetNewtonIllCond() bool {
 		return x.NewtonIllCond
 	}
 	return false
+}
+
+func (x *NodeState) GetMetricActive() []bool {
+	if x != nil {
+		return x.MetricActive
+	}
+	return nil
+}
+
+func (x *NodeState) GetMetricJac() []float64 {
+	if x != nil {
+		return x.MetricJac
+	}
+	return nil
 }
 
 type CachedEval struct {
@@ -1666,7 +1694,7 @@ const file_federation_proto_rawDesc = "" +
 	"iterations\x18\x04 \x01(\x03R\n" +
 	"iterations\x12\x19\n" +
 	"\bcap_hits\x18\x05 \x01(\x03R\acapHits\x12\x12\n" +
-	"\x04loss\x18\x06 \x01(\x01R\x04loss\"\xf3\x02\n" +
+	"\x04loss\x18\x06 \x01(\x01R\x04loss\"\x98\x03\n" +
 	"\tReplyBody\x12\x17\n" +
 	"\au_tilde\x18\x01 \x03(\x01R\x06uTilde\x12\x1b\n" +
 	"\teps_tilde\x18\x02 \x01(\x01R\bepsTilde\x12\x16\n" +
@@ -1686,14 +1714,15 @@ const file_federation_proto_rawDesc = "" +
 	"\x06metric\x18\r \x03(\x01R\x06metric\x12\x10\n" +
 	"\x03rho\x18\x0e \x01(\x01R\x03rho\x12\x10\n" +
 	"\x03jac\x18\x0f \x03(\x01R\x03jac\x12\x1a\n" +
-	"\tm_u_tilde\x18\x10 \x03(\x01R\amUTilde\"\xb7\x01\n" +
+	"\tm_u_tilde\x18\x10 \x03(\x01R\amUTilde\x12#\n" +
+	"\rmetric_update\x18\x11 \x03(\x01R\fmetricUpdate\"\xb7\x01\n" +
 	"\n" +
 	"Checkpoint\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x14\n" +
 	"\x05round\x18\x03 \x01(\x03R\x05round\x125\n" +
 	"\x05state\x18\x04 \x01(\v2\x1f.fedcon.federation.v1.NodeStateR\x05state\x12/\n" +
-	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\xb3\x03\n" +
+	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\xf7\x03\n" +
 	"\tNodeState\x12\x0e\n" +
 	"\x02mu\x18\x01 \x03(\x01R\x02mu\x12\x16\n" +
 	"\x06center\x18\x02 \x03(\x01R\x06center\x12\f\n" +
@@ -1710,7 +1739,10 @@ const file_federation_proto_rawDesc = "" +
 	"\vcached_prev\x18\r \x01(\v2 .fedcon.federation.v1.CachedEvalR\n" +
 	"cachedPrev\x12#\n" +
 	"\rnewton_factor\x18\x0e \x03(\x01R\fnewtonFactor\x12&\n" +
-	"\x0fnewton_ill_cond\x18\x0f \x01(\bR\rnewtonIllCondJ\x04\b\a\x10\b\".\n" +
+	"\x0fnewton_ill_cond\x18\x0f \x01(\bR\rnewtonIllCond\x12#\n" +
+	"\rmetric_active\x18\x10 \x03(\bR\fmetricActive\x12\x1d\n" +
+	"\n" +
+	"metric_jac\x18\x11 \x03(\x01R\tmetricJacJ\x04\b\a\x10\b\".\n" +
 	"\n" +
 	"CachedEval\x12\f\n" +
 	"\x01w\x18\x01 \x03(\x01R\x01w\x12\x12\n" +
