@@ -340,5 +340,12 @@ func (r *proxALRun) admmExchange(ctx context.Context, b *Broadcast, tau, lhs flo
 		return nil, false, err
 	}
 	p.note(reps)
+	if est := p.estimate(lhs); !full && !math.IsInf(est, 1) {
+		// Between full rounds the estimate stands in for Σ_i ε̃_i where
+		// it only steers: ProxAL.EpsRel's pace of ε_{t+1} and RhoHessian's
+		// refresh of M_i when it stalls (never test (23)).
+		r.lastCert = est - lhs
+		r.certs = append(r.certs, est-lhs)
+	}
 	return reps, full, nil
 }
