@@ -83,10 +83,10 @@ var _ SubsetTransport = (*LocalTransport)(nil)
 
 // ParticipationLog records who answered each round (Result.Participation).
 type ParticipationLog struct {
-	// Answered has one entry per round of the run (Stats.Rounds, the
-	// audit's included): the clients that answered, as a hex bit mask,
-	// little-endian by digit: bit b of digit j is client 4j+b+1.
-	Answered []string `json:"answered"`
+	// Answered holds, for each round of the run in turn (Stats.Rounds,
+	// the audit's included), the clients that answered as a hex mask of
+	// ⌈n/4⌉ digits: bit b of the round's digit j is client 4j+b+1.
+	Answered string `json:"answered"`
 	// PartialRounds counts ADMM rounds addressed to a sample; RetryRounds
 	// counts rounds that re-sent a full round's broadcast to the clients
 	// that had not answered it.
@@ -117,8 +117,9 @@ type participation struct {
 	idx    []int
 	// eps is each client's last ε̃_i of the current Algorithm 2 call (-1:
 	// none yet); their scaled sum estimates (23) between full rounds.
-	eps []float64
-	log ParticipationLog
+	eps  []float64
+	log  ParticipationLog
+	mask strings.Builder // log.Answered
 }
 
 // initParticipation sets r.part when m.Participation is partial.
@@ -234,7 +235,6 @@ func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, s
 			p.last[i] = p.rounds
 		}
 	}
-	var mask strings.Builder
 	for j := 0; j < p.n; j += 4 {
 		var digit int
 		for b := 0; b < 4 && j+b < p.n; b++ {
@@ -242,9 +242,9 @@ func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, s
 				digit |= 1 << b
 			}
 		}
-		mask.WriteByte("0123456789abcdef"[digit])
+		p.mask.WriteByte("0123456789abcdef"[digit])
 	}
-	p.log.Answered = append(p.log.Answered, mask.String())
+	p.log.Answered = p.mask.String() // shares the builder's bytes: no copy
 	return reps, nil
 }
 

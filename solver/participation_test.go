@@ -13,8 +13,18 @@ import (
 	"github.com/fedcon/fedcon/solver"
 )
 
-// answered counts the clients of one hex mask of ParticipationLog.Answered
-// and reports whether client i (0-based) is among them.
+// rounds splits ParticipationLog.Answered of n clients into its rounds.
+func rounds(log *solver.ParticipationLog, n int) []string {
+	w := (n + 3) / 4
+	var out []string
+	for j := 0; j+w <= len(log.Answered); j += w {
+		out = append(out, log.Answered[j:j+w])
+	}
+	return out
+}
+
+// answered counts the clients of one round's hex mask and reports
+// whether client i (0-based) is among them.
 func answered(t *testing.T, mask string, i int) (int, bool) {
 	t.Helper()
 	count, has := 0, false
@@ -47,11 +57,11 @@ func TestParticipationDeterministic(t *testing.T) {
 		return res
 	}
 	ref := run(1, 11)
-	if ref.Participation == nil || len(ref.Participation.Answered) != ref.Stats.Rounds {
+	if ref.Participation == nil || len(ref.Participation.Answered) != 2*ref.Stats.Rounds { // ⌈6/4⌉ digits a round
 		t.Fatalf("participation log %+v for %d rounds", ref.Participation, ref.Stats.Rounds)
 	}
 	partial := 0
-	for _, m := range ref.Participation.Answered {
+	for _, m := range rounds(ref.Participation, 6) {
 		switch c, _ := answered(t, m, 0); {
 		case c < 3: // round(0.5·6), plus any client MaxDelay adds
 			t.Fatalf("a round answered by %d of 6 clients without drops", c)
@@ -163,7 +173,7 @@ func TestParticipationAbsentClient(t *testing.T) {
 		t.Fatalf("status %v, residuals %+v", res.Status, res.Residuals)
 	}
 	in, longest, run := 0, 0, 0
-	for _, mask := range res.Participation.Answered {
+	for _, mask := range rounds(res.Participation, n) {
 		if _, has := answered(t, mask, 0); has {
 			in, run = in+1, 0
 			continue
