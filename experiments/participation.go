@@ -1,6 +1,10 @@
 package experiments
 
-import "github.com/fedcon/fedcon/solver"
+import (
+	"fmt"
+
+	"github.com/fedcon/fedcon/solver"
+)
 
 // ParticipationConfig holds the keys of partial participation in Algorithm
 // 2's rounds (solver.Participation, docs/participation.md). Unset, they are
@@ -63,4 +67,17 @@ func (c *ParticipationConfig) ParticipationFor(seed uint64, t int, rows []float6
 		p.Weights = rows
 	}
 	return p
+}
+
+// ParticipationNote says how the clients took part, for a table's notes;
+// "" under full participation.
+func (c *ParticipationConfig) ParticipationNote() string {
+	if !c.Partial() {
+		return ""
+	}
+	how := "every client"
+	if c.Participation != nil {
+		how = fmt.Sprintf("a fraction %g of the clients (%s)", *c.Participation, map[string]string{"": "uniform", "weighted": "weighted by rows"}[c.ParticipationSampling])
+	}
+	return fmt.Sprintf("Partial participation: %s per ADMM round of Algorithm 1, each failing to answer with probability %g; test (23), the outer steps and the audit hear every client (docs/participation.md).", how, c.DropProb)
 }

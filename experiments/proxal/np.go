@@ -110,6 +110,9 @@ func WithAlgorithm2Note(ts []*experiments.Table, c *ALConfig) []*experiments.Tab
 		if n := c.outerNote(); n != "" {
 			ts[0].Notes = append(ts[0].Notes, n)
 		}
+		if n := c.ParticipationNote(); n != "" {
+			ts[0].Notes = append(ts[0].Notes, n)
+		}
 	}
 	return ts
 }
