@@ -121,3 +121,32 @@ func TestParticipationKeys(t *testing.T) {
 		t.Fatalf("participation 1 hashes as %s, unset as %s", one.TrialHash(), unset.TrialHash())
 	}
 }
+
+// TestParticipationWorkers: the participation draws come from the run's
+// seed alone, so a run with partial participation and drops is the same
+// for any number of workers, and so is its record of who answered.
+func TestParticipationWorkers(t *testing.T) {
+	dirs := dataDirs(t)
+	cfg := participationNPConfig(5)
+	cfg.Trials = 2
+	f := 0.2
+	cfg.Participation, cfg.DropProb = &f, 0.1
+	var ref string
+	for _, workers := range []int{1, 3} {
+		res, err := RunNP(context.Background(), cfg, dirs, experiments.RunOptions{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range res.Trials {
+			if tr.Alg1.Participation == nil || tr.Alg1.Status != solver.Converged {
+				t.Fatalf("trial %d: status %v, participation %v", tr.Trial, tr.Alg1.Status, tr.Alg1.Participation)
+			}
+		}
+		got := stripClassWall(t, res.Trials)
+		if ref == "" {
+			ref = got
+		} else if got != ref {
+			t.Fatalf("workers=%d: trials differ from workers=1", workers)
+		}
+	}
+}
