@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -203,5 +204,29 @@ func TestParticipationBadValues(t *testing.T) {
 		if err == nil {
 			t.Errorf("%+v: no error", p)
 		}
+	}
+}
+
+// TestParticipationRuntime: Settings.Runtime stops a run with partial
+// participation inside Algorithm 2 as without it (RuntimeLimit, no error),
+// and the audit still hears every client: its residuals are Definition 1's
+// recomputed from all the data.
+func TestParticipationRuntime(t *testing.T) {
+	q, w0 := lcqp(t, 4, 20, 3, 1)
+	s := &solver.Settings{MaxInner: 10_000_000, Runtime: 50 * time.Millisecond}
+	m := &solver.ProxAL{Rho: 1e-6, Participation: &solver.Participation{Fraction: 0.5, DropProb: 0.1, Seed: 1}}
+	res, err := solver.Solve(context.Background(), q.Problem(), w0, s, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.RuntimeLimit {
+		t.Fatalf("status %v, want RuntimeLimit", res.Status)
+	}
+	stat, feas := kkt(q, res.W, res.Mu)
+	if math.Abs(res.Residuals.Stationarity-stat) > 1e-9 || math.Abs(res.Residuals.Feasibility-feas) > 1e-12 {
+		t.Errorf("audit %+v, recomputed (%g, %g)", res.Residuals, stat, feas)
+	}
+	if last := rounds(res.Participation, 3); len(last) == 0 || last[len(last)-1] == "0" {
+		t.Fatalf("no round recorded, or the audit's last round heard nobody: %v", res.Participation)
 	}
 }
