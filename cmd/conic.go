@@ -57,6 +57,7 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 
 func conicQPRun(f *Factory, o *ConicQPOptions) error {
 	cfg := &conic.ConicQPConfig{}
+	o.ignoreKeys(inProcessOnly)
 	if err := loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -111,6 +112,7 @@ func newCmdReproduceConicTable3(f *Factory, runF func(*ConicClassOptions) error)
 
 func conicNPRun(f *Factory, o *ConicClassOptions) error {
 	cfg := &proxal.NPConfig{}
+	o.ignoreKeys(inProcessOnly)
 	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -122,6 +124,7 @@ func conicNPRun(f *Factory, o *ConicClassOptions) error {
 
 func conicFairRun(f *Factory, o *ConicClassOptions) error {
 	cfg := &proxal.FairConfig{}
+	o.ignoreKeys(inProcessOnly)
 	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}

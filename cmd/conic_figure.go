@@ -47,6 +47,7 @@ func (o *ConicFigureOptions) figureClients(clients *[]int) {
 func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 	cfg := &proxal.NPConfig{}
 	o.ignoreKeys(map[string]string{"trials": figureTrials})
+	o.ignoreKeys(inProcessOnly)
 	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}
@@ -69,6 +70,7 @@ func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 func conicFigure2Run(f *Factory, o *ConicFigureOptions) error {
 	cfg := &proxal.FairConfig{}
 	o.ignoreKeys(map[string]string{"trials": figureTrials})
+	o.ignoreKeys(inProcessOnly)
 	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
 		return err
 	}

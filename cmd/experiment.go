@@ -131,6 +131,25 @@ var alFlagKeys = map[string]string{
 	"subsolver": "subsolver", "r": "r", "rho-rule": "rho_rule", "metric-shift": "metric_shift",
 	"relax": "relax", "eps-rel": "eps_rel", "outer-relax": "outer_relax", "polish": "polish",
 	"clients": "clients", "datasets": "datasets", "admm-start": "admm_start",
+	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob",
+}
+
+// addParticipationFlags adds the partial participation flags
+// (docs/participation.md) of run np, fair and qp.
+func addParticipationFlags(c *cobra.Command) {
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Float64("participation", 1, "fraction in (0, 1] of the clients sampled per ADMM round of Algorithm 1; test (23), outer steps and the audit still hear every client (docs/participation.md)")
+		fl.String("participation-sampling", "uniform", "how clients are sampled: uniform (without replacement) or weighted (by their rows)")
+		fl.Float64("drop-prob", 0, "probability in [0, 1) that an addressed client fails to answer a round (it acts in a later one)")
+	})
+}
+
+// inProcessOnly refuses the partial participation keys where the run
+// does not read them.
+var inProcessOnly = map[string]string{
+	"participation":          "partial participation runs in-process: fedcon run np|fair|qp",
+	"participation_sampling": "partial participation runs in-process: fedcon run np|fair|qp",
+	"drop_prob":              "partial participation runs in-process: fedcon run np|fair|qp",
 }
 
 // dataOptions are options of commands that read datasets.

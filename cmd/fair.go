@@ -50,6 +50,7 @@ func newCmdRunFair(f *Factory, runF func(*FairOptions) error) *cobra.Command {
 		"  fedcon run fair --clients 10 --trials 3\n  fedcon run fair --data people.csv --label income --positive high --sensitive sex", o, fairRun, runF)
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
 	addOwnDataFlags(c, &o.Own, true)
+	addParticipationFlags(c)
 	return c
 }
 

@@ -49,6 +49,7 @@ func newCmdRunNP(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 	c.Flags().StringVar(&o.Dataset, "dataset", "breast-cancer-wisc", "classification dataset: breast-cancer-wisc, adult-a, monks-1 (Table 1) or another two-class one of 'fedcon data list'")
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
 	addOwnDataFlags(c, &o.Own, false)
+	addParticipationFlags(c)
 	return c
 }
 

@@ -54,6 +54,12 @@ func hostileCases(dir string) []hostileCase {
 		{"DRFL test-mean NaN", []string{"run", "drfl", "--test-mean", "NaN"}, nil, "", 2, "--test-mean NaN: must be a finite number"},
 		{"DRFL test-sd Inf", []string{"run", "drfl", "--test-sd", "Inf"}, nil, "", 2, "--test-sd +Inf: must be a finite number"},
 		{"eps-floor negative", qp("--eps-floor", "-1"), nil, "", 2, "eps_floor = -1"},
+		{"participation 0", qp("--participation", "0"), nil, "", 2, "participation = 0: must be in (0, 1]"},
+		{"participation 1.5 (np)", []string{"run", "np", "--participation", "1.5", "--out", dir}, nil, "", 2, "participation = 1.5"},
+		{"drop-prob 1 (fair)", []string{"run", "fair", "--drop-prob", "1", "--out", dir}, nil, "", 2, "drop_prob = 1: must be in [0, 1)"},
+		{"drop_prob negative (env)", qp(), map[string]string{"FEDCON_DROP_PROB": "-0.1"}, "", 2, "drop_prob = -0.1"},
+		{"participation 0 (yaml)", qp(), nil, "participation: 0\n", 2, "participation = 0"},
+		{"participation_sampling unknown", qp("--participation-sampling", "rows"), nil, "", 2, "participation_sampling = rows"},
 		// Ranges and shapes.
 		{"trials 1e8", qp("--trials", "100000000"), nil, "", 2, "trials = 100000000: must be in [1, 100000]"},
 		{"trials 0", qp("--trials", "0"), nil, "", 2, "trials = 0"},

@@ -26,7 +26,8 @@ var qpMethodFlagKeys = map[string]string{
 }
 
 // qpFlagKeys maps flags to config keys.
-var qpFlagKeys = withFlagKeys(qpMethodFlagKeys, map[string]string{"rng": "rng", "cells": "cells", "polish": "polish"})
+var qpFlagKeys = withFlagKeys(qpMethodFlagKeys, map[string]string{"rng": "rng", "cells": "cells", "polish": "polish",
+	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob"})
 
 // withFlagKeys returns base plus extra.
 func withFlagKeys(base, extra map[string]string) map[string]string {
@@ -110,6 +111,7 @@ func newCmdRunQP(f *Factory, runF func(*QPOptions) error) *cobra.Command {
 	c.Flags().IntVar(&o.Clients, "clients", 5, "number of clients n")
 	c.Flags().IntVar(&o.Dim, "dim", 100, "dimension d")
 	c.Flags().IntVar(&o.Constrs, "constraints", 1, "equality constraints per party m̃")
+	addParticipationFlags(c)
 	return c
 }
 

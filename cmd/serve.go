@@ -128,6 +128,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	for k, v := range serveFlagKeys {
 		keys[k] = v
 	}
+	o.common.ignoreKeys(inProcessOnly)
 	switch o.problem {
 	case "np":
 		cfg := &proxal.NPConfig{}

@@ -65,6 +65,8 @@ type MethodConfig struct {
 	// super-linearly, the status still from the audit. Omitted from hashes
 	// when false (the paper).
 	Polish bool `mapstructure:"polish" json:"polish,omitempty"`
+	// ParticipationConfig: partial participation (docs/participation.md).
+	ParticipationConfig `mapstructure:",squash"`
 }
 
 // ValidateMethod checks the keys of MethodConfig.
@@ -93,7 +95,7 @@ func (c *MethodConfig) ValidateMethod() error {
 	case !(c.OuterRelax >= 0 && c.OuterRelax < 2):
 		return &ConfigError{"outer_relax", c.OuterRelax, "must be in [0, 2) (0 or 1: the paper's plain outer step)"}
 	}
-	return nil
+	return c.ValidateParticipation()
 }
 
 // Settings are the solver settings of c, workers clients at a time.

@@ -26,7 +26,10 @@
 // through a Transport (broadcast, local step, replies in client order). The
 // in-process transport runs clients as goroutines; reductions happen in client
 // order, so results are bit-identical for any number of workers. Every float
-// that crosses the boundary is counted in Stats.
+// that crosses the boundary is counted in Stats. With ProxAL.Participation
+// only a sample of the clients takes part in each ADMM round (through a
+// SubsetTransport); test (23), the outer step and the audit remain rounds
+// that every client answers.
 //
 // Invariants: Solve never modifies the Problem or w0 and never prints; progress
 // goes to Settings.Recorder. A cap is a Status, not an error; Solve returns an

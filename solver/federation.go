@@ -604,12 +604,24 @@ func (t *LocalTransport) NumClients() int { return len(t.Nodes) }
 // Exchange implements Transport: client steps run concurrently, replies are
 // returned in client order. The returned slice is reused by the next call.
 func (t *LocalTransport) Exchange(ctx context.Context, b *Broadcast) ([]*Reply, error) {
+	return t.ExchangeSubset(ctx, b, nil)
+}
+
+// ExchangeSubset implements SubsetTransport: as Exchange, on the clients
+// with active[i] only (nil: all); the others' replies are nil.
+func (t *LocalTransport) ExchangeSubset(ctx context.Context, b *Broadcast, active []bool) ([]*Reply, error) {
 	if len(t.out) != len(t.Nodes) {
 		t.out = make([]*Reply, len(t.Nodes))
 	}
 	out := t.out
+	if active != nil {
+		clear(out)
+	}
 	if t.Workers == 1 || len(t.Nodes) == 1 {
 		for i, n := range t.Nodes {
+			if active != nil && !active[i] {
+				continue
+			}
 			r, err := n.Handle(b)
 			if err != nil {
 				return nil, fmt.Errorf("client %d: %w", i+1, err)
@@ -623,6 +635,9 @@ func (t *LocalTransport) Exchange(ctx context.Context, b *Broadcast) ([]*Reply, 
 		g.SetLimit(t.Workers)
 	}
 	for i, n := range t.Nodes {
+		if active != nil && !active[i] {
+			continue
+		}
 		g.Go(func() error {
 			r, err := n.Handle(b)
 			if err != nil {

@@ -101,6 +101,9 @@ type ProxAL struct {
 	// Transport, if non-nil, reaches the clients (e.g. over a network); nil
 	// means in-process goroutines built from Problem.Clients.
 	Transport Transport
+	// Participation, if non-nil, samples the clients of Algorithm 2's
+	// rounds (docs/participation.md); nil: every client every round.
+	Participation *Participation
 	// Polish, if true, finishes with the federated KKT polish (polish.go):
 	// test (11) first stops at max(ε, PolishFrom), then Newton on the
 	// identified active set; if its point is not certified within
@@ -246,6 +249,8 @@ type proxALRun struct {
 	restart  bool
 	// polishedMu are every party's multipliers at a polished point.
 	polishedMu [][]float64
+	// part samples the clients of each round (nil: all, the paper).
+	part *participation
 }
 
 // Matrix penalties are refreshed when the certificate fell by less than
@@ -322,6 +327,9 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	r.wt, r.gs, r.wprev = make([]float64, d), make([]float64, d), make([]float64, d)
 	r.rhoScale, r.primal, r.lastCert = 1, -1, -1
 	r.res = &Result{}
+	if err := r.initParticipation(); err != nil {
+		return nil, err
+	}
 
 	w := append([]float64(nil), w0...)
 	copy(r.server.center, w)
@@ -366,21 +374,35 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 }
 
 // exchange runs one round and counts what crosses the boundary.
+// Under partial participation it is a full round (participation.all).
 func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error) {
+	if r.part != nil {
+		return r.part.all(ctx, r, b)
+	}
 	reps, err := r.tr.Exchange(ctx, b)
 	if err != nil {
 		return nil, err
 	}
+	r.count(b, reps, r.n)
+	return reps, nil
+}
+
+// count adds one round to the stats: b sent to sent clients, reps (nil
+// for a client that did not answer) back, and keeps the ũ_i received.
+func (r *proxALRun) count(b *Broadcast, reps []*Reply, sent int) {
 	st := &r.res.Stats
 	st.Rounds++
 	refactor := false
 	switch {
 	case b.Kind != MsgAudit:
-		st.FloatsDown += int64(r.n) * b.floats()
+		st.FloatsDown += int64(sent) * b.floats()
 	case b.Mu != nil: // the audit's w is already held; committed multipliers are not
-		st.FloatsDown += int64(r.n) * (b.floats() - int64(len(b.W)))
+		st.FloatsDown += int64(sent) * (b.floats() - int64(len(b.W)))
 	}
 	for i, rep := range reps {
+		if rep == nil {
+			continue
+		}
 		alg, diag := rep.floats(b.Kind)
 		st.FloatsUp += alg
 		st.DiagFloatsUp += diag
@@ -410,7 +432,6 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 			return nil, err
 		}
 	}
-	return reps, nil
 }
 
 // step runs Algorithm 2 from w̃0 = w^k to τ_k, then the multiplier updates of
@@ -486,7 +507,7 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 				b.Refresh = true
 			}
 		}
-		reps, err := r.exchange(ctx, b)
+		reps, full, err := r.admmExchange(ctx, b, tau, lhs)
 		if err != nil {
 			return out, err
 		}
@@ -502,7 +523,9 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 		if r.m.Rule == RhoBalance {
 			r.primal = 0
 			for _, rep := range reps {
-				r.primal = max(r.primal, rep.Primal)
+				if rep != nil {
+					r.primal = max(r.primal, rep.Primal)
+				}
 			}
 			// The clients switched to the new ρ_i after their step: so does
 			// the server, for (18) in the next iteration.
@@ -510,7 +533,7 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 		}
 		copy(r.wprev, r.wt)
 		out.inner = t + 1
-		if lhs <= tau {
+		if lhs <= tau && full {
 			var sum float64
 			for _, rep := range reps { // client order
 				sum += rep.EpsTilde
@@ -566,7 +589,7 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 func (r *proxALRun) takeRho(reps []*Reply) error {
 	changed := false
 	for i, rep := range reps {
-		if rep.Rho == 0 || rep.Rho == r.rho[i] {
+		if rep == nil || rep.Rho == 0 || rep.Rho == r.rho[i] {
 			continue
 		}
 		if !(rep.Rho > 0) || math.IsInf(rep.Rho, 0) {

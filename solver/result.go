@@ -28,6 +28,9 @@ type Result struct {
 	Stats Stats
 	// Trace has one record per outer iteration.
 	Trace []OuterRecord
+	// Participation records who answered each round under partial
+	// participation (ProxAL.Participation); nil under full participation.
+	Participation *ParticipationLog
 }
 
 // PartyValue is one party's objective and constraint values at a point.

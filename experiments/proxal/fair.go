@@ -215,6 +215,11 @@ func runFair(ctx context.Context, cfg *FairConfig, dirs []string, opt experiment
 func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keepTrace bool) (ClassTrial, error) {
 	w0 := experiments.StartPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
 	a1, cp := cfg.Methods()
+	rows := make([]float64, len(cell.clients))
+	for i, c := range cell.clients {
+		rows[i] = float64(c.G0.Neg.N + c.G0.Pos.N + c.G1.Neg.N + c.G1.Pos.N)
+	}
+	a1.Participation = cfg.ParticipationFor(cfg.Seed, t, rows)
 	tr := ClassTrial{Dataset: cfg.name(), N: cell.n, Trial: t}
 	for _, run := range []struct {
 		dst *ClassAlg
@@ -227,7 +232,8 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 		if err != nil {
 			return tr, err
 		}
-		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(), W: r.W, Mu: r.Mu}
+		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(), W: r.W, Mu: r.Mu,
+			Participation: r.Participation}
 		// Loss1 holds the disparities of the server, then the clients.
 		a.Loss1 = append(a.Loss1, cell.server.Disparity(r.W))
 		for _, c := range cell.clients {

@@ -110,6 +110,9 @@ func WithAlgorithm2Note(ts []*experiments.Table, c *ALConfig) []*experiments.Tab
 		if n := c.outerNote(); n != "" {
 			ts[0].Notes = append(ts[0].Notes, n)
 		}
+		if n := c.ParticipationNote(); n != "" {
+			ts[0].Notes = append(ts[0].Notes, n)
+		}
 	}
 	return ts
 }
@@ -208,6 +211,9 @@ type ClassAlg struct {
 	W     []float64    `json:"w"`
 	Mu    [][]float64  `json:"mu"`
 	Trace []TracePoint `json:"trace,omitempty"`
+	// Participation is who answered each round of Algorithm 1 under
+	// partial participation (absent under full participation).
+	Participation *solver.ParticipationLog `json:"participation,omitempty"`
 }
 
 // TracePoint is one outer iteration of a run, for figures.
@@ -365,6 +371,15 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt experiments.Ru
 	return res, nil
 }
 
+// rows are each client's rows: the weights of weighted participation.
+func (cell *npCell) rows() []float64 {
+	out := make([]float64, len(cell.clients))
+	for i, c := range cell.clients {
+		out[i] = float64(c.Class0.N + c.Class1.N)
+	}
+	return out
+}
+
 func npProblem(cell *npCell) *solver.Problem {
 	p := &solver.Problem{Dim: cell.d}
 	for _, c := range cell.clients {
@@ -379,6 +394,7 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 	if cfg.AdmmStart == "w0" {
 		a1.AdmmStart = w0
 	}
+	a1.Participation = cfg.ParticipationFor(cfg.Seed, t, cell.rows())
 	tr := ClassTrial{Dataset: cell.dataset, N: cell.n, Trial: t}
 	for _, run := range []struct {
 		dst *ClassAlg
@@ -391,7 +407,8 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 		if err != nil {
 			return tr, err
 		}
-		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(), W: r.W, Mu: r.Mu}
+		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(), W: r.W, Mu: r.Mu,
+			Participation: r.Participation}
 		for _, c := range cell.clients {
 			a.Loss0 = append(a.Loss0, c.Loss0(r.W))
 			a.Loss1 = append(a.Loss1, c.Loss1(r.W))

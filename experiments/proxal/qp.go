@@ -75,6 +75,9 @@ type QPAlg struct {
 	// The conic paper's Table 1 does not store them (omitted).
 	W  []float64   `json:"w,omitempty"`
 	Mu [][]float64 `json:"mu,omitempty"`
+	// Participation is who answered each round of Algorithm 1 under
+	// partial participation (absent under full participation).
+	Participation *solver.ParticipationLog `json:"participation,omitempty"`
 }
 
 // QPTraceEntry is kept for figures; not serialised per trial.
@@ -319,6 +322,11 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 	n, d, m := inst.N, inst.Dim, inst.M
 	w0 := QPStart(cfg, t, d)
 	a1, cp := cfg.QPMethods(cache)
+	rows := make([]float64, n) // a QP client holds one block: equal weights
+	for i := range rows {
+		rows[i] = 1
+	}
+	a1.Participation = cfg.ParticipationFor(cfg.Seed, t, rows)
 	tr := QPTrial{N: n, D: d, M: m, Trial: t, FStar: fstar, Nu1: nu1}
 	for _, run := range []struct {
 		dst *QPAlg
@@ -335,6 +343,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
 			DistOpt: DistInf(r.W, wstar), Status: r.Status, Test: r.Test, Residuals: r.Residuals,
 			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W, Mu: r.Mu,
+			Participation: r.Participation,
 		}
 		run.dst.ObjBand = ObjBand(r, wstar, nu1, run.dst.Violation)
 	}

@@ -10,9 +10,9 @@ import (
 // what the paper lacks (iterations, communication, KKT residuals, distance to
 // the exact optimum, wall time, flags).
 func (r *QPResult) Tables() []*experiments.Table {
-	rng := "fedcon"
+	rng, part := "fedcon", ""
 	if cfg, ok := r.Info.Config.(*QPConfig); ok {
-		rng = cfg.RNG
+		rng, part = cfg.RNG, cfg.ParticipationNote()
 	}
 	main := &experiments.Table{
 		Keys:  3,
@@ -69,6 +69,9 @@ func (r *QPResult) Tables() []*experiments.Table {
 	main.Brief, extra.Detail = brief, true
 	brief.Notes = append(brief.Notes, "Means over trials of Algorithm 1 (A1) and cProx-AL (cP); feasibility violation = max_i ||C_i w + d_i||_inf; f* the exact optimum. Flags count trials that did not end Converged, hit a cap, or ended with KKT residuals above (ε1, ε2).",
 		main.Notes[len(main.Notes)-1])
+	if part != "" {
+		main.Notes, brief.Notes = append(main.Notes, part), append(brief.Notes, part)
+	}
 	extra.Notes = append(extra.Notes, "KKT residuals are Definition 1's, recomputed at the returned (w, μ); flags count trials that did not end Converged, hit an inner cap, had a local solve stop short of its tolerance, or ended Converged with these residuals above (ε1, ε2) (KKT above ε).")
 	return []*experiments.Table{main, extra}
 }
