@@ -228,7 +228,9 @@ func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, s
 	if err != nil {
 		return nil, err
 	}
-	r.count(b, reps, sent)
+	if err := r.count(b, reps, sent); err != nil {
+		return nil, err
+	}
 	p.rounds++
 	for i, rep := range reps {
 		if rep != nil {

@@ -383,13 +383,15 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 	if err != nil {
 		return nil, err
 	}
-	r.count(b, reps, r.n)
+	if err := r.count(b, reps, r.n); err != nil {
+		return nil, err
+	}
 	return reps, nil
 }
 
 // count adds one round to the stats: b sent to sent clients, reps (nil
 // for a client that did not answer) back, and keeps the ũ_i received.
-func (r *proxALRun) count(b *Broadcast, reps []*Reply, sent int) {
+func (r *proxALRun) count(b *Broadcast, reps []*Reply, sent int) error {
 	st := &r.res.Stats
 	st.Rounds++
 	refactor := false
@@ -421,17 +423,16 @@ func (r *proxALRun) count(b *Broadcast, reps []*Reply, sent int) {
 		}
 		if len(rep.MetricUpdate) > 0 {
 			if err := r.updateS(i, b.Kind, rep.MetricUpdate); err != nil {
-				return nil, err
+				return err
 			}
 			refactor = true
 		}
 	}
 	if refactor {
 		// S changed: (18) of the next round uses the clients' new M_i.
-		if err := r.factorS(); err != nil {
-			return nil, err
-		}
+		return r.factorS()
 	}
+	return nil
 }
 
 // step runs Algorithm 2 from w̃0 = w^k to τ_k, then the multiplier updates of
