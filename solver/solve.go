@@ -104,7 +104,7 @@ type outerLoop struct {
 	// polish, if non-nil, tries the KKT polish at the current iterate and
 	// reports whether it certified a point (then written into the
 	// iterate and marked in res). Test (11) then first stops at
-	// polishFrom (when above ε), and after a failed polish at ten times
+	// polishFrom (when above ε), and after a failed polish at three times
 	// smaller tolerances, down to ε.
 	polish     func(ctx context.Context) (bool, error)
 	polishFrom float64
@@ -231,7 +231,7 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 					res.Status = Converged
 					return res, nil
 				}
-				e1, e2 = max(e1/10, o.s.Eps1), max(e2/10, o.s.Eps2)
+				e1, e2 = max(e1/3, o.s.Eps1), max(e2/3, o.s.Eps2)
 				plain = false
 				continue
 			}
