@@ -110,53 +110,66 @@ func TestGatePointTampering(t *testing.T) {
 		cfg                any
 		edit               func(m map[string]any)
 		fail               string // in the certificate rule's detail; "" for the honest run
+		note               string // in the certificate rule's detail when it passes
 	}{
-		{"np honest", "table1", "breast-cancer-wisc-n3-t00", np, nil, ""},
+		{"np honest", "table1", "breast-cancer-wisc-n3-t00", np, nil, "", "the status against the stored inner cap"},
+		{"np capped subproblem called Converged", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
+			a := alg(m, "cprox") // Converged, uncapped
+			a["inner_capped"] = true
+		}, "stopped at its inner cap", ""},
+		{"np InnerIterationLimit without a cap", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
+			alg(m, "alg1")["inner_capped"] = false // InnerIterationLimit, capped
+		}, "met its test (10)", ""},
+		// A file of an older fedcon stores no cap: not checked, said, not failed.
+		{"np inner cap not stored", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
+			delete(alg(m, "alg1"), "inner_capped")
+			delete(alg(m, "cprox"), "inner_capped")
+		}, "", "the inner cap not checked on 2 runs"},
 		{"np w edited", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			w := alg(m, "alg1")["w"].([]any)
 			w[0] = w[0].(float64) + 1e-3
-		}, "Algorithm 1"},
+		}, "Algorithm 1", ""},
 		{"np w truncated", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			a := alg(m, "cprox")
 			a["w"] = a["w"].([]any)[1:]
-		}, "w has"},
+		}, "w has", ""},
 		{"np μ edited", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			mu := alg(m, "cprox")["mu"].([]any)[1].([]any)
 			mu[0] = scale(mu[0], 1.5) + 0.01 // an inactive constraint's μ is 0
-		}, "residuals"},
+		}, "residuals", ""},
 		{"np μ negative", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			mu := alg(m, "alg1")["mu"].([]any)[2].([]any)
 			mu[0] = -1.0
-		}, "dual cone"},
+		}, "dual cone", ""},
 		{"np μ block dropped", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			a := alg(m, "alg1")
 			a["mu"] = a["mu"].([]any)[:2]
-		}, "multiplier blocks"},
+		}, "multiplier blocks", ""},
 		{"np a client's loss lowered", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			l := alg(m, "alg1")["loss1"].([]any)
 			l[1] = scale(l[1], 0.9)
-		}, "loss1[1]"},
+		}, "loss1[1]", ""},
 		{"np status promoted with its residuals", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			a := alg(m, "cprox")
 			a["status"], a["test_status"] = "Converged", "Converged"
 			a["kkt_residuals"] = map[string]any{"stationarity": 1e-4, "feasibility": 1e-4}
-		}, "residuals"},
-		{"fair honest", "table2", "adult-b-n2-t00", fair, nil, ""},
+		}, "residuals", ""},
+		{"fair honest", "table2", "adult-b-n2-t00", fair, nil, "", "the status against the stored inner cap"},
 		{"fair w edited", "table2", "adult-b-n2-t00", fair, func(m map[string]any) {
 			w := alg(m, "cprox")["w"].([]any)
 			w[3] = scale(w[3], 1.01)
-		}, "cProx-AL"},
+		}, "cProx-AL", ""},
 		{"fair server μ edited", "table2", "adult-b-n2-t00", fair, func(m map[string]any) {
 			mu := alg(m, "alg1")["mu"].([]any)[0].([]any)
 			mu[0], mu[1] = scale(mu[0], 1)+0.5, scale(mu[1], 1)+0.5
-		}, "residuals"},
+		}, "residuals", ""},
 		{"fair objective and losses scaled together", "table2", "adult-b-n2-t00", fair, func(m map[string]any) {
 			a := alg(m, "alg1")
 			for i, l := range a["loss0"].([]any) {
 				a["loss0"].([]any)[i] = scale(l, 0.5)
 			}
 			a["objective"] = scale(a["objective"], 0.5)
-		}, "loss0[0]"},
+		}, "loss0[0]", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -170,10 +183,10 @@ func TestGatePointTampering(t *testing.T) {
 				t.Fatal(err)
 			}
 			var failed []string
-			cert := false
+			cert, detail := false, ""
 			for _, r := range experiments.VerifyResult(dir, c.table, b, dirs) {
 				if r.Rule == "certificate recomputed" {
-					cert = true
+					cert, detail = true, r.Detail
 				}
 				if !r.Pass {
 					failed = append(failed, r.Rule+": "+r.Detail)
@@ -186,6 +199,8 @@ func TestGatePointTampering(t *testing.T) {
 				t.Fatalf("honest run fails the gate: %v", failed)
 			case c.fail != "" && !certFailed(failed, c.fail):
 				t.Fatalf("failed %v, want the certificate rule naming %q", failed, c.fail)
+			case c.note != "" && !strings.Contains(detail, c.note):
+				t.Fatalf("certificate rule %q does not say %q", detail, c.note)
 			}
 		})
 	}
