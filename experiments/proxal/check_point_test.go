@@ -378,3 +378,49 @@ func certificateRow(rows []experiments.CheckRow) (cert *experiments.CheckRow, fa
 	}
 	return cert, failed
 }
+
+// TestEqQPAgreesWithExactKKT: the gate's independent optimum (recheck.EqQP,
+// range-space Cholesky) and the run's (problems.LCQP.ExactKKT, LU of the
+// KKT matrix) agree on Table 4 cells of both RNGs far within solveAgree,
+// the bound the gate states for them.
+func TestEqQPAgreesWithExactKKT(t *testing.T) {
+	cells := [][3]int{{1, 100, 1}, {5, 100, 1}, {10, 300, 3}}
+	if !testing.Short() {
+		cells = append(cells, [3]int{10, 500, 5})
+	}
+	for _, rng := range []string{"fedcon", "numpy"} {
+		for _, c := range cells {
+			cfg := &QPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, RNG: rng}}
+			inst, err := QPInstance(cfg, c[0], c[1], c[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws, nus, fs, err := inst.ExactKKT()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Cells = [][]int{c[:]}
+			vc := experiments.VerifyCell{Key: "k", N: c[0], D: c[1], M: c[2]}
+			qc := qpCells(cfg, []experiments.VerifyCell{vc}, map[string][]QPTrial{"k": {{}}})["k"]
+			if qc.err != nil {
+				t.Fatal(qc.err)
+			}
+			var dw, wmax, nu1 float64
+			for j := range ws {
+				dw, wmax = math.Max(dw, math.Abs(ws[j]-qc.wstar[j])), math.Max(wmax, math.Abs(ws[j]))
+			}
+			for _, x := range nus {
+				nu1 += math.Abs(x)
+			}
+			// A factor of 100 inside the bound: measured 2e-15 in w*, 5e-16 in f* and ||ν*||₁.
+			for _, e := range []struct {
+				what     string
+				diff, to float64
+			}{{"w*", dw, 1 + wmax}, {"f*", math.Abs(fs - qc.fstar), 1 + qc.fScale}, {"||ν*||₁", math.Abs(nu1 - qc.nu1), 1 + nu1}} {
+				if e.diff > solveAgree/100*e.to {
+					t.Errorf("%s %v: %s differs by %.3g, above solveAgree/100 × %.3g", rng, c, e.what, e.diff, e.to)
+				}
+			}
+		}
+	}
+}
