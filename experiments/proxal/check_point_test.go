@@ -424,3 +424,84 @@ func TestEqQPAgreesWithExactKKT(t *testing.T) {
 		}
 	}
 }
+
+// TestGateSwappedData: a results directory checked against data files other
+// than those it was run on fails the recomputed certificate, naming the
+// stored identity of the data: the pinned SHA-256 of a built-in data set's
+// file, or the data.sha256 that a run on a user's file records. An
+// unmodified copy of the same files passes.
+func TestGateSwappedData(t *testing.T) {
+	dirs := dataDirs(t)
+	mc := experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}
+	const bcw = "breast-cancer-wisconsin/breast-cancer-wisconsin.data"
+	// A user's file: the built-in rows as CSV with a header, label last.
+	raw, err := os.ReadFile(filepath.Join(dirs[0], bcw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv strings.Builder
+	csv.WriteString("id,a1,a2,a3,a4,a5,a6,a7,a8,a9,y\n")
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		if !strings.Contains(l, "?") {
+			csv.WriteString(l + "\n")
+		}
+	}
+	// swap edits one feature of the first data row: 5 -> 6.
+	swap := func(t *testing.T, p string) {
+		editText(t, p, func(s string) string { return strings.Replace(s, "1000025,5,", "1000025,6,", 1) })
+	}
+	for _, c := range []struct {
+		name string
+		own  bool
+		edit bool
+		fail string // in the certificate rule's detail; "" for an unmodified copy
+	}{
+		{"built-in copy", false, false, ""},
+		{"built-in file edited", false, true, "sha-256"},
+		{"own file unchanged", true, false, ""},
+		{"own file edited", true, true, "data.sha256"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
+				ALConfig: ALConfig{MethodConfig: mc, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+			data := t.TempDir()
+			name, file := "table1", filepath.Join(data, bcw)
+			if c.own {
+				name, file = "np-own", filepath.Join(data, "own.csv")
+				np.Data = &DataSource{File: file, Partition: "iid"}
+				np.Data.Label = "y"
+				np.Data.Drop = []string{"id"}
+				if err := os.WriteFile(file, []byte(csv.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				np.Datasets = []string{"breast-cancer-wisc"}
+				copyDir(t, filepath.Join(dirs[0], filepath.Dir(bcw)), filepath.Dir(file))
+			}
+			dir := filepath.Join(t.TempDir(), name)
+			writeClassRun(t, dir, name, np, []string{data}, nil)
+			if c.edit {
+				swap(t, file)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []experiments.CheckRow
+			if c.own { // no reference file: the generic rules
+				rows = experiments.GenericCheck(experiments.Found{Name: name, Dir: dir, Result: name + ".json", Manifest: "manifest.json"}, experiments.GateOptions{DataDirs: []string{data}})
+			} else {
+				rows = experiments.VerifyResult(dir, name, b, []string{data})
+			}
+			cert, failed := certificateRow(rows)
+			switch {
+			case cert == nil:
+				t.Fatal("no certificate rule")
+			case c.fail == "" && len(failed) > 0:
+				t.Fatalf("the unmodified data fail the gate: %v", failed)
+			case c.fail != "" && !certFailed(failed, c.fail):
+				t.Fatalf("failed %v, want the certificate rule naming %q", failed, c.fail)
+			}
+		})
+	}
+}
