@@ -76,9 +76,9 @@ func (o *commonOptions) what() string {
 // through flagKeys to a key of cfg that the run reads (not in o.ignore or
 // o.ignoreFlag), a flag standing for a key (ownKeyFlag) may not stand for
 // an ignored one, and a key in o.ignore may not be set in --config (data) or
-// the environment either. Under reproduce all (o.batch) its flags (--trials, --seed) are
-// shared by every experiment, each reading what it uses ("figures always
-// run one"), so they are not refused there.
+// the environment either. Under reproduce all (o.batch) its flags (--trials,
+// --seed) are shared by every experiment, each reading what it uses
+// ("figures always run one"), so they are not refused there.
 func refuseUnused(f *Factory, o *commonOptions, flagKeys map[string]string, cfg any, data []byte) error {
 	var err error
 	if o.flags != nil && !o.batch {
