@@ -245,6 +245,12 @@ func TestGateTampering(t *testing.T) {
 				})
 			}
 		}, true, "f* recomputed", ""},
+		{"forge: a capped last subproblem called Converged", func(t *testing.T, d string) {
+			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
+				a := alg(m, "alg1")
+				a["status"], a["inner_capped"] = "Converged", true
+			})
+		}, true, "certificate recomputed", "inner cap"},
 		{"forge: distance to the optimum halved", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
 				a := alg(m, "alg1")

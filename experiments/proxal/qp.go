@@ -75,6 +75,9 @@ type QPAlg struct {
 	// The conic paper's Table 1 does not store them (omitted).
 	W  []float64   `json:"w,omitempty"`
 	Mu [][]float64 `json:"mu,omitempty"`
+	// InnerCapped is solver.Result.LastCapped, as ClassAlg's (Table 4;
+	// nil in the conic paper's Table 1 and in older files).
+	InnerCapped *bool `json:"inner_capped,omitempty"`
 }
 
 // QPTraceEntry is kept for figures; not serialised per trial.
@@ -335,6 +338,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
 			DistOpt: DistInf(r.W, wstar), Status: r.Status, Test: r.Test, Residuals: r.Residuals,
 			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W, Mu: r.Mu,
+			InnerCapped: new(r.LastCapped()),
 		}
 		run.dst.ObjBand = ObjBand(r, wstar, nu1, run.dst.Violation)
 	}
