@@ -59,6 +59,12 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.bind(c)
 			o.Dirs = dataDirs(f, c)
+			if o.CV {
+				why := "--cv selects it from cv_grid"
+				o.ignoreFlags(map[string]string{"rho": why, "kappa": why, "theta": why})
+			} else {
+				o.ignoreFlags(map[string]string{"folds": "cross-validation folds: only with --cv"})
+			}
 			if err := o.load(f); err != nil {
 				return err
 			}

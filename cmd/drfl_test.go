@@ -198,12 +198,22 @@ func TestReproduceDRFLNoiseOptions(t *testing.T) {
 	f, _, _ := testFactory()
 	var got *DRFLNoiseOptions
 	c := newCmdReproduceDRFLNoise(f, "drfl-figure4", func(o *DRFLNoiseOptions) error { got = o; return nil })
-	c.SetArgs([]string{"--quick", "--cv", "--folds", "4", "--repetitions", "3", "--rho", "0.1", "--kappa", "0.2", "--theta", "0.3", "--p", "2", "--seed", "5"})
+	// --rho, --kappa, --theta are read without --cv, --folds only with it.
+	c.SetArgs([]string{"--rho", "0.1", "--kappa", "0.2", "--theta", "0.3"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if cfg := got.Cfg; got.CV || cfg.Rho != "0.1" || cfg.Kappa != 0.2 || cfg.Theta != 0.3 {
+		t.Fatalf("options %+v, config %+v", got, cfg)
+	}
+	f, _, _ = testFactory()
+	c = newCmdReproduceDRFLNoise(f, "drfl-figure4", func(o *DRFLNoiseOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--quick", "--cv", "--folds", "4", "--repetitions", "3", "--p", "2", "--seed", "5"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
 	cfg := got.Cfg
-	if got.Name != "drfl-figure4" || !got.Quick || !got.CV || cfg.Folds != 4 || cfg.Repetitions != 3 || cfg.Rho != "0.1" || cfg.Kappa != 0.2 || cfg.Theta != 0.3 || cfg.P != "2" || cfg.Seed != 5 {
+	if got.Name != "drfl-figure4" || !got.Quick || !got.CV || cfg.Folds != 4 || cfg.Repetitions != 3 || cfg.P != "2" || cfg.Seed != 5 {
 		t.Fatalf("options %+v, config %+v", got, cfg)
 	}
 	// --quick takes 2 repetitions, but not over an explicit --repetitions.

@@ -41,7 +41,9 @@ type commonOptions struct {
 	// ignore are the configuration keys the run does not read, with why
 	// (ignoreKeys); scope narrows the command in a refusal ("--problem qp").
 	ignore map[string]string
-	scope  string
+	// ignoreFlag are keys refused only as flags (ignoreFlags).
+	ignoreFlag map[string]string
+	scope      string
 }
 
 func addCommonFlags(c *cobra.Command, o *commonOptions, preset string) {

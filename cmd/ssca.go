@@ -52,6 +52,8 @@ func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 	})
 	fl.Float64Var(&o.U, "U", 0, "U of (37) for the data set (default: the preset's per-data-set value)")
 	fl.StringVar(&o.SGDRates, "sgd-lr", "", "YAML with the SGD baselines' sgd_rates (default: the embedded configs/ssca/sgd-lr.yaml)")
+	ownKeyFlag(c, "U", "u")
+	ownKeyFlag(c, "sgd-lr", "sgd_rates")
 }
 
 func (o *SSCAOptions) setDirs(d []string) { o.Dirs = d }
@@ -151,15 +153,13 @@ func sscaSetup(ctx context.Context, f *Factory, workers int, cfg *ssca.SSCAConfi
 }
 
 func sscaRun(f *Factory, o *SSCAOptions) error {
-	// What one algorithm does not read: FedAvg's local steps, the labels
-	// of the feature-based ones (alg3, alg4, fsgd).
+	// What one algorithm does not read: FedAvg's local steps, and the keys
+	// of the other algorithms (λ, U, c, τ, labels, SGD rates).
 	o.scope = "--algo " + o.Algo
 	if o.Algo != "fedavg" && o.flags != nil && o.flags.Changed("local-steps") {
 		return flagErrorf("--local-steps: %s does not use it (FedAvg's local SGD steps: --algo fedavg)", o.what())
 	}
-	if o.Algo != "alg3" && o.Algo != "alg4" && o.Algo != "fsgd" {
-		o.ignoreKeys(map[string]string{"labels": "feature-based labels: --algo alg3, alg4 or fsgd"})
-	}
+	o.ignoreKeys(ssca.UnreadKeys([]ssca.SSCASpec{{Algo: o.Algo}}))
 	cfg, err := loadSSCAConfig(f, o)
 	if err != nil {
 		return err

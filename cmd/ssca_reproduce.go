@@ -53,6 +53,11 @@ stored it computes nothing and rewrites the files above and the manifest).
 }
 
 func sscaReproduce(f *Factory, o *SSCAOptions) error {
+	var curves []ssca.SSCASpec
+	for _, fig := range o.Figures {
+		curves = append(curves, ssca.FigureCurves(fig)...)
+	}
+	o.ignoreFlags(ssca.UnreadKeys(curves))
 	cfg, err := loadSSCAConfig(f, o)
 	if err != nil {
 		return err

@@ -28,6 +28,27 @@ func keyFlags(c *cobra.Command, add func(fl *pflag.FlagSet)) {
 	})
 }
 
+// ownKeyAnnotation names the key that a flag read by the command's own code
+// stands for (--U sets u), so that refuseUnused refuses it as it would that
+// key's configuration flag.
+const ownKeyAnnotation = "fedcon-own-key"
+
+// ownKeyFlag marks flag name of c as standing for key.
+func ownKeyFlag(c *cobra.Command, name, key string) {
+	_ = c.Flags().SetAnnotation(name, ownKeyAnnotation, []string{key})
+}
+
+// ignoreFlags records configuration keys that the run about to load does not
+// read but that --config and FEDCON_* may still set: a figure's --config
+// and environment may hold its paper's whole preset, shared by every command
+// of the paper, so only a flag set on this command line is a mistake.
+func (o *commonOptions) ignoreFlags(why map[string]string) {
+	if o.ignoreFlag == nil {
+		o.ignoreFlag = map[string]string{}
+	}
+	maps.Copy(o.ignoreFlag, why)
+}
+
 // ignoreKeys records configuration keys that the run about to load does not
 // read, each with the reason: refuseUnused refuses them on the command
 // line, in --config and in the environment.
@@ -52,20 +73,30 @@ func (o *commonOptions) what() string {
 
 // refuseUnused is the rule that a command accepts only the flags and keys
 // its experiment uses: a configuration flag set on the command line must map
-// through flagKeys to a key of cfg that the run reads (not in o.ignore),
-// and an ignored key may not be set in --config (data) or the environment
-// either. Under reproduce all (o.batch) its flags (--trials, --seed) are
-// shared by every experiment, each reading what it uses ("figures always
-// run one"), so they are not refused there.
+// through flagKeys to a key of cfg that the run reads (not in o.ignore or
+// o.ignoreFlag), a flag standing for a key (ownKeyFlag) may not stand for
+// an ignored one, and a key in o.ignore may not be set in --config (data) or
+// the environment either. Under reproduce all (o.batch) its flags (--trials,
+// --seed) are shared by every experiment, each reading what it uses
+// ("figures always run one"), so they are not refused there.
 func refuseUnused(f *Factory, o *commonOptions, flagKeys map[string]string, cfg any, data []byte) error {
 	var err error
 	if o.flags != nil && !o.batch {
 		o.flags.Visit(func(fl *pflag.Flag) {
-			if err != nil || fl.Annotations[keyFlagAnnotation] == nil {
+			if err != nil {
 				return
 			}
 			key, ok := flagKeys[fl.Name]
-			switch why, ignored := o.ignore[key]; {
+			if own := fl.Annotations[ownKeyAnnotation]; own != nil {
+				key, ok = own[0], true
+			} else if fl.Annotations[keyFlagAnnotation] == nil {
+				return
+			}
+			why, ignored := o.ignore[key]
+			if !ignored {
+				why, ignored = o.ignoreFlag[key]
+			}
+			switch {
 			case !ok || keyType(cfg, key) == nil:
 				err = flagErrorf("--%s: %s does not use it", fl.Name, o.what())
 			case ignored:

@@ -33,6 +33,14 @@ type Result struct {
 	Participation *ParticipationLog
 }
 
+// LastCapped reports whether the subproblem that produced W stopped at
+// Settings.MaxInner without its test (10): false for a polished point,
+// which no subproblem produced. Such a point is InnerIterationLimit, never
+// Converged (certify).
+func (r *Result) LastCapped() bool {
+	return !r.Polished && len(r.Trace) > 0 && r.Trace[len(r.Trace)-1].Capped
+}
+
 // PartyValue is one party's objective and constraint values at a point.
 type PartyValue struct {
 	F float64   `json:"f"`

@@ -77,9 +77,8 @@ func certify(res *Result, s *Settings) {
 	}
 	r := res.Residuals
 	within := func(f float64) bool { return r.Stationarity <= f*s.Eps1 && r.Feasibility <= f*s.Eps2 }
-	capped := !res.Polished && len(res.Trace) > 0 && res.Trace[len(res.Trace)-1].Capped
 	switch {
-	case capped:
+	case res.LastCapped():
 		res.Status = InnerIterationLimit
 	case within(1):
 		res.Status = Converged

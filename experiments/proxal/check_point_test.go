@@ -110,53 +110,66 @@ func TestGatePointTampering(t *testing.T) {
 		cfg                any
 		edit               func(m map[string]any)
 		fail               string // in the certificate rule's detail; "" for the honest run
+		note               string // in the certificate rule's detail when it passes
 	}{
-		{"np honest", "table1", "breast-cancer-wisc-n3-t00", np, nil, ""},
+		{"np honest", "table1", "breast-cancer-wisc-n3-t00", np, nil, "", "the status against the stored inner cap"},
+		{"np capped subproblem called Converged", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
+			a := alg(m, "cprox") // Converged, uncapped
+			a["inner_capped"] = true
+		}, "stopped at its inner cap", ""},
+		{"np InnerIterationLimit without a cap", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
+			alg(m, "alg1")["inner_capped"] = false // InnerIterationLimit, capped
+		}, "met its test (10)", ""},
+		// A file of an older fedcon stores no cap: not checked, said, not failed.
+		{"np inner cap not stored", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
+			delete(alg(m, "alg1"), "inner_capped")
+			delete(alg(m, "cprox"), "inner_capped")
+		}, "", "the inner cap not checked on 2 runs"},
 		{"np w edited", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			w := alg(m, "alg1")["w"].([]any)
 			w[0] = w[0].(float64) + 1e-3
-		}, "Algorithm 1"},
+		}, "Algorithm 1", ""},
 		{"np w truncated", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			a := alg(m, "cprox")
 			a["w"] = a["w"].([]any)[1:]
-		}, "w has"},
+		}, "w has", ""},
 		{"np μ edited", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			mu := alg(m, "cprox")["mu"].([]any)[1].([]any)
 			mu[0] = scale(mu[0], 1.5) + 0.01 // an inactive constraint's μ is 0
-		}, "residuals"},
+		}, "residuals", ""},
 		{"np μ negative", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			mu := alg(m, "alg1")["mu"].([]any)[2].([]any)
 			mu[0] = -1.0
-		}, "dual cone"},
+		}, "dual cone", ""},
 		{"np μ block dropped", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			a := alg(m, "alg1")
 			a["mu"] = a["mu"].([]any)[:2]
-		}, "multiplier blocks"},
+		}, "multiplier blocks", ""},
 		{"np a client's loss lowered", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			l := alg(m, "alg1")["loss1"].([]any)
 			l[1] = scale(l[1], 0.9)
-		}, "loss1[1]"},
+		}, "loss1[1]", ""},
 		{"np status promoted with its residuals", "table1", "breast-cancer-wisc-n3-t00", np, func(m map[string]any) {
 			a := alg(m, "cprox")
 			a["status"], a["test_status"] = "Converged", "Converged"
 			a["kkt_residuals"] = map[string]any{"stationarity": 1e-4, "feasibility": 1e-4}
-		}, "residuals"},
-		{"fair honest", "table2", "adult-b-n2-t00", fair, nil, ""},
+		}, "residuals", ""},
+		{"fair honest", "table2", "adult-b-n2-t00", fair, nil, "", "the status against the stored inner cap"},
 		{"fair w edited", "table2", "adult-b-n2-t00", fair, func(m map[string]any) {
 			w := alg(m, "cprox")["w"].([]any)
 			w[3] = scale(w[3], 1.01)
-		}, "cProx-AL"},
+		}, "cProx-AL", ""},
 		{"fair server μ edited", "table2", "adult-b-n2-t00", fair, func(m map[string]any) {
 			mu := alg(m, "alg1")["mu"].([]any)[0].([]any)
 			mu[0], mu[1] = scale(mu[0], 1)+0.5, scale(mu[1], 1)+0.5
-		}, "residuals"},
+		}, "residuals", ""},
 		{"fair objective and losses scaled together", "table2", "adult-b-n2-t00", fair, func(m map[string]any) {
 			a := alg(m, "alg1")
 			for i, l := range a["loss0"].([]any) {
 				a["loss0"].([]any)[i] = scale(l, 0.5)
 			}
 			a["objective"] = scale(a["objective"], 0.5)
-		}, "loss0[0]"},
+		}, "loss0[0]", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -170,10 +183,10 @@ func TestGatePointTampering(t *testing.T) {
 				t.Fatal(err)
 			}
 			var failed []string
-			cert := false
+			cert, detail := false, ""
 			for _, r := range experiments.VerifyResult(dir, c.table, b, dirs) {
 				if r.Rule == "certificate recomputed" {
-					cert = true
+					cert, detail = true, r.Detail
 				}
 				if !r.Pass {
 					failed = append(failed, r.Rule+": "+r.Detail)
@@ -186,6 +199,8 @@ func TestGatePointTampering(t *testing.T) {
 				t.Fatalf("honest run fails the gate: %v", failed)
 			case c.fail != "" && !certFailed(failed, c.fail):
 				t.Fatalf("failed %v, want the certificate rule naming %q", failed, c.fail)
+			case c.note != "" && !strings.Contains(detail, c.note):
+				t.Fatalf("certificate rule %q does not say %q", detail, c.note)
 			}
 		})
 	}
@@ -362,4 +377,131 @@ func certificateRow(rows []experiments.CheckRow) (cert *experiments.CheckRow, fa
 		}
 	}
 	return cert, failed
+}
+
+// TestEqQPAgreesWithExactKKT: the gate's independent optimum (recheck.EqQP,
+// range-space Cholesky) and the run's (problems.LCQP.ExactKKT, LU of the
+// KKT matrix) agree on Table 4 cells of both RNGs far within solveAgree,
+// the bound the gate states for them.
+func TestEqQPAgreesWithExactKKT(t *testing.T) {
+	cells := [][3]int{{1, 100, 1}, {5, 100, 1}, {10, 300, 3}}
+	if !testing.Short() {
+		cells = append(cells, [3]int{10, 500, 5})
+	}
+	for _, rng := range []string{"fedcon", "numpy"} {
+		for _, c := range cells {
+			cfg := &QPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, RNG: rng}}
+			inst, err := QPInstance(cfg, c[0], c[1], c[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws, nus, fs, err := inst.ExactKKT()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Cells = [][]int{c[:]}
+			vc := experiments.VerifyCell{Key: "k", N: c[0], D: c[1], M: c[2]}
+			qc := qpCells(cfg, []experiments.VerifyCell{vc}, map[string][]QPTrial{"k": {{}}})["k"]
+			if qc.err != nil {
+				t.Fatal(qc.err)
+			}
+			var dw, wmax, nu1 float64
+			for j := range ws {
+				dw, wmax = math.Max(dw, math.Abs(ws[j]-qc.wstar[j])), math.Max(wmax, math.Abs(ws[j]))
+			}
+			for _, x := range nus {
+				nu1 += math.Abs(x)
+			}
+			// A factor of 100 inside the bound: measured 2e-15 in w*, 5e-16 in f* and ||ν*||₁.
+			for _, e := range []struct {
+				what     string
+				diff, to float64
+			}{{"w*", dw, 1 + wmax}, {"f*", math.Abs(fs - qc.fstar), 1 + qc.fScale}, {"||ν*||₁", math.Abs(nu1 - qc.nu1), 1 + nu1}} {
+				if e.diff > solveAgree/100*e.to {
+					t.Errorf("%s %v: %s differs by %.3g, above solveAgree/100 × %.3g", rng, c, e.what, e.diff, e.to)
+				}
+			}
+		}
+	}
+}
+
+// TestGateSwappedData: a results directory checked against data files other
+// than those it was run on fails the recomputed certificate, naming the
+// stored identity of the data: the pinned SHA-256 of a built-in data set's
+// file, or the data.sha256 that a run on a user's file records. An
+// unmodified copy of the same files passes.
+func TestGateSwappedData(t *testing.T) {
+	dirs := dataDirs(t)
+	mc := experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}
+	const bcw = "breast-cancer-wisconsin/breast-cancer-wisconsin.data"
+	// A user's file: the built-in rows as CSV with a header, label last.
+	raw, err := os.ReadFile(filepath.Join(dirs[0], bcw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv strings.Builder
+	csv.WriteString("id,a1,a2,a3,a4,a5,a6,a7,a8,a9,y\n")
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		if !strings.Contains(l, "?") {
+			csv.WriteString(l + "\n")
+		}
+	}
+	// swap edits one feature of the first data row: 5 -> 6.
+	swap := func(t *testing.T, p string) {
+		editText(t, p, func(s string) string { return strings.Replace(s, "1000025,5,", "1000025,6,", 1) })
+	}
+	for _, c := range []struct {
+		name string
+		own  bool
+		edit bool
+		fail string // in the certificate rule's detail; "" for an unmodified copy
+	}{
+		{"built-in copy", false, false, ""},
+		{"built-in file edited", false, true, "sha-256"},
+		{"own file unchanged", true, false, ""},
+		{"own file edited", true, true, "data.sha256"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
+				ALConfig: ALConfig{MethodConfig: mc, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+			data := t.TempDir()
+			name, file := "table1", filepath.Join(data, bcw)
+			if c.own {
+				name, file = "np-own", filepath.Join(data, "own.csv")
+				np.Data = &DataSource{File: file, Partition: "iid"}
+				np.Data.Label = "y"
+				np.Data.Drop = []string{"id"}
+				if err := os.WriteFile(file, []byte(csv.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				np.Datasets = []string{"breast-cancer-wisc"}
+				copyDir(t, filepath.Join(dirs[0], filepath.Dir(bcw)), filepath.Dir(file))
+			}
+			dir := filepath.Join(t.TempDir(), name)
+			writeClassRun(t, dir, name, np, []string{data}, nil)
+			if c.edit {
+				swap(t, file)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []experiments.CheckRow
+			if c.own { // no reference file: the generic rules
+				rows = experiments.GenericCheck(experiments.Found{Name: name, Dir: dir, Result: name + ".json", Manifest: "manifest.json"}, experiments.GateOptions{DataDirs: []string{data}})
+			} else {
+				rows = experiments.VerifyResult(dir, name, b, []string{data})
+			}
+			cert, failed := certificateRow(rows)
+			switch {
+			case cert == nil:
+				t.Fatal("no certificate rule")
+			case c.fail == "" && len(failed) > 0:
+				t.Fatalf("the unmodified data fail the gate: %v", failed)
+			case c.fail != "" && !certFailed(failed, c.fail):
+				t.Fatalf("failed %v, want the certificate rule naming %q", failed, c.fail)
+			}
+		})
+	}
 }

@@ -143,96 +143,97 @@ func TestGateTampering(t *testing.T) {
 		tamper func(t *testing.T, dir string)
 		forge  bool
 		rule   string // a failed rule must start with this
+		detail string // and, if set, name this
 	}{
 		{"table is {}", func(t *testing.T, d string) {
 			os.WriteFile(filepath.Join(d, "table4.json"), []byte("{}"), 0o644)
-		}, false, "result file"},
+		}, false, "result file", ""},
 		{"rows emptied", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, "table4.json"), func(m map[string]any) { m["rows"] = []any{} })
-		}, false, "cells and rows"},
+		}, false, "cells and rows", ""},
 		{"a row removed", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, "table4.json"), func(m map[string]any) { m["rows"] = m["rows"].([]any)[:1] })
-		}, false, "cells and rows"},
+		}, false, "cells and rows", ""},
 		{"trials emptied", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, "table4.json"), func(m map[string]any) { m["trials"] = []any{} })
-		}, false, "cells and rows"},
+		}, false, "cells and rows", ""},
 		{"a row's objective edited", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, "table4.json"), func(m map[string]any) {
 				m["rows"].([]any)[0].(map[string]any)["objective_alg1"].(map[string]any)["mean"] = 1.5
 			})
-		}, false, "rows recomputed"},
+		}, false, "rows recomputed", ""},
 		{"a cell removed from the CSV", func(t *testing.T, d string) {
 			editText(t, filepath.Join(d, "table4.csv"), func(s string) string {
 				l := strings.Split(s, "\n")
 				return strings.Join(append(l[:1], l[2:]...), "\n")
 			})
-		}, false, "tables recomputed"},
+		}, false, "tables recomputed", ""},
 		{"a Markdown cell edited", func(t *testing.T, d string) {
 			editText(t, filepath.Join(d, "table4.md"), func(s string) string { return strings.Replace(s, "| 1 |", "| 7 |", 1) })
-		}, false, "tables recomputed"},
+		}, false, "tables recomputed", ""},
 		{"CSV file is {}", func(t *testing.T, d string) {
 			os.WriteFile(filepath.Join(d, "table4.csv"), []byte("{}"), 0o644)
-		}, false, "tables recomputed"},
-		{"Markdown file missing", func(t *testing.T, d string) { os.Remove(filepath.Join(d, "table4.md")) }, false, "tables recomputed"},
+		}, false, "tables recomputed", ""},
+		{"Markdown file missing", func(t *testing.T, d string) { os.Remove(filepath.Join(d, "table4.md")) }, false, "tables recomputed", ""},
 		{"a trial's objective edited in its file only", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) { alg(m, "alg1")["objective"] = 3.0 })
-		}, false, "trials = trial files"},
+		}, false, "trials = trial files", ""},
 		{"a trial's KKT residual 500x eps in its file only", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
 				alg(m, "cprox")["kkt_residuals"].(map[string]any)["stationarity"] = 500 * cfg.Eps1
 			})
-		}, false, "trials = trial files"},
-		{"a trial file deleted", func(t *testing.T, d string) { os.Remove(filepath.Join(d, trial0)) }, false, "trial files"},
+		}, false, "trials = trial files", ""},
+		{"a trial file deleted", func(t *testing.T, d string) { os.Remove(filepath.Join(d, trial0)) }, false, "trial files", ""},
 		{"a trial file's objective null", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) { alg(m, "alg1")["objective"] = nil })
-		}, false, "trial files"},
+		}, false, "trial files", ""},
 		{"a trial file's Algorithm 1 block missing", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) { delete(trialOf(m), "alg1") })
-		}, false, "trial files"},
+		}, false, "trial files", ""},
 		{"a trial file of another configuration", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) { m["config_hash"] = "0123456789abcdef" })
-		}, false, "trial files"},
+		}, false, "trial files", ""},
 		{"a trial file without schema", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) { delete(m, "schema") })
-		}, false, "trial files"},
+		}, false, "trial files", ""},
 		{"a trial file holding another trial", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) { trialOf(m)["trial"] = 1.0 })
-		}, false, "trial files"},
+		}, false, "trial files", ""},
 		{"manifest says incomplete", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, "manifest.json"), func(m map[string]any) { m["complete"] = false })
-		}, false, "manifest"},
-		{"manifest missing", func(t *testing.T, d string) { os.Remove(filepath.Join(d, "manifest.json")) }, false, "manifest"},
+		}, false, "manifest", ""},
+		{"manifest missing", func(t *testing.T, d string) { os.Remove(filepath.Join(d, "manifest.json")) }, false, "manifest", ""},
 		{"manifest of another configuration", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, "manifest.json"), func(m map[string]any) { m["config_hash"] = "0123456789abcdef" })
-		}, false, "manifest"},
+		}, false, "manifest", ""},
 		{"manifest lists a foreign trial file", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, "manifest.json"), func(m map[string]any) {
 				m["trial_files"] = append(m["trial_files"].([]any), "n9-d99-m9-t00.json")
 			})
-		}, false, "trial files"},
+		}, false, "trial files", ""},
 		{"recorded configuration edited (a cell dropped)", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, "table4.json"), func(m map[string]any) {
 				c := m["run"].(map[string]any)["config"].(map[string]any)
 				c["cells"] = c["cells"].([]any)[:1]
 			})
-		}, false, "manifest"},
+		}, false, "manifest", ""},
 		{"forge: KKT residual 500x eps", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
 				alg(m, "cprox")["kkt_residuals"].(map[string]any)["stationarity"] = 500 * cfg.Eps1
 			})
-		}, true, "trial kkt vs status"},
+		}, true, "trial kkt vs status", ""},
 		{"forge: w edited", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
 				w := alg(m, "alg1")["w"].([]any)
 				w[2] = w[2].(float64) + 1e-4
 			})
-		}, true, "certificate recomputed"},
+		}, true, "certificate recomputed", ""},
 		{"forge: μ edited", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
 				mu := alg(m, "cprox")["mu"].([]any)[1].([]any)
 				mu[0] = mu[0].(float64) + 1e-3
 			})
-		}, true, "certificate recomputed"},
+		}, true, "certificate recomputed", ""},
 		{"forge: objective and f* scaled together", func(t *testing.T, d string) {
 			for _, f := range []string{trial0, "trials/n1-d12-m1-t01.json"} {
 				editJSON(t, filepath.Join(d, f), func(m map[string]any) {
@@ -243,7 +244,31 @@ func TestGateTampering(t *testing.T) {
 					}
 				})
 			}
-		}, true, "f* recomputed"},
+		}, true, "f* recomputed", ""},
+		{"forge: a capped last subproblem called Converged", func(t *testing.T, d string) {
+			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
+				a := alg(m, "alg1")
+				a["status"], a["inner_capped"] = "Converged", true
+			})
+		}, true, "certificate recomputed", "inner cap"},
+		{"forge: distance to the optimum halved", func(t *testing.T, d string) {
+			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
+				a := alg(m, "alg1")
+				a["dist_to_optimum_inf"] = a["dist_to_optimum_inf"].(float64) / 2
+			})
+		}, true, "certificate recomputed", "dist_to_optimum_inf"},
+		{"forge: objective band widened", func(t *testing.T, d string) {
+			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
+				a := alg(m, "cprox")
+				a["objective_kkt_band"] = 10 * a["objective_kkt_band"].(float64)
+			})
+		}, true, "certificate recomputed", "objective_kkt_band"},
+		{"forge: objective band shrunk", func(t *testing.T, d string) {
+			editJSON(t, filepath.Join(d, trial0), func(m map[string]any) {
+				a := alg(m, "alg1")
+				a["objective_kkt_band"] = a["objective_kkt_band"].(float64) / 10
+			})
+		}, true, "certificate recomputed", "objective_kkt_band"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -258,11 +283,11 @@ func TestGateTampering(t *testing.T) {
 				t.Fatalf("the gate passed")
 			}
 			for _, f := range failed {
-				if strings.HasPrefix(f, c.rule) {
+				if strings.HasPrefix(f, c.rule) && strings.Contains(f, c.detail) {
 					return
 				}
 			}
-			t.Errorf("failed %v, want rule %q among them", failed, c.rule)
+			t.Errorf("failed %v, want rule %q naming %q among them", failed, c.rule, c.detail)
 		})
 	}
 }

@@ -233,7 +233,7 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 			return tr, err
 		}
 		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(), W: r.W, Mu: r.Mu,
-			Participation: r.Participation}
+			Participation: r.Participation, InnerCapped: new(r.LastCapped())}
 		// Loss1 holds the disparities of the server, then the clients.
 		a.Loss1 = append(a.Loss1, cell.server.Disparity(r.W))
 		for _, c := range cell.clients {

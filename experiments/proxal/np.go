@@ -208,9 +208,13 @@ type ClassAlg struct {
 	// W is the returned point and Mu its multipliers, one block per party
 	// (index 0 the server's, empty when it has no constraint): what
 	// `fedcon check` recomputes the residuals, losses and status from.
-	W     []float64    `json:"w"`
-	Mu    [][]float64  `json:"mu"`
-	Trace []TracePoint `json:"trace,omitempty"`
+	W  []float64   `json:"w"`
+	Mu [][]float64 `json:"mu"`
+	// InnerCapped is solver.Result.LastCapped: the subproblem that produced
+	// W stopped at its inner cap without test (10), so the status cannot be
+	// Converged. nil in files written before it was stored.
+	InnerCapped *bool        `json:"inner_capped,omitempty"`
+	Trace       []TracePoint `json:"trace,omitempty"`
 	// Participation is who answered each round of Algorithm 1 under
 	// partial participation (absent under full participation).
 	Participation *solver.ParticipationLog `json:"participation,omitempty"`
@@ -408,7 +412,7 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 			return tr, err
 		}
 		a := ClassAlg{Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(), W: r.W, Mu: r.Mu,
-			Participation: r.Participation}
+			Participation: r.Participation, InnerCapped: new(r.LastCapped())}
 		for _, c := range cell.clients {
 			a.Loss0 = append(a.Loss0, c.Loss0(r.W))
 			a.Loss1 = append(a.Loss1, c.Loss1(r.W))

@@ -78,6 +78,9 @@ type QPAlg struct {
 	// Participation is who answered each round of Algorithm 1 under
 	// partial participation (absent under full participation).
 	Participation *solver.ParticipationLog `json:"participation,omitempty"`
+	// InnerCapped is solver.Result.LastCapped, as ClassAlg's (Table 4;
+	// nil in the conic paper's Table 1 and in older files).
+	InnerCapped *bool `json:"inner_capped,omitempty"`
 }
 
 // QPTraceEntry is kept for figures; not serialised per trial.
@@ -344,6 +347,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 			DistOpt: DistInf(r.W, wstar), Status: r.Status, Test: r.Test, Residuals: r.Residuals,
 			Stats: r.Stats, Wall: time.Since(start).Seconds(), Trace: r.Trace, W: r.W, Mu: r.Mu,
 			Participation: r.Participation,
+			InnerCapped:   new(r.LastCapped()),
 		}
 		run.dst.ObjBand = ObjBand(r, wstar, nu1, run.dst.Violation)
 	}

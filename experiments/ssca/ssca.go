@@ -580,3 +580,60 @@ func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []
 	}
 	return out, g.Wait()
 }
+
+// curveKeys are the configuration keys that only some curves read, each
+// with what it sets; every run reads the others.
+var curveKeys = map[string]string{
+	"lambda":    "λ of (27): Algorithms 1, 3 and the SGD baselines; Figure 4 sweeps lambda_sweep",
+	"u":         "U of (37): Algorithms 2 and 4; Figure 4 sweeps u_sweep",
+	"c":         "slack penalty: Algorithms 2 and 4",
+	"tau":       "τ of the surrogates: Algorithms 1-4, not the SGD baselines",
+	"labels":    "feature-based labels: Algorithms 3, 4 and feature SGD",
+	"sgd_rates": "learning rates of the SGD baselines, FedAvg and feature SGD",
+}
+
+// reads returns the keys of curveKeys that curve s reads. Figure 4's curves
+// (FinalOnly) take their U or λ from u_sweep or lambda_sweep.
+func (s SSCASpec) reads() []string {
+	var k []string
+	switch {
+	case !s.ssca():
+		k = append(k, "sgd_rates", "lambda")
+	case s.constrained():
+		k = append(k, "tau", "c")
+		if !s.FinalOnly {
+			k = append(k, "u")
+		}
+	default:
+		k = append(k, "tau")
+		if !s.FinalOnly {
+			k = append(k, "lambda")
+		}
+	}
+	if s.feature() {
+		k = append(k, "labels")
+	}
+	return k
+}
+
+// UnreadKeys returns the keys that only some curves read and that no curve
+// of specs reads, each with what it sets: the keys a command running
+// specs must refuse.
+func UnreadKeys(specs []SSCASpec) map[string]string {
+	out := maps.Clone(curveKeys)
+	for _, s := range specs {
+		for _, k := range s.reads() {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// FigureCurves are the kinds of curve figure fig draws (one per algorithm
+// and role, whatever the configured batch sizes and sweeps), known before
+// any configuration is loaded.
+func FigureCurves(fig string) []SSCASpec {
+	one := &SSCAConfig{SampleBatches: []int{1}, FeatureBatches: []int{1}, FedAvg: []FedAvgRun{{Batch: 1}},
+		FSGDBatches: []int{1}, USweep: []float64{1}, LambdaSweep: []float64{1}}
+	return one.figureSpecs(fig)
+}

@@ -2,7 +2,9 @@ package ssca
 
 import (
 	"errors"
+	"maps"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
@@ -101,5 +103,33 @@ func TestSGDGridSeedsDisjoint(t *testing.T) {
 	g.Seed = 101
 	if err := g.Validate(c); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUnreadKeys: the keys only some curves read, refused where no curve
+// reads them: Figure 4 sweeps U and λ and has no SGD baseline, Figure 2
+// has no feature-based curve, Figure 3 reads them all.
+func TestUnreadKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		specs []SSCASpec
+		want  []string
+	}{
+		{"figure2", FigureCurves("figure2"), []string{"labels"}},
+		{"figure3", FigureCurves("figure3"), nil},
+		{"figure4", FigureCurves("figure4"), []string{"lambda", "sgd_rates", "u"}},
+		{"all", append(append(FigureCurves("figure2"), FigureCurves("figure3")...), FigureCurves("figure4")...), nil},
+		{"alg1", []SSCASpec{{Algo: "alg1"}}, []string{"c", "labels", "sgd_rates", "u"}},
+		{"alg2", []SSCASpec{{Algo: "alg2"}}, []string{"labels", "lambda", "sgd_rates"}},
+		{"alg4", []SSCASpec{{Algo: "alg4"}}, []string{"lambda", "sgd_rates"}},
+		{"fedavg", []SSCASpec{{Algo: "fedavg"}}, []string{"c", "labels", "tau", "u"}},
+		{"fsgd", []SSCASpec{{Algo: "fsgd"}}, []string{"c", "tau", "u"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := slices.Sorted(maps.Keys(UnreadKeys(tc.specs)))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("unread %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

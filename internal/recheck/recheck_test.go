@@ -109,3 +109,22 @@ func TestFair(t *testing.T) {
 		t.Fatalf("the two constraints' gradients are not opposite: %v", p.Jac)
 	}
 }
+
+// TestEqQP: min ½(w1² + w2²) + w1 subject to w1 + w2 = 1, by hand:
+// w* = (0, 1), ν* = -1 (∇f + Cᵀν = (1, 1) + ν(1, 1) = 0), f* = ½; a
+// singular H is refused.
+func TestEqQP(t *testing.T) {
+	p := []QPData{{A: [][]float64{{1, 0}, {0, 1}}, B: []float64{1, 0}, C: [][]float64{{1, 1}}, D: []float64{-1}}}
+	w, nu, f, err := EqQP(p, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Exact in float64 up to a few roundings of numbers near 1.
+	const tol = 1e-15
+	if math.Abs(w[0]) > tol || math.Abs(w[1]-1) > tol || math.Abs(nu[0]+1) > tol || math.Abs(f-0.5) > tol {
+		t.Errorf("w* %v, ν* %v, f* %v; want (0, 1), -1, 0.5", w, nu, f)
+	}
+	if _, _, _, err := EqQP([]QPData{{A: [][]float64{{1, 0}, {0, 0}}, C: [][]float64{{1, 0}}, D: []float64{0}}}, 2); err == nil {
+		t.Error("singular H accepted")
+	}
+}
