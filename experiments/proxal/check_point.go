@@ -405,16 +405,7 @@ func qpPoints(name string, cfg *QPConfig, cells []experiments.VerifyCell, byCell
 	var v experiments.Verifier
 	eps := [2]float64{cfg.Eps1, cfg.Eps2}
 	runs, uncapped := 0, 0
-	for _, c := range cells {
-		trials := byCell[c.Key]
-		if len(trials) == 0 {
-			continue
-		}
-		qc := rebuilt[c.Key]
-		if qc.err != nil {
-			v.Fail("%s: %v", c.Label, qc.err)
-			continue
-		}
+	forRebuilt(&v, cells, byCell, rebuilt, func(c experiments.VerifyCell, qc *qpCell, trials []QPTrial) {
 		for _, t := range trials {
 			for _, a := range []struct {
 				name string
@@ -437,9 +428,26 @@ func qpPoints(name string, cfg *QPConfig, cells []experiments.VerifyCell, byCell
 				}
 			}
 		}
-	}
+	})
 	return v.Row(name, "certificate recomputed", fmt.Sprintf("%d runs: objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within %g × the terms' magnitude; "+
 		"dist_to_optimum_inf and objective_kkt_band recomputed against an independent solve's w* and ||ν*||₁, agreeing within %g × (1 + their magnitude) propagated, and the band bounding the recomputed |f(w) − f*|%s", runs, recheck.Gamma, solveAgree, cappedNote(uncapped)))
+}
+
+// forRebuilt calls f for each cell with trials whose instance was
+// rebuilt, and fails v for each cell that could not be.
+func forRebuilt(v *experiments.Verifier, cells []experiments.VerifyCell, byCell map[string][]QPTrial, rebuilt map[string]*qpCell, f func(experiments.VerifyCell, *qpCell, []QPTrial)) {
+	for _, c := range cells {
+		trials := byCell[c.Key]
+		if len(trials) == 0 {
+			continue
+		}
+		qc := rebuilt[c.Key]
+		if qc.err != nil {
+			v.Fail("%s: %v", c.Label, qc.err)
+			continue
+		}
+		f(c, qc, trials)
+	}
 }
 
 // qpRunMessage recomputes one QP run at its stored (w, μ) on the rebuilt

@@ -54,16 +54,7 @@ func qpKind(cfg *QPConfig) experiments.VerifyKind[QPRow, QPTrial] {
 func qpOptima(cfg *QPConfig, cells []experiments.VerifyCell, byCell map[string][]QPTrial, rebuilt map[string]*qpCell) []experiments.CheckRow {
 	var v, pv experiments.Verifier
 	papers := 0
-	for _, c := range cells {
-		trials := byCell[c.Key]
-		if len(trials) == 0 {
-			continue
-		}
-		qc := rebuilt[c.Key]
-		if qc.err != nil {
-			v.Fail("%s: %v", c.Label, qc.err)
-			continue
-		}
+	forRebuilt(&v, cells, byCell, rebuilt, func(c experiments.VerifyCell, qc *qpCell, trials []QPTrial) {
 		fstar, nu1 := qc.fstar, qc.nu1
 		for _, t := range trials {
 			if math.Abs(t.FStar-fstar) > solveAgree*(1+qc.fScale) || math.Abs(t.Nu1-nu1) > solveAgree*(1+nu1) {
@@ -77,7 +68,7 @@ func qpOptima(cfg *QPConfig, cells []experiments.VerifyCell, byCell map[string][
 				pv.Fail("%s: f* %.4f, paper's cProx-AL objective %.2f", c.Label, fstar, p[2])
 			}
 		}
-	}
+	})
 	out := []experiments.CheckRow{v.Row("table4", "f* recomputed", fmt.Sprintf("every trial's f* and ||ν*||₁ equal an independent solve (range-space Cholesky, internal/recheck) within %g × (1 + their terms' magnitude)", solveAgree))}
 	if papers > 0 {
 		out = append(out, pv.Row("table4", "f* vs paper", fmt.Sprintf("%d cells within 0.005 + ε2·||ν*||₁", papers)))
