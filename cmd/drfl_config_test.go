@@ -105,10 +105,10 @@ figure1: {draws: 500, runs: 20}
 		}},
 		{"figure5: rho, grid and protocols from the file", func(f *Factory, check func(any)) *cobra.Command {
 			return newCmdReproduceDRFLNoise(f, "drfl-figure5", func(o *DRFLNoiseOptions) error { check(o); return nil })
-		}, []string{"--config", file, "--cv", "--kappa", "0.4"}, func(t *testing.T, got any) {
+		}, []string{"--config", file, "--cv"}, func(t *testing.T, got any) {
 			o := got.(*DRFLNoiseOptions)
 			n, err := drflNoiseConfig(o, o.Cfg.FigureRows(o.Name)[0], false)
-			if err != nil || n.Params[0].Rho != 0.05 || n.Params[0].Kappa != 0.4 || n.Params[0].Theta != 0.2 || n.Seed != 7 || n.Tol != 2e-5 {
+			if err != nil || n.Params[0].Rho != 0.05 || n.Params[0].Kappa != 0.3 || n.Params[0].Theta != 0.2 || n.Seed != 7 || n.Tol != 2e-5 {
 				t.Errorf("run %+v: %v", n, err)
 			}
 			// A file's list replaces the preset's, and a nested key's
