@@ -40,6 +40,13 @@ type Participation struct {
 	// comes from it, on the server's goroutine, so a run is a function of
 	// (problem, settings, Seed, Stream), whatever Settings.Workers.
 	Seed, Stream uint64
+	// Replay, if set, is a recorded ParticipationLog.Answered: round t is
+	// sent to exactly the clients that answered round t of the recorded
+	// run (a partial round, or each attempt of a full one), instead of
+	// sampling and dropping. The run is then the recorded run's, bit for
+	// bit, when the problem and settings are (a served run whose round
+	// deadline fired replays in-process). The other fields are ignored.
+	Replay string
 }
 
 // active reports whether p asks for anything but full participation.
@@ -47,7 +54,7 @@ func (p *Participation) active() bool {
 	if p == nil {
 		return false
 	}
-	return !(p.Fraction == 0 || p.Fraction == 1) || p.DropProb != 0
+	return !(p.Fraction == 0 || p.Fraction == 1) || p.DropProb != 0 || p.Replay != ""
 }
 
 // validate checks p for n clients.
@@ -61,6 +68,16 @@ func (p *Participation) validate(n int) error {
 		return fmt.Errorf("solver: Participation.MaxDelay = %d: must be >= 0", p.MaxDelay)
 	case p.Weights != nil && len(p.Weights) != n:
 		return fmt.Errorf("solver: len(Participation.Weights) = %d, want %d clients", len(p.Weights), n)
+	}
+	if p.Replay != "" {
+		if k := (n + 3) / 4; len(p.Replay)%k != 0 {
+			return fmt.Errorf("solver: Participation.Replay has %d hex digits, not a whole number of rounds of %d clients (%d digits each)", len(p.Replay), n, k)
+		}
+		for i, c := range p.Replay {
+			if !strings.ContainsRune("0123456789abcdef", c) {
+				return fmt.Errorf("solver: Participation.Replay[%d] = %q: not a lower-case hex digit", i, c)
+			}
+		}
 	}
 	for i, w := range p.Weights {
 		if !(w > 0) || math.IsInf(w, 0) {
@@ -80,6 +97,18 @@ type SubsetTransport interface {
 }
 
 var _ SubsetTransport = (*LocalTransport)(nil)
+
+// PartialTransport is a SubsetTransport whose partial rounds may end
+// before every addressed client answered (a round deadline over the
+// network). A client left out of the replies must not have acted: its
+// state and the server's copy of ũ_i still agree (federation discards a
+// late answer and rolls the client back).
+type PartialTransport interface {
+	SubsetTransport
+	// ExchangePartial is ExchangeSubset for an ADMM round of partial
+	// participation: the replies of clients that missed the round are nil.
+	ExchangePartial(ctx context.Context, b *Broadcast, active []bool) ([]*Reply, error)
+}
 
 // ParticipationLog records who answered each round (Result.Participation).
 type ParticipationLog struct {
@@ -120,6 +149,9 @@ type participation struct {
 	eps  []float64
 	log  ParticipationLog
 	mask strings.Builder // log.Answered
+	// digits of a round's mask; replay is Participation.Replay read so far
+	digits int
+	replay string
 }
 
 // initParticipation sets r.part when m.Participation is partial.
@@ -151,6 +183,7 @@ func (r *proxALRun) initParticipation() error {
 		p.delay = DefaultMaxDelay * ((r.n + p.m - 1) / p.m)
 	}
 	p.last = make([]int, r.n)
+	p.digits, p.replay = (r.n+3)/4, cfg.Replay
 	r.part = p
 	r.res.Participation = &p.log
 	return nil
@@ -205,6 +238,24 @@ func (p *participation) draw() {
 	}
 }
 
+// replayed sets p.active to the clients that answered the next recorded
+// round, and returns how many they are; an error when the record ends.
+func (p *participation) replayed() (int, error) {
+	if p.rounds >= len(p.replay)/p.digits {
+		return 0, fmt.Errorf("solver: the replayed participation has %d rounds, the run needs more", len(p.replay)/p.digits)
+	}
+	mask := p.replay[p.rounds*p.digits : (p.rounds+1)*p.digits]
+	sent := 0
+	for i := range p.active {
+		d := strings.IndexByte("0123456789abcdef", mask[i/4])
+		p.active[i] = d>>(i%4)&1 == 1
+		if p.active[i] {
+			sent++
+		}
+	}
+	return sent, nil
+}
+
 // drop clears p.active[i] for each addressed client that fails to answer
 // and returns how many were addressed.
 func (p *participation) drop() int {
@@ -223,8 +274,14 @@ func (p *participation) drop() int {
 
 // round sends b to the clients in p.active (sent of them addressed, the
 // dropped included) and counts and logs it.
-func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, sent int) ([]*Reply, error) {
-	reps, err := r.tr.(SubsetTransport).ExchangeSubset(ctx, b, p.active)
+func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, sent int, partial bool) ([]*Reply, error) {
+	var reps []*Reply
+	var err error
+	if pt, ok := r.tr.(PartialTransport); ok && partial {
+		reps, err = pt.ExchangePartial(ctx, b, p.active)
+	} else {
+		reps, err = r.tr.(SubsetTransport).ExchangeSubset(ctx, b, p.active)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -264,14 +321,27 @@ func (p *participation) all(ctx context.Context, r *proxALRun, b *Broadcast) ([]
 		if attempt == maxAttempts {
 			return nil, fmt.Errorf("solver: %d clients did not answer in %d rounds", missing, maxAttempts)
 		}
-		for i := range p.active {
-			p.active[i] = p.reps[i] == nil
+		var sent int
+		if p.replay != "" {
+			var err error
+			if sent, err = p.replayed(); err != nil {
+				return nil, err
+			}
+			for i, a := range p.active {
+				if a && p.reps[i] != nil {
+					return nil, fmt.Errorf("solver: replayed round %d: client %d answers a full round twice", p.rounds+1, i+1)
+				}
+			}
+		} else {
+			for i := range p.active {
+				p.active[i] = p.reps[i] == nil
+			}
+			sent = p.drop()
 		}
-		sent := p.drop()
 		if attempt > 0 {
 			p.log.RetryRounds++
 		}
-		reps, err := p.round(ctx, r, b, sent)
+		reps, err := p.round(ctx, r, b, sent, false)
 		if err != nil {
 			return nil, err
 		}
@@ -287,10 +357,18 @@ func (p *participation) all(ctx context.Context, r *proxALRun, b *Broadcast) ([]
 
 // some runs b on a sample of the clients, less those that drop.
 func (p *participation) some(ctx context.Context, r *proxALRun, b *Broadcast) ([]*Reply, error) {
-	p.sample()
-	sent := p.drop()
+	var sent int
+	if p.replay != "" {
+		var err error
+		if sent, err = p.replayed(); err != nil {
+			return nil, err
+		}
+	} else {
+		p.sample()
+		sent = p.drop()
+	}
 	p.log.PartialRounds++
-	return p.round(ctx, r, b, sent)
+	return p.round(ctx, r, b, sent, true)
 }
 
 // estimate is test (23)'s left-hand side from the last ε̃_i known in this

@@ -230,3 +230,35 @@ func TestParticipationRuntime(t *testing.T) {
 		t.Fatalf("no round recorded, or the audit's last round heard nobody: %v", res.Participation)
 	}
 }
+
+// TestParticipationReplay: a run whose rounds are sent to exactly the
+// clients of a recorded log (Participation.Replay) is the recorded run,
+// bit for bit, drops and retries included; a record too short, or not
+// hex, is an error.
+func TestParticipationReplay(t *testing.T) {
+	q, w0 := lcqp(t, 5, 30, 6, 2)
+	solve := func(p *solver.Participation) (*solver.Result, error) {
+		return solver.Solve(context.Background(), q.Problem(), w0, nil, &solver.ProxAL{Participation: p})
+	}
+	ref, err := solve(&solver.Participation{Fraction: 0.5, DropProb: 0.2, Seed: 7, Stream: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Participation.RetryRounds == 0 {
+		t.Fatal("no retry round: the record tests less than it should")
+	}
+	res, err := solve(&solver.Participation{Replay: ref.Participation.Answered})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.W, ref.W) || !reflect.DeepEqual(res.Mu, ref.Mu) || !reflect.DeepEqual(res.Participation, ref.Participation) ||
+		res.Stats.Rounds != ref.Stats.Rounds || res.Stats.FloatsUp != ref.Stats.FloatsUp || res.Status != ref.Status {
+		t.Fatalf("replay differs: status %v/%v, rounds %d/%d", res.Status, ref.Status, res.Stats.Rounds, ref.Stats.Rounds)
+	}
+	short := ref.Participation.Answered[:len(ref.Participation.Answered)-20]
+	for _, bad := range []string{short, "x" + ref.Participation.Answered[1:], ref.Participation.Answered[1:]} {
+		if _, err := solve(&solver.Participation{Replay: bad}); err == nil {
+			t.Errorf("replay of a bad record (%d digits): no error", len(bad))
+		}
+	}
+}
