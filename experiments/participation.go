@@ -20,6 +20,11 @@ type ParticipationConfig struct {
 	// DropProb ∈ [0, 1) is the probability that an addressed client fails
 	// to answer a round, per client and round.
 	DropProb float64 `mapstructure:"drop_prob" json:"drop_prob,omitempty"`
+	// Replay, if set, is a recorded participation (a served run's or a
+	// trial's ParticipationLog.Answered) that trial ReplayTrial reruns
+	// instead of sampling (solver.Participation.Replay; run --replay).
+	Replay      string `mapstructure:"-" json:"replay,omitempty"`
+	ReplayTrial int    `mapstructure:"-" json:"replay_trial,omitempty"`
 }
 
 // ValidateParticipation checks the keys and normalises full participation
@@ -46,7 +51,9 @@ func (c *ParticipationConfig) ValidateParticipation() error {
 }
 
 // Partial reports whether any client may be absent from a round.
-func (c *ParticipationConfig) Partial() bool { return c.Participation != nil || c.DropProb != 0 }
+func (c *ParticipationConfig) Partial() bool {
+	return c.Participation != nil || c.DropProb != 0 || c.Replay != ""
+}
 
 // ParticipationStream is the PCG stream of trial t's participation draws:
 // its own, apart from the partitions' and w0's (1<<62 | t).
@@ -57,6 +64,12 @@ func ParticipationStream(t int) uint64 { return 0x7061<<48 | uint64(t) }
 // full participation.
 func (c *ParticipationConfig) ParticipationFor(seed uint64, t int, rows []float64) *solver.Participation {
 	if !c.Partial() {
+		return nil
+	}
+	if c.Replay != "" && t == c.ReplayTrial {
+		return &solver.Participation{Replay: c.Replay}
+	}
+	if c.Participation == nil && c.DropProb == 0 {
 		return nil
 	}
 	p := &solver.Participation{Fraction: 1, DropProb: c.DropProb, Seed: seed, Stream: ParticipationStream(t)}
