@@ -33,8 +33,8 @@ type ServeOptions struct {
 	// participation: clients that have not answered by then are absent
 	// from it (federation.ServerConfig.RoundDeadline).
 	RoundDeadline time.Duration
-	Workers                           int
-	Log                               func(format string, args ...any)
+	Workers       int
+	Log           func(format string, args ...any)
 }
 
 // ServeResult is a served run: what the result file holds (no credentials).
