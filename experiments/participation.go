@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/fedcon/fedcon/solver"
 )
@@ -88,9 +90,81 @@ func (c *ParticipationConfig) ParticipationNote() string {
 	if !c.Partial() {
 		return ""
 	}
+	if c.Replay != "" {
+		return fmt.Sprintf("Partial participation: trial %d replays a recorded participation (each round sent to the clients that answered it in the record); test (23), the outer steps and the audit hear every client (docs/participation.md).", c.ReplayTrial)
+	}
 	how := "every client"
 	if c.Participation != nil {
 		how = fmt.Sprintf("a fraction %g of the clients (%s)", *c.Participation, map[string]string{"": "uniform", "weighted": "weighted by rows"}[c.ParticipationSampling])
 	}
 	return fmt.Sprintf("Partial participation: %s per ADMM round of Algorithm 1, each failing to answer with probability %g; test (23), the outer steps and the audit hear every client (docs/participation.md).", how, c.DropProb)
+}
+
+// Recorded is the participation a run recorded: who answered each of its
+// rounds, for n clients, in trial Trial.
+type Recorded struct {
+	Answered string
+	N, Trial int
+}
+
+// ReadRecorded reads the participation recorded in path: a `fedcon serve`
+// result file (-o; its job names n and the trial) or a trial file of `run
+// np|fair|qp` (Algorithm 1's record). A file without one is a ConfigError
+// naming the key replay.
+func ReadRecorded(path string) (*Recorded, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ConfigError{"replay", path, err.Error()}
+	}
+	type log struct {
+		Answered *string `json:"answered"`
+	}
+	type trial struct {
+		N     int `json:"n"`
+		Trial int `json:"trial"`
+		Alg1  *struct {
+			Participation *log `json:"participation"`
+		} `json:"alg1"`
+	}
+	var doc struct {
+		// serve -o
+		Job *struct {
+			N     int `json:"n"`
+			Trial int `json:"trial"`
+		} `json:"job"`
+		Participation *log `json:"participation"`
+		// a stored trial, or the trial itself
+		Stored *trial `json:"trial"`
+		trial
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		// A stored trial's "trial" is an object, a bare trial's a number.
+		var bare trial
+		if err2 := json.Unmarshal(b, &bare); err2 != nil {
+			return nil, &ConfigError{"replay", path, "not a serve result or trial file: " + err.Error()}
+		}
+		doc.trial, doc.Stored = bare, nil
+	}
+	switch {
+	case doc.Job != nil && doc.Participation != nil && doc.Participation.Answered != nil:
+		return &Recorded{*doc.Participation.Answered, doc.Job.N, doc.Job.Trial}, nil
+	case doc.Stored != nil && doc.Stored.Alg1 != nil && doc.Stored.Alg1.Participation != nil && doc.Stored.Alg1.Participation.Answered != nil:
+		return &Recorded{*doc.Stored.Alg1.Participation.Answered, doc.Stored.N, doc.Stored.Trial}, nil
+	case doc.Alg1 != nil && doc.Alg1.Participation != nil && doc.Alg1.Participation.Answered != nil:
+		return &Recorded{*doc.Alg1.Participation.Answered, doc.N, doc.Trial}, nil
+	}
+	return nil, &ConfigError{"replay", path, "records no participation (participation.answered): a run with participation < 1 or drop_prob > 0 records it"}
+}
+
+// SetReplay makes trial rec.Trial replay rec (the other trials sample as
+// configured), for a run of n clients and trials trials.
+func (c *ParticipationConfig) SetReplay(rec *Recorded, path string, n, trials int) error {
+	switch {
+	case rec.N != n:
+		return &ConfigError{"replay", path, fmt.Sprintf("records %d clients, the run has %d", rec.N, n)}
+	case rec.Trial >= trials:
+		return &ConfigError{"replay", path, fmt.Sprintf("records trial %d, the run has trials 0..%d (--trials %d)", rec.Trial, trials-1, rec.Trial+1)}
+	}
+	c.Replay, c.ReplayTrial = rec.Answered, rec.Trial
+	return nil
 }
