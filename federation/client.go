@@ -42,8 +42,10 @@ type ClientOptions struct {
 	// ConnectTimeout, if positive, bounds the wait for the server (it may
 	// start after its clients) until the run's setup arrives.
 	ConnectTimeout time.Duration
-	// StallAt, if positive, hangs the client after it checkpointed round
-	// StallAt, before it replies: fault drills (kill it, restart it).
+	// StallAt, if positive, hangs the client after it checkpointed its
+	// first round numbered StallAt or later (under partial participation a
+	// client is not sent every round), before it replies: fault drills
+	// (kill it, restart it).
 	StallAt int64
 	// Delay, if set, is how long the client waits before it replies to a
 	// round (after its step and checkpoint): a slow client, for drills of
@@ -212,7 +214,7 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 				return sum, err
 			}
 		}
-		if rd.Round == opt.StallAt {
+		if opt.StallAt > 0 && rd.Round >= opt.StallAt {
 			<-ctx.Done()
 			return sum, fmt.Errorf("federation: client %d stalled at round %d: %w", opt.Party, rd.Round, ctx.Err())
 		}

@@ -110,6 +110,7 @@ type slot struct {
 	// late are rounds sent to the client of this session whose replies the
 	// server gave up (a deadline, an interrupted round): dropped on arrival.
 	late []int64
+	lost time.Time // when the slot lost its session
 }
 
 type session struct {
@@ -326,7 +327,7 @@ func (sl *slot) detach(sess *session) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.sess == sess {
-		sl.sess, sl.ready = nil, make(chan struct{})
+		sl.sess, sl.ready, sl.lost = nil, make(chan struct{}), time.Now()
 	}
 }
 
@@ -501,10 +502,18 @@ func (s *Server) exchange(ctx context.Context, b *solver.Broadcast, active []boo
 func (s *Server) askPartial(ctx, dctx context.Context, sl *slot, msg *fedpb.ServerMsg, kind solver.MsgKind, dst *solver.Reply) (bool, error) {
 	rd := msg.GetRound()
 	sl.mu.Lock()
-	sess, mc := sl.sess, sl.mc
+	sess, mc, lost := sl.sess, sl.mc, sl.lost
 	sl.mu.Unlock()
 	if sess == nil {
-		return false, nil // disconnected: absent; a full round waits for it
+		// Disconnected: absent while it may still rejoin, as a full round
+		// would wait for it; lost after that.
+		if s.cfg.Rejoin <= 0 {
+			return false, fmt.Errorf("%w: disconnected", ErrClientLost)
+		}
+		if time.Since(lost) > s.cfg.Rejoin {
+			return false, fmt.Errorf("%w: disconnected, no rejoin within %v", ErrClientLost, s.cfg.Rejoin)
+		}
+		return false, nil
 	}
 	var t *time.Timer
 	if s.cfg.RoundTimeout > 0 {

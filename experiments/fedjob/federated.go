@@ -199,6 +199,15 @@ func (j *FedJob) method() (*experiments.MethodConfig, uint64) {
 	return nil, 0
 }
 
+// Replay makes the job's trial rerun a recorded participation (who
+// answered each round, a served run's ParticipationLog.Answered) instead
+// of sampling: SolveLocal is then the recorded run, bit for bit.
+func (j *FedJob) Replay(answered string) {
+	if mc, _ := j.method(); mc != nil {
+		mc.Replay, mc.ReplayTrial = answered, j.Trial
+	}
+}
+
 // Nodes returns the clients' configurations, in client order.
 func (r *FedRun) Nodes() ([]solver.ClientConfig, error) {
 	n := len(r.problem.Clients)
