@@ -166,9 +166,9 @@ func replayFlag(o *commonOptions, pc *experiments.ParticipationConfig, n, trials
 // inProcessOnly refuses the partial participation keys where the run
 // does not read them.
 var inProcessOnly = map[string]string{
-	"participation":          "partial participation runs in-process: fedcon run np|fair|qp",
-	"participation_sampling": "partial participation runs in-process: fedcon run np|fair|qp",
-	"drop_prob":              "partial participation runs in-process: fedcon run np|fair|qp",
+	"participation":          "partial participation is for fedcon run np|fair|qp and serve",
+	"participation_sampling": "partial participation is for fedcon run np|fair|qp and serve",
+	"drop_prob":              "partial participation is for fedcon run np|fair|qp and serve",
 }
 
 // dataOptions are options of commands that read datasets.
