@@ -111,7 +111,7 @@ const servedOne = "a served run is one cell and one trial: --dataset, --clients,
 // serveProblemFlags are serve's own flags that only some problems read.
 var serveProblemFlags = map[string][]string{
 	"dataset": {"np", "fair", "drfl"}, "clients": {"np", "fair", "drfl"}, "dim": {"np"},
-	"cell": {"qp"}, "model": {"drfl"}, "loss": {"drfl"},
+	"cell": {"qp"}, "model": {"drfl"}, "loss": {"drfl"}, "round-deadline": {"np", "fair", "qp"},
 }
 
 // serveScope names the problem in serve's refusals and refuses a
