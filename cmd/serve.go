@@ -280,6 +280,10 @@ func serveReport(f *Factory, o *serveOptions, res *fedjob.ServeResult, err error
 	} else {
 		fmt.Fprintln(f.IO.Out, "objective and KKT residuals: not computed (the run stopped before its final audit round)")
 	}
+	if p := res.Participation; p != nil {
+		fmt.Fprintf(f.IO.Out, "participation: %d partial rounds, %d retry rounds, %d replies past the round deadline (record: participation.answered)\n",
+			p.PartialRounds, p.RetryRounds, res.DeadlineMisses)
+	}
 	fmt.Fprintf(f.IO.Out, "bytes: algorithm %d, protobuf on the wire %d (down %d, up %d)\n",
 		res.AlgBytes, res.WireDown+res.WireUp, res.WireDown, res.WireUp)
 	return err
