@@ -82,7 +82,7 @@ func TestPartialSameAnswer(t *testing.T) {
 // TestDeadlineReplay (QP, and NP with Newton): client 2 answers every 40th partial round it gets
 // 300 ms late, past the round deadline (150 ms), and client 3 crashes once
 // and rejoins from its checkpoint: their late steps are discarded and
-// rolled back, the run ends Converged, and the in-process run replaying
+// rolled back, the QP run ends Converged, and the in-process run replaying
 // the recorded participation (Participation.Replay) is the served run bit
 // for bit (but for the floats sent to the clients that missed a round).
 func TestDeadlineReplay(t *testing.T) {
