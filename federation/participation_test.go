@@ -45,11 +45,25 @@ func sameRun(t *testing.T, got, want *solver.Result, floatsDown bool) {
 
 // TestPartialSameAnswer: partial participation over gRPC (sampled rounds
 // sent to some clients only, drops decided on the server) is the
-// in-process run bit for bit when no deadline fires.
+// in-process run bit for bit when no deadline fires (QP, and NP with Newton).
 func TestPartialSameAnswer(t *testing.T) {
+	np := npJob(3, "newton", 4)
+	fraction := 0.6
+	np.NP.Participation, np.NP.DropProb = &fraction, 0.1
+	for _, tc := range []struct {
+		name string
+		job  *fedjob.FedJob
+	}{{"qp", partialQP(0.4, 0.1)}, {"np-newton", np}} {
+		t.Run(tc.name, func(t *testing.T) {
+			needData(t, tc.job)
+			partialSameAnswer(t, tc.job)
+		})
+	}
+}
+
+func partialSameAnswer(t *testing.T, job *fedjob.FedJob) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	job := partialQP(0.4, 0.1)
 	want, err := job.SolveLocal(ctx, testDirs, 2)
 	if err != nil {
 		t.Fatal(err)
