@@ -57,9 +57,9 @@ func TestRunNPParticipation(t *testing.T) {
 }
 
 // TestReplayServed: `serve --in-process` with partial participation
-// records who answered; `run qp --replay` on that file reruns trial 0
-// with exactly that participation, bit for bit (w, μ, the record, the
-// rounds); a file without a record, or of other n, exits 2 naming the key.
+// records who answered and who missed a round; `run qp --replay` on that
+// file reruns trial 0 with exactly that participation, bit for bit (w, the
+// record, the rounds and floats sent); a file without a record, or of other n, exits 2 naming the key.
 func TestReplayServed(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "served.json")
@@ -72,7 +72,8 @@ func TestReplayServed(t *testing.T) {
 		W             []float64       `json:"w"`
 		Participation json.RawMessage `json:"participation"`
 		Stats         struct {
-			Rounds int `json:"rounds"`
+			Rounds     int   `json:"rounds"`
+			FloatsDown int64 `json:"floats_down"`
 		} `json:"stats"`
 	}
 	readJSON(t, rec, &served)
@@ -88,14 +89,16 @@ func TestReplayServed(t *testing.T) {
 				W             []float64       `json:"w"`
 				Participation json.RawMessage `json:"participation"`
 				Stats         struct {
-					Rounds int `json:"rounds"`
+					Rounds     int   `json:"rounds"`
+					FloatsDown int64 `json:"floats_down"`
 				} `json:"stats"`
 			} `json:"alg1"`
 		} `json:"trial"`
 	}
 	readJSON(t, filepath.Join(out, "qp-n5-d30-m3", "trials", "n5-d30-m3-t00.json"), &trial)
 	a := trial.Trial.Alg1
-	if !reflect.DeepEqual(a.W, served.W) || a.Stats.Rounds != served.Stats.Rounds || !jsonEqual(t, a.Participation, served.Participation) {
+	if !reflect.DeepEqual(a.W, served.W) || a.Stats != served.Stats || !jsonEqual(t, a.Participation, served.Participation) ||
+		!strings.Contains(string(served.Participation), `"missed"`) {
 		t.Fatalf("replay differs from the served run: %d rounds, want %d", a.Stats.Rounds, served.Stats.Rounds)
 	}
 	none := filepath.Join(dir, "none.json")

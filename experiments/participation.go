@@ -27,6 +27,9 @@ type ParticipationConfig struct {
 	// instead of sampling (solver.Participation.Replay; run --replay).
 	Replay      string `mapstructure:"-" json:"replay,omitempty"`
 	ReplayTrial int    `mapstructure:"-" json:"replay_trial,omitempty"`
+	// ReplayMissed is the record's clients that were sent a round and
+	// missed it (ParticipationLog.Missed), counted in the floats sent.
+	ReplayMissed string `mapstructure:"-" json:"replay_missed,omitempty"`
 }
 
 // ValidateParticipation checks the keys and normalises full participation
@@ -69,7 +72,7 @@ func (c *ParticipationConfig) ParticipationFor(seed uint64, t int, rows []float6
 		return nil
 	}
 	if c.Replay != "" && t == c.ReplayTrial {
-		return &solver.Participation{Replay: c.Replay}
+		return &solver.Participation{Replay: c.Replay, ReplayMissed: c.ReplayMissed}
 	}
 	if c.Participation == nil && c.DropProb == 0 {
 		return nil
@@ -103,8 +106,8 @@ func (c *ParticipationConfig) ParticipationNote() string {
 // Recorded is the participation a run recorded: who answered each of its
 // rounds, for n clients, in trial Trial.
 type Recorded struct {
-	Answered string
-	N, Trial int
+	Answered, Missed string // ParticipationLog.Answered and Missed
+	N, Trial         int
 }
 
 // ReadRecorded reads the participation recorded in path: a `fedcon serve`
@@ -118,6 +121,7 @@ func ReadRecorded(path string) (*Recorded, error) {
 	}
 	type log struct {
 		Answered *string `json:"answered"`
+		Missed   string  `json:"missed"`
 	}
 	type trial struct {
 		N     int `json:"n"`
@@ -147,11 +151,13 @@ func ReadRecorded(path string) (*Recorded, error) {
 	}
 	switch {
 	case doc.Job != nil && doc.Participation != nil && doc.Participation.Answered != nil:
-		return &Recorded{*doc.Participation.Answered, doc.Job.N, doc.Job.Trial}, nil
+		return &Recorded{*doc.Participation.Answered, doc.Participation.Missed, doc.Job.N, doc.Job.Trial}, nil
 	case doc.Stored != nil && doc.Stored.Alg1 != nil && doc.Stored.Alg1.Participation != nil && doc.Stored.Alg1.Participation.Answered != nil:
-		return &Recorded{*doc.Stored.Alg1.Participation.Answered, doc.Stored.N, doc.Stored.Trial}, nil
+		p := doc.Stored.Alg1.Participation
+		return &Recorded{*p.Answered, p.Missed, doc.Stored.N, doc.Stored.Trial}, nil
 	case doc.Alg1 != nil && doc.Alg1.Participation != nil && doc.Alg1.Participation.Answered != nil:
-		return &Recorded{*doc.Alg1.Participation.Answered, doc.N, doc.Trial}, nil
+		p := doc.Alg1.Participation
+		return &Recorded{*p.Answered, p.Missed, doc.N, doc.Trial}, nil
 	}
 	return nil, &ConfigError{"replay", path, "records no participation (participation.answered): a run with participation < 1 or drop_prob > 0 records it"}
 }
@@ -165,6 +171,6 @@ func (c *ParticipationConfig) SetReplay(rec *Recorded, path string, n, trials in
 	case rec.Trial >= trials:
 		return &ConfigError{"replay", path, fmt.Sprintf("records trial %d, the run has trials 0..%d (--trials %d)", rec.Trial, trials-1, rec.Trial+1)}
 	}
-	c.Replay, c.ReplayTrial = rec.Answered, rec.Trial
+	c.Replay, c.ReplayMissed, c.ReplayTrial = rec.Answered, rec.Missed, rec.Trial
 	return nil
 }

@@ -304,6 +304,7 @@ func compareWithLocal(ctx context.Context, t *testing.T, file string) {
 		} `json:"stats"`
 		Participation *struct {
 			Answered string `json:"answered"`
+			Missed   string `json:"missed"`
 		} `json:"participation"`
 	}
 	if err := json.Unmarshal(b, &got); err != nil {
@@ -316,7 +317,7 @@ func compareWithLocal(ctx context.Context, t *testing.T, file string) {
 	if got.Participation != nil {
 		// Who answered depended on the clients' timing and the kill:
 		// the reference is the in-process replay of that record.
-		job.Replay(got.Participation.Answered)
+		job.Replay(got.Participation.Answered, got.Participation.Missed)
 	}
 	if job.Problem == "drfl" {
 		want, err := job.SolveDRFLLocal(ctx, testDirs, 2)

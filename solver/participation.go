@@ -47,6 +47,10 @@ type Participation struct {
 	// bit, when the problem and settings are (a served run whose round
 	// deadline fired replays in-process). The other fields are ignored.
 	Replay string
+	// ReplayMissed is the record's ParticipationLog.Missed (empty: no
+	// client missed a round it was sent): with it a replay also counts the
+	// floats sent to them, so Stats are the recorded run's too.
+	ReplayMissed string
 }
 
 // active reports whether p asks for anything but full participation.
@@ -73,11 +77,14 @@ func (p *Participation) validate(n int) error {
 		if k := (n + 3) / 4; len(p.Replay)%k != 0 {
 			return fmt.Errorf("solver: Participation.Replay has %d hex digits, not a whole number of rounds of %d clients (%d digits each)", len(p.Replay), n, k)
 		}
-		for i, c := range p.Replay {
+		for i, c := range p.Replay + p.ReplayMissed {
 			if !strings.ContainsRune("0123456789abcdef", c) {
 				return fmt.Errorf("solver: Participation.Replay[%d] = %q: not a lower-case hex digit", i, c)
 			}
 		}
+	}
+	if p.ReplayMissed != "" && len(p.ReplayMissed) != len(p.Replay) {
+		return fmt.Errorf("solver: Participation.ReplayMissed has %d hex digits, Replay %d", len(p.ReplayMissed), len(p.Replay))
 	}
 	for i, w := range p.Weights {
 		if !(w > 0) || math.IsInf(w, 0) {
@@ -121,6 +128,10 @@ type ParticipationLog struct {
 	// that had not answered it.
 	PartialRounds int `json:"partial_rounds"`
 	RetryRounds   int `json:"retry_rounds"`
+	// Missed holds, in the same form, the clients that were sent each
+	// round and did not answer it (dropped, or past a served run's round
+	// deadline); omitted while none did. Stats.FloatsDown counts them.
+	Missed string `json:"missed,omitempty"`
 }
 
 // DefaultMaxDelay·⌈n/m⌉ is Participation.MaxDelay's default: four times
@@ -152,6 +163,11 @@ type participation struct {
 	// digits of a round's mask; replay is Participation.Replay read so far
 	digits int
 	replay string
+	// addressed are the clients sent the round (before drops); missed
+	// builds log.Missed once a client missed one.
+	addressed    []bool
+	missed       strings.Builder
+	replayMissed string
 }
 
 // initParticipation sets r.part when m.Participation is partial.
@@ -183,7 +199,8 @@ func (r *proxALRun) initParticipation() error {
 		p.delay = DefaultMaxDelay * ((r.n + p.m - 1) / p.m)
 	}
 	p.last = make([]int, r.n)
-	p.digits, p.replay = (r.n+3)/4, cfg.Replay
+	p.digits, p.replay, p.replayMissed = (r.n+3)/4, cfg.Replay, cfg.ReplayMissed
+	p.addressed = make([]bool, r.n)
 	r.part = p
 	r.res.Participation = &p.log
 	return nil
@@ -244,17 +261,23 @@ func (p *participation) replayed() (int, error) {
 	if p.rounds >= len(p.replay)/p.digits {
 		return 0, fmt.Errorf("solver: the replayed participation has %d rounds, the run needs more", len(p.replay)/p.digits)
 	}
-	mask := p.replay[p.rounds*p.digits : (p.rounds+1)*p.digits]
+	bit := func(rec string, i int) bool {
+		d := strings.IndexByte("0123456789abcdef", rec[p.rounds*p.digits+i/4])
+		return d>>(i%4)&1 == 1
+	}
 	sent := 0
 	for i := range p.active {
-		d := strings.IndexByte("0123456789abcdef", mask[i/4])
-		p.active[i] = d>>(i%4)&1 == 1
-		if p.active[i] {
+		p.active[i] = bit(p.replay, i)
+		p.addressed[i] = p.active[i] || (p.replayMissed != "" && bit(p.replayMissed, i))
+		if p.addressed[i] {
 			sent++
 		}
 	}
 	return sent, nil
 }
+
+// mark notes p.active as the round's addressed clients, before drops.
+func (p *participation) mark() { copy(p.addressed, p.active) }
 
 // drop clears p.active[i] for each addressed client that fails to answer
 // and returns how many were addressed.
@@ -304,6 +327,25 @@ func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, s
 		p.mask.WriteByte("0123456789abcdef"[digit])
 	}
 	p.log.Answered = p.mask.String() // shares the builder's bytes: no copy
+	missed := false
+	for i, a := range p.addressed {
+		missed = missed || (a && reps[i] == nil)
+	}
+	if missed && p.missed.Len() == 0 {
+		p.missed.WriteString(strings.Repeat("0", (p.rounds-1)*p.digits))
+	}
+	if p.missed.Len() > 0 {
+		for j := 0; j < p.n; j += 4 {
+			var digit int
+			for b := 0; b < 4 && j+b < p.n; b++ {
+				if p.addressed[j+b] && reps[j+b] == nil {
+					digit |= 1 << b
+				}
+			}
+			p.missed.WriteByte("0123456789abcdef"[digit])
+		}
+		p.log.Missed = p.missed.String()
+	}
 	return reps, nil
 }
 
@@ -336,6 +378,7 @@ func (p *participation) all(ctx context.Context, r *proxALRun, b *Broadcast) ([]
 			for i := range p.active {
 				p.active[i] = p.reps[i] == nil
 			}
+			p.mark()
 			sent = p.drop()
 		}
 		if attempt > 0 {
@@ -365,6 +408,7 @@ func (p *participation) some(ctx context.Context, r *proxALRun, b *Broadcast) ([
 		}
 	} else {
 		p.sample()
+		p.mark()
 		sent = p.drop()
 	}
 	p.log.PartialRounds++

@@ -200,11 +200,12 @@ func (j *FedJob) method() (*experiments.MethodConfig, uint64) {
 }
 
 // Replay makes the job's trial rerun a recorded participation (who
-// answered each round, a served run's ParticipationLog.Answered) instead
-// of sampling: SolveLocal is then the recorded run, bit for bit.
-func (j *FedJob) Replay(answered string) {
+// answered each round and who missed one, a served run's
+// ParticipationLog.Answered and Missed) instead of sampling: SolveLocal is
+// then the recorded run, bit for bit.
+func (j *FedJob) Replay(answered, missed string) {
 	if mc, _ := j.method(); mc != nil {
-		mc.Replay, mc.ReplayTrial = answered, j.Trial
+		mc.Replay, mc.ReplayMissed, mc.ReplayTrial = answered, missed, j.Trial
 	}
 }
 
