@@ -42,7 +42,7 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 test-slurm: ## a real one-node Slurm (installs slurm-wlm and munge; root or sudo): 4-task arrays of a sweep and quick Table 4, merged, equal to one process
 	deploy/slurm/test-slurm.sh
 
-test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted): same answers as in-process
+test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted, also under partial participation with a round deadline): same answers as in-process (or its replay)
 	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 3m -run 'TestProcess|TestReadmeRecipe' -v ./federation
 
 # Installs Debian's chromium when missing (about 80 s as root), then renders a small report in it.

@@ -54,7 +54,7 @@ it: serve --rejoin).`,
 	fl.StringVar(&o.Data, "data", "", "this party's rows: a 'fedcon data export --format json' file (default: the data set by name)")
 	fl.StringVar(&o.Checkpoint, "checkpoint", "", "state file written after every round, to resume after a crash")
 	fl.DurationVar(&o.ConnectTimeout, "connect-timeout", 10*time.Minute, "longest wait for the server to start the run (0: none)")
-	fl.Int64Var(&o.StallAt, "stall-at", 0, "fault drill: hang after checkpointing this round, without replying")
+	fl.Int64Var(&o.StallAt, "stall-at", 0, "fault drill: hang after checkpointing this round (or the first one sent after it), without replying")
 	fl.MarkHidden("stall-at")
 	return c
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // commonOptions are the flags every experiment command has.
@@ -144,14 +146,31 @@ func addParticipationFlags(c *cobra.Command) {
 		fl.String("participation-sampling", "uniform", "how clients are sampled: uniform (without replacement) or weighted (by their rows)")
 		fl.Float64("drop-prob", 0, "probability in [0, 1) that an addressed client fails to answer a round (it acts in a later one)")
 	})
+	c.Flags().String("replay", "", "rerun the participation recorded in this file (a serve -o result or a trial file): its trial's rounds go to exactly the clients that answered them, the other trials sample as configured (docs/participation.md)")
+}
+
+// replayFlag applies --replay (if set) to a run of n clients.
+func replayFlag(o *commonOptions, pc *experiments.ParticipationConfig, n, trials int) error {
+	if o.cmd == nil {
+		return nil
+	}
+	fl := o.cmd.Flags().Lookup("replay")
+	if fl == nil || fl.Value.String() == "" {
+		return nil
+	}
+	rec, err := experiments.ReadRecorded(fl.Value.String())
+	if err != nil {
+		return err
+	}
+	return pc.SetReplay(rec, fl.Value.String(), n, trials)
 }
 
 // inProcessOnly refuses the partial participation keys where the run
 // does not read them.
 var inProcessOnly = map[string]string{
-	"participation":          "partial participation runs in-process: fedcon run np|fair|qp",
-	"participation_sampling": "partial participation runs in-process: fedcon run np|fair|qp",
-	"drop_prob":              "partial participation runs in-process: fedcon run np|fair|qp",
+	"participation":          "partial participation is for fedcon run np|fair|qp and serve",
+	"participation_sampling": "partial participation is for fedcon run np|fair|qp and serve",
+	"drop_prob":              "partial participation is for fedcon run np|fair|qp and serve",
 }
 
 // dataOptions are options of commands that read datasets.

@@ -79,6 +79,11 @@ func loadFair(f *Factory, o *FairOptions) (*proxal.FairConfig, int, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, 0, err
 	}
+	if o.Single {
+		if err := replayFlag(&o.commonOptions, &cfg.ParticipationConfig, cfg.Clients[0], cfg.Trials); err != nil {
+			return nil, 0, err
+		}
+	}
 	if cfg.Data != nil {
 		if err := checkData(f, &o.commonOptions, cfg.Data, cfg.Seed, cfg.Clients, true); err != nil {
 			return nil, 0, err

@@ -75,6 +75,11 @@ func npRun(f *Factory, o *NPOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if o.Single {
+		if err := replayFlag(&o.commonOptions, &cfg.ParticipationConfig, cfg.Clients[0], cfg.Trials); err != nil {
+			return err
+		}
+	}
 	if cfg.Data != nil {
 		if err := checkData(f, &o.commonOptions, cfg.Data, cfg.Seed, cfg.Clients, false); err != nil {
 			return err

@@ -128,6 +128,11 @@ func qpRun(f *Factory, o *QPOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if o.Single {
+		if err := replayFlag(&o.commonOptions, &cfg.ParticipationConfig, o.Clients, cfg.Trials); err != nil {
+			return err
+		}
+	}
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
 		return err

@@ -27,6 +27,7 @@ var serveFlagKeys = map[string]string{
 	"subsolver": "subsolver", "r": "r", "admm-start": "admm_start",
 	"rho-rule": "rho_rule", "metric-shift": "metric_shift", "relax": "relax", "eps-rel": "eps_rel",
 	"outer-relax": "outer_relax", "polish": "polish",
+	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob",
 }
 
 type serveOptions struct {
@@ -90,6 +91,12 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.DurationVar(&o.serve.RoundTimeout, "round-timeout", 2*time.Minute, "longest wait for one client's reply to a round (0: none)")
 	fl.DurationVar(&o.serve.Rejoin, "rejoin", 0, "how long a lost client may take to rejoin from its checkpoint (0: stop with ClientLost)")
 	fl.DurationVar(&o.serve.JoinTimeout, "join-timeout", 10*time.Minute, "longest wait for all clients to join")
+	fl.DurationVar(&o.serve.RoundDeadline, "round-deadline", 0, "with --participation < 1 or --drop-prob: end each partial round this long after it was sent; clients that have not answered are absent from it (0: wait for them; docs/participation.md)")
+	keyFlags(c, func(fl *pflag.FlagSet) {
+		fl.Float64("participation", 1, "np, fair, qp: fraction in (0, 1] of the clients sampled per ADMM round (uniform; docs/participation.md)")
+		fl.String("participation-sampling", "uniform", "np, fair, qp: uniform (weighted is in-process only)")
+		fl.Float64("drop-prob", 0, "np, fair, qp: probability in [0, 1) that an addressed client is not asked a round (drawn from the seed, as in-process)")
+	})
 	addALFlags(c)
 	fl.MarkHidden("trials") // a served run is one trial (--trial)
 	keyFlags(c, func(fl *pflag.FlagSet) {
@@ -104,7 +111,7 @@ const servedOne = "a served run is one cell and one trial: --dataset, --clients,
 // serveProblemFlags are serve's own flags that only some problems read.
 var serveProblemFlags = map[string][]string{
 	"dataset": {"np", "fair", "drfl"}, "clients": {"np", "fair", "drfl"}, "dim": {"np"},
-	"cell": {"qp"}, "model": {"drfl"}, "loss": {"drfl"},
+	"cell": {"qp"}, "model": {"drfl"}, "loss": {"drfl"}, "round-deadline": {"np", "fair", "qp"},
 }
 
 // serveScope names the problem in serve's refusals and refuses a
@@ -128,7 +135,13 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	for k, v := range serveFlagKeys {
 		keys[k] = v
 	}
-	o.common.ignoreKeys(inProcessOnly)
+	if o.problem == "drfl" {
+		o.common.ignoreKeys(map[string]string{"participation": "partial participation is for np, fair and qp",
+			"participation_sampling": "partial participation is for np, fair and qp", "drop_prob": "partial participation is for np, fair and qp"})
+	}
+	if o.serve.RoundDeadline < 0 {
+		return flagErrorf("--round-deadline %v: must be >= 0 (0: none)", o.serve.RoundDeadline)
+	}
 	switch o.problem {
 	case "np":
 		cfg := &proxal.NPConfig{}
@@ -217,7 +230,7 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		}
 		res := &fedjob.ServeResult{RunID: "in-process", Job: job, Status: r.Status.String(), TestStatus: r.Test.String(), W: r.W,
 			Stats: r.Stats, Wall: r.Stats.Runtime.Seconds(), // Solve alone, as served
-			AlgBytes: 8 * (r.Stats.FloatsDown + r.Stats.FloatsUp + r.Stats.DiagFloatsUp)}
+			AlgBytes: 8 * (r.Stats.FloatsDown + r.Stats.FloatsUp + r.Stats.DiagFloatsUp), Participation: r.Participation}
 		res.SetAudit(r)
 		return serveReport(f, o, res, err)
 	}
@@ -266,6 +279,10 @@ func serveReport(f *Factory, o *serveOptions, res *fedjob.ServeResult, err error
 		fmt.Fprintf(f.IO.Out, "objective %.6g, KKT residuals: stationarity %.3g, feasibility %.3g\n", *res.Objective, res.Residuals.Stationarity, res.Residuals.Feasibility)
 	} else {
 		fmt.Fprintln(f.IO.Out, "objective and KKT residuals: not computed (the run stopped before its final audit round)")
+	}
+	if p := res.Participation; p != nil {
+		fmt.Fprintf(f.IO.Out, "participation: %d partial rounds, %d retry rounds, %d replies past the round deadline (record: participation.answered)\n",
+			p.PartialRounds, p.RetryRounds, res.DeadlineMisses)
 	}
 	fmt.Fprintf(f.IO.Out, "bytes: algorithm %d, protobuf on the wire %d (down %d, up %d)\n",
 		res.AlgBytes, res.WireDown+res.WireUp, res.WireDown, res.WireUp)

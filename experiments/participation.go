@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/fedcon/fedcon/solver"
 )
@@ -20,6 +22,14 @@ type ParticipationConfig struct {
 	// DropProb ∈ [0, 1) is the probability that an addressed client fails
 	// to answer a round, per client and round.
 	DropProb float64 `mapstructure:"drop_prob" json:"drop_prob,omitempty"`
+	// Replay, if set, is a recorded participation (a served run's or a
+	// trial's ParticipationLog.Answered) that trial ReplayTrial reruns
+	// instead of sampling (solver.Participation.Replay; run --replay).
+	Replay      string `mapstructure:"-" json:"replay,omitempty"`
+	ReplayTrial int    `mapstructure:"-" json:"replay_trial,omitempty"`
+	// ReplayMissed is the record's clients that were sent a round and
+	// missed it (ParticipationLog.Missed), counted in the floats sent.
+	ReplayMissed string `mapstructure:"-" json:"replay_missed,omitempty"`
 }
 
 // ValidateParticipation checks the keys and normalises full participation
@@ -46,7 +56,9 @@ func (c *ParticipationConfig) ValidateParticipation() error {
 }
 
 // Partial reports whether any client may be absent from a round.
-func (c *ParticipationConfig) Partial() bool { return c.Participation != nil || c.DropProb != 0 }
+func (c *ParticipationConfig) Partial() bool {
+	return c.Participation != nil || c.DropProb != 0 || c.Replay != ""
+}
 
 // ParticipationStream is the PCG stream of trial t's participation draws:
 // its own, apart from the partitions' and w0's (1<<62 | t).
@@ -57,6 +69,12 @@ func ParticipationStream(t int) uint64 { return 0x7061<<48 | uint64(t) }
 // full participation.
 func (c *ParticipationConfig) ParticipationFor(seed uint64, t int, rows []float64) *solver.Participation {
 	if !c.Partial() {
+		return nil
+	}
+	if c.Replay != "" && t == c.ReplayTrial {
+		return &solver.Participation{Replay: c.Replay, ReplayMissed: c.ReplayMissed}
+	}
+	if c.Participation == nil && c.DropProb == 0 {
 		return nil
 	}
 	p := &solver.Participation{Fraction: 1, DropProb: c.DropProb, Seed: seed, Stream: ParticipationStream(t)}
@@ -75,9 +93,84 @@ func (c *ParticipationConfig) ParticipationNote() string {
 	if !c.Partial() {
 		return ""
 	}
+	if c.Replay != "" {
+		return fmt.Sprintf("Partial participation: trial %d replays a recorded participation (each round sent to the clients that answered it in the record); test (23), the outer steps and the audit hear every client (docs/participation.md).", c.ReplayTrial)
+	}
 	how := "every client"
 	if c.Participation != nil {
 		how = fmt.Sprintf("a fraction %g of the clients (%s)", *c.Participation, map[string]string{"": "uniform", "weighted": "weighted by rows"}[c.ParticipationSampling])
 	}
 	return fmt.Sprintf("Partial participation: %s per ADMM round of Algorithm 1, each failing to answer with probability %g; test (23), the outer steps and the audit hear every client (docs/participation.md).", how, c.DropProb)
+}
+
+// Recorded is the participation a run recorded: who answered each of its
+// rounds, for n clients, in trial Trial.
+type Recorded struct {
+	Answered, Missed string // ParticipationLog.Answered and Missed
+	N, Trial         int
+}
+
+// ReadRecorded reads the participation recorded in path: a `fedcon serve`
+// result file (-o; its job names n and the trial) or a trial file of `run
+// np|fair|qp` (Algorithm 1's record). A file without one is a ConfigError
+// naming the key replay.
+func ReadRecorded(path string) (*Recorded, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ConfigError{"replay", path, err.Error()}
+	}
+	type log struct {
+		Answered *string `json:"answered"`
+		Missed   string  `json:"missed"`
+	}
+	type trial struct {
+		N     int `json:"n"`
+		Trial int `json:"trial"`
+		Alg1  *struct {
+			Participation *log `json:"participation"`
+		} `json:"alg1"`
+	}
+	var doc struct {
+		// serve -o
+		Job *struct {
+			N     int `json:"n"`
+			Trial int `json:"trial"`
+		} `json:"job"`
+		Participation *log `json:"participation"`
+		// a stored trial, or the trial itself
+		Stored *trial `json:"trial"`
+		trial
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		// A stored trial's "trial" is an object, a bare trial's a number.
+		var bare trial
+		if err2 := json.Unmarshal(b, &bare); err2 != nil {
+			return nil, &ConfigError{"replay", path, "not a serve result or trial file: " + err.Error()}
+		}
+		doc.trial, doc.Stored = bare, nil
+	}
+	switch {
+	case doc.Job != nil && doc.Participation != nil && doc.Participation.Answered != nil:
+		return &Recorded{*doc.Participation.Answered, doc.Participation.Missed, doc.Job.N, doc.Job.Trial}, nil
+	case doc.Stored != nil && doc.Stored.Alg1 != nil && doc.Stored.Alg1.Participation != nil && doc.Stored.Alg1.Participation.Answered != nil:
+		p := doc.Stored.Alg1.Participation
+		return &Recorded{*p.Answered, p.Missed, doc.Stored.N, doc.Stored.Trial}, nil
+	case doc.Alg1 != nil && doc.Alg1.Participation != nil && doc.Alg1.Participation.Answered != nil:
+		p := doc.Alg1.Participation
+		return &Recorded{*p.Answered, p.Missed, doc.N, doc.Trial}, nil
+	}
+	return nil, &ConfigError{"replay", path, "records no participation (participation.answered): a run with participation < 1 or drop_prob > 0 records it"}
+}
+
+// SetReplay makes trial rec.Trial replay rec (the other trials sample as
+// configured), for a run of n clients and trials trials.
+func (c *ParticipationConfig) SetReplay(rec *Recorded, path string, n, trials int) error {
+	switch {
+	case rec.N != n:
+		return &ConfigError{"replay", path, fmt.Sprintf("records %d clients, the run has %d", rec.N, n)}
+	case rec.Trial >= trials:
+		return &ConfigError{"replay", path, fmt.Sprintf("records trial %d, the run has trials 0..%d (--trials %d)", rec.Trial, trials-1, rec.Trial+1)}
+	}
+	c.Replay, c.ReplayMissed, c.ReplayTrial = rec.Answered, rec.Missed, rec.Trial
+	return nil
 }

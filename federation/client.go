@@ -42,9 +42,15 @@ type ClientOptions struct {
 	// ConnectTimeout, if positive, bounds the wait for the server (it may
 	// start after its clients) until the run's setup arrives.
 	ConnectTimeout time.Duration
-	// StallAt, if positive, hangs the client after it checkpointed round
-	// StallAt, before it replies: fault drills (kill it, restart it).
+	// StallAt, if positive, hangs the client after it checkpointed its
+	// first round numbered StallAt or later (under partial participation a
+	// client is not sent every round), before it replies: fault drills
+	// (kill it, restart it).
 	StallAt int64
+	// Delay, if set, is how long the client waits before it replies to a
+	// round (after its step and checkpoint): a slow client, for drills of
+	// the round deadline of partial participation.
+	Delay func(round int64, partial bool) time.Duration
 }
 
 // ClientSummary is what a client did in a session.
@@ -130,11 +136,17 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 	}
 	sum := &ClientSummary{RunID: setup.RunId}
 	last := int64(0)
+	// before is the state before the step of round last when that was a
+	// partial round, whose reply the server may have discarded; it is the
+	// state after round beforeRound.
+	var before *fedpb.NodeState
+	var beforeRound int64
 	if ck != nil {
 		if err := node.Restore(stateFromPB(ck.State)); err != nil {
 			return nil, fmt.Errorf("federation: checkpoint %s: %w", opt.Checkpoint, err)
 		}
 		last, sum.Resumed = ck.Round, true
+		before, beforeRound = ck.Before, ck.BeforeRound
 	}
 	ready := &fedpb.Ready{RunId: setup.RunId, Party: int32(opt.Party), Dim: int32(dim), Constraints: int32(mc)}
 	if err := stream.Send(&fedpb.ClientMsg{Body: &fedpb.ClientMsg_Ready{Ready: ready}}); err != nil {
@@ -166,10 +178,23 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 			}
 			ck = nil
 			continue
-		case rd.Round != last+1:
+		case rd.Round <= last:
 			return sum, fmt.Errorf("federation: client %d: round %d after round %d", opt.Party, rd.Round, last)
+		case rd.Base != last && (before == nil || rd.Base != beforeRound):
+			return sum, fmt.Errorf("federation: client %d: round %d needs the state after round %d, the client is after round %d", opt.Party, rd.Round, rd.Base, last)
+		case rd.Base != last:
+			// The server discarded the reply to round last (it missed
+			// the deadline): undo its step.
+			if err := node.Restore(stateFromPB(before)); err != nil {
+				return sum, fmt.Errorf("federation: client %d: roll back round %d: %w", opt.Party, last, err)
+			}
+			last = rd.Base
 		}
 		ck = nil
+		before = nil
+		if rd.Partial {
+			before, beforeRound = stateToPB(node.State()), last
+		}
 		rep := &fedpb.Reply{RunId: setup.RunId, Round: rd.Round, Kind: rd.Kind, Party: int32(opt.Party)}
 		b, err := broadcastFromPB(rd.Kind, rd.Broadcast, cfg.Dim)
 		var r *solver.Reply
@@ -183,14 +208,24 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 		}
 		rep.Body = replyToPB(b.Kind, r)
 		if opt.Checkpoint != "" {
-			c := &fedpb.Checkpoint{RunId: setup.RunId, Party: int32(opt.Party), Round: rd.Round, State: stateToPB(node.State()), Last: rep}
+			c := &fedpb.Checkpoint{RunId: setup.RunId, Party: int32(opt.Party), Round: rd.Round, State: stateToPB(node.State()), Last: rep,
+				Before: before, BeforeRound: beforeRound}
 			if err := writeCheckpoint(opt.Checkpoint, c); err != nil {
 				return sum, err
 			}
 		}
-		if rd.Round == opt.StallAt {
+		if opt.StallAt > 0 && rd.Round >= opt.StallAt {
 			<-ctx.Done()
 			return sum, fmt.Errorf("federation: client %d stalled at round %d: %w", opt.Party, rd.Round, ctx.Err())
+		}
+		if opt.Delay != nil {
+			if d := opt.Delay(rd.Round, rd.Partial); d > 0 {
+				select {
+				case <-time.After(d):
+				case <-ctx.Done():
+					return sum, ctx.Err()
+				}
+			}
 		}
 		if err := stream.Send(&fedpb.ClientMsg{Body: &fedpb.ClientMsg_Reply{Reply: rep}}); err != nil {
 			return sum, recvErr(stream, err)

@@ -30,7 +30,7 @@ func TestProcesses(t *testing.T) {
 	if os.Getenv("FEDCON_FEDERATION_PROCESSES") == "" {
 		t.Skip("set FEDCON_FEDERATION_PROCESSES=1 (make test-federation) to run client processes")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 110*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "fedcon")
@@ -59,6 +59,11 @@ func TestProcesses(t *testing.T) {
 		kill  int // client killed and restarted; 0: none
 	}{
 		{"qp", []string{"--problem", "qp", "--cell", "5,100,1"}, 3},
+		// Partial participation with a round deadline: client 3 is killed
+		// in a round and restarted; the others go on without it until a
+		// full round waits for it (--rejoin). The served run is the
+		// in-process replay of its recorded participation.
+		{"qp-partial", []string{"--problem", "qp", "--cell", "5,100,1", "--participation", "0.4", "--drop-prob", "0.1", "--round-deadline", "2s"}, 3},
 		{"np", []string{"--problem", "np", "--dataset", "monks-1", "--clients", "5", "--max-outer", "10"}, 0},
 		{"fair", []string{"--problem", "fair", "--clients", "5", "--max-outer", "2"}, 0},
 		{"drfl", []string{"--problem", "drfl", "--dataset", "heart", "--clients", "5", "--max-rounds", "300"}, 0},
@@ -100,8 +105,9 @@ func TestProcesses(t *testing.T) {
 				}
 			}
 			if tc.kill > 0 {
-				// The client hangs once it has checkpointed round 40: kill it there.
-				for checkpointRound(ckpt) != stall {
+				// The client hangs once it has checkpointed round 40 (or
+				// its first round after it): kill it there.
+				for checkpointRound(ckpt) < stall {
 					if ctx.Err() != nil {
 						t.Fatalf("client %d never reached round %d", tc.kill, stall)
 					}
@@ -193,6 +199,81 @@ func TestProcessLost(t *testing.T) {
 	}
 }
 
+// TestProcessPartialLost: under partial participation a killed client that
+// never comes back is absent from the partial rounds, then the next full
+// round waits --rejoin for it: serve exits 1 with status ClientLost naming
+// it, and the other clients exit 1 too.
+func TestProcessPartialLost(t *testing.T) {
+	if os.Getenv("FEDCON_FEDERATION_PROCESSES") == "" {
+		t.Skip("set FEDCON_FEDERATION_PROCESSES=1 (make test-federation) to run client processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fedcon")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/fedcon/fedcon").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	addr, result := freePort(t), filepath.Join(dir, "lost.json")
+	srv := exec.CommandContext(ctx, bin, "serve", "--insecure", "--listen", addr, "--problem", "qp", "--cell", "4,50,1",
+		"--participation", "0.5", "--round-deadline", "1s", "--rejoin", "3s", "-o", result)
+	var srvOut bytes.Buffer
+	srv.Stdout, srv.Stderr = &srvOut, &srvOut
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(dir, "c2.ckpt")
+	var clients []*exec.Cmd
+	for p := 1; p <= 4; p++ {
+		args := []string{"client", "--insecure", "--server", addr, "--party", strconv.Itoa(p), "--quiet"}
+		if p == 2 {
+			args = append(args, "--checkpoint", ckpt, "--stall-at", "30")
+		}
+		c := exec.CommandContext(ctx, bin, args...)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+	}
+	for checkpointRound(ckpt) < 30 {
+		if ctx.Err() != nil {
+			t.Fatal("client 2 never reached round 30")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	clients[1].Process.Kill() // and never restarted
+	err := srv.Wait()
+	for i, c := range clients {
+		if cerr := c.Wait(); i != 1 {
+			if ee, ok := cerr.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+				t.Errorf("client %d after client 2 was lost: %v, want exit status 1", i+1, cerr)
+			}
+		}
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("serve: %v, want exit status 1\n%s", err, srvOut.String())
+	}
+	if !bytes.Contains(srvOut.Bytes(), []byte("client 2, round")) || !bytes.Contains(srvOut.Bytes(), []byte("client lost")) {
+		t.Errorf("serve does not name the lost client:\n%s", srvOut.String())
+	}
+	b, err := os.ReadFile(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Status string    `json:"status"`
+		W      []float64 `json:"w"`
+		Error  string    `json:"error"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != fedjob.StatusClientLost || len(got.W) != 50 || !strings.Contains(got.Error, "client 2") {
+		t.Errorf("result: status %s, %d weights, error %q; want ClientLost, 50, client 2", got.Status, len(got.W), got.Error)
+	}
+	t.Log(srvOut.String())
+}
+
 // checkpointRound is the round of a client's checkpoint file (0: none yet).
 func checkpointRound(path string) int64 {
 	b, err := os.ReadFile(path)
@@ -221,6 +302,10 @@ func compareWithLocal(ctx context.Context, t *testing.T, file string) {
 			Rounds          int `json:"rounds"`
 			OuterIterations int `json:"outer_iterations"`
 		} `json:"stats"`
+		Participation *struct {
+			Answered string `json:"answered"`
+			Missed   string `json:"missed"`
+		} `json:"participation"`
 	}
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
@@ -228,6 +313,11 @@ func compareWithLocal(ctx context.Context, t *testing.T, file string) {
 	job, err := fedjob.UnmarshalFedJob(got.Job)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got.Participation != nil {
+		// Who answered depended on the clients' timing and the kill:
+		// the reference is the in-process replay of that record.
+		job.Replay(got.Participation.Answered, got.Participation.Missed)
 	}
 	if job.Problem == "drfl" {
 		want, err := job.SolveDRFLLocal(ctx, testDirs, 2)

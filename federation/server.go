@@ -23,7 +23,7 @@ import (
 
 // Protocol is the version of the session protocol; a client of another
 // version is refused at Hello.
-const Protocol = 3
+const Protocol = 4
 
 // ErrClientLost is wrapped by the error of a round that a client did not
 // answer in time and did not rejoin.
@@ -57,6 +57,13 @@ type ServerConfig struct {
 	// Rejoin, if positive, is how long a round waits for a lost client to
 	// reconnect and resume from its checkpoint; zero stops at once.
 	Rejoin time.Duration
+	// RoundDeadline, if positive, ends each partial round of partial
+	// participation (ExchangePartial) that long after it was sent: the
+	// clients that have not answered by then, or are disconnected, are
+	// absent from it; their late replies are discarded and each rolls back
+	// its step before its next round. Full rounds wait for every client
+	// (RoundTimeout, Rejoin) as without it.
+	RoundDeadline time.Duration
 	// Identify returns the party (1..n) that a session's peer may answer
 	// for, from its certificate; nil trusts the party the client claims
 	// (insecure mode, loopback only).
@@ -84,6 +91,7 @@ type Server struct {
 	creds   *serverCreds // set by NewGRPCServer
 
 	wireDown, wireUp atomic.Int64 // protobuf bytes of rounds and replies
+	missed           atomic.Int64 // replies that missed a round deadline
 	out              []*solver.Reply
 	bufs             []solver.Reply
 }
@@ -96,7 +104,13 @@ type slot struct {
 	rows  int64         // DRFL: N_s, from Ready
 	round int64         // DRFL: the client's last round
 	ready chan struct{} // closed when the slot gets a session; replaced when it loses it
-	stale int64         // a reply to this round (abandoned) is dropped
+	// base is the last round whose reply the server accepted: the client's
+	// state must be the one after it (Round.base).
+	base int64
+	// late are rounds sent to the client of this session whose replies the
+	// server gave up (a deadline, an interrupted round): dropped on arrival.
+	late []int64
+	lost time.Time // when the slot lost its session
 }
 
 type session struct {
@@ -137,7 +151,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 			st.Config = nc
 		}
 		s.setups = append(s.setups, st)
-		s.slots = append(s.slots, &slot{party: i + 1, ready: make(chan struct{}), stale: -1})
+		s.slots = append(s.slots, &slot{party: i + 1, ready: make(chan struct{})})
 	}
 	s.out = make([]*solver.Reply, n)
 	s.bufs = make([]solver.Reply, n)
@@ -210,6 +224,7 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 	if closed {
 		return status.Error(codes.Unavailable, "run finished")
 	}
+	base := s.slots[party-1].baseRound()
 	switch {
 	case h.RunId != "" && s.cfg.DRFL != nil:
 		return status.Error(codes.FailedPrecondition, "DRFL clients cannot resume from a checkpoint")
@@ -217,7 +232,7 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 		return status.Errorf(codes.FailedPrecondition, "run %s is at round %d: a client joins late only from its checkpoint", s.cfg.RunID, round)
 	case h.RunId != "" && h.RunId != s.cfg.RunID:
 		return status.Errorf(codes.FailedPrecondition, "checkpoint is of run %s, this run is %s: remove the checkpoint file to join as a new client", h.RunId, s.cfg.RunID)
-	case h.RunId != "" && (h.CheckpointRound < round-1 || h.CheckpointRound > round):
+	case h.RunId != "" && (h.CheckpointRound < base || h.CheckpointRound > round):
 		return status.Errorf(codes.FailedPrecondition, "checkpoint at round %d cannot resume round %d", h.CheckpointRound, round)
 	}
 	setup := proto.Clone(s.setups[party-1]).(*fedpb.Setup)
@@ -253,6 +268,7 @@ func (s *Server) Session(stream grpc.BidiStreamingServer[fedpb.ClientMsg, fedpb.
 		close(sl.ready)
 	}
 	sl.sess, sl.mc, sl.rows = sess, int(r.Constraints), r.Rows
+	sl.late = nil // the old session's replies are gone with it
 	sl.mu.Unlock()
 	s.logf("client %d joined at round %d", party, round)
 
@@ -311,9 +327,39 @@ func (sl *slot) detach(sess *session) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.sess == sess {
-		sl.sess, sl.ready = nil, make(chan struct{})
+		sl.sess, sl.ready, sl.lost = nil, make(chan struct{}), time.Now()
 	}
 }
+
+func (sl *slot) baseRound() int64 {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	return sl.base
+}
+
+// giveUp records that a reply to round will be dropped when it comes.
+func (sl *slot) giveUp(round int64) {
+	sl.mu.Lock()
+	sl.late = append(sl.late, round)
+	sl.mu.Unlock()
+}
+
+// isLate reports whether a reply to round is one the server gave up, and
+// forgets it (one reply per round).
+func (sl *slot) isLate(round int64) bool {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	for i, r := range sl.late {
+		if r == round {
+			sl.late = append(sl.late[:i], sl.late[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Missed counts the replies that missed a round deadline (RoundDeadline).
+func (s *Server) Missed() int64 { return s.missed.Load() }
 
 func (se *session) stop() { se.killOnce.Do(func() { close(se.kill) }) }
 
@@ -372,6 +418,26 @@ func (se *session) send(m *fedpb.ServerMsg) error {
 // Exchange implements solver.Transport: one round to every client, replies
 // in client order. The replies are valid until the next call.
 func (s *Server) Exchange(ctx context.Context, b *solver.Broadcast) ([]*solver.Reply, error) {
+	return s.ExchangeSubset(ctx, b, nil)
+}
+
+var _ solver.PartialTransport = (*Server)(nil)
+
+// ExchangeSubset implements solver.SubsetTransport: one round to the
+// clients with active[i] (nil: all), each waited for as a full round
+// (RoundTimeout, Rejoin); nil replies for the others.
+func (s *Server) ExchangeSubset(ctx context.Context, b *solver.Broadcast, active []bool) ([]*solver.Reply, error) {
+	return s.exchange(ctx, b, active, false)
+}
+
+// ExchangePartial implements solver.PartialTransport: ExchangeSubset for a
+// partial round, which ends at RoundDeadline (if set). A client that has
+// not answered by then, or is disconnected, is absent: nil reply.
+func (s *Server) ExchangePartial(ctx context.Context, b *solver.Broadcast, active []bool) ([]*solver.Reply, error) {
+	return s.exchange(ctx, b, active, s.cfg.RoundDeadline > 0)
+}
+
+func (s *Server) exchange(ctx context.Context, b *solver.Broadcast, active []bool, partial bool) ([]*solver.Reply, error) {
 	kind, err := kindToPB(b.Kind)
 	if err != nil {
 		return nil, err
@@ -380,15 +446,32 @@ func (s *Server) Exchange(ctx context.Context, b *solver.Broadcast) ([]*solver.R
 	s.round++
 	round := s.round
 	s.mu.Unlock()
-	msg := &fedpb.ServerMsg{Body: &fedpb.ServerMsg_Round{Round: &fedpb.Round{
-		RunId: s.cfg.RunID, Round: round, Kind: kind, Broadcast: broadcastToPB(b)}}}
-	size := int64(proto.Size(msg))
+	bpb := broadcastToPB(b)
+	dctx := ctx
+	if partial {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithTimeout(ctx, s.cfg.RoundDeadline)
+		defer cancel()
+	}
 	errs := make([]error, len(s.slots))
 	var wg sync.WaitGroup
 	for i, sl := range s.slots {
+		s.out[i] = nil
+		if active != nil && !active[i] {
+			continue
+		}
+		msg := &fedpb.ServerMsg{Body: &fedpb.ServerMsg_Round{Round: &fedpb.Round{
+			RunId: s.cfg.RunID, Round: round, Kind: kind, Broadcast: bpb, Base: sl.baseRound(), Partial: partial}}}
 		wg.Go(func() {
-			errs[i] = s.ask(ctx, sl, msg, size, b.Kind, &s.bufs[i])
-			s.out[i] = &s.bufs[i]
+			var ok bool
+			if partial {
+				ok, errs[i] = s.askPartial(ctx, dctx, sl, msg, b.Kind, &s.bufs[i])
+			} else {
+				errs[i], ok = s.ask(ctx, sl, msg, b.Kind, &s.bufs[i]), true
+			}
+			if ok && errs[i] == nil {
+				s.out[i] = &s.bufs[i]
+			}
 		})
 	}
 	wg.Wait()
@@ -411,6 +494,75 @@ func (s *Server) Exchange(ctx context.Context, b *solver.Broadcast) ([]*solver.R
 	return s.out, nil
 }
 
+// askPartial sends a partial round to one client and waits for its reply
+// until dctx ends (the round deadline): ok reports whether it answered in
+// time. A client that did not is absent from the round; the server drops
+// its reply when it comes, and the client's next round (its base
+// unchanged) rolls its step back.
+func (s *Server) askPartial(ctx, dctx context.Context, sl *slot, msg *fedpb.ServerMsg, kind solver.MsgKind, dst *solver.Reply) (bool, error) {
+	rd := msg.GetRound()
+	sl.mu.Lock()
+	sess, mc, lost := sl.sess, sl.mc, sl.lost
+	sl.mu.Unlock()
+	if sess == nil {
+		// Disconnected: absent while it may still rejoin, as a full round
+		// would wait for it; lost after that.
+		if s.cfg.Rejoin <= 0 {
+			return false, fmt.Errorf("%w: disconnected", ErrClientLost)
+		}
+		if time.Since(lost) > s.cfg.Rejoin {
+			return false, fmt.Errorf("%w: disconnected, no rejoin within %v", ErrClientLost, s.cfg.Rejoin)
+		}
+		return false, nil
+	}
+	var t *time.Timer
+	if s.cfg.RoundTimeout > 0 {
+		t = time.AfterFunc(s.cfg.RoundTimeout, sess.stop)
+	}
+	err := sess.send(msg)
+	if t != nil {
+		t.Stop()
+	}
+	if err != nil {
+		sess.stop()
+		return false, nil
+	}
+	s.wireDown.Add(int64(proto.Size(msg)))
+	for {
+		select {
+		case r := <-sess.replies:
+			if r.RunId == s.cfg.RunID && r.Round < rd.Round && sl.isLate(r.Round) {
+				continue
+			}
+			s.wireUp.Add(int64(proto.Size(&fedpb.ClientMsg{Body: &fedpb.ClientMsg_Reply{Reply: r}})))
+			if err := checkReply(r, rd, sl.party, kind, dst, s.cfg.Nodes[sl.party-1].Dim, mc); err != nil {
+				return false, err
+			}
+			sl.accept(rd.Round)
+			return true, nil
+		case <-sess.done:
+			sl.giveUp(rd.Round) // its checkpoint may hold the step: rolled back
+			s.logf("client %d: disconnected in partial round %d: absent", sl.party, rd.Round)
+			return false, nil
+		case <-dctx.Done():
+			sl.giveUp(rd.Round)
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
+			s.missed.Add(1)
+			s.logf("client %d: no reply to partial round %d within the deadline %v: absent", sl.party, rd.Round, s.cfg.RoundDeadline)
+			return false, nil
+		}
+	}
+}
+
+// accept moves the slot's base to round, whose reply the server took.
+func (sl *slot) accept(round int64) {
+	sl.mu.Lock()
+	sl.base = round
+	sl.mu.Unlock()
+}
+
 func cmpOr(a, b error) error {
 	if a != nil {
 		return a
@@ -419,12 +571,16 @@ func cmpOr(a, b error) error {
 }
 
 // ask sends one round to one client and checks its reply into dst.
-func (s *Server) ask(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, size int64, kind solver.MsgKind, dst *solver.Reply) error {
-	r, mc, err := s.roundTrip(ctx, sl, msg, size)
+func (s *Server) ask(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, kind solver.MsgKind, dst *solver.Reply) error {
+	r, mc, err := s.roundTrip(ctx, sl, msg, int64(proto.Size(msg)))
 	if err != nil {
 		return err
 	}
-	return checkReply(r, msg.GetRound(), sl.party, kind, dst, s.cfg.Nodes[sl.party-1].Dim, mc)
+	if err := checkReply(r, msg.GetRound(), sl.party, kind, dst, s.cfg.Nodes[sl.party-1].Dim, mc); err != nil {
+		return err
+	}
+	sl.accept(msg.GetRound().Round)
+	return nil
 }
 
 // roundTrip sends one round to one client and waits for its reply, through
@@ -481,10 +637,7 @@ func (s *Server) await(ctx context.Context, sl *slot, sess *session, round int64
 	for {
 		select {
 		case r := <-sess.replies:
-			sl.mu.Lock()
-			stale := sl.stale
-			sl.mu.Unlock()
-			if r.RunId == s.cfg.RunID && r.Round == stale && r.Round < round {
+			if r.RunId == s.cfg.RunID && r.Round < round && sl.isLate(r.Round) {
 				continue // the answer to a round the server gave up
 			}
 			return r, nil
@@ -503,9 +656,7 @@ func (s *Server) await(ctx context.Context, sl *slot, sess *session, round int64
 			<-sess.done
 			return nil, s.awaitRejoin(ctx, sl.readyChan(), fmt.Sprintf("no reply within %v", s.cfg.RoundTimeout))
 		case <-ctx.Done():
-			sl.mu.Lock()
-			sl.stale = round
-			sl.mu.Unlock()
+			sl.giveUp(round)
 			return nil, ctx.Err()
 		}
 	}

@@ -28,8 +28,10 @@
 // order, so results are bit-identical for any number of workers. Every float
 // that crosses the boundary is counted in Stats. With ProxAL.Participation
 // only a sample of the clients takes part in each ADMM round (through a
-// SubsetTransport); test (23), the outer step and the audit remain rounds
-// that every client answers.
+// SubsetTransport; a PartialTransport may end such a round at a deadline,
+// leaving out clients that must then not have acted); test (23), the outer
+// step and the audit remain rounds that every client answers.
+// Participation.Replay reruns a recorded participation instead of sampling.
 //
 // Invariants: Solve never modifies the Problem or w0 and never prints; progress
 // goes to Settings.Recorder. A cap is a Status, not an error; Solve returns an

@@ -40,6 +40,17 @@ type Participation struct {
 	// comes from it, on the server's goroutine, so a run is a function of
 	// (problem, settings, Seed, Stream), whatever Settings.Workers.
 	Seed, Stream uint64
+	// Replay, if set, is a recorded ParticipationLog.Answered: round t is
+	// sent to exactly the clients that answered round t of the recorded
+	// run (a partial round, or each attempt of a full one), instead of
+	// sampling and dropping. The run is then the recorded run's, bit for
+	// bit, when the problem and settings are (a served run whose round
+	// deadline fired replays in-process). The other fields are ignored.
+	Replay string
+	// ReplayMissed is the record's ParticipationLog.Missed (empty: no
+	// client missed a round it was sent): with it a replay also counts the
+	// floats sent to them, so Stats are the recorded run's too.
+	ReplayMissed string
 }
 
 // active reports whether p asks for anything but full participation.
@@ -47,7 +58,7 @@ func (p *Participation) active() bool {
 	if p == nil {
 		return false
 	}
-	return !(p.Fraction == 0 || p.Fraction == 1) || p.DropProb != 0
+	return !(p.Fraction == 0 || p.Fraction == 1) || p.DropProb != 0 || p.Replay != ""
 }
 
 // validate checks p for n clients.
@@ -61,6 +72,19 @@ func (p *Participation) validate(n int) error {
 		return fmt.Errorf("solver: Participation.MaxDelay = %d: must be >= 0", p.MaxDelay)
 	case p.Weights != nil && len(p.Weights) != n:
 		return fmt.Errorf("solver: len(Participation.Weights) = %d, want %d clients", len(p.Weights), n)
+	}
+	if p.Replay != "" {
+		if k := (n + 3) / 4; len(p.Replay)%k != 0 {
+			return fmt.Errorf("solver: Participation.Replay has %d hex digits, not a whole number of rounds of %d clients (%d digits each)", len(p.Replay), n, k)
+		}
+		for i, c := range p.Replay + p.ReplayMissed {
+			if !strings.ContainsRune("0123456789abcdef", c) {
+				return fmt.Errorf("solver: Participation.Replay[%d] = %q: not a lower-case hex digit", i, c)
+			}
+		}
+	}
+	if p.ReplayMissed != "" && len(p.ReplayMissed) != len(p.Replay) {
+		return fmt.Errorf("solver: Participation.ReplayMissed has %d hex digits, Replay %d", len(p.ReplayMissed), len(p.Replay))
 	}
 	for i, w := range p.Weights {
 		if !(w > 0) || math.IsInf(w, 0) {
@@ -81,6 +105,18 @@ type SubsetTransport interface {
 
 var _ SubsetTransport = (*LocalTransport)(nil)
 
+// PartialTransport is a SubsetTransport whose partial rounds may end
+// before every addressed client answered (a round deadline over the
+// network). A client left out of the replies must not have acted: its
+// state and the server's copy of ũ_i still agree (federation discards a
+// late answer and rolls the client back).
+type PartialTransport interface {
+	SubsetTransport
+	// ExchangePartial is ExchangeSubset for an ADMM round of partial
+	// participation: the replies of clients that missed the round are nil.
+	ExchangePartial(ctx context.Context, b *Broadcast, active []bool) ([]*Reply, error)
+}
+
 // ParticipationLog records who answered each round (Result.Participation).
 type ParticipationLog struct {
 	// Answered holds, for each round of the run in turn (Stats.Rounds,
@@ -92,6 +128,10 @@ type ParticipationLog struct {
 	// that had not answered it.
 	PartialRounds int `json:"partial_rounds"`
 	RetryRounds   int `json:"retry_rounds"`
+	// Missed holds, in the same form, the clients that were sent each
+	// round and did not answer it (dropped, or past a served run's round
+	// deadline); omitted while none did. Stats.FloatsDown counts them.
+	Missed string `json:"missed,omitempty"`
 }
 
 // DefaultMaxDelay·⌈n/m⌉ is Participation.MaxDelay's default: four times
@@ -120,6 +160,14 @@ type participation struct {
 	eps  []float64
 	log  ParticipationLog
 	mask strings.Builder // log.Answered
+	// digits of a round's mask; replay is Participation.Replay read so far
+	digits int
+	replay string
+	// addressed are the clients sent the round (before drops); missed
+	// builds log.Missed once a client missed one.
+	addressed    []bool
+	missed       strings.Builder
+	replayMissed string
 }
 
 // initParticipation sets r.part when m.Participation is partial.
@@ -151,6 +199,8 @@ func (r *proxALRun) initParticipation() error {
 		p.delay = DefaultMaxDelay * ((r.n + p.m - 1) / p.m)
 	}
 	p.last = make([]int, r.n)
+	p.digits, p.replay, p.replayMissed = (r.n+3)/4, cfg.Replay, cfg.ReplayMissed
+	p.addressed = make([]bool, r.n)
 	r.part = p
 	r.res.Participation = &p.log
 	return nil
@@ -205,6 +255,30 @@ func (p *participation) draw() {
 	}
 }
 
+// replayed sets p.active to the clients that answered the next recorded
+// round, and returns how many they are; an error when the record ends.
+func (p *participation) replayed() (int, error) {
+	if p.rounds >= len(p.replay)/p.digits {
+		return 0, fmt.Errorf("solver: the replayed participation has %d rounds, the run needs more", len(p.replay)/p.digits)
+	}
+	bit := func(rec string, i int) bool {
+		d := strings.IndexByte("0123456789abcdef", rec[p.rounds*p.digits+i/4])
+		return d>>(i%4)&1 == 1
+	}
+	sent := 0
+	for i := range p.active {
+		p.active[i] = bit(p.replay, i)
+		p.addressed[i] = p.active[i] || (p.replayMissed != "" && bit(p.replayMissed, i))
+		if p.addressed[i] {
+			sent++
+		}
+	}
+	return sent, nil
+}
+
+// mark notes p.active as the round's addressed clients, before drops.
+func (p *participation) mark() { copy(p.addressed, p.active) }
+
 // drop clears p.active[i] for each addressed client that fails to answer
 // and returns how many were addressed.
 func (p *participation) drop() int {
@@ -223,8 +297,14 @@ func (p *participation) drop() int {
 
 // round sends b to the clients in p.active (sent of them addressed, the
 // dropped included) and counts and logs it.
-func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, sent int) ([]*Reply, error) {
-	reps, err := r.tr.(SubsetTransport).ExchangeSubset(ctx, b, p.active)
+func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, sent int, partial bool) ([]*Reply, error) {
+	var reps []*Reply
+	var err error
+	if pt, ok := r.tr.(PartialTransport); ok && partial {
+		reps, err = pt.ExchangePartial(ctx, b, p.active)
+	} else {
+		reps, err = r.tr.(SubsetTransport).ExchangeSubset(ctx, b, p.active)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +327,25 @@ func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, s
 		p.mask.WriteByte("0123456789abcdef"[digit])
 	}
 	p.log.Answered = p.mask.String() // shares the builder's bytes: no copy
+	missed := false
+	for i, a := range p.addressed {
+		missed = missed || (a && reps[i] == nil)
+	}
+	if missed && p.missed.Len() == 0 {
+		p.missed.WriteString(strings.Repeat("0", (p.rounds-1)*p.digits))
+	}
+	if p.missed.Len() > 0 {
+		for j := 0; j < p.n; j += 4 {
+			var digit int
+			for b := 0; b < 4 && j+b < p.n; b++ {
+				if p.addressed[j+b] && reps[j+b] == nil {
+					digit |= 1 << b
+				}
+			}
+			p.missed.WriteByte("0123456789abcdef"[digit])
+		}
+		p.log.Missed = p.missed.String()
+	}
 	return reps, nil
 }
 
@@ -264,14 +363,28 @@ func (p *participation) all(ctx context.Context, r *proxALRun, b *Broadcast) ([]
 		if attempt == maxAttempts {
 			return nil, fmt.Errorf("solver: %d clients did not answer in %d rounds", missing, maxAttempts)
 		}
-		for i := range p.active {
-			p.active[i] = p.reps[i] == nil
+		var sent int
+		if p.replay != "" {
+			var err error
+			if sent, err = p.replayed(); err != nil {
+				return nil, err
+			}
+			for i, a := range p.active {
+				if a && p.reps[i] != nil {
+					return nil, fmt.Errorf("solver: replayed round %d: client %d answers a full round twice", p.rounds+1, i+1)
+				}
+			}
+		} else {
+			for i := range p.active {
+				p.active[i] = p.reps[i] == nil
+			}
+			p.mark()
+			sent = p.drop()
 		}
-		sent := p.drop()
 		if attempt > 0 {
 			p.log.RetryRounds++
 		}
-		reps, err := p.round(ctx, r, b, sent)
+		reps, err := p.round(ctx, r, b, sent, false)
 		if err != nil {
 			return nil, err
 		}
@@ -287,10 +400,19 @@ func (p *participation) all(ctx context.Context, r *proxALRun, b *Broadcast) ([]
 
 // some runs b on a sample of the clients, less those that drop.
 func (p *participation) some(ctx context.Context, r *proxALRun, b *Broadcast) ([]*Reply, error) {
-	p.sample()
-	sent := p.drop()
+	var sent int
+	if p.replay != "" {
+		var err error
+		if sent, err = p.replayed(); err != nil {
+			return nil, err
+		}
+	} else {
+		p.sample()
+		p.mark()
+		sent = p.drop()
+	}
 	p.log.PartialRounds++
-	return p.round(ctx, r, b, sent)
+	return p.round(ctx, r, b, sent, true)
 }
 
 // estimate is test (23)'s left-hand side from the last ε̃_i known in this

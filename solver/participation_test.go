@@ -230,3 +230,48 @@ func TestParticipationRuntime(t *testing.T) {
 		t.Fatalf("no round recorded, or the audit's last round heard nobody: %v", res.Participation)
 	}
 }
+
+// TestParticipationReplay: a run whose rounds are sent to exactly the
+// clients of a recorded log (Participation.Replay, with ReplayMissed the
+// clients that were sent a round and missed it) is the recorded run, bit
+// for bit, drops and retries included, statistics too; a record too
+// short, or not hex, is an error.
+func TestParticipationReplay(t *testing.T) {
+	q, w0 := lcqp(t, 5, 30, 6, 2)
+	solve := func(p *solver.Participation) (*solver.Result, error) {
+		return solver.Solve(context.Background(), q.Problem(), w0, nil, &solver.ProxAL{Participation: p})
+	}
+	ref, err := solve(&solver.Participation{Fraction: 0.5, DropProb: 0.2, Seed: 7, Stream: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Participation.RetryRounds == 0 {
+		t.Fatal("no retry round: the record tests less than it should")
+	}
+	if ref.Participation.Missed == "" || len(ref.Participation.Missed) != len(ref.Participation.Answered) {
+		t.Fatalf("drops, but the record of missed rounds has %d digits", len(ref.Participation.Missed))
+	}
+	res, err := solve(&solver.Participation{Replay: ref.Participation.Answered, ReplayMissed: ref.Participation.Missed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Stats.Runtime, ref.Stats.Runtime = 0, 0
+	if !reflect.DeepEqual(res.W, ref.W) || !reflect.DeepEqual(res.Mu, ref.Mu) || !reflect.DeepEqual(res.Participation, ref.Participation) ||
+		res.Stats != ref.Stats || res.Status != ref.Status {
+		t.Fatalf("replay differs: status %v/%v, stats %+v, want %+v", res.Status, ref.Status, res.Stats, ref.Stats)
+	}
+	// Without the record of missed rounds only the floats sent differ.
+	res, err = solve(&solver.Participation{Replay: ref.Participation.Answered})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.W, ref.W) || res.Stats.FloatsDown >= ref.Stats.FloatsDown || res.Participation.Missed != "" {
+		t.Fatalf("replay without missed rounds: floats down %d (recorded %d), missed %q", res.Stats.FloatsDown, ref.Stats.FloatsDown, res.Participation.Missed)
+	}
+	short := ref.Participation.Answered[:len(ref.Participation.Answered)-20]
+	for _, bad := range []string{short, "x" + ref.Participation.Answered[1:], ref.Participation.Answered[1:]} {
+		if _, err := solve(&solver.Participation{Replay: bad}); err == nil {
+			t.Errorf("replay of a bad record (%d digits): no error", len(bad))
+		}
+	}
+}

@@ -171,11 +171,42 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 		run.Method, _ = j.QP.QPMethods(solver.NewQuadCache())
 		run.Settings = j.QP.Settings(workers)
 	}
+	if mc, seed := j.method(); mc != nil && mc.Partial() {
+		if mc.ParticipationSampling == "weighted" {
+			return nil, &experiments.ConfigError{Field: "participation_sampling", Value: mc.ParticipationSampling,
+				Reason: "a served run samples uniformly (weighted sampling needs every client's rows; in-process: fedcon run)"}
+		}
+		// The in-process run's draws: the same seed and trial stream.
+		run.Method.Participation = mc.ParticipationFor(seed, j.Trial, nil)
+	}
 	run.problem.Dim = j.Dim
 	for i := range j.N {
 		run.problem.Clients = append(run.problem.Clients, remoteParty{cone: clientCones[i]})
 	}
 	return run, nil
+}
+
+// method is the job's Algorithm 1 configuration and seed (nil for DRFL).
+func (j *FedJob) method() (*experiments.MethodConfig, uint64) {
+	switch {
+	case j.NP != nil:
+		return &j.NP.MethodConfig, j.NP.Seed
+	case j.Fair != nil:
+		return &j.Fair.MethodConfig, j.Fair.Seed
+	case j.QP != nil:
+		return &j.QP.MethodConfig, j.QP.Seed
+	}
+	return nil, 0
+}
+
+// Replay makes the job's trial rerun a recorded participation (who
+// answered each round and who missed one, a served run's
+// ParticipationLog.Answered and Missed) instead of sampling: SolveLocal is
+// then the recorded run, bit for bit.
+func (j *FedJob) Replay(answered, missed string) {
+	if mc, _ := j.method(); mc != nil {
+		mc.Replay, mc.ReplayMissed, mc.ReplayTrial = answered, missed, j.Trial
+	}
 }
 
 // Nodes returns the clients' configurations, in client order.

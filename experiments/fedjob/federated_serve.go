@@ -29,8 +29,12 @@ type ServeOptions struct {
 	// a lost client may take to come back (0: the run stops, ClientLost);
 	// JoinTimeout bounds the wait for all clients at the start.
 	RoundTimeout, Rejoin, JoinTimeout time.Duration
-	Workers                           int
-	Log                               func(format string, args ...any)
+	// RoundDeadline, if positive, ends each partial round of partial
+	// participation: clients that have not answered by then are absent
+	// from it (federation.ServerConfig.RoundDeadline).
+	RoundDeadline time.Duration
+	Workers       int
+	Log           func(format string, args ...any)
 }
 
 // ServeResult is a served run: what the result file holds (no credentials).
@@ -48,6 +52,11 @@ type ServeResult struct {
 	Objective *float64          `json:"objective"`
 	Residuals *solver.Residuals `json:"kkt_residuals"`
 	Stats     solver.Stats      `json:"stats"`
+	// Participation is who answered each round under partial
+	// participation (the trial files' record; --replay reruns it), and
+	// DeadlineMisses how many replies missed a round deadline.
+	Participation  *solver.ParticipationLog `json:"participation,omitempty"`
+	DeadlineMisses int64                    `json:"deadline_misses,omitempty"`
 	// AlgBytes is 8 bytes per float the algorithm counts; WireDown/WireUp
 	// are the protobuf bytes sent and received (under gRPC/HTTP2/TLS framing).
 	AlgBytes int64   `json:"algorithm_bytes"`
@@ -97,7 +106,11 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	if err != nil {
 		return nil, err
 	}
-	cfg := federation.ServerConfig{RunID: o.RunID, Job: jb, RoundTimeout: o.RoundTimeout, Rejoin: o.Rejoin, Log: o.Log}
+	if o.RoundDeadline < 0 {
+		return nil, &experiments.ConfigError{Field: "round_deadline", Value: o.RoundDeadline, Reason: "must be >= 0 (0: none)"}
+	}
+	cfg := federation.ServerConfig{RunID: o.RunID, Job: jb, RoundTimeout: o.RoundTimeout, Rejoin: o.Rejoin,
+		RoundDeadline: o.RoundDeadline, Log: o.Log}
 	var run *FedRun
 	var dset *sd.Settings
 	if job.Problem == "drfl" {
@@ -162,9 +175,11 @@ func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*Se
 	}
 	out.Wall, out.Result = time.Since(start).Seconds(), res
 	out.WireDown, out.WireUp = srv.WireBytes()
+	out.DeadlineMisses = srv.Missed()
 	if res != nil {
 		out.Status, out.W, out.Stats = res.Status.String(), res.W, res.Stats
 		out.TestStatus = res.Test.String()
+		out.Participation = res.Participation
 		out.SetAudit(res)
 		out.AlgBytes = 8 * (res.Stats.FloatsDown + res.Stats.FloatsUp + res.Stats.DiagFloatsUp)
 	}

@@ -711,12 +711,20 @@ func (x *Ready) GetRows() int64 {
 }
 
 type Round struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
-	Round         int64                  `protobuf:"varint,2,opt,name=round,proto3" json:"round,omitempty"`
-	Kind          Kind                   `protobuf:"varint,3,opt,name=kind,proto3,enum=fedcon.federation.v1.Kind" json:"kind,omitempty"`
-	Broadcast     *Broadcast             `protobuf:"bytes,4,opt,name=broadcast,proto3" json:"broadcast,omitempty"`
-	Drfl          *DrflRound             `protobuf:"bytes,5,opt,name=drfl,proto3" json:"drfl,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RunId     string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	Round     int64                  `protobuf:"varint,2,opt,name=round,proto3" json:"round,omitempty"`
+	Kind      Kind                   `protobuf:"varint,3,opt,name=kind,proto3,enum=fedcon.federation.v1.Kind" json:"kind,omitempty"`
+	Broadcast *Broadcast             `protobuf:"bytes,4,opt,name=broadcast,proto3" json:"broadcast,omitempty"`
+	Drfl      *DrflRound             `protobuf:"bytes,5,opt,name=drfl,proto3" json:"drfl,omitempty"`
+	// The round after whose step the client's state must be (0: its start):
+	// the last round whose reply the server accepted from this client. A
+	// client whose last step was discarded (it missed a deadline) first
+	// restores the state it had before that step.
+	Base int64 `protobuf:"varint,6,opt,name=base,proto3" json:"base,omitempty"`
+	// A partial round with a deadline: the server may discard the reply, so
+	// the client keeps the state it had before the step until its next round.
+	Partial       bool `protobuf:"varint,7,opt,name=partial,proto3" json:"partial,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -784,6 +792,20 @@ func (x *Round) GetDrfl() *DrflRound {
 		return x.Drfl
 	}
 	return nil
+}
+
+func (x *Round) GetBase() int64 {
+	if x != nil {
+		return x.Base
+	}
+	return 0
+}
+
+func (x *Round) GetPartial() bool {
+	if x != nil {
+		return x.Partial
+	}
+	return false
 }
 
 type DrflRound struct {
@@ -1306,12 +1328,16 @@ func (x *ReplyBody) GetMetricUpdate() []float64 {
 // Checkpoint is a client's state file: written after every answered round,
 // before the reply is sent.
 type Checkpoint struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
-	Party         int32                  `protobuf:"varint,2,opt,name=party,proto3" json:"party,omitempty"`
-	Round         int64                  `protobuf:"varint,3,opt,name=round,proto3" json:"round,omitempty"`
-	State         *NodeState             `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
-	Last          *Reply                 `protobuf:"bytes,5,opt,name=last,proto3" json:"last,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	RunId string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	Party int32                  `protobuf:"varint,2,opt,name=party,proto3" json:"party,omitempty"`
+	Round int64                  `protobuf:"varint,3,opt,name=round,proto3" json:"round,omitempty"`
+	State *NodeState             `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	Last  *Reply                 `protobuf:"bytes,5,opt,name=last,proto3" json:"last,omitempty"`
+	// After a partial round: the state before its step, and the round of
+	// that state, restored if the server discarded the reply.
+	Before        *NodeState `protobuf:"bytes,6,opt,name=before,proto3" json:"before,omitempty"`
+	BeforeRound   int64      `protobuf:"varint,7,opt,name=before_round,json=beforeRound,proto3" json:"before_round,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1379,6 +1405,20 @@ func (x *Checkpoint) GetLast() *Reply {
 		return x.Last
 	}
 	return nil
+}
+
+func (x *Checkpoint) GetBefore() *NodeState {
+	if x != nil {
+		return x.Before
+	}
+	return nil
+}
+
+func (x *Checkpoint) GetBeforeRound() int64 {
+	if x != nil {
+		return x.BeforeRound
+	}
+	return 0
 }
 
 type NodeState struct {
@@ -1657,13 +1697,15 @@ const file_federation_proto_rawDesc = "" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x10\n" +
 	"\x03dim\x18\x03 \x01(\x05R\x03dim\x12 \n" +
 	"\vconstraints\x18\x04 \x01(\x05R\vconstraints\x12\x12\n" +
-	"\x04rows\x18\x05 \x01(\x03R\x04rows\"\xd8\x01\n" +
+	"\x04rows\x18\x05 \x01(\x03R\x04rows\"\x86\x02\n" +
 	"\x05Round\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05round\x18\x02 \x01(\x03R\x05round\x12.\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x1a.fedcon.federation.v1.KindR\x04kind\x12=\n" +
 	"\tbroadcast\x18\x04 \x01(\v2\x1f.fedcon.federation.v1.BroadcastR\tbroadcast\x123\n" +
-	"\x04drfl\x18\x05 \x01(\v2\x1f.fedcon.federation.v1.DrflRoundR\x04drfl\"'\n" +
+	"\x04drfl\x18\x05 \x01(\v2\x1f.fedcon.federation.v1.DrflRoundR\x04drfl\x12\x12\n" +
+	"\x04base\x18\x06 \x01(\x03R\x04base\x12\x18\n" +
+	"\apartial\x18\a \x01(\bR\apartial\"'\n" +
 	"\tDrflRound\x12\f\n" +
 	"\x01v\x18\x01 \x03(\x01R\x01v\x12\f\n" +
 	"\x01z\x18\x02 \x01(\x01R\x01z\"\xea\x01\n" +
@@ -1715,14 +1757,16 @@ const file_federation_proto_rawDesc = "" +
 	"\x03rho\x18\x0e \x01(\x01R\x03rho\x12\x10\n" +
 	"\x03jac\x18\x0f \x03(\x01R\x03jac\x12\x1a\n" +
 	"\tm_u_tilde\x18\x10 \x03(\x01R\amUTilde\x12#\n" +
-	"\rmetric_update\x18\x11 \x03(\x01R\fmetricUpdate\"\xb7\x01\n" +
+	"\rmetric_update\x18\x11 \x03(\x01R\fmetricUpdate\"\x93\x02\n" +
 	"\n" +
 	"Checkpoint\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05party\x18\x02 \x01(\x05R\x05party\x12\x14\n" +
 	"\x05round\x18\x03 \x01(\x03R\x05round\x125\n" +
 	"\x05state\x18\x04 \x01(\v2\x1f.fedcon.federation.v1.NodeStateR\x05state\x12/\n" +
-	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\"\xf7\x03\n" +
+	"\x04last\x18\x05 \x01(\v2\x1b.fedcon.federation.v1.ReplyR\x04last\x127\n" +
+	"\x06before\x18\x06 \x01(\v2\x1f.fedcon.federation.v1.NodeStateR\x06before\x12!\n" +
+	"\fbefore_round\x18\a \x01(\x03R\vbeforeRound\"\xf7\x03\n" +
 	"\tNodeState\x12\x0e\n" +
 	"\x02mu\x18\x01 \x03(\x01R\x02mu\x12\x16\n" +
 	"\x06center\x18\x02 \x03(\x01R\x06center\x12\f\n" +
@@ -1813,15 +1857,16 @@ var file_federation_proto_depIdxs = []int32{
 	12, // 12: fedcon.federation.v1.Reply.drfl:type_name -> fedcon.federation.v1.DrflReply
 	15, // 13: fedcon.federation.v1.Checkpoint.state:type_name -> fedcon.federation.v1.NodeState
 	11, // 14: fedcon.federation.v1.Checkpoint.last:type_name -> fedcon.federation.v1.Reply
-	16, // 15: fedcon.federation.v1.NodeState.cached:type_name -> fedcon.federation.v1.CachedEval
-	16, // 16: fedcon.federation.v1.NodeState.cached_prev:type_name -> fedcon.federation.v1.CachedEval
-	1,  // 17: fedcon.federation.v1.Federation.Session:input_type -> fedcon.federation.v1.ClientMsg
-	2,  // 18: fedcon.federation.v1.Federation.Session:output_type -> fedcon.federation.v1.ServerMsg
-	18, // [18:19] is the sub-list for method output_type
-	17, // [17:18] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	15, // 15: fedcon.federation.v1.Checkpoint.before:type_name -> fedcon.federation.v1.NodeState
+	16, // 16: fedcon.federation.v1.NodeState.cached:type_name -> fedcon.federation.v1.CachedEval
+	16, // 17: fedcon.federation.v1.NodeState.cached_prev:type_name -> fedcon.federation.v1.CachedEval
+	1,  // 18: fedcon.federation.v1.Federation.Session:input_type -> fedcon.federation.v1.ClientMsg
+	2,  // 19: fedcon.federation.v1.Federation.Session:output_type -> fedcon.federation.v1.ServerMsg
+	19, // [19:20] is the sub-list for method output_type
+	18, // [18:19] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_federation_proto_init() }
