@@ -365,3 +365,52 @@ func TestMetricActivityRestore(t *testing.T) {
 		t.Error("a state with two activities for one constraint was accepted")
 	}
 }
+
+// TestRestoreOwnEarlierState: a node set back to a state of its own from
+// before a step (a partial round's reply dropped at the deadline) answers
+// the next round exactly as a node that never took the step, its counted
+// passes included: what the step left behind (Newton's factor, cached
+// evaluations) must not survive the restore.
+func TestRestoreOwnEarlierState(t *testing.T) {
+	const d, beta = 3, 20.0
+	c := &fewRows{x: [][]float64{{1, 0.5, -0.2}, {-0.3, 1, 0.4}}, y: []float64{1, -1}, a: []float64{1, 0, 0}, r: 0, scal: 1}
+	cfg := ClientConfig{Party: 1, Dim: d, Parties: 2, Beta: beta, Rho: 1, MaxIter: 100, Rule: RhoHessian, MetricShift: 0.01}
+	newNode := func() *ClientNode {
+		cfg.Smooth = &Newton{}
+		n, err := NewClientNode(c, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	a, b := newNode(), newNode()
+	start := &Broadcast{Kind: MsgStart, W: []float64{-1, 0, 0}}
+	for _, n := range []*ClientNode{a, b} {
+		if _, err := n.Handle(start); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := a.State()
+	if _, err := a.Handle(&Broadcast{Kind: MsgADMM, W: []float64{3, 1, 0}, Eps: 1e-10}); err != nil { // dropped
+		t.Fatal(err)
+	}
+	if err := a.Restore(before); err != nil {
+		t.Fatal(err)
+	}
+	answer := func(r *Reply) string {
+		return fmt.Sprintf("%v %v %v evals %d iterations %d", r.MUTilde, r.MetricUpdate, r.EpsTilde, r.Evals, r.Iterations)
+	}
+	next := &Broadcast{Kind: MsgADMM, W: []float64{0.5, -0.2, 0.1}, Eps: 1e-10, NeedEpsTilde: true}
+	ra, err := a.Handle(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := answer(ra)
+	rb, err := b.Handle(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := answer(rb); got != want {
+		t.Errorf("restored node answers %s, a node that never took the step %s", got, want)
+	}
+}

@@ -95,6 +95,9 @@ func (c *ClientNode) Restore(s NodeState) error {
 	for i, sl := range []*evalSlot{&c.merit.evalSlot, &c.merit.prev} {
 		ce := s.Cached[i]
 		if ce.W == nil {
+			// Empty in the state: empty here too (a node restored to an
+			// earlier state of its own must forget what it evaluated since).
+			sl.ok, sl.owed = false, false
 			continue
 		}
 		if len(ce.W) != d {
@@ -117,6 +120,9 @@ func (c *ClientNode) Restore(s NodeState) error {
 		if !c.mchol.Factorize(mat.NewSymDense(d, append([]float64(nil), s.Metric...))) {
 			return fmt.Errorf("solver: restored metric is not positive definite")
 		}
+	}
+	if nw, ok := c.cfg.Smooth.(*Newton); ok && s.NewtonFactor == nil {
+		nw.have = false // the state kept no factor: neither does the node
 	}
 	if s.NewtonFactor != nil {
 		nw, ok := c.cfg.Smooth.(*Newton)
