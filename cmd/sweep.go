@@ -300,9 +300,19 @@ func sweepRun(f *Factory, o *SweepOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "%s: point %d/%d %s done (%d trials, %d reused)\n", name, i+1, len(points), slug, c.Reused+c.Computed, c.Reused)
 		}
 	}
-	if fig, ok := res.ScalingFigure(); ok && runErr == nil && out.shard == nil {
-		if _, err := renderFigure(fig, filepath.Join(out.dir, name+"-scaling")); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+	if runErr == nil && out.shard == nil {
+		// A participation axis has its own figure; otherwise several client
+		// counts per point draw the scaling figure.
+		fig, ok := res.ParticipationFigure()
+		suffix := "-participation"
+		if !ok {
+			fig, ok = res.ScalingFigure()
+			suffix = "-scaling"
+		}
+		if ok {
+			if _, err := renderFigure(fig, filepath.Join(out.dir, name+suffix)); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 		}
 	}
 	return out.tables(res, []*experiments.Table{res.Table()}, runErr)

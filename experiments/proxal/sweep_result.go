@@ -135,3 +135,98 @@ func (s *SweepResult) ScalingFigure() (fig *experiments.Figure, ok bool) {
 	return &experiments.Figure{Title: fmt.Sprintf("sweep over %s (preset %s): cost of a certified answer against n, means over trials", s.axisNames(), s.Preset),
 		Panels: panels}, true
 }
+
+// ParticipationFigure draws, for a classification sweep with a
+// participation axis, Algorithm 1's rounds, passes over client data and
+// megabytes sent against the fraction of clients sampled per round: one
+// curve per data set, n and value of the other axes (drop_prob), full
+// participation at the right. ok is false without such an axis.
+func (s *SweepResult) ParticipationFigure() (fig *experiments.Figure, ok bool) {
+	pa := -1
+	for i, ax := range s.Axes {
+		if ax.Key == "participation" {
+			pa = i
+		}
+	}
+	if pa < 0 {
+		return nil, false
+	}
+	panels := []experiments.Panel{
+		{Title: "communication rounds (Algorithm 1)", XLabel: "participation (fraction of clients per round)", YLabel: "rounds"},
+		{Title: "passes over client data (Algorithm 1)", XLabel: "participation (fraction of clients per round)", YLabel: "passes"},
+		{Title: "megabytes sent, both ways (Algorithm 1)", XLabel: "participation (fraction of clients per round)", YLabel: "MB"},
+	}
+	// A curve per (data set, n, the other axes' values), its points the
+	// participation values in sweep order.
+	type curve struct {
+		name         string
+		color, style int
+		x            []float64
+		r, p, m      []float64
+	}
+	var order []string
+	curves := map[string]*curve{}
+	// Colour by data set and n, line style by the other axes' values.
+	colors, styles := map[string]int{}, map[string]int{}
+	index := func(m map[string]int, k string) int {
+		if _, ok := m[k]; !ok {
+			m[k] = len(m)
+		}
+		return m[k]
+	}
+	for _, pt := range s.Points {
+		frac, ok := asFloat(pt.Values[pa])
+		if !ok {
+			return nil, false
+		}
+		for _, r := range pt.ClassRows {
+			group := fmt.Sprintf("%s n = %d", r.Dataset, r.N)
+			other := ""
+			for i, ax := range s.Axes {
+				if i != pa {
+					other += fmt.Sprintf(", %s %v", ax.Key, pt.Values[i])
+				}
+			}
+			name := group + other
+			c := curves[name]
+			if c == nil {
+				c = &curve{name: name, color: index(colors, group), style: index(styles, other)}
+				curves[name] = c
+				order = append(order, name)
+			}
+			c.x = append(c.x, frac)
+			c.r, c.p, c.m = append(c.r, r.Rounds1.Mean), append(c.p, r.Passes1.Mean), append(c.m, r.MBytes1.Mean)
+		}
+	}
+	dashes := []string{"", "dash", "dashdot"}
+	for _, name := range order {
+		c := curves[name]
+		if len(c.x) < 2 {
+			continue
+		}
+		for k, y := range [][]float64{c.r, c.p, c.m} {
+			panels[k].Series = append(panels[k].Series, experiments.Series{Name: c.name, Color: c.color, Dash: dashes[c.style%len(dashes)], X: c.x, Y: y})
+		}
+	}
+	if len(panels[0].Series) == 0 {
+		return nil, false
+	}
+	for i := range panels {
+		panels[i].XLog = true
+	}
+	return &experiments.Figure{Title: fmt.Sprintf("sweep over %s (preset %s): cost of a certified answer against participation, means over trials", s.axisNames(), s.Preset),
+		Panels: panels}, true
+}
+
+// asFloat reads a swept value (a YAML number) as a float64.
+func asFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}

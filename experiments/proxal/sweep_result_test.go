@@ -47,3 +47,47 @@ func TestScalingFigure(t *testing.T) {
 		t.Error("a scaling figure from a QP sweep")
 	}
 }
+
+// TestParticipationFigure: one curve per data set, n and drop_prob, its
+// points the participation values with the rows' means, on a log x axis;
+// nothing to draw without a participation axis.
+func TestParticipationFigure(t *testing.T) {
+	row := func(n int, rounds, passes, mb float64) ClassRow {
+		return ClassRow{Dataset: "adult-a", N: n, Rounds1: experiments.MeanStd{Mean: rounds},
+			Passes1: experiments.MeanStd{Mean: passes}, MBytes1: experiments.MeanStd{Mean: mb}}
+	}
+	axes := []experiments.SweepAxis{{Key: "participation", Values: []any{1.0, 0.5, 0.1}}, {Key: "drop_prob", Values: []any{0.0, 0.3}}}
+	var pts []SweepPointResult
+	for i, p := range experiments.Product(axes) {
+		f := float64(i + 1)
+		pts = append(pts, SweepPointResult{Values: p, ClassRows: []ClassRow{row(100, 10*f, 100*f, f), row(200, 20*f, 200*f, 2*f)}})
+	}
+	s := &SweepResult{Preset: "table1", Axes: axes, Points: pts}
+	fig, ok := s.ParticipationFigure()
+	if !ok || len(fig.Panels) != 3 {
+		t.Fatalf("ok %v, figure %+v", ok, fig)
+	}
+	rounds, mb := fig.Panels[0], fig.Panels[2]
+	if len(rounds.Series) != 4 {
+		t.Fatalf("%d rounds curves, want 4 (n = 100, 200 × drop_prob 0, 0.3)", len(rounds.Series))
+	}
+	// Point order: participation 1 (drop 0, 0.3), 0.5 (...), 0.1 (...).
+	got := rounds.Series[1] // n = 200, drop_prob 0
+	if got.Name != "adult-a n = 200, drop_prob 0" || len(got.X) != 3 || got.X[0] != 1 || got.X[2] != 0.1 || got.Y[0] != 20 || got.Y[1] != 60 || got.Y[2] != 100 {
+		t.Errorf("n = 200, drop 0 curve: %+v", got)
+	}
+	if got := mb.Series[2]; got.Name != "adult-a n = 100, drop_prob 0.3" || got.Y[0] != 2 || got.Y[2] != 6 || got.Color != 0 || got.Dash != "dash" {
+		t.Errorf("megabytes, n = 100, drop 0.3: %+v", got)
+	}
+	if got := mb.Series[3]; got.Color != 1 || got.Dash != "dash" {
+		t.Errorf("n = 200, drop 0.3: colour %d, dash %q; want n's colour 1 and drop_prob's dash", got.Color, got.Dash)
+	}
+	for _, p := range fig.Panels {
+		if !p.XLog || p.YLog {
+			t.Errorf("panel %q: want a log x axis only", p.Title)
+		}
+	}
+	if _, ok := (&SweepResult{Axes: []experiments.SweepAxis{{Key: "beta", Values: []any{10.0}}}, Points: pts[:1]}).ParticipationFigure(); ok {
+		t.Error("a participation figure without a participation axis")
+	}
+}
