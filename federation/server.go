@@ -515,15 +515,7 @@ func (s *Server) askPartial(ctx, dctx context.Context, sl *slot, msg *fedpb.Serv
 		}
 		return false, nil
 	}
-	var t *time.Timer
-	if s.cfg.RoundTimeout > 0 {
-		t = time.AfterFunc(s.cfg.RoundTimeout, sess.stop)
-	}
-	err := sess.send(msg)
-	if t != nil {
-		t.Stop()
-	}
-	if err != nil {
+	if err := s.send(sess, msg); err != nil {
 		sess.stop()
 		return false, nil
 	}
@@ -583,6 +575,17 @@ func (s *Server) ask(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, kind s
 	return nil
 }
 
+// send sends msg to a session. A client that stops reading blocks Send
+// once its flow-control window is full: the round timeout covers the send
+// too (the session is stopped when it passes).
+func (s *Server) send(sess *session, msg *fedpb.ServerMsg) error {
+	if s.cfg.RoundTimeout > 0 {
+		t := time.AfterFunc(s.cfg.RoundTimeout, sess.stop)
+		defer t.Stop()
+	}
+	return sess.send(msg)
+}
+
 // roundTrip sends one round to one client and waits for its reply, through
 // reconnections when Rejoin allows them. It returns m_i too.
 func (s *Server) roundTrip(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, size int64) (*fedpb.Reply, int, error) {
@@ -597,17 +600,7 @@ func (s *Server) roundTrip(ctx context.Context, sl *slot, msg *fedpb.ServerMsg, 
 			}
 			continue
 		}
-		// A client that stops reading blocks Send once its flow-control
-		// window is full: the round timeout covers the send too.
-		var t *time.Timer
-		if s.cfg.RoundTimeout > 0 {
-			t = time.AfterFunc(s.cfg.RoundTimeout, sess.stop)
-		}
-		err := sess.send(msg)
-		if t != nil {
-			t.Stop()
-		}
-		if err != nil {
+		if err := s.send(sess, msg); err != nil {
 			sess.stop()
 			<-sess.done
 			continue
