@@ -313,15 +313,7 @@ func TestServerAppliesMetricUpdates(t *testing.T) {
 func TestMetricActivityRestore(t *testing.T) {
 	const d, beta = 3, 20.0
 	c := &fewRows{x: [][]float64{{1, 0.5, -0.2}, {-0.3, 1, 0.4}}, y: []float64{1, -1}, a: []float64{1, 0, 0}, r: 0, scal: 1}
-	cfg := ClientConfig{Party: 1, Dim: d, Parties: 2, Beta: beta, Rho: 1, MaxIter: 100, Rule: RhoHessian, MetricShift: 0.01}
-	newNode := func() *ClientNode {
-		cfg.Smooth = &Newton{}
-		n, err := NewClientNode(c, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	newNode := func() *ClientNode { return oneClient(t, c, beta) }
 	a := newNode()
 	if _, err := a.Handle(&Broadcast{Kind: MsgStart, W: []float64{-1, 0, 0}}); err != nil {
 		t.Fatal(err)
@@ -374,15 +366,7 @@ func TestMetricActivityRestore(t *testing.T) {
 func TestRestoreOwnEarlierState(t *testing.T) {
 	const d, beta = 3, 20.0
 	c := &fewRows{x: [][]float64{{1, 0.5, -0.2}, {-0.3, 1, 0.4}}, y: []float64{1, -1}, a: []float64{1, 0, 0}, r: 0, scal: 1}
-	cfg := ClientConfig{Party: 1, Dim: d, Parties: 2, Beta: beta, Rho: 1, MaxIter: 100, Rule: RhoHessian, MetricShift: 0.01}
-	newNode := func() *ClientNode {
-		cfg.Smooth = &Newton{}
-		n, err := NewClientNode(c, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	newNode := func() *ClientNode { return oneClient(t, c, beta) }
 	a, b := newNode(), newNode()
 	start := &Broadcast{Kind: MsgStart, W: []float64{-1, 0, 0}}
 	for _, n := range []*ClientNode{a, b} {
@@ -413,4 +397,16 @@ func TestRestoreOwnEarlierState(t *testing.T) {
 	if want := answer(rb); got != want {
 		t.Errorf("restored node answers %s, a node that never took the step %s", got, want)
 	}
+}
+
+// oneClient is a single client of the matrix-penalty rule over c, with
+// its own Newton solver.
+func oneClient(t *testing.T, c *fewRows, beta float64) *ClientNode {
+	t.Helper()
+	n, err := NewClientNode(c, ClientConfig{Party: 1, Dim: len(c.a), Parties: 2, Beta: beta, Rho: 1, MaxIter: 100,
+		Rule: RhoHessian, MetricShift: 0.01, Smooth: &Newton{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -79,7 +79,7 @@ func (p *merit) hessian(dst *mat.SymDense, w []float64) error {
 	for j := 0; j < p.m; j++ {
 		active := true
 		if _, ok := p.cone.(NonNeg); ok {
-			active = p.mu[j]+p.beta*p.c[j] > 0
+			active = p.active(j)
 		}
 		if active {
 			row := blas64.Vector{N: p.d, Inc: 1, Data: p.jac[j*p.d : (j+1)*p.d]}

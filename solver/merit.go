@@ -130,6 +130,10 @@ func (p *merit) holds(w []float64, withGrad bool) bool {
 	return p.ok && (p.withGrad || !withGrad) && equal(w, p.w)
 }
 
+// active reports whether orthant term j of the AL is on at the last
+// evaluation: (μ + βc)_j > 0, where its curvature β∇c_j∇c_jᵀ counts.
+func (p *merit) active(j int) bool { return p.mu[j]+p.beta*p.c[j] > 0 }
+
 // alTerm computes y = Proj_{K*}(μ + βc) from the last evaluation and returns
 // (1/2β)(||y||² - ||μ||²).
 func (p *merit) alTerm() float64 {

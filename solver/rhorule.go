@@ -243,7 +243,7 @@ func (c *ClientNode) noteActivity() {
 	}
 	c.metricJac = append(c.metricJac, p.jac[:p.m*p.d]...)
 	for j := 0; j < p.m; j++ {
-		c.metricAct = append(c.metricAct, p.mu[j]+p.beta*p.c[j] > 0)
+		c.metricAct = append(c.metricAct, p.active(j))
 	}
 }
 
@@ -267,7 +267,7 @@ func (c *ClientNode) followActivity() error {
 	sb := math.Sqrt(p.beta)
 	var before []float64 // M_i as it was, kept if the change fails
 	for j, was := range c.metricAct {
-		now := p.mu[j]+p.beta*p.c[j] > 0
+		now := p.active(j)
 		if now == was {
 			continue
 		}
