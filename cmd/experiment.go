@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"maps"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -135,8 +136,16 @@ var alFlagKeys = map[string]string{
 	"subsolver": "subsolver", "r": "r", "rho-rule": "rho_rule", "metric-shift": "metric_shift",
 	"relax": "relax", "eps-rel": "eps_rel", "outer-relax": "outer_relax", "polish": "polish",
 	"clients": "clients", "datasets": "datasets", "admm-start": "admm_start",
-	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob",
 }
+
+// participationFlagKeys are the keys of addParticipationFlags.
+var participationFlagKeys = map[string]string{
+	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob",
+	"max-delay": "max_delay", "straggler-per-row": "straggler_per_row", "straggler-tail": "straggler_tail",
+	"straggler-spread": "straggler_spread", "straggler-latency": "straggler_latency", "straggler-deadline": "straggler_deadline",
+}
+
+func init() { maps.Copy(alFlagKeys, participationFlagKeys) }
 
 // addParticipationFlags adds the partial participation flags
 // (docs/participation.md) of run np, fair and qp.
@@ -145,6 +154,12 @@ func addParticipationFlags(c *cobra.Command) {
 		fl.Float64("participation", 1, "fraction in (0, 1] of the clients sampled per ADMM round of Algorithm 1; test (23), outer steps and the audit still hear every client (docs/participation.md)")
 		fl.String("participation-sampling", "uniform", "how clients are sampled: uniform (without replacement) or weighted (by their rows)")
 		fl.Float64("drop-prob", 0, "probability in [0, 1) that an addressed client fails to answer a round (it acts in a later one)")
+		fl.Int("max-delay", 0, "a client that has not answered for this many rounds joins the next sample (0: four times the mean gap between its rounds)")
+		fl.Float64("straggler-per-row", 0, "straggler model (simulated clock, docs/participation.md): a client's compute time per row and round, seconds, times its log-normal slowdown")
+		fl.Float64("straggler-tail", 0, "straggler model: mean of the exponential delay added to each client's time in a round, seconds")
+		fl.Float64("straggler-spread", 0, "straggler model: σ of the clients' log-normal slowdowns (0: alike)")
+		fl.Float64("straggler-latency", 0, "straggler model: time of one round trip, seconds")
+		fl.Float64("straggler-deadline", 0, "straggler model: sampled clients slower than this many seconds miss the round (0: none; the clock only measures)")
 	})
 	c.Flags().String("replay", "", "rerun the participation recorded in this file (a serve -o result or a trial file): its trial's rounds go to exactly the clients that answered them, the other trials sample as configured (docs/participation.md)")
 }
@@ -171,6 +186,12 @@ var inProcessOnly = map[string]string{
 	"participation":          "partial participation is for fedcon run np|fair|qp and serve",
 	"participation_sampling": "partial participation is for fedcon run np|fair|qp and serve",
 	"drop_prob":              "partial participation is for fedcon run np|fair|qp and serve",
+	"max_delay":              "partial participation is for fedcon run np|fair|qp and serve",
+	"straggler_per_row":      "the straggler model is for fedcon run np|fair|qp",
+	"straggler_tail":         "the straggler model is for fedcon run np|fair|qp",
+	"straggler_spread":       "the straggler model is for fedcon run np|fair|qp",
+	"straggler_latency":      "the straggler model is for fedcon run np|fair|qp",
+	"straggler_deadline":     "the straggler model is for fedcon run np|fair|qp",
 }
 
 // dataOptions are options of commands that read datasets.

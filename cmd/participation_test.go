@@ -131,3 +131,74 @@ func jsonEqual(t *testing.T, a, b json.RawMessage) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// TestRunNPStraggler: the straggler model's clock only measures without a
+// deadline (the trial's w is the run's without it, and sim_wall_s is
+// recorded and shown); with a deadline late clients miss rounds and the
+// trials stay Converged. serve, which has a real clock, refuses the keys;
+// bad values exit 2 naming the key.
+func TestRunNPStraggler(t *testing.T) {
+	data := dataRealDir(t)
+	type stored struct {
+		Trial struct {
+			Alg1 struct {
+				Status string    `json:"status"`
+				W      []float64 `json:"w"`
+				Stats  struct {
+					SimWall float64 `json:"sim_wall_s"`
+					Rounds  int     `json:"rounds"`
+				} `json:"stats"`
+				Participation *struct {
+					Missed string `json:"missed"`
+				} `json:"participation"`
+			} `json:"alg1"`
+		} `json:"trial"`
+	}
+	runNP := func(extra ...string) (stored, string) {
+		t.Helper()
+		out := t.TempDir()
+		f, stdout, errOut := testFactory()
+		f.Getenv = func(k string) string { return map[string]string{"FEDCON_DATA_DIR": data}[k] }
+		args := append([]string{"run", "np", "--dataset", "breast-cancer-wisc", "--clients", "5", "--trials", "1", "--out", out, "--wide"}, extra...)
+		if code := run(context.Background(), f, args); code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut.String())
+		}
+		var tr stored
+		readJSON(t, filepath.Join(out, "np-breast-cancer-wisc-n5", "trials", "breast-cancer-wisc-n5-t00.json"), &tr)
+		return tr, stdout.String()
+	}
+	clock := []string{"--straggler-per-row", "0.001", "--straggler-tail", "0.3", "--straggler-spread", "0.5", "--straggler-latency", "0.05"}
+	plain, _ := runNP()
+	timed, table := runNP(clock...)
+	if !reflect.DeepEqual(timed.Trial.Alg1.W, plain.Trial.Alg1.W) || timed.Trial.Alg1.Stats.Rounds != plain.Trial.Alg1.Stats.Rounds || timed.Trial.Alg1.Participation != nil {
+		t.Fatal("the clock without a deadline changed the run")
+	}
+	if plain.Trial.Alg1.Stats.SimWall != 0 || !(timed.Trial.Alg1.Stats.SimWall > 0.05*float64(timed.Trial.Alg1.Stats.Rounds)) {
+		t.Fatalf("sim_wall_s %v without the clock, %v with it over %d rounds", plain.Trial.Alg1.Stats.SimWall, timed.Trial.Alg1.Stats.SimWall, timed.Trial.Alg1.Stats.Rounds)
+	}
+	if !strings.Contains(table, "simulated s A1") {
+		t.Error("the --wide table has no simulated time column")
+	}
+	late, _ := runNP(append(clock, "--participation", "0.6", "--straggler-deadline", "0.5")...)
+	if late.Trial.Alg1.Status != "Converged" || late.Trial.Alg1.Participation == nil || late.Trial.Alg1.Participation.Missed == "" {
+		t.Fatalf("with a deadline: status %s, participation recorded %v", late.Trial.Alg1.Status, late.Trial.Alg1.Participation != nil)
+	}
+	for _, bad := range [][]string{
+		{"run", "np", "--straggler-tail", "-1"},
+		{"run", "np", "--straggler-deadline", "1"},
+		{"run", "np", "--max-delay", "-2"},
+	} {
+		f, _, errOut := testFactory()
+		if code := run(context.Background(), f, append(bad, "--out", t.TempDir())); code != 2 || !strings.Contains(errOut.String(), strings.ReplaceAll(strings.TrimPrefix(bad[2], "--"), "-", "_")) {
+			t.Errorf("%v: exit %d, %q; want 2 naming the key", bad, code, errOut.String())
+		}
+	}
+	cfg := filepath.Join(t.TempDir(), "st.yaml")
+	if err := os.WriteFile(cfg, []byte("straggler_tail: 0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, errOut := testFactory()
+	if code := run(context.Background(), f, []string{"serve", "--problem", "qp", "--config", cfg, "--in-process"}); code != 2 || !strings.Contains(errOut.String(), "straggler") {
+		t.Errorf("serve with a straggler key: exit %d, %q; want 2 naming it", code, errOut.String())
+	}
+}

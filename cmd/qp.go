@@ -26,8 +26,7 @@ var qpMethodFlagKeys = map[string]string{
 }
 
 // qpFlagKeys maps flags to config keys.
-var qpFlagKeys = withFlagKeys(qpMethodFlagKeys, map[string]string{"rng": "rng", "cells": "cells", "polish": "polish",
-	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob"})
+var qpFlagKeys = withFlagKeys(withFlagKeys(qpMethodFlagKeys, map[string]string{"rng": "rng", "cells": "cells", "polish": "polish"}), participationFlagKeys)
 
 // withFlagKeys returns base plus extra.
 func withFlagKeys(base, extra map[string]string) map[string]string {

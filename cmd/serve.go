@@ -28,6 +28,7 @@ var serveFlagKeys = map[string]string{
 	"rho-rule": "rho_rule", "metric-shift": "metric_shift", "relax": "relax", "eps-rel": "eps_rel",
 	"outer-relax": "outer_relax", "polish": "polish",
 	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob",
+	"max-delay": "max_delay",
 }
 
 type serveOptions struct {
@@ -93,9 +94,10 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.DurationVar(&o.serve.JoinTimeout, "join-timeout", 10*time.Minute, "longest wait for all clients to join")
 	fl.DurationVar(&o.serve.RoundDeadline, "round-deadline", 0, "with --participation < 1 or --drop-prob: end each partial round this long after it was sent; clients that have not answered are absent from it (0: wait for them; docs/participation.md)")
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.Float64("participation", 1, "np, fair, qp: fraction in (0, 1] of the clients sampled per ADMM round (uniform; docs/participation.md)")
-		fl.String("participation-sampling", "uniform", "np, fair, qp: uniform (weighted is in-process only)")
+		fl.Float64("participation", 1, "np, fair, qp: fraction in (0, 1] of the clients sampled per ADMM round (docs/participation.md)")
+		fl.String("participation-sampling", "uniform", "np, fair, qp: uniform (without replacement) or weighted (by each client's rows, which it reports when it joins)")
 		fl.Float64("drop-prob", 0, "np, fair, qp: probability in [0, 1) that an addressed client is not asked a round (drawn from the seed, as in-process)")
+		fl.Int("max-delay", 0, "np, fair, qp: a client that has not answered for this many rounds joins the next sample (0: four times the mean gap between its rounds)")
 	})
 	addALFlags(c)
 	fl.MarkHidden("trials") // a served run is one trial (--trial)
@@ -137,7 +139,8 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	}
 	if o.problem == "drfl" {
 		o.common.ignoreKeys(map[string]string{"participation": "partial participation is for np, fair and qp",
-			"participation_sampling": "partial participation is for np, fair and qp", "drop_prob": "partial participation is for np, fair and qp"})
+			"participation_sampling": "partial participation is for np, fair and qp", "drop_prob": "partial participation is for np, fair and qp",
+			"max_delay": "partial participation is for np, fair and qp"})
 	}
 	if o.serve.RoundDeadline < 0 {
 		return flagErrorf("--round-deadline %v: must be >= 0 (0: none)", o.serve.RoundDeadline)

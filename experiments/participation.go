@@ -3,7 +3,9 @@ package experiments
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"strings"
 
 	"github.com/fedcon/fedcon/solver"
 )
@@ -22,6 +24,21 @@ type ParticipationConfig struct {
 	// DropProb ∈ [0, 1) is the probability that an addressed client fails
 	// to answer a round, per client and round.
 	DropProb float64 `mapstructure:"drop_prob" json:"drop_prob,omitempty"`
+	// MaxDelay bounds staleness in rounds: a client that has not answered
+	// for that many rounds joins the next sample (0: the solver's default,
+	// solver.DefaultMaxDelay·⌈n/m⌉).
+	MaxDelay int `mapstructure:"max_delay" json:"max_delay,omitempty"`
+	// The straggler model (solver.Straggler): a simulated clock, seconds.
+	// A client's time in a round is s_i·straggler_per_row·rows_i plus an
+	// exponential delay of mean straggler_tail, s_i log-normal of σ =
+	// straggler_spread; a round adds straggler_latency. With
+	// straggler_deadline > 0 the sampled clients slower than it miss the
+	// round. All zero: no clock.
+	StragglerPerRow   float64 `mapstructure:"straggler_per_row" json:"straggler_per_row,omitempty"`
+	StragglerTail     float64 `mapstructure:"straggler_tail" json:"straggler_tail,omitempty"`
+	StragglerSpread   float64 `mapstructure:"straggler_spread" json:"straggler_spread,omitempty"`
+	StragglerLatency  float64 `mapstructure:"straggler_latency" json:"straggler_latency,omitempty"`
+	StragglerDeadline float64 `mapstructure:"straggler_deadline" json:"straggler_deadline,omitempty"`
 	// Replay, if set, is a recorded participation (a served run's or a
 	// trial's ParticipationLog.Answered) that trial ReplayTrial reruns
 	// instead of sampling (solver.Participation.Replay; run --replay).
@@ -46,6 +63,21 @@ func (c *ParticipationConfig) ValidateParticipation() error {
 	case !(c.DropProb >= 0 && c.DropProb < 1):
 		return &ConfigError{"drop_prob", c.DropProb, "must be in [0, 1)"}
 	}
+	if c.MaxDelay < 0 {
+		return &ConfigError{"max_delay", c.MaxDelay, "must be >= 0 (rounds; 0: the default, four times the mean gap between a client's rounds)"}
+	}
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"straggler_per_row", c.StragglerPerRow}, {"straggler_tail", c.StragglerTail}, {"straggler_spread", c.StragglerSpread},
+		{"straggler_latency", c.StragglerLatency}, {"straggler_deadline", c.StragglerDeadline}} {
+		if !(k.v >= 0) || math.IsInf(k.v, 0) {
+			return &ConfigError{k.key, k.v, "must be finite and >= 0 (seconds of the simulated clock; docs/participation.md)"}
+		}
+	}
+	if c.StragglerDeadline > 0 && c.StragglerPerRow == 0 && c.StragglerTail == 0 {
+		return &ConfigError{"straggler_deadline", c.StragglerDeadline, "needs a compute time (straggler_per_row or straggler_tail > 0): no client could be late"}
+	}
 	if c.Participation != nil && *c.Participation == 1 {
 		c.Participation = nil
 	}
@@ -57,7 +89,26 @@ func (c *ParticipationConfig) ValidateParticipation() error {
 
 // Partial reports whether any client may be absent from a round.
 func (c *ParticipationConfig) Partial() bool {
-	return c.Participation != nil || c.DropProb != 0 || c.Replay != ""
+	return c.Participation != nil || c.DropProb != 0 || c.Replay != "" || c.StragglerDeadline > 0
+}
+
+// Clocked reports whether the run keeps the straggler model's clock.
+func (c *ParticipationConfig) Clocked() bool {
+	return c.StragglerPerRow > 0 || c.StragglerTail > 0 || c.StragglerLatency > 0
+}
+
+// StragglerStream is the PCG stream of trial t's straggler clock, apart
+// from the participation draws.
+func StragglerStream(t int) uint64 { return 0x7374<<48 | uint64(t) }
+
+// StragglerFor is trial t's solver.Straggler under seed, rows being each
+// client's rows; nil without the model.
+func (c *ParticipationConfig) StragglerFor(seed uint64, t int, rows []float64) *solver.Straggler {
+	if !c.Clocked() {
+		return nil
+	}
+	return &solver.Straggler{Rows: rows, PerRow: c.StragglerPerRow, Tail: c.StragglerTail, Spread: c.StragglerSpread,
+		Latency: c.StragglerLatency, Deadline: c.StragglerDeadline, Seed: seed, Stream: StragglerStream(t)}
 }
 
 // ParticipationStream is the PCG stream of trial t's participation draws:
@@ -74,10 +125,10 @@ func (c *ParticipationConfig) ParticipationFor(seed uint64, t int, rows []float6
 	if c.Replay != "" && t == c.ReplayTrial {
 		return &solver.Participation{Replay: c.Replay, ReplayMissed: c.ReplayMissed}
 	}
-	if c.Participation == nil && c.DropProb == 0 {
+	if c.Participation == nil && c.DropProb == 0 && c.StragglerDeadline == 0 {
 		return nil
 	}
-	p := &solver.Participation{Fraction: 1, DropProb: c.DropProb, Seed: seed, Stream: ParticipationStream(t)}
+	p := &solver.Participation{Fraction: 1, DropProb: c.DropProb, MaxDelay: c.MaxDelay, Seed: seed, Stream: ParticipationStream(t)}
 	if c.Participation != nil {
 		p.Fraction = *c.Participation
 	}
@@ -90,17 +141,25 @@ func (c *ParticipationConfig) ParticipationFor(seed uint64, t int, rows []float6
 // ParticipationNote says how the clients took part, for a table's notes;
 // "" under full participation.
 func (c *ParticipationConfig) ParticipationNote() string {
+	clock := ""
+	if c.Clocked() {
+		clock = fmt.Sprintf(" Simulated clock (straggler model): a client takes s_i·%g s per row plus an exponential delay of mean %g s, s_i log-normal with σ = %g, a round %g s more", c.StragglerPerRow, c.StragglerTail, c.StragglerSpread, c.StragglerLatency)
+		if c.StragglerDeadline > 0 {
+			clock += fmt.Sprintf("; a sampled client slower than %g s misses the round", c.StragglerDeadline)
+		}
+		clock += "."
+	}
 	if !c.Partial() {
-		return ""
+		return strings.TrimSpace(clock)
 	}
 	if c.Replay != "" {
-		return fmt.Sprintf("Partial participation: trial %d replays a recorded participation (each round sent to the clients that answered it in the record); test (23), the outer steps and the audit hear every client (docs/participation.md).", c.ReplayTrial)
+		return fmt.Sprintf("Partial participation: trial %d replays a recorded participation (each round sent to the clients that answered it in the record); test (23), the outer steps and the audit hear every client (docs/participation.md).", c.ReplayTrial) + clock
 	}
 	how := "every client"
 	if c.Participation != nil {
 		how = fmt.Sprintf("a fraction %g of the clients (%s)", *c.Participation, map[string]string{"": "uniform", "weighted": "weighted by rows"}[c.ParticipationSampling])
 	}
-	return fmt.Sprintf("Partial participation: %s per ADMM round of Algorithm 1, each failing to answer with probability %g; test (23), the outer steps and the audit hear every client (docs/participation.md).", how, c.DropProb)
+	return fmt.Sprintf("Partial participation: %s per ADMM round of Algorithm 1, each failing to answer with probability %g; test (23), the outer steps and the audit hear every client (docs/participation.md).", how, c.DropProb) + clock
 }
 
 // Recorded is the participation a run recorded: who answered each of its

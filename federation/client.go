@@ -148,7 +148,9 @@ func RunClient(ctx context.Context, conn grpc.ClientConnInterface, opt ClientOpt
 		last, sum.Resumed = ck.Round, true
 		before, beforeRound = ck.Before, ck.BeforeRound
 	}
-	ready := &fedpb.Ready{RunId: setup.RunId, Party: int32(opt.Party), Dim: int32(dim), Constraints: int32(mc)}
+	// Rows weigh the client under weighted participation (the server's
+	// sampler; the same count an in-process run weighs it by).
+	ready := &fedpb.Ready{RunId: setup.RunId, Party: int32(opt.Party), Dim: int32(dim), Constraints: int32(mc), Rows: int64(solver.PartyRows(party))}
 	if err := stream.Send(&fedpb.ClientMsg{Body: &fedpb.ClientMsg_Ready{Ready: ready}}); err != nil {
 		return nil, recvErr(stream, err)
 	}

@@ -179,7 +179,7 @@ func hungClient(ctx context.Context, t *testing.T, addr, certs string, party int
 		t.Fatal(err)
 	}
 	s := m.GetSetup()
-	st.Send(&fedpb.ClientMsg{Body: &fedpb.ClientMsg_Ready{Ready: &fedpb.Ready{RunId: s.RunId, Party: s.Party, Dim: s.Config.Dim, Constraints: 3}}})
+	st.Send(&fedpb.ClientMsg{Body: &fedpb.ClientMsg_Ready{Ready: &fedpb.Ready{RunId: s.RunId, Party: s.Party, Dim: s.Config.Dim, Constraints: 3, Rows: 1}}})
 }
 
 // TestClientLost: a hung client (no reply within the round timeout) and a

@@ -41,19 +41,35 @@ func sameRun(t *testing.T, got, want *solver.Result) {
 
 // TestPartialSameAnswer: partial participation over gRPC (sampled rounds
 // sent to some clients only, drops decided on the server) is the
-// in-process run bit for bit when no deadline fires (QP, and NP with Newton).
+// in-process run bit for bit when no deadline fires (QP, and NP with Newton,
+// uniform and weighted by the rows the clients report when they join).
 func TestPartialSameAnswer(t *testing.T) {
 	np := npJob(3, "newton", 4)
 	fraction := 0.6
 	np.NP.Participation, np.NP.DropProb = &fraction, 0.1
+	weighted := npJob(3, "newton", 4)
+	weighted.NP.Participation, weighted.NP.DropProb, weighted.NP.ParticipationSampling = &fraction, 0.1, "weighted"
 	for _, tc := range []struct {
 		name string
 		job  *fedjob.FedJob
-	}{{"qp", partialQP(0.4, 0.1)}, {"np-newton", np}} {
+	}{{"qp", partialQP(0.4, 0.1)}, {"np-newton", np}, {"np-weighted", weighted}} {
 		t.Run(tc.name, func(t *testing.T) {
 			needData(t, tc.job)
 			partialSameAnswer(t, tc.job)
 		})
+	}
+	// The weights are used: weighted and uniform sampling draw other rounds.
+	needData(t, np)
+	u, err := np.SolveLocal(context.Background(), testDirs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := weighted.SolveLocal(context.Background(), testDirs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Participation.Answered == w.Participation.Answered {
+		t.Error("weighted sampling drew the rounds of uniform sampling")
 	}
 }
 

@@ -101,7 +101,7 @@ type slot struct {
 	mu    sync.Mutex
 	sess  *session
 	mc    int           // m_i, from Ready
-	rows  int64         // DRFL: N_s, from Ready
+	rows  int64         // the client's rows (DRFL: N_s), from Ready
 	round int64         // DRFL: the client's last round
 	ready chan struct{} // closed when the slot gets a session; replaced when it loses it
 	// base is the last round whose reply the server accepted: the client's
@@ -356,6 +356,18 @@ func (sl *slot) isLate(round int64) bool {
 		}
 	}
 	return false
+}
+
+// Rows are the rows each client reported when it joined: the weights of
+// weighted participation. Call it after WaitJoined.
+func (s *Server) Rows() []float64 {
+	out := make([]float64, len(s.slots))
+	for i, sl := range s.slots {
+		sl.mu.Lock()
+		out[i] = float64(sl.rows)
+		sl.mu.Unlock()
+	}
+	return out
 }
 
 // Missed counts the replies that missed a round deadline (RoundDeadline).
@@ -714,6 +726,9 @@ func (s *Server) dim(party int, r *fedpb.Ready) (int, error) {
 		return 0, errors.New("second message must be Ready")
 	}
 	if s.cfg.DRFL == nil {
+		if r.Rows < 1 {
+			return 0, fmt.Errorf("client %d reports %d rows", party, r.Rows)
+		}
 		return s.cfg.Nodes[party-1].Dim, nil
 	}
 	s.mu.Lock()

@@ -65,6 +65,9 @@ type FairParty struct {
 
 var _ solver.HessianParty = (*FairParty)(nil)
 
+// Rows implements solver.Sized: the party's rows of both groups.
+func (p *FairParty) Rows() int { return p.G0.N() + p.G1.N() }
+
 // Cone implements solver.Party: two inequalities.
 func (p *FairParty) Cone() solver.Cone { return solver.NonNeg(2) }
 

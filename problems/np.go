@@ -22,6 +22,9 @@ type NPClient struct {
 
 var _ solver.HessianParty = (*NPClient)(nil)
 
+// Rows implements solver.Sized: the client's rows of both classes.
+func (p *NPClient) Rows() int { return p.Class0.N + p.Class1.N }
+
 // Cone implements solver.Party: one inequality.
 func (p *NPClient) Cone() solver.Cone { return solver.NonNeg(1) }
 

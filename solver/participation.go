@@ -172,14 +172,26 @@ type participation struct {
 
 // initParticipation sets r.part when m.Participation is partial.
 func (r *proxALRun) initParticipation() error {
+	if st := r.m.Straggler; st != nil {
+		c, err := newClock(st, r.n)
+		if err != nil {
+			return err
+		}
+		r.clock = c
+	}
 	cfg := r.m.Participation
+	deadline := r.clock != nil && r.clock.cfg.Deadline > 0
+	if cfg == nil && deadline {
+		// Every client is sent every ADMM round; the slow ones miss it.
+		cfg = &Participation{Fraction: 1}
+	}
 	if cfg == nil {
 		return nil
 	}
 	if err := cfg.validate(r.n); err != nil {
 		return err
 	}
-	if !cfg.active() {
+	if !cfg.active() && !deadline {
 		return nil
 	}
 	if _, ok := r.tr.(SubsetTransport); !ok {
@@ -295,6 +307,22 @@ func (p *participation) drop() int {
 	return sent
 }
 
+// late clears p.active[i] for each sampled client slower than the
+// clock's deadline and returns how many (0 without a clock).
+func (p *participation) late(c *clock) int {
+	if c == nil {
+		return 0
+	}
+	n := 0
+	for i, a := range p.active {
+		if a && c.late(i) {
+			p.active[i] = false
+			n++
+		}
+	}
+	return n
+}
+
 // round sends b to the clients in p.active (sent of them addressed, the
 // dropped included) and counts and logs it.
 func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, sent int, partial bool) ([]*Reply, error) {
@@ -310,6 +338,15 @@ func (p *participation) round(ctx context.Context, r *proxALRun, b *Broadcast, s
 	}
 	if err := r.count(b, reps, sent); err != nil {
 		return nil, err
+	}
+	if c := r.clock; c != nil {
+		// The server waited for the deadline when a sampled client that
+		// did not answer was late (not one that failed).
+		waited := false
+		for i, a := range p.addressed {
+			waited = waited || (partial && a && reps[i] == nil && c.late(i))
+		}
+		r.res.Stats.SimWall += c.tick(reps, waited)
 	}
 	p.rounds++
 	for i, rep := range reps {
@@ -409,7 +446,8 @@ func (p *participation) some(ctx context.Context, r *proxALRun, b *Broadcast) ([
 	} else {
 		p.sample()
 		p.mark()
-		sent = p.drop()
+		late := p.late(r.clock)
+		sent = p.drop() + late
 	}
 	p.log.PartialRounds++
 	return p.round(ctx, r, b, sent, true)

@@ -22,6 +22,21 @@ type Party interface {
 	Eval(w, grad, c, jac []float64) float64
 }
 
+// Sized is a Party that says how many data rows it holds: its weight
+// under weighted participation (Participation.Weights).
+type Sized interface {
+	Rows() int
+}
+
+// PartyRows is p's rows when p is Sized, else 1 (one block of data, as a
+// client of the random QP).
+func PartyRows(p Party) int {
+	if s, ok := p.(Sized); ok {
+		return s.Rows()
+	}
+	return 1
+}
+
 // QuadraticParty is a Party with f(w) = ½wᵀQw + qᵀw and c(w) = Cw + d. When
 // every party of a (sub)problem is quadratic with a Zero cone (or none), the
 // subproblems (18), (19) and Algorithm 3's are solved exactly.

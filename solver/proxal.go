@@ -104,6 +104,9 @@ type ProxAL struct {
 	// Participation, if non-nil, samples the clients of Algorithm 2's
 	// rounds (docs/participation.md); nil: every client every round.
 	Participation *Participation
+	// Straggler, if non-nil, runs a simulated clock (Stats.SimWall) whose
+	// deadline, if set, makes slow clients miss partial rounds.
+	Straggler *Straggler
 	// Polish, if true, finishes with the federated KKT polish (polish.go):
 	// test (11) first stops at max(ε, PolishFrom), then Newton on the
 	// identified active set; if its point is not certified within
@@ -235,6 +238,7 @@ type proxALRun struct {
 	evals     int64
 	lastCert  float64 // Σ_i ε̃_i of the last round that measured it; -1 before
 	restarts  int     // Algorithm 2 restarts (Stats.Restarts)
+	clock     *clock  // ProxAL.Straggler's simulated clock; nil without
 	// RhoHessian: S = Σ_i M_i (ρ_i I for a client without M_i), and the
 	// Cholesky factor of S + aI (no global constraint) or of S.
 	smat        []float64
@@ -385,6 +389,9 @@ func (r *proxALRun) exchange(ctx context.Context, b *Broadcast) ([]*Reply, error
 	}
 	if err := r.count(b, reps, r.n); err != nil {
 		return nil, err
+	}
+	if r.clock != nil {
+		r.res.Stats.SimWall += r.clock.tick(reps, false)
 	}
 	return reps, nil
 }

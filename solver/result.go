@@ -91,6 +91,9 @@ type Stats struct {
 	// DiagFloatsUp counts diagnostic floats (f_i, c_i for traces and the final
 	// KKT audit) that the algorithm itself does not need.
 	DiagFloatsUp int64 `json:"diag_floats_up"`
+	// SimWall is the simulated wall time in seconds under ProxAL.Straggler
+	// (0 without): the sum of its rounds' durations.
+	SimWall float64 `json:"sim_wall_s,omitempty"`
 	// Runtime is the wall time of Solve.
 	Runtime time.Duration `json:"runtime_ns"`
 }

@@ -95,6 +95,16 @@ type FedRun struct {
 	W0       []float64
 	Settings *solver.Settings
 	problem  *solver.Problem
+	// weighted: participation samples clients by their rows, which the
+	// transport (or, in process, the parties) must tell.
+	weighted bool
+}
+
+// RowsTransport is a Transport that knows each client's rows (the
+// federation server: from each client's Ready).
+type RowsTransport interface {
+	solver.Transport
+	Rows() []float64
 }
 
 // remoteParty stands for a client whose data stay in its process: the
@@ -171,13 +181,16 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 		run.Method, _ = j.QP.QPMethods(solver.NewQuadCache())
 		run.Settings = j.QP.Settings(workers)
 	}
+	if mc, _ := j.method(); mc != nil && (mc.Clocked() || mc.StragglerDeadline > 0) {
+		return nil, &experiments.ConfigError{Field: "straggler_*", Value: "set",
+			Reason: "the straggler model is a simulated clock for in-process runs (fedcon run); a served run has a real one (serve --round-deadline)"}
+	}
 	if mc, seed := j.method(); mc != nil && mc.Partial() {
-		if mc.ParticipationSampling == "weighted" {
-			return nil, &experiments.ConfigError{Field: "participation_sampling", Value: mc.ParticipationSampling,
-				Reason: "a served run samples uniformly (weighted sampling needs every client's rows; in-process: fedcon run)"}
-		}
 		// The in-process run's draws: the same seed and trial stream.
+		// Weighted sampling's weights are the clients' rows, known when
+		// they join (Solve).
 		run.Method.Participation = mc.ParticipationFor(seed, j.Trial, nil)
+		run.weighted = mc.ParticipationSampling == "weighted" && run.Method.Participation != nil && run.Method.Participation.Replay == ""
 	}
 	run.problem.Dim = j.Dim
 	for i := range j.N {
@@ -227,6 +240,15 @@ func (r *FedRun) Nodes() ([]solver.ClientConfig, error) {
 func (r *FedRun) Solve(ctx context.Context, tr solver.Transport) (*solver.Result, error) {
 	m := *r.Method
 	m.Transport = tr
+	if r.weighted {
+		rt, ok := tr.(RowsTransport)
+		if !ok {
+			return nil, fmt.Errorf("fedjob: weighted participation needs the clients' rows, which this transport does not know")
+		}
+		p := *m.Participation
+		p.Weights = rt.Rows()
+		m.Participation = &p
+	}
 	return solver.Solve(ctx, r.problem, r.W0, r.Settings, &m)
 }
 
@@ -246,7 +268,16 @@ func (j *FedJob) SolveLocal(ctx context.Context, dirs []string, workers int) (*s
 		}
 		p.Clients = append(p.Clients, c)
 	}
-	return solver.Solve(ctx, &p, run.W0, run.Settings, run.Method)
+	m := *run.Method
+	if run.weighted {
+		part := *m.Participation
+		part.Weights = make([]float64, len(p.Clients))
+		for i, c := range p.Clients {
+			part.Weights[i] = float64(solver.PartyRows(c))
+		}
+		m.Participation = &part
+	}
+	return solver.Solve(ctx, &p, run.W0, run.Settings, &m)
 }
 
 // Party loads client party's data (1..n) only: from file (written by

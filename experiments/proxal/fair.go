@@ -217,9 +217,10 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 	a1, cp := cfg.Methods()
 	rows := make([]float64, len(cell.clients))
 	for i, c := range cell.clients {
-		rows[i] = float64(c.G0.Neg.N + c.G0.Pos.N + c.G1.Neg.N + c.G1.Pos.N)
+		rows[i] = float64(c.Rows())
 	}
 	a1.Participation = cfg.ParticipationFor(cfg.Seed, t, rows)
+	a1.Straggler = cfg.StragglerFor(cfg.Seed, t, rows)
 	tr := ClassTrial{Dataset: cfg.name(), N: cell.n, Trial: t}
 	for _, run := range []struct {
 		dst *ClassAlg

@@ -379,7 +379,7 @@ func runNP(ctx context.Context, cfg *NPConfig, dirs []string, opt experiments.Ru
 func (cell *npCell) rows() []float64 {
 	out := make([]float64, len(cell.clients))
 	for i, c := range cell.clients {
-		out[i] = float64(c.Class0.N + c.Class1.N)
+		out[i] = float64(c.Rows())
 	}
 	return out
 }
@@ -399,6 +399,7 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 		a1.AdmmStart = w0
 	}
 	a1.Participation = cfg.ParticipationFor(cfg.Seed, t, cell.rows())
+	a1.Straggler = cfg.StragglerFor(cfg.Seed, t, cell.rows())
 	tr := ClassTrial{Dataset: cell.dataset, N: cell.n, Trial: t}
 	for _, run := range []struct {
 		dst *ClassAlg

@@ -330,6 +330,7 @@ func qpTrial(ctx context.Context, cfg *QPConfig, inst *problems.LCQP, cache *sol
 		rows[i] = 1
 	}
 	a1.Participation = cfg.ParticipationFor(cfg.Seed, t, rows)
+	a1.Straggler = cfg.StragglerFor(cfg.Seed, t, rows)
 	tr := QPTrial{N: n, D: d, M: m, Trial: t, FStar: fstar, Nu1: nu1}
 	for _, run := range []struct {
 		dst *QPAlg

@@ -138,7 +138,8 @@ func (s *SweepResult) ScalingFigure() (fig *experiments.Figure, ok bool) {
 
 // ParticipationFigure draws, for a classification sweep with a
 // participation axis, Algorithm 1's rounds, passes over client data and
-// megabytes sent against the fraction of clients sampled per round: one
+// megabytes sent (and, under the straggler model, the simulated wall
+// time) against the fraction of clients sampled per round: one
 // curve per data set, n and value of the other axes (drop_prob), full
 // participation at the right. ok is false without such an axis.
 func (s *SweepResult) ParticipationFigure() (fig *experiments.Figure, ok bool) {
@@ -162,10 +163,11 @@ func (s *SweepResult) ParticipationFigure() (fig *experiments.Figure, ok bool) {
 		name         string
 		color, style int
 		x            []float64
-		r, p, m      []float64
+		r, p, m, w   []float64
 	}
 	var order []string
 	curves := map[string]*curve{}
+	clocked := false
 	// Colour by data set and n, line style by the other axes' values.
 	colors, styles := map[string]int{}, map[string]int{}
 	index := func(m map[string]int, k string) int {
@@ -196,7 +198,12 @@ func (s *SweepResult) ParticipationFigure() (fig *experiments.Figure, ok bool) {
 			}
 			c.x = append(c.x, frac)
 			c.r, c.p, c.m = append(c.r, r.Rounds1.Mean), append(c.p, r.Passes1.Mean), append(c.m, r.MBytes1.Mean)
+			c.w = append(c.w, r.SimWall1.Mean)
+			clocked = clocked || r.SimWall1.Mean > 0
 		}
+	}
+	if clocked {
+		panels = append(panels, experiments.Panel{Title: "simulated wall time (straggler model)", XLabel: "participation (fraction of clients per round)", YLabel: "seconds"})
 	}
 	dashes := []string{"", "dash", "dashdot"}
 	for _, name := range order {
@@ -204,7 +211,8 @@ func (s *SweepResult) ParticipationFigure() (fig *experiments.Figure, ok bool) {
 		if len(c.x) < 2 {
 			continue
 		}
-		for k, y := range [][]float64{c.r, c.p, c.m} {
+		ys := [][]float64{c.r, c.p, c.m, c.w}
+		for k, y := range ys[:len(panels)] {
 			panels[k].Series = append(panels[k].Series, experiments.Series{Name: c.name, Color: c.color, Dash: dashes[c.style%len(dashes)], X: c.x, Y: y})
 		}
 	}

@@ -87,6 +87,19 @@ func TestParticipationFigure(t *testing.T) {
 			t.Errorf("panel %q: want a log x axis only", p.Title)
 		}
 	}
+	// Under the straggler model a fourth panel draws the simulated time.
+	for i := range pts {
+		for j := range pts[i].ClassRows {
+			pts[i].ClassRows[j].SimWall1 = experiments.MeanStd{Mean: 1000 * float64(i+1)}
+		}
+	}
+	fig, ok = s.ParticipationFigure()
+	if !ok || len(fig.Panels) != 4 || fig.Panels[3].YLabel != "seconds" {
+		t.Fatalf("with simulated times: ok %v, %d panels", ok, len(fig.Panels))
+	}
+	if got := fig.Panels[3].Series[1]; got.Name != "adult-a n = 200, drop_prob 0" || got.Y[0] != 1000 || got.Y[1] != 3000 || got.Y[2] != 5000 {
+		t.Errorf("simulated wall time, n = 200, drop 0: %+v", got)
+	}
 	if _, ok := (&SweepResult{Axes: []experiments.SweepAxis{{Key: "beta", Values: []any{10.0}}}, Points: pts[:1]}).ParticipationFigure(); ok {
 		t.Error("a participation figure without a participation axis")
 	}

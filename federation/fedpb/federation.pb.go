@@ -640,7 +640,7 @@ type Ready struct {
 	Party         int32                  `protobuf:"varint,2,opt,name=party,proto3" json:"party,omitempty"`
 	Dim           int32                  `protobuf:"varint,3,opt,name=dim,proto3" json:"dim,omitempty"`
 	Constraints   int32                  `protobuf:"varint,4,opt,name=constraints,proto3" json:"constraints,omitempty"`
-	Rows          int64                  `protobuf:"varint,5,opt,name=rows,proto3" json:"rows,omitempty"` // DRFL: N_s
+	Rows          int64                  `protobuf:"varint,5,opt,name=rows,proto3" json:"rows,omitempty"` // the client's rows (DRFL: N_s; Algorithm 1: its weight under weighted participation)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
