@@ -10,6 +10,7 @@ import (
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/internal/recheck"
+	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -361,39 +362,74 @@ func qpCells(cfg *QPConfig, cells []experiments.VerifyCell, byCell map[string][]
 		if len(byCell[c.Key]) == 0 {
 			continue
 		}
-		qc := &qpCell{}
-		out[c.Key] = qc
 		inst, err := QPInstance(cfg, c.N, c.D, c.M)
 		if err != nil {
-			qc.err = err
+			out[c.Key] = &qpCell{err: err}
 			continue
 		}
-		qc.parties = []recheck.QPData{{}}
-		if inst.Server != nil && inst.Server.C != nil {
-			qc.parties[0] = recheck.QPData{C: denseRows(inst.Server.C), D: inst.Server.D}
-		}
-		for _, cl := range inst.Clients {
-			p := recheck.QPData{B: cl.B, D: cl.D}
-			if cl.A != nil {
-				p.A = denseRows(cl.A)
-			}
-			if cl.C != nil {
-				p.C = denseRows(cl.C)
-			}
-			qc.parties = append(qc.parties, p)
-		}
-		var nu []float64
-		if qc.wstar, nu, qc.fstar, qc.err = recheck.EqQP(qc.parties, c.D); qc.err != nil {
-			continue
-		}
-		for _, x := range nu {
-			qc.nu1 += math.Abs(x)
-		}
-		for _, p := range qc.parties {
-			qc.fScale += math.Abs(recheck.QP(p.A, p.B, p.C, p.D, qc.wstar).F)
-		}
+		out[c.Key] = rebuildQP(inst)
 	}
 	return out
+}
+
+// rebuildQP reads inst as plain rows, server first, and solves it
+// independently of the run (recheck.EqQP).
+func rebuildQP(inst *problems.LCQP) *qpCell {
+	qc := &qpCell{parties: []recheck.QPData{{}}}
+	if inst.Server != nil && inst.Server.C != nil {
+		qc.parties[0] = recheck.QPData{C: denseRows(inst.Server.C), D: inst.Server.D}
+	}
+	for _, cl := range inst.Clients {
+		p := recheck.QPData{B: cl.B, D: cl.D}
+		if cl.A != nil {
+			p.A = denseRows(cl.A)
+		}
+		if cl.C != nil {
+			p.C = denseRows(cl.C)
+		}
+		qc.parties = append(qc.parties, p)
+	}
+	var nu []float64
+	if qc.wstar, nu, qc.fstar, qc.err = recheck.EqQP(qc.parties, inst.Dim); qc.err != nil {
+		return qc
+	}
+	for _, x := range nu {
+		qc.nu1 += math.Abs(x)
+	}
+	for _, p := range qc.parties {
+		qc.fScale += math.Abs(recheck.QP(p.A, p.B, p.C, p.D, qc.wstar).F)
+	}
+	return qc
+}
+
+// QPRecheck recomputes the certificate of runs on one equality-
+// constrained QP instance (eq. (84), or the conic paper's eq. (25) without
+// balls) at their stored (w, μ): the instance read as plain rows and solved
+// independently of the run, as Table 4's gate does.
+type QPRecheck struct{ qc *qpCell }
+
+// NewQPRecheck rebuilds inst for RunMessage; an instance the independent
+// solve refuses is an error.
+func NewQPRecheck(inst *problems.LCQP) (*QPRecheck, error) {
+	qc := rebuildQP(inst)
+	if qc.err != nil {
+		return nil, qc.err
+	}
+	return &QPRecheck{qc}, nil
+}
+
+// FStar is the independent solve's optimum.
+func (q *QPRecheck) FStar() float64 { return q.qc.fstar }
+
+// RunMessage recomputes run a at its stored (w, μ) (objective, violation,
+// Definition 1's residuals, status, inner cap, distance to w* and
+// objective band, as Table 4's certificate rule) and returns what
+// disagrees, "" when nothing. a must store w.
+func (q *QPRecheck) RunMessage(a *QPAlg, eps [2]float64) string {
+	if len(a.W) != len(q.qc.wstar) {
+		return fmt.Sprintf("w has %d entries, want d = %d", len(a.W), len(q.qc.wstar))
+	}
+	return qpRunMessage(q.qc, a, eps)
 }
 
 // qpPoints is the check row of the recomputed certificate of Table 4: each
