@@ -253,8 +253,8 @@ func ruleRow(t *testing.T, rows []experiments.CheckRow, rule string) experiments
 // run's stored (w, μ) agrees with the solver's own objective, violation,
 // residuals and status on every run (an honest result passes), and each
 // forgery of the point, of the multipliers or of a value they determine
-// fails the certificate rule. Files without a point (an older fedcon) and
-// instances with a norm ball pass it, the row saying they were not checked.
+// fails the certificate rule. Files without a point (an older fedcon) pass
+// it, the row saying they were not checked.
 func TestConicPointsRecomputed(t *testing.T) {
 	res := conicCheckRun(t)
 	cfg := res.Info.Config.(*ConicQPConfig)
@@ -315,24 +315,57 @@ func TestConicPointsRecomputed(t *testing.T) {
 	}
 }
 
-// TestConicBallPointsNotChecked: runs on instances with a norm ball are
-// counted as not checked by the plain recomputation (it covers the zero
-// cones only), never passed as checked.
-func TestConicBallPointsNotChecked(t *testing.T) {
-	cfg := smallConicConfig()
-	cfg.Cells, cfg.Trials, cfg.BallRows, cfg.BallParties = [][]int{{20, 1, 1}}, 1, 2, "server"
-	res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kind := conicQPKind(cfg)
-	byCell := map[string][]ConicQPTrial{}
-	for _, tr := range res.Trials {
-		byCell[kind.CellOf(&tr)] = append(byCell[kind.CellOf(&tr)], tr)
-	}
-	row := ruleRow(t, conicOptima(cfg, kind.Cells, byCell), "certificate recomputed")
-	if want := "0 runs:"; !row.Pass || !strings.HasPrefix(row.Detail, want) || !strings.Contains(row.Detail, "not checked: 2 runs on instances with a norm ball") {
-		t.Errorf("pass %v, %q", row.Pass, row.Detail)
+// TestConicBallPointsRecomputed: with norm balls (second-order cones; at
+// the server, at every party), the plain recomputation at a real run's
+// stored (w, μ) agrees with the solver's objective, violation, residuals
+// and status, and fails forgeries of the point, of the ball's multipliers
+// (one moved, one pushed outside the dual cone) and of the violation.
+func TestConicBallPointsRecomputed(t *testing.T) {
+	for _, parties := range []string{"server", "all"} {
+		cfg := smallConicConfig()
+		cfg.Cells, cfg.Trials, cfg.BallRows, cfg.BallParties = [][]int{{20, 2, 1}}, 1, 2, parties
+		res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind := conicQPKind(cfg)
+		b, err := json.Marshal(res.Trials)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Server block: its equality, then the ball's (-T, h - Gw): index 1 is
+		// the cone's scalar, 2 the first of its other components.
+		for _, tc := range []struct {
+			name   string
+			edit   func(tr *ConicQPTrial)
+			pass   bool
+			detail string
+		}{
+			{"honest", func(*ConicQPTrial) {}, true, "2 runs with a norm ball (second-order cone): objective"},
+			{"w edited", func(tr *ConicQPTrial) { tr.Alg1.W[0] += 1e-7 }, false, "Algorithm 1"},
+			{"ball multiplier edited", func(tr *ConicQPTrial) { tr.CProx.Mu[0][2] += 1e-7 }, false, "cProx-AL"},
+			{"ball multiplier outside K*", func(tr *ConicQPTrial) { tr.Alg1.Mu[0][1] = -1 }, false, "outside the dual cone (second-order)"},
+			{"violation edited", func(tr *ConicQPTrial) { tr.Alg1.Violation += 1e-3 }, false, "feasibility_violation"},
+		} {
+			t.Run(parties+" "+tc.name, func(t *testing.T) {
+				var trials []ConicQPTrial
+				if err := json.Unmarshal(b, &trials); err != nil {
+					t.Fatal(err)
+				}
+				byCell := map[string][]ConicQPTrial{}
+				for i := range trials {
+					if trials[i].Balls == 0 || len(trials[i].Alg1.Mu[0]) != 1+1+cfg.BallRows {
+						t.Fatalf("trial with %d balls, server multipliers %v", trials[i].Balls, trials[i].Alg1.Mu[0])
+					}
+					tc.edit(&trials[i])
+					byCell[kind.CellOf(&trials[i])] = append(byCell[kind.CellOf(&trials[i])], trials[i])
+				}
+				row := ruleRow(t, conicOptima(cfg, kind.Cells, byCell), "certificate recomputed")
+				if row.Pass != tc.pass || !strings.Contains(row.Detail, tc.detail) {
+					t.Errorf("pass %v, %q; want pass %v with %q", row.Pass, row.Detail, tc.pass, tc.detail)
+				}
+			})
+		}
 	}
 }
 

@@ -158,17 +158,17 @@ func recheckAlg(pc *pointCell, a *ClassAlg, eps [2]float64) string {
 	if obj := experiments.MeanStdOf(loss0).Mean; !recheck.Agree(a.Objective, obj, obj) {
 		return fmt.Sprintf("objective %.12g, recomputed at w %.12g", a.Objective, obj)
 	}
-	if msg := pointMessage(a.Status, a.Residuals, parties, a.Mu, eps); msg != "" {
+	if msg := PointMessage(a.Status, a.Residuals, parties, a.Mu, eps); msg != "" {
 		return msg
 	}
-	return cappedMessage(a.Status, a.InnerCapped)
+	return CappedMessage(a.Status, a.InnerCapped)
 }
 
-// cappedMessage is solver.certify's first rule: a point whose subproblem
+// CappedMessage is solver.certify's first rule: a point whose subproblem
 // stopped at its inner cap is InnerIterationLimit (unless the run was
 // canceled or diverged), and only such a point is. capped nil (a file
 // written before the flag was stored): not checked.
-func cappedMessage(status solver.Status, capped *bool) string {
+func CappedMessage(status solver.Status, capped *bool) string {
 	switch {
 	case capped == nil, status == solver.Canceled, status == solver.Diverged, status == solver.NotTerminated:
 	case *capped && status != solver.InnerIterationLimit:
@@ -179,13 +179,13 @@ func cappedMessage(status solver.Status, capped *bool) string {
 	return ""
 }
 
-// pointMessage recomputes Definition 1's residuals of parties at μ and
+// PointMessage recomputes Definition 1's residuals of parties at μ and
 // returns what disagrees with the stored residuals and status ("" when
 // nothing): the residuals beyond recheck.Gamma times the magnitude of the
 // summed terms, or the status against solver.certify's rules on the
-// residuals (the inner cap is cappedMessage's), each bound widened by the
+// residuals (the inner cap is CappedMessage's), each bound widened by the
 // same rounding slack.
-func pointMessage(status solver.Status, stored solver.Residuals, parties []recheck.Party, mu [][]float64, eps [2]float64) string {
+func PointMessage(status solver.Status, stored solver.Residuals, parties []recheck.Party, mu [][]float64, eps [2]float64) string {
 	stat, feas, statScale, feasScale, err := recheck.KKT(parties, mu)
 	if err != nil {
 		return err.Error()
@@ -372,12 +372,12 @@ func qpCells(cfg *QPConfig, cells []experiments.VerifyCell, byCell map[string][]
 	return out
 }
 
-// rebuildQP reads inst as plain rows, server first, and solves it
-// independently of the run (recheck.EqQP).
-func rebuildQP(inst *problems.LCQP) *qpCell {
-	qc := &qpCell{parties: []recheck.QPData{{}}}
+// QPParties reads inst's parties as plain rows, server first (as the
+// solver numbers them; an empty server when it has no equalities).
+func QPParties(inst *problems.LCQP) []recheck.QPData {
+	parties := []recheck.QPData{{}}
 	if inst.Server != nil && inst.Server.C != nil {
-		qc.parties[0] = recheck.QPData{C: denseRows(inst.Server.C), D: inst.Server.D}
+		parties[0] = recheck.QPData{C: denseRows(inst.Server.C), D: inst.Server.D}
 	}
 	for _, cl := range inst.Clients {
 		p := recheck.QPData{B: cl.B, D: cl.D}
@@ -387,8 +387,15 @@ func rebuildQP(inst *problems.LCQP) *qpCell {
 		if cl.C != nil {
 			p.C = denseRows(cl.C)
 		}
-		qc.parties = append(qc.parties, p)
+		parties = append(parties, p)
 	}
+	return parties
+}
+
+// rebuildQP reads inst as plain rows, server first, and solves it
+// independently of the run (recheck.EqQP).
+func rebuildQP(inst *problems.LCQP) *qpCell {
+	qc := &qpCell{parties: QPParties(inst)}
 	var nu []float64
 	if qc.wstar, nu, qc.fstar, qc.err = recheck.EqQP(qc.parties, inst.Dim); qc.err != nil {
 		return qc
@@ -500,10 +507,10 @@ func qpRunMessage(qc *qpCell, a *QPAlg, eps [2]float64) string {
 			viol = math.Max(viol, math.Abs(x))
 		}
 	}
-	if msg := pointMessage(a.Status, a.Residuals, re, a.Mu, eps); msg != "" {
+	if msg := PointMessage(a.Status, a.Residuals, re, a.Mu, eps); msg != "" {
 		return msg
 	}
-	if msg := cappedMessage(a.Status, a.InnerCapped); msg != "" {
+	if msg := CappedMessage(a.Status, a.InnerCapped); msg != "" {
 		return msg
 	}
 	if !recheck.Agree(a.Objective, obj, objScale) {
@@ -521,7 +528,7 @@ func qpRunMessage(qc *qpCell, a *QPAlg, eps [2]float64) string {
 	if math.Abs(a.DistOpt-dist) > solveAgree*(1+wmax) {
 		return fmt.Sprintf("dist_to_optimum_inf %.6g, recomputed from an independent solve %.6g", a.DistOpt, dist)
 	}
-	stat, _, statScale, feasScale, _ := recheck.KKT(re, a.Mu) // pointMessage has checked μ
+	stat, _, statScale, feasScale, _ := recheck.KKT(re, a.Mu) // PointMessage has checked μ
 	for _, m := range a.Mu {
 		for _, x := range m {
 			mu1 += math.Abs(x)
