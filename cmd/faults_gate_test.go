@@ -277,3 +277,36 @@ func TestFaultGateMissingExperiment(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultGateDRFLWeights: a DRFL noise figure whose stored weights were
+// edited in its result file fails `objective recomputed` (the gate draws
+// the split again and recomputes the worst-case objective at them); the
+// honest figure passes.
+func TestFaultGateDRFLWeights(t *testing.T) {
+	bin := faultBinary(t)
+	if os.Getenv("FEDCON_DATA_DIR") == "" {
+		t.Skip("FEDCON_DATA_DIR not set: the DRFL figure needs its data set")
+	}
+	out := t.TempDir()
+	runEnv(t, bin, nil, "reproduce", "drfl-figure3", "--quick", "--out", out, "--quiet")
+	code, rows := gateRows(t, bin, nil, "--quick", out)
+	wantRule(t, "honest", code, rows, "objective recomputed", true, "fits")
+	path := filepath.Join(out, "quick", "drfl", "figure3.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	bump(f["runs"].([]any)[0].([]any)[0].(map[string]any)["w_b"], 0)
+	if b, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rows = gateRows(t, bin, nil, "--quick", out)
+	wantRule(t, "edited weights", code, rows, "objective recomputed", false, "recomputed at the stored weights")
+}
