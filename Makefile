@@ -52,7 +52,7 @@ test-report: ## fedcon report rendered by headless Chromium: every table and fig
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || exit $$?; \
 	  echo "chromium installed in $$(( $$(date +%s) - t0 )) s"; }
 	FEDCON_REPORT_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestReportBrowser$$' -v ./cmd/
-test-faults: ## fedcon killed with SIGKILL then resumed, two runs on one --out, tampered stored files: exit codes, messages, results and the gate
+test-faults: ## fedcon killed with SIGKILL then resumed, two runs on one --out, tampered stored files, the gate's hostile corpus: exit codes, messages, results and the gate
 	FEDCON_FAULTS=1 $(GO) test -count=1 -timeout 5m -run '^TestFault' -v ./cmd
 
 test-short: ## unit tests without the slow cases

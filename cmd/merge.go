@@ -183,12 +183,22 @@ func checkShards(all []*foundShard) ([]string, error) {
 		ss := groups[g]
 		sort.Slice(ss, func(i, j int) bool { return ss[i].m.Shard < ss[j].m.Shard })
 		owner := map[string]string{}
+		// A shard killed before its manifest first recorded the trial
+		// hashes has none: it is compared with nothing (it is unfinished,
+		// or owns no trials), not reported as another configuration.
+		ref := ss[0]
+		for _, s := range ss {
+			if len(s.m.ConfigHashes) > 0 {
+				ref = s
+				break
+			}
+		}
 		for i, s := range ss {
 			switch {
 			case i > 0 && s.m.Shard == ss[i-1].m.Shard:
 				return nil, fmt.Errorf("%s: shard %d given twice (%s and %s)", g, s.m.Shard, where(ss[i-1]), where(s))
-			case !maps2Equal(s.m.ConfigHashes, ss[0].m.ConfigHashes):
-				return nil, fmt.Errorf("%s and %s ran different configurations (trial hashes %v, %v)", where(ss[0]), where(s), ss[0].m.ConfigHashes, s.m.ConfigHashes)
+			case len(s.m.ConfigHashes) > 0 && !maps2Equal(s.m.ConfigHashes, ref.m.ConfigHashes):
+				return nil, fmt.Errorf("%s and %s ran different configurations (trial hashes %v, %v)", where(ref), where(s), ref.m.ConfigHashes, s.m.ConfigHashes)
 			case s.m.Error != "":
 				return nil, fmt.Errorf("%s: shard %d failed: %s", where(s), s.m.Shard, s.m.Error)
 			}

@@ -290,6 +290,11 @@ func TestMergeRefuses(t *testing.T) {
 			})
 			return []string{s0, s1}
 		}, 1, "different configurations"},
+		// Killed before its manifest first recorded the trial hashes.
+		{"killed at once", func(t *testing.T, s0, s1 string) []string {
+			edit(t, manifest(s1, 1), func(m *shardManifest) { m.ConfigHashes, m.Done, m.Complete = map[string]string{}, nil, false })
+			return []string{s0, s1}
+		}, 1, "shard 1 of 2 not finished"},
 		{"unfinished", func(t *testing.T, s0, s1 string) []string {
 			edit(t, manifest(s0, 0), func(m *shardManifest) { m.Done = m.Done[1:]; m.Complete = false })
 			return []string{s0, s1}

@@ -335,7 +335,12 @@ func GenericCheck(f Found, opt GateOptions) []CheckRow {
 	}
 	rec := res.record()
 	if f.Manifest == "" {
-		return out // no manifest: no trial files to check (Table 3 reads data files; DRFL keeps its own)
+		// No manifest: no trial files to check (Table 3 reads data files;
+		// DRFL keeps its own), but the registered rules read the result.
+		for _, fn := range genericChecks {
+			out = append(out, fn(VerifyInput{Dir: f.Dir, Name: f.Name, Result: b, Config: rec.Config, ConfigHash: rec.ConfigHash, DataDirs: opt.DataDirs})...)
+		}
+		return out
 	}
 	var m struct {
 		ConfigHash string   `json:"config_hash"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
@@ -226,9 +227,175 @@ func TestConicOptimaRecomputed(t *testing.T) {
 			}
 			byCell[kind.CellOf(&tr)] = append(byCell[kind.CellOf(&tr)], tr)
 		}
-		rows := conicOptima(cfg, kind.Cells, byCell)
-		if len(rows) != 1 || rows[0].Rule != "f* recomputed" || rows[0].Pass != tc.pass {
-			t.Errorf("%s: %+v, want pass = %v", tc.name, rows, tc.pass)
+		row := ruleRow(t, conicOptima(cfg, kind.Cells, byCell), "f* recomputed")
+		if row.Pass != tc.pass {
+			t.Errorf("%s: %+v, want pass = %v", tc.name, row, tc.pass)
+		}
+	}
+}
+
+// ruleRow returns the one row of rows with the rule.
+func ruleRow(t *testing.T, rows []experiments.CheckRow, rule string) experiments.CheckRow {
+	t.Helper()
+	var out []experiments.CheckRow
+	for _, r := range rows {
+		if r.Rule == rule {
+			out = append(out, r)
+		}
+	}
+	if len(out) != 1 {
+		t.Fatalf("%d rows of rule %q in %+v", len(out), rule, rows)
+	}
+	return out[0]
+}
+
+// TestConicPointsRecomputed: the gate's plain recomputation at a real
+// run's stored (w, μ) agrees with the solver's own objective, violation,
+// residuals and status on every run (an honest result passes), and each
+// forgery of the point, of the multipliers or of a value they determine
+// fails the certificate rule. Files without a point (an older fedcon) pass
+// it, the row saying they were not checked.
+func TestConicPointsRecomputed(t *testing.T) {
+	res := conicCheckRun(t)
+	cfg := res.Info.Config.(*ConicQPConfig)
+	kind := conicQPKind(cfg)
+	for _, tr := range res.Trials {
+		for _, a := range []proxal.QPAlg{tr.Alg1, tr.CProx} {
+			if len(a.W) != tr.D || len(a.Mu) != tr.N+1 || a.InnerCapped == nil {
+				t.Fatalf("trial %d stores w of %d, %d multiplier blocks, inner_capped %v", tr.Trial, len(a.W), len(a.Mu), a.InnerCapped)
+			}
+		}
+	}
+	b, err := json.Marshal(res.Trials)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		edit   func(tr *ConicQPTrial)
+		pass   bool
+		detail string // a part of the row's detail
+	}{
+		{"honest", func(*ConicQPTrial) {}, true, "4 runs: objective, violation, KKT residuals and status recomputed"},
+		// 1e-7 in one coordinate moves the stationarity residual by about
+		// 1e-7·||A||, far beyond Gamma·(1 + its terms' magnitude) ≈ 1e-8.
+		{"w edited", func(tr *ConicQPTrial) { tr.Alg1.W[3] += 1e-7 }, false, "trial 1 Algorithm 1"},
+		{"w truncated", func(tr *ConicQPTrial) { tr.CProx.W = tr.CProx.W[:len(tr.CProx.W)-1] }, false, "w has 99 entries"},
+		{"mu edited", func(tr *ConicQPTrial) { tr.CProx.Mu[1][0] += 1e-7 }, false, "trial 1 cProx-AL: residuals"},
+		{"mu block removed", func(tr *ConicQPTrial) { tr.Alg1.Mu = tr.Alg1.Mu[1:] }, false, "multiplier blocks"},
+		{"objective edited", func(tr *ConicQPTrial) { tr.Alg1.Objective += 1e-6 }, false, "objective"},
+		{"violation edited", func(tr *ConicQPTrial) { tr.CProx.Violation /= 2 }, false, "feasibility_violation"},
+		{"residuals lowered", func(tr *ConicQPTrial) { tr.Alg1.Residuals.Stationarity /= 2 }, false, "residuals"},
+		{"status demoted", func(tr *ConicQPTrial) { tr.Alg1.Status = solver.OuterIterationLimit }, false, "status OuterIterationLimit"},
+		{"capped but Converged", func(tr *ConicQPTrial) { tr.Alg1.InnerCapped = new(true) }, false, "inner cap"},
+		{"distance to w* edited", func(tr *ConicQPTrial) { tr.CProx.DistOpt *= 2 }, false, "dist_to_optimum_inf"},
+		{"file of an older fedcon", func(tr *ConicQPTrial) {
+			for _, a := range []*proxal.QPAlg{&tr.Alg1, &tr.CProx} {
+				a.W, a.Mu, a.InnerCapped = nil, nil, nil
+			}
+		}, true, "not checked: 2 runs whose files (an older fedcon) store no point w"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var trials []ConicQPTrial
+			if err := json.Unmarshal(b, &trials); err != nil {
+				t.Fatal(err)
+			}
+			byCell := map[string][]ConicQPTrial{}
+			for i := range trials {
+				if trials[i].Trial == 1 {
+					tc.edit(&trials[i])
+				}
+				byCell[kind.CellOf(&trials[i])] = append(byCell[kind.CellOf(&trials[i])], trials[i])
+			}
+			row := ruleRow(t, conicOptima(cfg, kind.Cells, byCell), "certificate recomputed")
+			if row.Pass != tc.pass || !strings.Contains(row.Detail, tc.detail) {
+				t.Errorf("pass %v, %q; want pass %v with %q", row.Pass, row.Detail, tc.pass, tc.detail)
+			}
+		})
+	}
+}
+
+// TestConicBallPointsRecomputed: with norm balls (second-order cones; at
+// the server, at every party), the plain recomputation at a real run's
+// stored (w, μ) agrees with the solver's objective, violation, residuals
+// and status, and fails forgeries of the point, of the ball's multipliers
+// (one moved, one pushed outside the dual cone) and of the violation.
+func TestConicBallPointsRecomputed(t *testing.T) {
+	for _, parties := range []string{"server", "all"} {
+		cfg := smallConicConfig()
+		cfg.Cells, cfg.Trials, cfg.BallRows, cfg.BallParties = [][]int{{20, 2, 1}}, 1, 2, parties
+		res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind := conicQPKind(cfg)
+		b, err := json.Marshal(res.Trials)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Server block: its equality, then the ball's (-T, h - Gw): index 1 is
+		// the cone's scalar, 2 the first of its other components.
+		for _, tc := range []struct {
+			name   string
+			edit   func(tr *ConicQPTrial)
+			pass   bool
+			detail string
+		}{
+			{"honest", func(*ConicQPTrial) {}, true, "2 runs with a norm ball (second-order cone): objective"},
+			{"w edited", func(tr *ConicQPTrial) { tr.Alg1.W[0] += 1e-7 }, false, "Algorithm 1"},
+			{"ball multiplier edited", func(tr *ConicQPTrial) { tr.CProx.Mu[0][2] += 1e-7 }, false, "cProx-AL"},
+			{"ball multiplier outside K*", func(tr *ConicQPTrial) { tr.Alg1.Mu[0][1] = -1 }, false, "outside the dual cone (second-order)"},
+			{"violation edited", func(tr *ConicQPTrial) { tr.Alg1.Violation += 1e-3 }, false, "feasibility_violation"},
+		} {
+			t.Run(parties+" "+tc.name, func(t *testing.T) {
+				var trials []ConicQPTrial
+				if err := json.Unmarshal(b, &trials); err != nil {
+					t.Fatal(err)
+				}
+				byCell := map[string][]ConicQPTrial{}
+				for i := range trials {
+					if trials[i].Balls == 0 || len(trials[i].Alg1.Mu[0]) != 1+1+cfg.BallRows {
+						t.Fatalf("trial with %d balls, server multipliers %v", trials[i].Balls, trials[i].Alg1.Mu[0])
+					}
+					tc.edit(&trials[i])
+					byCell[kind.CellOf(&trials[i])] = append(byCell[kind.CellOf(&trials[i])], trials[i])
+				}
+				row := ruleRow(t, conicOptima(cfg, kind.Cells, byCell), "certificate recomputed")
+				if row.Pass != tc.pass || !strings.Contains(row.Detail, tc.detail) {
+					t.Errorf("pass %v, %q; want pass %v with %q", row.Pass, row.Detail, tc.pass, tc.detail)
+				}
+			})
+		}
+	}
+}
+
+// TestConicEqQPAgreesWithExactKKT: on conic Table 1's instances, the
+// gate's independent optimum (proxal.QPRecheck: recheck.EqQP's range-space
+// Cholesky) and the run's (problems.LCQP.ExactKKT, LU of the KKT matrix)
+// agree a factor of 100 inside the 1e-12 relative bound the certificate
+// rule allows them: H = Σ A_i has eigenvalues in [5n, 10n] (Section 5.1's
+// A_i), so both solves are accurate to a few ulps.
+func TestConicEqQPAgreesWithExactKKT(t *testing.T) {
+	cells := [][3]int{{100, 1, 1}, {300, 5, 3}}
+	if !testing.Short() {
+		cells = append(cells, [3]int{500, 10, 5})
+	}
+	cfg := smallConicConfig()
+	for _, c := range cells {
+		inst, err := conicInstance(cfg, c[0], c[1], c[2], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, fs, err := inst.ExactKKT()
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := proxal.NewQPRecheck(inst.LCQP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := math.Abs(fs - q.FStar()); diff > 1e-14*(1+math.Abs(fs)) {
+			t.Errorf("%v: f* %.17g, independent %.17g", c, fs, q.FStar())
 		}
 	}
 }

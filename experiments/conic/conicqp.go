@@ -206,6 +206,7 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 		*run.dst = proxal.QPAlg{
 			Objective: inst.Objective(r.W), Violation: inst.Violation(r.W),
 			Status: r.Status, Test: r.Test, Residuals: r.Residuals, Stats: r.Stats, Wall: time.Since(start).Seconds(),
+			W: r.W, Mu: r.Mu, InnerCapped: new(r.LastCapped()),
 		}
 		if tr.Exact {
 			run.dst.DistOpt = proxal.DistInf(r.W, wstar)

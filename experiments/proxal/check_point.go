@@ -10,6 +10,7 @@ import (
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/internal/recheck"
+	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -157,17 +158,17 @@ func recheckAlg(pc *pointCell, a *ClassAlg, eps [2]float64) string {
 	if obj := experiments.MeanStdOf(loss0).Mean; !recheck.Agree(a.Objective, obj, obj) {
 		return fmt.Sprintf("objective %.12g, recomputed at w %.12g", a.Objective, obj)
 	}
-	if msg := pointMessage(a.Status, a.Residuals, parties, a.Mu, eps); msg != "" {
+	if msg := PointMessage(a.Status, a.Residuals, parties, a.Mu, eps); msg != "" {
 		return msg
 	}
-	return cappedMessage(a.Status, a.InnerCapped)
+	return CappedMessage(a.Status, a.InnerCapped)
 }
 
-// cappedMessage is solver.certify's first rule: a point whose subproblem
+// CappedMessage is solver.certify's first rule: a point whose subproblem
 // stopped at its inner cap is InnerIterationLimit (unless the run was
 // canceled or diverged), and only such a point is. capped nil (a file
 // written before the flag was stored): not checked.
-func cappedMessage(status solver.Status, capped *bool) string {
+func CappedMessage(status solver.Status, capped *bool) string {
 	switch {
 	case capped == nil, status == solver.Canceled, status == solver.Diverged, status == solver.NotTerminated:
 	case *capped && status != solver.InnerIterationLimit:
@@ -178,13 +179,13 @@ func cappedMessage(status solver.Status, capped *bool) string {
 	return ""
 }
 
-// pointMessage recomputes Definition 1's residuals of parties at μ and
+// PointMessage recomputes Definition 1's residuals of parties at μ and
 // returns what disagrees with the stored residuals and status ("" when
 // nothing): the residuals beyond recheck.Gamma times the magnitude of the
 // summed terms, or the status against solver.certify's rules on the
-// residuals (the inner cap is cappedMessage's), each bound widened by the
+// residuals (the inner cap is CappedMessage's), each bound widened by the
 // same rounding slack.
-func pointMessage(status solver.Status, stored solver.Residuals, parties []recheck.Party, mu [][]float64, eps [2]float64) string {
+func PointMessage(status solver.Status, stored solver.Residuals, parties []recheck.Party, mu [][]float64, eps [2]float64) string {
 	stat, feas, statScale, feasScale, err := recheck.KKT(parties, mu)
 	if err != nil {
 		return err.Error()
@@ -361,39 +362,81 @@ func qpCells(cfg *QPConfig, cells []experiments.VerifyCell, byCell map[string][]
 		if len(byCell[c.Key]) == 0 {
 			continue
 		}
-		qc := &qpCell{}
-		out[c.Key] = qc
 		inst, err := QPInstance(cfg, c.N, c.D, c.M)
 		if err != nil {
-			qc.err = err
+			out[c.Key] = &qpCell{err: err}
 			continue
 		}
-		qc.parties = []recheck.QPData{{}}
-		if inst.Server != nil && inst.Server.C != nil {
-			qc.parties[0] = recheck.QPData{C: denseRows(inst.Server.C), D: inst.Server.D}
-		}
-		for _, cl := range inst.Clients {
-			p := recheck.QPData{B: cl.B, D: cl.D}
-			if cl.A != nil {
-				p.A = denseRows(cl.A)
-			}
-			if cl.C != nil {
-				p.C = denseRows(cl.C)
-			}
-			qc.parties = append(qc.parties, p)
-		}
-		var nu []float64
-		if qc.wstar, nu, qc.fstar, qc.err = recheck.EqQP(qc.parties, c.D); qc.err != nil {
-			continue
-		}
-		for _, x := range nu {
-			qc.nu1 += math.Abs(x)
-		}
-		for _, p := range qc.parties {
-			qc.fScale += math.Abs(recheck.QP(p.A, p.B, p.C, p.D, qc.wstar).F)
-		}
+		out[c.Key] = rebuildQP(inst)
 	}
 	return out
+}
+
+// QPParties reads inst's parties as plain rows, server first (as the
+// solver numbers them; an empty server when it has no equalities).
+func QPParties(inst *problems.LCQP) []recheck.QPData {
+	parties := []recheck.QPData{{}}
+	if inst.Server != nil && inst.Server.C != nil {
+		parties[0] = recheck.QPData{C: denseRows(inst.Server.C), D: inst.Server.D}
+	}
+	for _, cl := range inst.Clients {
+		p := recheck.QPData{B: cl.B, D: cl.D}
+		if cl.A != nil {
+			p.A = denseRows(cl.A)
+		}
+		if cl.C != nil {
+			p.C = denseRows(cl.C)
+		}
+		parties = append(parties, p)
+	}
+	return parties
+}
+
+// rebuildQP reads inst as plain rows, server first, and solves it
+// independently of the run (recheck.EqQP).
+func rebuildQP(inst *problems.LCQP) *qpCell {
+	qc := &qpCell{parties: QPParties(inst)}
+	var nu []float64
+	if qc.wstar, nu, qc.fstar, qc.err = recheck.EqQP(qc.parties, inst.Dim); qc.err != nil {
+		return qc
+	}
+	for _, x := range nu {
+		qc.nu1 += math.Abs(x)
+	}
+	for _, p := range qc.parties {
+		qc.fScale += math.Abs(recheck.QP(p.A, p.B, p.C, p.D, qc.wstar).F)
+	}
+	return qc
+}
+
+// QPRecheck recomputes the certificate of runs on one equality-
+// constrained QP instance (eq. (84), or the conic paper's eq. (25) without
+// balls) at their stored (w, μ): the instance read as plain rows and solved
+// independently of the run, as Table 4's gate does.
+type QPRecheck struct{ qc *qpCell }
+
+// NewQPRecheck rebuilds inst for RunMessage; an instance the independent
+// solve refuses is an error.
+func NewQPRecheck(inst *problems.LCQP) (*QPRecheck, error) {
+	qc := rebuildQP(inst)
+	if qc.err != nil {
+		return nil, qc.err
+	}
+	return &QPRecheck{qc}, nil
+}
+
+// FStar is the independent solve's optimum.
+func (q *QPRecheck) FStar() float64 { return q.qc.fstar }
+
+// RunMessage recomputes run a at its stored (w, μ) (objective, violation,
+// Definition 1's residuals, status, inner cap, distance to w* and
+// objective band, as Table 4's certificate rule) and returns what
+// disagrees, "" when nothing. a must store w.
+func (q *QPRecheck) RunMessage(a *QPAlg, eps [2]float64) string {
+	if len(a.W) != len(q.qc.wstar) {
+		return fmt.Sprintf("w has %d entries, want d = %d", len(a.W), len(q.qc.wstar))
+	}
+	return qpRunMessage(q.qc, a, eps)
 }
 
 // qpPoints is the check row of the recomputed certificate of Table 4: each
@@ -464,10 +507,10 @@ func qpRunMessage(qc *qpCell, a *QPAlg, eps [2]float64) string {
 			viol = math.Max(viol, math.Abs(x))
 		}
 	}
-	if msg := pointMessage(a.Status, a.Residuals, re, a.Mu, eps); msg != "" {
+	if msg := PointMessage(a.Status, a.Residuals, re, a.Mu, eps); msg != "" {
 		return msg
 	}
-	if msg := cappedMessage(a.Status, a.InnerCapped); msg != "" {
+	if msg := CappedMessage(a.Status, a.InnerCapped); msg != "" {
 		return msg
 	}
 	if !recheck.Agree(a.Objective, obj, objScale) {
@@ -485,7 +528,7 @@ func qpRunMessage(qc *qpCell, a *QPAlg, eps [2]float64) string {
 	if math.Abs(a.DistOpt-dist) > solveAgree*(1+wmax) {
 		return fmt.Sprintf("dist_to_optimum_inf %.6g, recomputed from an independent solve %.6g", a.DistOpt, dist)
 	}
-	stat, _, statScale, feasScale, _ := recheck.KKT(re, a.Mu) // pointMessage has checked μ
+	stat, _, statScale, feasScale, _ := recheck.KKT(re, a.Mu) // PointMessage has checked μ
 	for _, m := range a.Mu {
 		for _, x := range m {
 			mu1 += math.Abs(x)

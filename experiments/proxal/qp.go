@@ -71,15 +71,16 @@ type QPAlg struct {
 	Trace     []QPTraceEntry   `json:"-"`
 	// W is the returned point and Mu its multipliers, one block per party
 	// (index 0 the server's): what `fedcon check` recomputes the
-	// residuals, objective, violation and status of a Table 4 trial from.
-	// The conic paper's Table 1 does not store them (omitted).
+	// residuals, objective, violation and status of a trial from. Table 4
+	// requires them; conic Table 1 files of an older fedcon lack them
+	// (omitted), and the gate says it did not check those runs.
 	W  []float64   `json:"w,omitempty"`
 	Mu [][]float64 `json:"mu,omitempty"`
 	// Participation is who answered each round of Algorithm 1 under
 	// partial participation (absent under full participation).
 	Participation *solver.ParticipationLog `json:"participation,omitempty"`
-	// InnerCapped is solver.Result.LastCapped, as ClassAlg's (Table 4;
-	// nil in the conic paper's Table 1 and in older files).
+	// InnerCapped is solver.Result.LastCapped, as ClassAlg's (nil in
+	// older files).
 	InnerCapped *bool `json:"inner_capped,omitempty"`
 }
 

@@ -12,8 +12,10 @@
 //
 // with K_i = R^m_+ for the classification problems (every constraint is
 // c <= 0), so μ_i >= 0 and N_{K*}(μ_ij) = {0} when μ_ij > 0, (-∞, 0] when
-// μ_ij = 0; and K_i = {0} for the QP's equalities c = 0, so μ_i is free,
-// N_{K*}(μ_i) = {0} and the feasibility residual is ||c_i||_∞.
+// μ_ij = 0; K_i = {0} for the QP's equalities c = 0, so μ_i is free,
+// N_{K*}(μ_i) = {0} and the feasibility residual is ||c_i||_∞; and the
+// second-order cone for a norm ball (SOCNormalDist), whose normal cone is
+// -K, {0} or a ray as μ_i is 0, interior or on the boundary.
 package recheck
 
 import (
@@ -34,13 +36,49 @@ const Gamma = 1e-10
 
 // Party is one party's values at a point: f_i(w), ∇f_i(w), c_i(w) and the
 // gradients ∇c_ij(w) (one row per constraint). Each constraint is
-// c_ij <= 0, or c_ij = 0 when Eq.
+// c_ij <= 0, or c_ij = 0 when Eq; Blocks, when set, give the cones of
+// consecutive constraints instead (their Dims sum to len(C)).
 type Party struct {
-	F    float64
-	Grad []float64
-	C    []float64
-	Jac  [][]float64
-	Eq   bool
+	F      float64
+	Grad   []float64
+	C      []float64
+	Jac    [][]float64
+	Eq     bool
+	Blocks []Block
+}
+
+// blocks returns p.Blocks, or one block of every constraint in the
+// orthant (the zero cone when Eq).
+func (p Party) blocks() []Block {
+	if p.Blocks != nil {
+		return p.Blocks
+	}
+	if p.Eq {
+		return []Block{{ZeroCone, len(p.C)}}
+	}
+	return []Block{{Orthant, len(p.C)}}
+}
+
+// Violation is max over the party's blocks of dist_∞(c, -K): how far c_i(w)
+// is from c_i(w) ∈ -K_i (Definition 1's residual at μ = 0).
+func (p Party) Violation() float64 {
+	var v float64
+	at := 0
+	for _, b := range p.blocks() {
+		c := p.C[at : at+b.Dim]
+		at += b.Dim
+		switch b.Kind {
+		case Orthant:
+			for _, x := range c {
+				v = math.Max(v, x)
+			}
+		case ZeroCone:
+			v = math.Max(v, normInf(c))
+		case SecondOrder:
+			v = math.Max(v, SOCPolarDist(c))
+		}
+	}
+	return v
 }
 
 // Softplus is log(1 + e^z) without overflow: z + log1p(e^-z) for z > 0.
@@ -166,11 +204,12 @@ func QP(a [][]float64, b []float64, c [][]float64, dv []float64, w []float64) Pa
 }
 
 // KKT is Definition 1's residuals at (w, μ) from the parties' values there
-// (cones: the nonnegative orthant, or {0} for Eq parties), and the scales
-// of their sums for the rounding bound: stationarity's is
-// Σ_i ||∇f_i||_∞ + Σ_j |μ_ij|·||∇c_ij||_∞, feasibility's is
-// 1 + max_ij |c_ij|. It fails when μ does not match the parties'
-// constraints or lies outside K* (R^m_+; R^m for Eq).
+// (cones: the parties' Blocks; without them the nonnegative orthant, or
+// {0} for Eq parties), and the scales of their sums for the rounding
+// bound: stationarity's is Σ_i ||∇f_i||_∞ + Σ_j |μ_ij|·||∇c_ij||_∞,
+// feasibility's is 1 + max_ij |c_ij|. It fails when μ does not match the
+// parties' constraints or lies outside K* (R^m_+; R^m for {0}; the
+// second-order cone, up to a projection's rounding).
 func KKT(parties []Party, mu [][]float64) (stat, feas, statScale, feasScale float64, err error) {
 	if len(mu) != len(parties) {
 		return 0, 0, 0, 0, fmt.Errorf("recheck: %d multiplier blocks for %d parties", len(mu), len(parties))
@@ -190,19 +229,48 @@ func KKT(parties []Party, mu [][]float64) (stat, feas, statScale, feasScale floa
 		}
 		for k, c := range p.C {
 			m := mu[i][k]
-			if math.IsNaN(m) || math.IsInf(m, 0) || (!p.Eq && m < 0) {
-				return 0, 0, 0, 0, fmt.Errorf("recheck: party %d multiplier %d is %g, outside the dual cone [0, ∞)", i, k, m)
+			if math.IsNaN(m) || math.IsInf(m, 0) {
+				return 0, 0, 0, 0, fmt.Errorf("recheck: party %d multiplier %d is %g", i, k, m)
 			}
 			statScale += math.Abs(m) * normInf(p.Jac[k])
 			for j := range g {
 				g[j] += m * p.Jac[k][j]
 			}
 			feasScale = math.Max(feasScale, 1+math.Abs(c))
-			if p.Eq || m > 0 {
-				feas = math.Max(feas, math.Abs(c))
-			} else {
-				feas = math.Max(feas, c)
+		}
+		at := 0
+		for _, b := range p.blocks() {
+			if b.Dim < 0 || at+b.Dim > len(p.C) {
+				return 0, 0, 0, 0, fmt.Errorf("recheck: party %d: cone blocks exceed its %d constraints", i, len(p.C))
 			}
+			c, m := p.C[at:at+b.Dim], mu[i][at:at+b.Dim]
+			switch b.Kind {
+			case Orthant:
+				for k := range c {
+					if m[k] < 0 {
+						return 0, 0, 0, 0, fmt.Errorf("recheck: party %d multiplier %d is %g, outside the dual cone [0, ∞)", i, at+k, m[k])
+					}
+					if m[k] > 0 {
+						feas = math.Max(feas, math.Abs(c[k]))
+					} else {
+						feas = math.Max(feas, c[k])
+					}
+				}
+			case ZeroCone:
+				feas = math.Max(feas, normInf(c))
+			case SecondOrder:
+				if b.Dim == 0 {
+					break
+				}
+				if !socInDual(m) {
+					return 0, 0, 0, 0, fmt.Errorf("recheck: party %d multipliers %d..%d = %v, outside the dual cone (second-order)", i, at, at+b.Dim-1, m)
+				}
+				feas = math.Max(feas, SOCNormalDist(c, m))
+			}
+			at += b.Dim
+		}
+		if at != len(p.C) {
+			return 0, 0, 0, 0, fmt.Errorf("recheck: party %d: cone blocks cover %d of its %d constraints", i, at, len(p.C))
 		}
 	}
 	return normInf(g), feas, statScale, feasScale, nil
