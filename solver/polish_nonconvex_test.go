@@ -82,3 +82,38 @@ func TestPolishIndefiniteHessian(t *testing.T) {
 		})
 	}
 }
+
+// TestPolishStalled: the stall trigger of the polish on sequences of test
+// (11)'s residual over its tolerance (window 10).
+func TestPolishStalled(t *testing.T) {
+	geom := func(t0, q float64, k int) []float64 { // t0·q^j, j < k
+		out := make([]float64, k)
+		for j := range out {
+			out[j] = t0 * math.Pow(q, float64(j))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		t     []float64
+		since int
+		want  bool
+	}{
+		{"too few steps", geom(5, 1, 10), 100, false},
+		{"flat far from the test", geom(5, 1, 11), 100, true},
+		{"flat, polished in this window", geom(5, 1, 30), 9, false},
+		{"flat, polished a window ago", geom(5, 1, 30), 10, true},
+		// q^10 = 0.35: halves per window.
+		{"fast linear", geom(50, 0.9, 25), 100, false},
+		// b_0 = 2.45, b_1 = 2.0: not halved, and 2.0² > 2.45.
+		{"creeping", geom(3, 0.98, 21), 100, true},
+		// b_0 = 1.14, b_1 = 0.94: 0.94² < 1.14, the next window passes.
+		{"creeping, nearly there", geom(1.4, 0.98, 21), 100, false},
+		// An oscillating residual: its best is what counts.
+		{"oscillating", []float64{9, 4, 6, 3, 5, 3.5, 4, 3.2, 6, 3.1, 4, 3.3, 5, 2.9, 4, 3.6, 3.1, 5, 3, 4, 3.4}, 100, true},
+	} {
+		if got := polishStalled(c.t, c.since); got != c.want {
+			t.Errorf("%s: polishStalled = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
