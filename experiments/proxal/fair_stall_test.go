@@ -57,3 +57,46 @@ func TestConicTable3ManyClients(t *testing.T) {
 		}
 	}
 }
+
+// TestPolishedTraceEndsAtReturnedPoint: conic Table 3's preset at n = 5,
+// whose runs end at a polished point. The figures' trace then ends with
+// that point: one more than the outer iterations, its losses those of the
+// returned w (within r + ε2 where the last outer iterate need not be).
+func TestPolishedTraceEndsAtReturnedPoint(t *testing.T) {
+	dirs := dataDirs(t)
+	ds, err := datasets.Load("adult-b", dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{5}, R: 0.01, W0: "zeros",
+		ALConfig: ALConfig{MethodConfig: experiments.MethodConfig{Beta: 10, SBar: 1e-3, Rho: 1e8, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300,
+			InnerTest: "measured", OuterRelax: 1.9, Polish: true}, Subsolver: "newton", RhoRule: "hessian", MetricShift: 0.01, Relax: 1, EpsRel: 0.1}}
+	cell, err := buildFairCell(ds, 5, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := fairTrial(context.Background(), cfg, cell, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		a    ClassAlg
+	}{{"Algorithm 1", tr.Alg1}, {"cProx-AL", tr.CProx}} {
+		a := c.a
+		if a.Status != solver.Converged || len(a.Trace) != a.Stats.OuterIterations+1 {
+			t.Fatalf("%s: %v, %d trace points for %d outer iterations: want a polished run's extra point", c.name, a.Status, len(a.Trace), a.Stats.OuterIterations)
+		}
+		last := a.Trace[len(a.Trace)-1]
+		for i := range a.Loss1 {
+			if last.Loss1[i] != a.Loss1[i] || last.Loss1[i] > cfg.R+cfg.Eps2 {
+				t.Errorf("%s: last trace point's disparity %d = %g, the returned point's %g (r + ε2 = %g)", c.name, i, last.Loss1[i], a.Loss1[i], cfg.R+cfg.Eps2)
+			}
+		}
+		for i := range a.Loss0 {
+			if last.Loss0[i] != a.Loss0[i] {
+				t.Errorf("%s: last trace point's loss %d = %g, the returned point's %g", c.name, i, last.Loss0[i], a.Loss0[i])
+			}
+		}
+	}
+}
