@@ -105,7 +105,8 @@ type outerLoop struct {
 	// reports whether it certified a point (then written into the
 	// iterate and marked in res). Test (11) then first stops at
 	// polishFrom (when above ε), and after a failed polish at three times
-	// smaller tolerances, down to ε.
+	// smaller tolerances, down to ε; it is also tried where test (11)'s
+	// residual stalls (polishStalled).
 	polish     func(ctx context.Context) (bool, error)
 	polishFrom float64
 }
