@@ -345,7 +345,7 @@ func newtonKKTStep(d int, g, h []float64, parts []polishPart, active [][]bool) (
 			}
 		}
 	}
-	u, ok := regularizedCholesky(h, d)
+	u, g, ok := convexifiedHessian(h, g, d, rows, cA)
 	if !ok {
 		return nil, nil, false
 	}
@@ -392,6 +392,56 @@ func newtonKKTStep(d int, g, h []float64, parts []polishPart, active [][]bool) (
 		dw[a] = -v
 	}
 	return dw, dmu, finite(dw) && finite(dmu)
+}
+
+// convexifiedHessian factors the (1,1) block of the KKT step. A nonconvex
+// constraint (the fairness disparity) makes H indefinite although the
+// reduced Hessian on the null space of J_A is positive definite; then
+// H + γJ_AᵀJ_A is, for γ large enough, and the step from
+//
+//	[ H + γJ_AᵀJ_A   J_Aᵀ ] [dw ]     [ g + γJ_Aᵀc_A ]
+//	[ J_A            0    ] [dμ_A] = - [ c_A          ]
+//
+// is the same Newton step (add γJ_Aᵀ times the second row to the first).
+// If no γ tried works (the active set is wrong) it gives up. Returns the
+// factor and the right-hand side g' to use with it.
+func convexifiedHessian(h, g []float64, d int, rows [][]float64, cA []float64) ([]float64, []float64, bool) {
+	if u, ok := regularizedCholesky(h, d); ok {
+		return u, g, true
+	}
+	if len(rows) == 0 {
+		return nil, nil, false
+	}
+	var th, tj float64
+	for a := 0; a < d; a++ {
+		th = max(th, math.Abs(h[a*d+a]))
+	}
+	for _, r := range rows {
+		for _, v := range r {
+			tj = max(tj, v*v)
+		}
+	}
+	if !(tj > 0) {
+		return nil, nil, false
+	}
+	hg, gg := make([]float64, d*d), make([]float64, d)
+	for _, f := range []float64{1, 10, 100, 1e3, 1e4} {
+		gamma := f * max(th, 1e-8) / tj
+		copy(hg, h)
+		copy(gg, g)
+		for k, r := range rows {
+			for a := 0; a < d; a++ {
+				gg[a] += gamma * r[a] * cA[k]
+				for b := 0; b < d; b++ {
+					hg[a*d+b] += gamma * r[a] * r[b]
+				}
+			}
+		}
+		if u, ok := regularizedCholesky(hg, d); ok {
+			return u, gg, true
+		}
+	}
+	return nil, nil, false
 }
 
 // regularizedCholesky factors a + δI (n×n, row-major) by the kernels'

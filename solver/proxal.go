@@ -110,8 +110,9 @@ type ProxAL struct {
 	// Polish, if true, finishes with the federated KKT polish (polish.go):
 	// test (11) first stops at max(ε, PolishFrom), then Newton on the
 	// identified active set; if its point is not certified within
-	// (ε1, ε2), the proximal AL iteration goes on with ten times smaller
-	// tolerances and polishes again. Default false: the paper. Needs
+	// (ε1, ε2), the proximal AL iteration goes on with three times smaller
+	// tolerances and polishes again. It is also tried where test (11)'s
+	// residual stalls (polishStalled). Default false: the paper. Needs
 	// orthant or zero cones and Hessians (HessianParty or QuadraticParty).
 	Polish bool
 	// PolishFrom is the tolerance of test (11) at which the polish is

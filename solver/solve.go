@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -104,7 +105,8 @@ type outerLoop struct {
 	// reports whether it certified a point (then written into the
 	// iterate and marked in res). Test (11) then first stops at
 	// polishFrom (when above ε), and after a failed polish at three times
-	// smaller tolerances, down to ε.
+	// smaller tolerances, down to ε; it is also tried where test (11)'s
+	// residual stalls (polishStalled).
 	polish     func(ctx context.Context) (bool, error)
 	polishFrom float64
 }
@@ -162,7 +164,9 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 	res := o.res
 	center := append([]float64(nil), w...)
 	var resid, lambdas []float64 // per step: scaled residual of test (11), λ
+	var passes []float64         // per step: test (11)'s residual over (ε1, ε2)
 	plain := false
+	lastTry := -polishStallWindow // outer iteration of the last stall-triggered polish
 	// Test (11)'s tolerances: (ε1, ε2), or looser while a polish may finish.
 	e1, e2 := o.s.Eps1, o.s.Eps2
 	if o.polish != nil {
@@ -210,6 +214,8 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 			o.s.Recorder.Record(&res.Trace[len(res.Trace)-1])
 		}
 		resid = append(resid, max(rec.StepW/o.s.Eps1, rec.StepMu/o.s.Eps2))
+		// Test (11) at (ε1, ε2) passes when this is at most 1.
+		passes = append(passes, max((rec.StepW+o.beta*tau)/(o.beta*o.s.Eps1), rec.StepMu/(o.beta*o.s.Eps2)))
 		lambdas = append(lambdas, lambda)
 		// Test (11).
 		if rec.StepW+o.beta*tau <= o.beta*e1 && rec.StepMu <= o.beta*e2 {
@@ -241,5 +247,40 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 			return res, nil
 		}
 		plain = false
+		if o.polish != nil && polishStalled(passes, k-lastTry) {
+			// The iteration creeps (an active set that keeps changing):
+			// try the polish where it is; on failure go on unchanged.
+			lastTry = k
+			ok, err := o.polish(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return stopped(ctx, res)
+				}
+				return res, err
+			}
+			if ok {
+				res.Status = Converged
+				return res, nil
+			}
+		}
 	}
+}
+
+// polishStallWindow is the window of outer iterations over which the
+// polish trigger measures progress.
+const polishStallWindow = 10
+
+// polishStalled reports whether the outer iteration creeps, from t_j, test
+// (11)'s residual over its tolerance (passed at t_j <= 1): with b_0 the
+// best before the last polishStallWindow steps and b_1 the best within
+// them, the best has not halved (b_1 > b_0/2) and another window at the
+// same rate would not pass the test (b_1·b_1/b_0 > 1). At most once per
+// window (since: steps after the last stall-triggered polish).
+func polishStalled(t []float64, since int) bool {
+	k := len(t)
+	if k <= polishStallWindow || since < polishStallWindow {
+		return false
+	}
+	b0, b1 := slices.Min(t[:k-polishStallWindow]), slices.Min(t[k-polishStallWindow:])
+	return b1 > 0.5*b0 && b1*b1 > b0
 }

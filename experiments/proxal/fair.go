@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/fedcon/fedcon/datasets"
@@ -253,6 +254,9 @@ func fairTrial(ctx context.Context, cfg *FairConfig, cell *fairCell, t int, keep
 				}
 				a.Trace = append(a.Trace, tp)
 			}
+			if r.Polished { // the returned point is not the last iterate
+				a.Trace = append(a.Trace, TracePoint{K: len(r.Trace), Loss0: a.Loss0, Loss1: a.Loss1})
+			}
 		}
 		*run.dst = a
 	}
@@ -310,9 +314,15 @@ func RunFigure2(ctx context.Context, cfg *FairConfig, dirs []string, opt experim
 			Series: []experiments.Series{experiments.BandSeries("objective (mean loss)", 0, obj), experiments.BandSeries("local disparity", 1, local), srv},
 			HLines: []experiments.HLine{{Name: fmt.Sprintf("threshold r = %g", c.R), Y: c.R}},
 		})
+		if len(t.Alg1.Trace) > t.Alg1.Stats.OuterIterations && !strings.Contains(out.Figure.Caption, polishedNote) {
+			out.Figure.Caption += " " + polishedNote
+		}
 	}
 	return out, nil
 }
+
+// polishedNote explains a trace one point longer than the outer iterations.
+const polishedNote = "A polished run's last point is the KKT polish's point it returned."
 
 // Quick shrinks c to the smoke run: at most 2 trials, n in {1, 5}.
 func (c *FairConfig) Quick() {

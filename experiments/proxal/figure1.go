@@ -3,6 +3,7 @@ package proxal
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/fedcon/fedcon/experiments"
 )
@@ -44,6 +45,9 @@ func RunFigure1(ctx context.Context, cfg *NPConfig, dirs []string, opt experimen
 			},
 			HLines: []experiments.HLine{{Name: fmt.Sprintf("threshold r = %g", c.R), Y: c.R}},
 		})
+		if len(t.Alg1.Trace) > t.Alg1.Stats.OuterIterations && !strings.Contains(out.Figure.Caption, polishedNote) {
+			out.Figure.Caption += " " + polishedNote
+		}
 	}
 	return out, nil
 }

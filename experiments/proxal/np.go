@@ -220,7 +220,8 @@ type ClassAlg struct {
 	Participation *solver.ParticipationLog `json:"participation,omitempty"`
 }
 
-// TracePoint is one outer iteration of a run, for figures.
+// TracePoint is one outer iteration of a run, for figures; a polished
+// run ends with one more, the polished point it returned.
 type TracePoint struct {
 	K     int       `json:"k"`
 	Loss0 []float64 `json:"loss0"` // per client
@@ -427,6 +428,9 @@ func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, k
 					tp.Loss1 = append(tp.Loss1, pv.C[0]+cfg.R)
 				}
 				a.Trace = append(a.Trace, tp)
+			}
+			if r.Polished { // the returned point is not the last iterate
+				a.Trace = append(a.Trace, TracePoint{K: len(r.Trace), Loss0: a.Loss0, Loss1: a.Loss1})
 			}
 		}
 		*run.dst = a
