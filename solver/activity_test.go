@@ -259,7 +259,7 @@ func TestServerAppliesMetricUpdates(t *testing.T) {
 	const d = 2
 	newRun := func(reps []*Reply) *proxALRun {
 		r := &proxALRun{d: d, n: len(reps), p: &Problem{Dim: d}, server: &merit{prox: 0.5},
-			tr: &fixedReplies{reps}, res: &Result{}, mu: []bool{true, true},
+			tr: &fixedReplies{reps}, res: &Result{}, weighted: []bool{true, true},
 			uTilde: [][]float64{make([]float64, d), make([]float64, d)}, smat: []float64{2, 0, 0, 3}}
 		if err := r.factorS(); err != nil {
 			t.Fatal(err)

@@ -226,8 +226,8 @@ type proxALRun struct {
 	server    *merit       // P_0 of eq. (13)
 	sub       *subproblem  // φ_{0,t} of eq. (18)
 	quad      *quadFactor  // exact server step when quadratic with a constraint
-	uTilde    [][]float64  // latest ũ_i, or M_i ũ_i where mu[i] (copies; the server's own state)
-	mu        []bool
+	uTilde    [][]float64  // latest ũ_i, or M_i ũ_i where weighted[i] (copies; the server's own state)
+	weighted  []bool       // uTilde[i] is M_i ũ_i (RhoHessian), not ũ_i
 	wt, gs    []float64
 	wprev     []float64 // w^t, for the dual residual of residual balancing
 	bc        Broadcast // reused: the inner loop allocates nothing
@@ -325,7 +325,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 	if r.tr.NumClients() != n {
 		return nil, fmt.Errorf("solver: transport reaches %d clients, problem has %d", r.tr.NumClients(), n)
 	}
-	r.uTilde, r.mu = make([][]float64, n), make([]bool, n)
+	r.uTilde, r.weighted = make([][]float64, n), make([]bool, n)
 	for i := range r.uTilde {
 		r.uTilde[i] = make([]float64, d)
 	}
@@ -427,7 +427,7 @@ func (r *proxALRun) count(b *Broadcast, reps []*Reply, sent int) error {
 			} else {
 				copy(r.uTilde[i], rep.UTilde)
 			}
-			r.mu[i] = rep.MUTilde != nil
+			r.weighted[i] = rep.MUTilde != nil
 		}
 		if len(rep.MetricUpdate) > 0 {
 			if err := r.updateS(i, b.Kind, rep.MetricUpdate); err != nil {
@@ -640,8 +640,8 @@ func (r *proxALRun) takeMetric(reps []*Reply) error {
 	}
 	clear(r.smat)
 	for i, rep := range reps { // client order
-		if (rep.Metric != nil) != r.mu[i] {
-			return fmt.Errorf("client %d: sent M_i ũ_i: %v, M_i: %v; a matrix penalty needs both", i+1, r.mu[i], rep.Metric != nil)
+		if (rep.Metric != nil) != r.weighted[i] {
+			return fmt.Errorf("client %d: sent M_i ũ_i: %v, M_i: %v; a matrix penalty needs both", i+1, r.weighted[i], rep.Metric != nil)
 		}
 		if rep.Metric == nil {
 			for j := 0; j < d; j++ {
@@ -661,7 +661,7 @@ func (r *proxALRun) takeMetric(reps []*Reply) error {
 // the client made them, clients in order).
 func (r *proxALRun) updateS(i int, k MsgKind, up []float64) error {
 	d := r.d
-	if k != MsgADMM || !r.mu[i] || r.smat == nil || len(up)%(d+1) != 0 || !finite(up) {
+	if k != MsgADMM || !r.weighted[i] || r.smat == nil || len(up)%(d+1) != 0 || !finite(up) {
 		return fmt.Errorf("client %d: metric update of %d floats in a %v reply: want blocks of 1+%d after a matrix penalty's ADMM step", i+1, len(up), k, d)
 	}
 	for ; len(up) > 0; up = up[d+1:] {
@@ -706,7 +706,7 @@ func (r *proxALRun) metricStep(eps float64) (float64, error) {
 	b, tmp := r.sub.z, r.gs
 	clear(b)
 	for i, u := range r.uTilde { // client order
-		if !r.mu[i] {
+		if !r.weighted[i] {
 			floats.AddScaled(b, r.rho[i], u)
 			continue
 		}
@@ -788,8 +788,8 @@ func (r *proxALRun) serverStep(eps float64) (float64, error) {
 	if r.useMetric {
 		return r.metricStep(eps)
 	}
-	for i, mu := range r.mu {
-		if mu {
+	for i, w := range r.weighted {
+		if w {
 			return 0, fmt.Errorf("client %d sent M_i ũ_i without its M_i", i+1)
 		}
 	}
