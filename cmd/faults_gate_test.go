@@ -177,6 +177,29 @@ func TestFaultGateForgedPoints(t *testing.T) {
 	}
 }
 
+// TestFaultGateIndependentOptimum: a Table 1 cell (n = 2) passes
+// `objective vs independent optimum`, the gate's own barrier solve of the
+// partition; the same directory with a trial's objective moved by 1e-3
+// (the table rebuilt from it by a rerun) fails it, naming the run.
+func TestFaultGateIndependentOptimum(t *testing.T) {
+	bin := faultBinary(t)
+	if os.Getenv("FEDCON_DATA_DIR") == "" {
+		t.Skip("FEDCON_DATA_DIR not set: Table 1 needs breast-cancer-wisc")
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	args := []string{"reproduce", "table1", "--datasets", "breast-cancer-wisc", "--clients", "2", "--trials", "1", "--out", out, "--quiet"}
+	runEnv(t, bin, nil, args...)
+	code, rows := gateRows(t, bin, nil, out)
+	wantRule(t, "honest", code, rows, "objective vs independent optimum", true, "2 runs in 1 cells")
+	forgeTrial(t, filepath.Join(out, "table1", "trials", "breast-cancer-wisc-n2-t00.json"), func(tr map[string]any) {
+		a := alg(tr, "cprox")
+		a["objective"] = a["objective"].(float64) - 1e-3
+	})
+	runEnv(t, bin, nil, args...)
+	code, rows = gateRows(t, bin, nil, out)
+	wantRule(t, "objective lowered", code, rows, "objective vs independent optimum", false, "cProx-AL: objective")
+}
+
 // TestFaultGateSwappedData: a Table 1 directory checked against an edited
 // copy of the data file it was run on fails `certificate recomputed` and
 // `partition recomputed`, the certificate naming the data set's pinned

@@ -25,10 +25,10 @@ type NPRef struct {
 	Gap, Grad float64
 }
 
-// barrierT is the largest barrier parameter: a duality gap m/t of 2e-10
-// for m = 20 parts. In practice the rounding of the slacks stops the
-// stages earlier (NPReference keeps the best).
-const barrierT = 1e11
+// barrierT is the largest barrier parameter: a duality gap m/t of 2e-9
+// for m = 20 parts. The rounding of the slacks may stop the stages earlier
+// (NPReference keeps the best).
+const barrierT = 1e10
 
 // spRow is a row by its nonzero entries: the one-hot encodings leave most
 // entries zero, and the Hessian's cost is quadratic in the nonzeros.
@@ -64,11 +64,16 @@ func logisticModel(rows []spRow, y float64, w []float64, wt float64, g []float64
 		for k, j := range row.idx {
 			z += w[j] * row.val[k]
 		}
-		sum += Softplus(z) - y*z
+		// One exponential for both softplus and σ: e = e^{−|z|}.
+		e := math.Exp(-math.Abs(z))
+		sum += math.Max(z, 0) + math.Log1p(e) - y*z
 		if g == nil {
 			continue
 		}
-		s := Sigmoid(z)
+		s := 1 / (1 + e)
+		if z < 0 {
+			s = e / (1 + e)
+		}
 		gs, hs := wt*inv*(s-y), wt*inv*s*(1-s)
 		for k, j := range row.idx {
 			g[j] += gs * row.val[k]
@@ -82,7 +87,7 @@ func logisticModel(rows []spRow, y float64, w []float64, wt float64, g []float64
 
 // NPReference solves eq. (30) on parts (each part's class-0 then class-1
 // rows, d features, n the divisor of the objective) by a log-barrier method
-// with Newton steps, t = 1, 10, ..., 1e11, from the minimiser of Σ_i L1_i
+// with Newton steps, t = 1, 100, ..., 1e10, from the minimiser of Σ_i L1_i
 // (plus a 1e-6 ridge), which must be strictly feasible, and returns the
 // stage whose Gap + Grad is least (on the gate's data sets about 1e-8). It
 // shares nothing with the proximal AL methods or problems/: plain loops
@@ -120,7 +125,7 @@ func NPReference(parts [][2][][]float64, n int, r float64, d int) (*NPRef, error
 			v += logisticModel(c1[i], 1, x, 0, nil, nil)
 		}
 		return v + 0.5*ridge*dot(x, x), true
-	}, func(x, g []float64, h [][]float64) {
+	}, func([]float64) bool { return true }, func(x, g []float64, h [][]float64) {
 		for i := range c1 {
 			logisticModel(c1[i], 1, x, 1, g, h)
 		}
@@ -154,7 +159,7 @@ func NPReference(parts [][2][][]float64, n int, r float64, d int) (*NPRef, error
 	}
 	var best *NPRef
 	gi := make([]float64, d)
-	for t := 1.0; t <= barrierT; t *= 10 {
+	for t := 1.0; t <= barrierT; t *= 100 {
 		converged, err := newtonMin(w, func(x []float64) (float64, bool) {
 			s, ok := slack(x)
 			if !ok {
@@ -165,6 +170,9 @@ func NPReference(parts [][2][][]float64, n int, r float64, d int) (*NPRef, error
 				v -= math.Log(si)
 			}
 			return v, true
+		}, func(x []float64) bool {
+			_, ok := slack(x)
+			return ok
 		}, func(x, g []float64, h [][]float64) {
 			s, _ := slack(x)
 			for i := range c0 {
@@ -185,11 +193,13 @@ func NPReference(parts [][2][][]float64, n int, r float64, d int) (*NPRef, error
 		}
 		// The bound's terms, Gap + Grad, at unit distance: the gap falls
 		// as 1/t while the rounding of s_i = r − L1_i, amplified by 1/s_i,
-		// raises the gradient's floor; keep the best stage and stop once
-		// a stage no longer converges.
-		if ref := at(w, t); best == nil || ref.Gap+ref.Grad < best.Gap+best.Grad {
-			best = ref
+		// raises the gradient's floor; keep the best stage and stop at the
+		// first that is worse or does not converge.
+		ref := at(w, t)
+		if best != nil && ref.Gap+ref.Grad >= best.Gap+best.Grad {
+			break
 		}
+		best = ref
 		if !converged {
 			break
 		}
@@ -198,8 +208,8 @@ func NPReference(parts [][2][][]float64, n int, r float64, d int) (*NPRef, error
 }
 
 // newtonMin minimises phi from w in place by Newton steps on the model's
-// gradient and Hessian (lower triangle), with a ridge relative to the
-// largest curvature raised until the Cholesky factorisation succeeds
+// gradient and Hessian (lower triangle), full steps staying where phi is
+// finite (inDomain), with a ridge relative to the largest curvature raised until the Cholesky factorisation succeeds
 // (rank-deficient encodings: any minimiser will do). Far from the
 // minimiser the steps are damped until phi decreases; once the Newton
 // decrement is below 1e-2 they are full steps kept while the gradient's
@@ -208,7 +218,7 @@ func NPReference(parts [][2][][]float64, n int, r float64, d int) (*NPRef, error
 // gradient stops falling there (w is then the best iterate) or the
 // decrement vanishes, and no convergence when no damped step decreases phi
 // or after 50 steps.
-func newtonMin(w []float64, phi func([]float64) (float64, bool), model func(x, g []float64, h [][]float64)) (bool, error) {
+func newtonMin(w []float64, phi func([]float64) (float64, bool), inDomain func([]float64) bool, model func(x, g []float64, h [][]float64)) (bool, error) {
 	d := len(w)
 	g := make([]float64, d)
 	h := make([][]float64, d)
@@ -263,7 +273,7 @@ func newtonMin(w []float64, phi func([]float64) (float64, bool), model func(x, g
 			for j := range trial {
 				trial[j] = w[j] - p[j]
 			}
-			if _, ok := phi(trial); ok {
+			if inDomain(trial) {
 				local = true
 				copy(prev, w)
 				copy(w, trial)

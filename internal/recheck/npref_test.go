@@ -13,9 +13,9 @@ import (
 
 // TestNPReferenceAgainstSolver: on two Gaussian classes dealt to n parts,
 // the barrier reference and Algorithm 1 with the KKT polish (ε1 = ε2 =
-// 1e-9) reach the same objective within 1e-8 relative, the reference is
-// strictly feasible with a duality gap plus Lagrangian gradient below
-// 1e-6, and both sides of NPRef's bound hold at the solver's point
+// 1e-9) reach the same objective within the reference's own accuracy
+// (twice its duality gap plus Lagrangian gradient, plus 1e-8), the
+// reference is strictly feasible with that sum below 1e-6, and both sides of NPRef's bound hold at the solver's point
 // with its own residuals (the gate's objective band).
 func TestNPReferenceAgainstSolver(t *testing.T) {
 	for _, c := range []struct{ n, d int }{{1, 4}, {3, 6}, {5, 8}} {
@@ -69,8 +69,10 @@ func TestNPReferenceAgainstSolver(t *testing.T) {
 			if res.Status != solver.Converged {
 				t.Fatalf("solver: %v, residuals %+v", res.Status, res.Residuals)
 			}
-			if math.Abs(res.Objective-ref.F) > 1e-8*math.Abs(ref.F) {
-				t.Errorf("solver f = %.12g, reference %.12g", res.Objective, ref.F)
+			// The reference is within Gap + Grad·||W − w*|| of f*, the
+			// polished run within 1e-9·(||w − w*|| + ||μ||₁) or so.
+			if math.Abs(res.Objective-ref.F) > 2*(ref.Gap+ref.Grad)+1e-8 {
+				t.Errorf("solver f = %.12g, reference %.12g (gap %.3g, gradient %.3g)", res.Objective, ref.F, ref.Gap, ref.Grad)
 			}
 			var dist2, mu1 float64
 			for j := range ref.W {
