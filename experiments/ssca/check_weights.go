@@ -31,7 +31,8 @@ type sscaFile struct {
 	Curves     []SSCACurve `json:"curves"`
 }
 
-// genericWeights is the "final weights recomputed" row of an SSCA figure:
+// genericWeights is the "final weights recomputed" row of an SSCA figure
+// or `run ssca` result:
 // for every curve's run WeightsRun whose trial names a weights file, the
 // file's SHA-256, then F(w^T), the objective F + λ‖w‖², ‖w‖² and the test
 // accuracy recomputed by recheck.SwishEval on the evaluation sets drawn
@@ -39,13 +40,11 @@ type sscaFile struct {
 // stores no weights (files of an older fedcon, a diverged run) are counted
 // as not checked.
 func genericWeights(in experiments.VerifyInput) []experiments.CheckRow {
+	// An SSCA result (a figure, `run ssca`): curves and an SSCA configuration.
 	var f sscaFile
-	if json.Unmarshal(in.Result, &f) != nil || len(f.Curves) == 0 || len(f.Name) < 5 || f.Name[:5] != "ssca-" {
-		return nil
-	}
 	var cfg SSCAConfig
-	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
-		return []experiments.CheckRow{{Experiment: in.Name, Cell: "all", Rule: "final weights recomputed", Value: 1, Detail: err.Error()}}
+	if json.Unmarshal(in.Result, &f) != nil || len(f.Curves) == 0 || experiments.StrictConfig(in.Config, &cfg) != nil || cfg.Dataset == "" {
+		return nil
 	}
 	return []experiments.CheckRow{weightsRow(in.Name, filepath.Join(in.Dir, "trials"), &f, &cfg, func() (*SSCAData, error) {
 		return LoadSSCAData(&cfg, datasets.IDXSearchPath(cfg.Dataset, in.DataDirs))
