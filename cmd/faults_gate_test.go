@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -175,6 +177,79 @@ func TestFaultGateForgedPoints(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFaultGateIndependentOptimum: a Table 1 cell (n = 2) passes
+// `objective vs independent optimum`, the gate's own barrier solve of the
+// partition; the same directory with a trial's objective moved by 1e-3
+// (the table rebuilt from it by a rerun) fails it, naming the run.
+func TestFaultGateIndependentOptimum(t *testing.T) {
+	bin := faultBinary(t)
+	if os.Getenv("FEDCON_DATA_DIR") == "" {
+		t.Skip("FEDCON_DATA_DIR not set: Table 1 needs breast-cancer-wisc")
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	args := []string{"reproduce", "table1", "--datasets", "breast-cancer-wisc", "--clients", "2", "--trials", "1", "--out", out, "--quiet"}
+	runEnv(t, bin, nil, args...)
+	code, rows := gateRows(t, bin, nil, out)
+	wantRule(t, "honest", code, rows, "objective vs independent optimum", true, "2 runs in 1 cells")
+	forgeTrial(t, filepath.Join(out, "table1", "trials", "breast-cancer-wisc-n2-t00.json"), func(tr map[string]any) {
+		a := alg(tr, "cprox")
+		a["objective"] = a["objective"].(float64) - 1e-3
+	})
+	runEnv(t, bin, nil, args...)
+	code, rows = gateRows(t, bin, nil, out)
+	wantRule(t, "objective lowered", code, rows, "objective vs independent optimum", false, "cProx-AL: objective")
+}
+
+// TestFaultGateSSCAWeights: a `run ssca` directory on tiny images passes
+// `final weights recomputed`; with its run's stored weights edited (the
+// trial's SHA-256 updated to match, the result rebuilt by a rerun) it fails
+// the rule on the recomputed cost, and with the weights edited alone, on
+// their SHA-256.
+func TestFaultGateSSCAWeights(t *testing.T) {
+	bin := faultBinary(t)
+	root := t.TempDir()
+	tiny := t.TempDir()
+	writeTinyIDX(t, tiny, 60, 20, nil)
+	out := filepath.Join(root, "results")
+	args := []string{"run", "ssca", "--dataset", "mnist", "--data-dir", tiny, "--algo", "alg1", "--batch", "1", "--runs", "1", "--rounds", "6", "--out", out, "--quiet"}
+	runEnv(t, bin, nil, args...)
+	code, rows := gateRows(t, bin, nil, "--data-dir", tiny, out)
+	wantRule(t, "honest", code, rows, "final weights recomputed", true, "1 curves")
+	trials := filepath.Join(out, "ssca", "trials")
+	var trial, weights string
+	ents, err := os.ReadDir(trials)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		switch filepath.Ext(e.Name()) {
+		case ".json":
+			trial = filepath.Join(trials, e.Name())
+		case ".w64":
+			weights = filepath.Join(trials, e.Name())
+		}
+	}
+	if trial == "" || weights == "" {
+		t.Fatalf("trials/ holds %v: want a trial and its weights", ents)
+	}
+	orig, err := os.ReadFile(weights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := append([]byte(nil), orig...)
+	forged[len(forged)-2] ^= 0x40 // the last output weight's exponent
+	if err := os.WriteFile(weights, forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rows = gateRows(t, bin, nil, "--data-dir", tiny, out)
+	wantRule(t, "weights edited", code, rows, "final weights recomputed", false, "SHA-256")
+	sum := sha256.Sum256(forged)
+	forgeTrial(t, trial, func(tr map[string]any) { tr["final_w"].(map[string]any)["sha256"] = hex.EncodeToString(sum[:]) })
+	runEnv(t, bin, nil, args...)
+	code, rows = gateRows(t, bin, nil, "--data-dir", tiny, out)
+	wantRule(t, "weights and their SHA-256 edited", code, rows, "final weights recomputed", false, "train_cost")
 }
 
 // TestFaultGateSwappedData: a Table 1 directory checked against an edited

@@ -284,7 +284,32 @@ func copyShardTrials(all []*foundShard, out string) error {
 			if err := experiments.WriteAtomic(dst, b); err != nil {
 				return err
 			}
+			if err := copySideFile(src, dst, st.Trial); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// copySideFile copies the file a trial names beside its trial file (an
+// SSCA run's final weights, final_w.file) from src's directory to dst's.
+func copySideFile(src, dst string, trial json.RawMessage) error {
+	var side struct {
+		FinalW *struct {
+			File string `json:"file"`
+		} `json:"final_w"`
+	}
+	if json.Unmarshal(trial, &side) != nil || side.FinalW == nil {
+		return nil
+	}
+	name := side.FinalW.File
+	if name != filepath.Base(name) || name == "." || name == ".." {
+		return fmt.Errorf("trial %s: final weights %q outside its directory", src, name)
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(src), name))
+	if err != nil {
+		return fmt.Errorf("trial %s: final weights missing: %w", src, err)
+	}
+	return experiments.WriteAtomic(filepath.Join(filepath.Dir(dst), name), b)
 }

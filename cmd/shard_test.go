@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -166,6 +167,18 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 			if code := run(context.Background(), f, append([]string{"merge", merged}, shardDirs...)); code != 0 {
 				t.Fatalf("merge: exit %d: %s", code, errOut)
 			}
+			// The files trials name beside them (SSCA final weights) come too.
+			_ = filepath.WalkDir(one, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() || filepath.Ext(p) != ".w64" {
+					return err
+				}
+				rel, _ := filepath.Rel(one, p)
+				a, _ := os.ReadFile(p)
+				if b, err := os.ReadFile(filepath.Join(merged, rel)); err != nil || !bytes.Equal(a, b) {
+					t.Errorf("%s: not copied by the merge (%v)", rel, err)
+				}
+				return nil
+			})
 			want, got := resultJSON(t, one), resultJSON(t, merged)
 			if len(want) == 0 {
 				t.Fatal("the one-machine run wrote no result JSON")

@@ -431,9 +431,10 @@ func GenericCheck(f Found, opt GateOptions) []CheckRow {
 			}
 		}
 		out = append(out, row("trials = trial files", &sameV, "equal"))
-		for _, fn := range genericChecks {
-			out = append(out, fn(VerifyInput{Dir: f.Dir, Name: f.Name, Result: b, Config: rec.Config, ConfigHash: rec.ConfigHash, DataDirs: opt.DataDirs})...)
-		}
+	}
+	// Also for results that keep their trials elsewhere (SSCA: per curve).
+	for _, fn := range genericChecks {
+		out = append(out, fn(VerifyInput{Dir: f.Dir, Name: f.Name, Result: b, Config: rec.Config, ConfigHash: rec.ConfigHash, DataDirs: opt.DataDirs})...)
 	}
 	if eps != nil {
 		out = append(out, row("trial kkt vs status", &kktV, fmt.Sprintf("%d Converged runs within (ε1, ε2)", converged)))

@@ -20,6 +20,17 @@ import (
 type pointCell struct {
 	d    int
 	eval func(w []float64) (parties []recheck.Party, loss0, loss1 []float64)
+	// np is a Neyman-Pearson cell's rows per client (class 0, class 1),
+	// with the objective's divisor n and the threshold r, for the
+	// independent solve (nil for fairness).
+	np *npRows
+}
+
+// npRows is what recheck.NPReference solves.
+type npRows struct {
+	parts [][2][][]float64
+	n     int
+	r     float64
 }
 
 // pointFunc rebuilds a class cell, its partition as the run built it.
@@ -64,7 +75,7 @@ func npPoints(cfg *NPConfig, dirs []string) pointFunc {
 				class[k][y] = append(class[k][y], ds.X.RawRowView(i))
 			}
 		}
-		return &pointCell{d: d, eval: func(w []float64) ([]recheck.Party, []float64, []float64) {
+		return &pointCell{d: d, np: &npRows{parts: class, n: n, r: cfg.R}, eval: func(w []float64) ([]recheck.Party, []float64, []float64) {
 			parties := []recheck.Party{{Grad: make([]float64, d)}} // no server party
 			var loss0, loss1 []float64
 			for _, cl := range class {

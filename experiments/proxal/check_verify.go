@@ -201,7 +201,12 @@ func verifyNP(in experiments.VerifyInput) []experiments.CheckRow {
 	tables := func(rows []ClassRow, trials []ClassTrial) []*experiments.Table {
 		return (&NPResult{Info: &experiments.RunInfo{Config: &cfg}, Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, WithNPPartition(NPVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs))
+	k := WithNPPartition(NPVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs)
+	extra := k.Extra
+	k.Extra = func(cells []experiments.VerifyCell, byCell map[string][]ClassTrial, rows []ClassRow) []experiments.CheckRow {
+		return append(extra(cells, byCell, rows), verifyOptimum(in.Name, cells, byCell, npPoints(&cfg, in.DataDirs)))
+	}
+	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, k)
 }
 
 // npPartition rebuilds a Neyman-Pearson cell as RunNP does.

@@ -2,11 +2,16 @@ package ssca
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -400,6 +405,69 @@ type SSCATrial struct {
 	Nu        float64    `json:"nu,omitempty"`
 	Slack     float64    `json:"slack,omitempty"`
 	Stats     ssca.Stats `json:"stats"`
+	// FinalW names the file of w^T, stored for run 0 of each curve
+	// (WeightsRun) so that `fedcon check` recomputes the last point's cost
+	// and accuracy; absent in other runs and in files of an older fedcon.
+	FinalW *FinalWeights `json:"final_w,omitempty"`
+	// W is w^T as the run returned it (not in the file: see FinalW).
+	W []float64 `json:"-"`
+}
+
+// WeightsRun is the run of each curve whose final weights are stored: one
+// per curve, 0.8 MB for the 784-128-10 network.
+const WeightsRun = 0
+
+// FinalWeights is the file of a run's w^T next to its trial file: the d
+// weights as little-endian float64 (the training's precision, so that the
+// recomputation starts from the very point the run evaluated), and their
+// SHA-256.
+type FinalWeights struct {
+	File   string `json:"file"` // relative to the trial file's directory
+	N      int    `json:"n"`
+	SHA256 string `json:"sha256"`
+}
+
+// WeightsFile is the name of trial key's weights file of SHA-256 sum: the
+// hash in the name keeps the weights of a trial file set aside (another
+// configuration, experiments.SetAside) from being replaced.
+func WeightsFile(key, sum string) string { return key + "-" + sum[:16] + ".w64" }
+
+// writeWeights stores w as trial key's weights file in dir.
+func writeWeights(dir, key string, w []float64) (*FinalWeights, error) {
+	b := make([]byte, 8*len(w))
+	for i, v := range w {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+	}
+	h := sha256.Sum256(b)
+	sum := hex.EncodeToString(h[:])
+	name := WeightsFile(key, sum)
+	if err := experiments.WriteAtomic(filepath.Join(dir, name), b); err != nil {
+		return nil, fmt.Errorf("ssca: final weights: %w", err)
+	}
+	return &FinalWeights{File: name, N: len(w), SHA256: sum}, nil
+}
+
+// ReadWeights reads the weights file fw names in dir, refusing a file
+// whose size or SHA-256 differs from fw's.
+func ReadWeights(dir string, fw *FinalWeights) ([]float64, error) {
+	if fw.File != filepath.Base(fw.File) {
+		return nil, fmt.Errorf("ssca: weights file %q is not in the trial's directory", fw.File)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, fw.File))
+	if err != nil {
+		return nil, fmt.Errorf("ssca: final weights: %w", err)
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != fw.SHA256 {
+		return nil, fmt.Errorf("ssca: %s: SHA-256 %x, the trial records %s", fw.File, sum, fw.SHA256)
+	}
+	if len(b) != 8*fw.N {
+		return nil, fmt.Errorf("ssca: %s holds %d bytes, the trial records %d weights", fw.File, len(b), fw.N)
+	}
+	w := make([]float64, fw.N)
+	for i := range w {
+		w[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return w, nil
 }
 
 // Random streams of a run (seed Seed+r): w^1 and the sample shards.
@@ -508,6 +576,7 @@ var errDiverged = errors.New("diverged")
 // fill copies res into tr; a run stopped by errDiverged is Diverged, not an error.
 func (tr *SSCATrial) fill(res *ssca.Result, err error) error {
 	tr.Status, tr.Stats, tr.Nu, tr.Slack = res.Status.String(), res.Stats, res.Nu, res.Slack
+	tr.W = res.W
 	if errors.Is(err, errDiverged) {
 		tr.Status = solver.Diverged.String()
 		return nil
@@ -566,8 +635,14 @@ func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				tr, err := experiments.Cached(opt.Store, experiments.TrialKey(s.Key(), r), cfg.Seed+uint64(r), func() (SSCATrial, error) {
-					return RunSSCATrial(gctx, cfg, data, s, r)
+				key := experiments.TrialKey(s.Key(), r)
+				tr, err := experiments.Cached(opt.Store, key, cfg.Seed+uint64(r), func() (SSCATrial, error) {
+					tr, err := RunSSCATrial(gctx, cfg, data, s, r)
+					// w^T is stored before the trial file that names it.
+					if err == nil && r == WeightsRun && opt.Store != nil && tr.W != nil && tr.Status != solver.Diverged.String() {
+						tr.FinalW, err = writeWeights(opt.Store.Dir, key, tr.W)
+					}
+					return tr, err
 				})
 				if err != nil {
 					return fmt.Errorf("%s run %d: %w", s.Label(), r, err)

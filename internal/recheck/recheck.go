@@ -16,6 +16,10 @@
 // N_{K*}(μ_i) = {0} and the feasibility residual is ||c_i||_∞; and the
 // second-order cone for a norm ball (SOCNormalDist), whose normal cone is
 // -K, {0} or a ray as μ_i is 0, interior or on the boundary.
+//
+// It also solves what the gate compares runs with: the equality QP
+// (EqQP), the partitioned Neyman-Pearson problem (NPReference, a log
+// barrier), and evaluates the SSCA network at stored weights (SwishEval).
 package recheck
 
 import (

@@ -1,0 +1,118 @@
+package proxal
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/internal/recheck"
+)
+
+// TestGateOptimum: the "objective vs independent optimum" rule on a
+// Neyman-Pearson table. The honest runs (the paper's rule and caps) pass
+// whatever their status: the band is a theorem at any point whose
+// residuals are true. A trial whose objective is moved beyond
+// its band, or whose w is replaced by another point with the objective and
+// losses recomputed there (its claimed residuals kept, as a forger would
+// keep a certificate), with the tables rebuilt from the forged file, fails
+// it.
+func TestGateOptimum(t *testing.T) {
+	dirs := dataDirs(t)
+	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
+		ALConfig: ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+	cell := experiments.VerifyCell{Key: "breast-cancer-wisc-n3", Label: "breast-cancer-wisc n=3", Dataset: "breast-cancer-wisc", N: 3}
+	pc, err := npPoints(cfg, dirs)(cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := recheck.NPReference(pc.np.parts, pc.np.n, pc.np.r, pc.d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// band returns run a's band at its stored values.
+	band := func(a map[string]any) OptimumBand {
+		var w []float64
+		for _, x := range a["w"].([]any) {
+			w = append(w, x.(float64))
+		}
+		var mu [][]float64
+		for _, blk := range a["mu"].([]any) {
+			m := []float64{}
+			l, _ := blk.([]any) // the server's block is null
+			for _, x := range l {
+				m = append(m, x.(float64))
+			}
+			mu = append(mu, m)
+		}
+		parties, _, _ := pc.eval(w)
+		_, _, ss, fs, err := recheck.KKT(parties, mu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := a["kkt_residuals"].(map[string]any)
+		return NPOptimumBand(ref, w, mu, a["objective"].(float64), res["stationarity"].(float64), res["feasibility"].(float64), ss, fs)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(m map[string]any)
+		fail string // in the rule's detail; "" for the honest run
+	}{
+		{"honest", nil, ""},
+		{"objective above its band", func(m map[string]any) {
+			a := alg(m, "cprox")
+			a["objective"] = ref.F + 2*band(a).Up + 1e-9
+		}, "cProx-AL: objective"},
+		{"objective below its band", func(m map[string]any) {
+			a := alg(m, "alg1")
+			a["objective"] = ref.F - 2*band(a).Down - 1e-9
+		}, "Algorithm 1: objective"},
+		{"w replaced, objective and losses recomputed there", func(m map[string]any) {
+			a := alg(m, "cprox")
+			w := a["w"].([]any)
+			wf := make([]float64, len(w))
+			for j, x := range w {
+				wf[j] = 0.5 * x.(float64)
+				w[j] = wf[j]
+			}
+			_, l0, l1 := pc.eval(wf)
+			var sum float64
+			for i := range l0 {
+				a["loss0"].([]any)[i], a["loss1"].([]any)[i] = l0[i], l1[i]
+				sum += l0[i]
+			}
+			a["objective"] = sum / float64(len(l0))
+		}, "cProx-AL: objective"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeClassRun(t, dir, "table1", cfg, dirs, nil)
+			if c.edit != nil {
+				editJSON(t, filepath.Join(dir, "trials", "breast-cancer-wisc-n3-t00.json"), func(m map[string]any) { c.edit(m) })
+				writeClassRun(t, dir, "table1", cfg, dirs, nil) // the forger's rebuild from the edited trial
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "table1.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var row *experiments.CheckRow
+			for _, r := range experiments.VerifyResult(dir, "table1", b, dirs) {
+				if r.Rule == "objective vs independent optimum" {
+					row = &r
+				}
+			}
+			switch {
+			case row == nil:
+				t.Fatal("no objective vs independent optimum row")
+			case c.fail == "" && !row.Pass:
+				t.Fatalf("honest run fails: %s", row.Detail)
+			case c.fail == "" && !strings.Contains(row.Detail, "2 runs in 1 cells"):
+				t.Fatalf("honest row does not count its runs: %s", row.Detail)
+			case c.fail != "" && (row.Pass || !strings.Contains(row.Detail, c.fail)):
+				t.Fatalf("pass %v, detail %q, want a failure naming %q", row.Pass, row.Detail, c.fail)
+			}
+			t.Log(row.Detail)
+		})
+	}
+}
