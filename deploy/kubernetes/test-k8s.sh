@@ -12,7 +12,8 @@
 # hostPath PersistentVolume of class nfs-client holding the data sets), the
 # Indexed Job of 4 shards of `reproduce table4 --trials 2` and the merge
 # Job, and the merged result JSON and CSV are compared with a one-process
-# run's, timing fields aside.
+# run's, timing fields aside. Last, shards that fail (--beta -1, one try per
+# index) must stop run.sh with fedcon's message before any merge Job.
 #
 # The manifests run as they are but for three changes: the shards' command
 # (`reproduce table4 --trials 2` instead of `reproduce all --quick`, and no
@@ -387,6 +388,27 @@ if [ "$n" -ne 4 ]; then
   echo "test-k8s: $n shard manifests under the volume, want 4" >&2
 elif python3 "$repo/deploy/compare-results.py" --csv "$work/one" "$pv/results/merged"; then
   fail=0
+fi
+
+# A failing shard: run.sh must stop at the Failed Job with fedcon's own
+# message and never start the merge (each index tried once here).
+"$bin/kubectl" delete job fedcon-shards fedcon-merge --wait=true >/dev/null
+f=$work/failing
+mkdir -p "$f"
+cp "$m"/{pvc.yaml,shards-job.yaml,merge-job.yaml,run.sh} "$f/"
+sed -i 's/"reproduce", "table4",/"reproduce", "table4", "--beta", "-1",/; s/^  backoffLimitPerIndex: 3$/  backoffLimitPerIndex: 0/' "$f/shards-job.yaml"
+grep -q '^  backoffLimitPerIndex: 0$' "$f/shards-job.yaml" || fail_now "shards-job.yaml: no backoffLimitPerIndex: 3 to replace"
+if FEDCON_K8S_JOBS="shards merge" FEDCON_K8S_TIMEOUT=300 "$f/run.sh" >"$f/out" 2>&1; then
+  echo "test-k8s: run.sh went on past shards that fail:" >&2
+  cat "$f/out" >&2
+  fail=1
+elif ! grep -q 'job/fedcon-shards: FAILED' "$f/out" || ! grep -q 'beta = -1' "$f/out" ||
+  "$bin/kubectl" get job fedcon-merge >/dev/null 2>&1; then
+  echo "test-k8s: run.sh on failing shards: no FAILED line, no fedcon message, or a merge Job started:" >&2
+  cat "$f/out" >&2
+  fail=1
+else
+  echo "test-k8s: failing shards stopped run.sh before the merge: $(grep -m1 'beta = -1' "$f/out")"
 fi
 echo "test-k8s: $([ $fail -eq 0 ] && echo PASS || echo FAIL) in $(($(date +%s) - start)) s (Kubernetes $version build $((built - start)) s, cluster and Jobs $((ran - built)) s)"
 exit $fail
