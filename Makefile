@@ -12,7 +12,7 @@ export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
 endif
 endif
 
-.PHONY: help build test test-short test-federation test-report test-faults test-slurm vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
+.PHONY: help build test test-short test-federation test-report test-faults test-slurm test-k8s vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -41,6 +41,10 @@ test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a s
 
 test-slurm: ## a real one-node Slurm (installs slurm-wlm and munge; root or sudo): 4-task arrays of a sweep and quick Table 4, merged, equal to one process
 	deploy/slurm/test-slurm.sh
+
+# Root; builds Kubernetes from the Go module proxy the first time (cached in ~/.cache/fedcon-k8s).
+test-k8s: ## a real one-node Kubernetes (etcd, containerd, kube-apiserver, controller-manager, scheduler, kubelet): the Indexed Job of 4 shards of table4 and the merge Job, equal to one process
+	deploy/kubernetes/test-k8s.sh
 
 test-federation: ## fedcon serve + 5 fedcon client processes on 127.0.0.1 (mutual TLS, one client killed and restarted, also under partial participation with a round deadline): same answers as in-process (or its replay)
 	FEDCON_FEDERATION_PROCESSES=1 $(GO) test -count=1 -timeout 3m -run 'TestProcess|TestReadmeRecipe' -v ./federation

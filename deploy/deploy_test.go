@@ -155,7 +155,7 @@ func TestKubernetes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{`*" Failed "*)`, `*" Complete "*)`, "for job in data shards merge"} {
+	for _, w := range []string{`*" Failed "*)`, `*" Complete "*)`, `jobs=${FEDCON_K8S_JOBS:-data shards merge}`} {
 		if !strings.Contains(string(run), w) {
 			t.Errorf("run.sh lacks %q", w)
 		}

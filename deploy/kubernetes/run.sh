@@ -3,10 +3,13 @@
 # the data Job, the sharded Indexed Job, then the merge, each started only
 # when the one before is Complete. A Failed Job stops it at once with its
 # status and the tail of its logs (exit 1); so does one still running after
-# FEDCON_K8S_TIMEOUT seconds (default 86400).
+# FEDCON_K8S_TIMEOUT seconds (default 86400). FEDCON_K8S_JOBS names the
+# Jobs to run, in order (default "data shards merge"; "shards merge" when
+# the claim already holds the data sets in /work/datasets).
 set -eu
 cd "$(dirname "$0")"
 timeout=${FEDCON_K8S_TIMEOUT:-86400}
+jobs=${FEDCON_K8S_JOBS:-data shards merge}
 
 wait_job() {
 	end=$(($(date +%s) + timeout))
@@ -33,7 +36,14 @@ wait_job() {
 }
 
 kubectl apply -f pvc.yaml
-for job in data shards merge; do
+for job in $jobs; do
+	case $job in
+	data | shards | merge) ;;
+	*)
+		echo "FEDCON_K8S_JOBS: no job $job (data, shards, merge)" >&2
+		exit 2
+		;;
+	esac
 	kubectl apply -f "$job-job.yaml"
 	wait_job "fedcon-$job"
 done
