@@ -172,6 +172,22 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 	if o.polish != nil {
 		e1, e2 = max(e1, o.polishFrom), max(e2, o.polishFrom)
 	}
+	// tryPolish runs the polish where the iteration is: done when it
+	// certified its point (res is final) or failed with an error.
+	tryPolish := func() (done bool, out *Result, err error) {
+		ok, err := o.polish(ctx)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			out, err = stopped(ctx, res)
+			return true, out, err
+		case err != nil:
+			return true, res, err
+		case ok:
+			res.Status = Converged
+			return true, res, nil
+		}
+		return false, nil, nil
+	}
 	for k := 0; ; k++ {
 		if k >= o.s.MaxOuter {
 			res.Status = OuterIterationLimit
@@ -225,16 +241,8 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 				continue
 			}
 			if e1 > o.s.Eps1 || e2 > o.s.Eps2 {
-				ok, err := o.polish(ctx)
-				if err != nil {
-					if ctx.Err() != nil {
-						return stopped(ctx, res)
-					}
-					return res, err
-				}
-				if ok {
-					res.Status = Converged
-					return res, nil
+				if done, out, err := tryPolish(); done {
+					return out, err
 				}
 				e1, e2 = max(e1/3, o.s.Eps1), max(e2/3, o.s.Eps2)
 				plain = false
@@ -251,16 +259,8 @@ func (o *outerLoop) run(ctx context.Context, st stepper, w []float64, stats func
 			// The iteration creeps (an active set that keeps changing):
 			// try the polish where it is; on failure go on unchanged.
 			lastTry = k
-			ok, err := o.polish(ctx)
-			if err != nil {
-				if ctx.Err() != nil {
-					return stopped(ctx, res)
-				}
-				return res, err
-			}
-			if ok {
-				res.Status = Converged
-				return res, nil
+			if done, out, err := tryPolish(); done {
+				return out, err
 			}
 		}
 	}
