@@ -92,7 +92,8 @@ func wantRule(t *testing.T, what string, code int, rows []experiments.CheckRow, 
 }
 
 // forgeTrial rewrites the trial file at path with edit applied to its
-// "trial" object, and returns the original bytes.
+// "trial" object, and returns the original bytes. An edit that sets
+// schemaKey in the trial object sets the file's schema instead.
 func forgeTrial(t *testing.T, path string, edit func(tr map[string]any)) []byte {
 	t.Helper()
 	orig, err := os.ReadFile(path)
@@ -103,7 +104,12 @@ func forgeTrial(t *testing.T, path string, edit func(tr map[string]any)) []byte 
 	if err := json.Unmarshal(orig, &f); err != nil {
 		t.Fatal(err)
 	}
-	edit(f["trial"].(map[string]any))
+	tr := f["trial"].(map[string]any)
+	edit(tr)
+	if v, ok := tr[schemaKey]; ok {
+		f["schema"] = v
+		delete(tr, schemaKey)
+	}
 	b, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +119,9 @@ func forgeTrial(t *testing.T, path string, edit func(tr map[string]any)) []byte 
 	}
 	return orig
 }
+
+// schemaKey is a key no trial has: forgeTrial moves it to the file's schema.
+const schemaKey = "(schema)"
 
 // alg is run a ("alg1", "cprox") of a trial object.
 func alg(tr map[string]any, a string) map[string]any { return tr[a].(map[string]any) }
@@ -124,8 +133,8 @@ func bump(v any, i int) { l := v.([]any); l[i] = l[i].(float64) + 1e-3 }
 // trial file holds an edited w or μ, the table rebuilt from it by a rerun
 // (which reuses the valid-looking file), fail `certificate recomputed`;
 // so does an edited objective with every table rebuilt to match. A conic
-// file of an older fedcon, without w, passes with its runs named as not
-// checked.
+// file of schema 3 (an older fedcon), without w, passes with its runs named
+// as not checked; a schema 4 file whose w was deleted fails `trial files`.
 func TestFaultGateForgedPoints(t *testing.T) {
 	bin := faultBinary(t)
 	root := t.TempDir()
@@ -162,19 +171,36 @@ func TestFaultGateForgedPoints(t *testing.T) {
 					delete(alg(tr, a), "mu")
 					delete(alg(tr, a), "inner_capped")
 				}
-			}, true, "not checked: 2 runs", true},
+			}, true, "not checked (old schema): 2 runs", true},
 		}
 		for _, c := range cases {
 			if c.conic && ex.name != "conic-table1" {
 				continue
 			}
-			orig := forgeTrial(t, trial, c.edit)
+			edit := c.edit
+			if c.conic { // and the schema of such a file
+				edit = func(tr map[string]any) { c.edit(tr); tr[schemaKey] = float64(experiments.TrialSchema) }
+			}
+			orig := forgeTrial(t, trial, edit)
 			runEnv(t, bin, nil, args...)
 			code, rows := gateRows(t, bin, nil, out)
 			wantRule(t, ex.name+" "+c.name, code, rows, "certificate recomputed", c.pass, c.want)
 			if err := os.WriteFile(trial, orig, 0o644); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if ex.name != "conic-table1" {
+			continue
+		}
+		// A deleted w in a file of the current schema: no rerun after the
+		// forgery (it would recompute the invalid file); the gate reads the
+		// file as it is.
+		runEnv(t, bin, nil, args...)
+		orig := forgeTrial(t, trial, func(tr map[string]any) { delete(alg(tr, "cprox"), "w") })
+		code, rows = gateRows(t, bin, nil, out)
+		wantRule(t, ex.name+" w deleted", code, rows, "trial files", false, "trial.cprox: schema 4 stores w")
+		if err := os.WriteFile(trial, orig, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

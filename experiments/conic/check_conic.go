@@ -245,8 +245,8 @@ type conicPoints struct {
 // cones of eq. (25); the second-order cone's normal cone for a ball), the
 // status and the inner cap; without a ball also the distance to an
 // independent w* and the objective band, as Table 4's gate
-// (proxal.QPRecheck). A run of an older fedcon stores no w: counted as not
-// checked.
+// (proxal.QPRecheck). A run without w is in a schema 3 file (schema 4
+// requires w: ConicQPTrial.CheckSchema), counted as not checked.
 func (p *conicPoints) add(label string, t *ConicQPTrial, inst *problems.ConicQP, eps [2]float64) {
 	var (
 		q     *proxal.QPRecheck
@@ -364,7 +364,7 @@ func (p *conicPoints) row() experiments.CheckRow {
 		parts = append(parts, fmt.Sprintf("the inner cap not checked on %d runs, whose files do not store it", p.uncapped))
 	}
 	if p.noPoint > 0 {
-		parts = append(parts, fmt.Sprintf("not checked: %d runs whose files (an older fedcon) store no point w: rerun to check them", p.noPoint))
+		parts = append(parts, fmt.Sprintf("not checked (old schema): %d runs whose trial files have schema 3 and no point w: rerun with --force to check them", p.noPoint))
 	}
 	return p.v.Row("conic-table1", "certificate recomputed", strings.Join(parts, "; "))
 }

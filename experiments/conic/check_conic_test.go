@@ -253,7 +253,7 @@ func ruleRow(t *testing.T, rows []experiments.CheckRow, rule string) experiments
 // run's stored (w, μ) agrees with the solver's own objective, violation,
 // residuals and status on every run (an honest result passes), and each
 // forgery of the point, of the multipliers or of a value they determine
-// fails the certificate rule. Files without a point (an older fedcon) pass
+// fails the certificate rule. Runs without a point (schema 3 files) pass
 // it, the row saying they were not checked.
 func TestConicPointsRecomputed(t *testing.T) {
 	res := conicCheckRun(t)
@@ -293,7 +293,7 @@ func TestConicPointsRecomputed(t *testing.T) {
 			for _, a := range []*proxal.QPAlg{&tr.Alg1, &tr.CProx} {
 				a.W, a.Mu, a.InnerCapped = nil, nil, nil
 			}
-		}, true, "not checked: 2 runs whose files (an older fedcon) store no point w"},
+		}, true, "not checked (old schema): 2 runs whose trial files have schema 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var trials []ConicQPTrial
@@ -397,5 +397,56 @@ func TestConicEqQPAgreesWithExactKKT(t *testing.T) {
 		if diff := math.Abs(fs - q.FStar()); diff > 1e-14*(1+math.Abs(fs)) {
 			t.Errorf("%v: f* %.17g, independent %.17g", c, fs, q.FStar())
 		}
+	}
+}
+
+// TestConicTrialSchema: a conic Table 1 trial file of schema 4 must carry
+// each run's w, μ and inner cap (a deleted one is refused with one line);
+// a schema 3 file, of a fedcon that stored no point, is still read; other
+// schemas are refused.
+func TestConicTrialSchema(t *testing.T) {
+	res := conicCheckRun(t)
+	honest, err := json.Marshal(&res.Trials[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := experiments.TrialKey(conicQPCell(res.Trials[0].D, res.Trials[0].N, res.Trials[0].M), res.Trials[0].Trial)
+	for _, c := range []struct {
+		name   string
+		schema int
+		strip  []string // fields deleted from alg1
+		err    string   // "" for read
+	}{
+		{"schema 4", 4, nil, ""},
+		{"schema 4 without w", 4, []string{"w"}, "trial.alg1: schema 4 stores w (d = 100 entries), mu and inner_capped; the file has 0 entries of w, 2 blocks of mu"},
+		{"schema 4 without mu", 4, []string{"mu"}, "the file has 100 entries of w, 0 blocks of mu"},
+		{"schema 4 without inner_capped", 4, []string{"inner_capped"}, "stores w (d = 100 entries), mu and inner_capped"},
+		{"schema 3 without w, mu, inner_capped", 3, []string{"w", "mu", "inner_capped"}, ""},
+		{"schema 3 with w", 3, nil, ""},
+		{"schema 2", 2, nil, "trial schema 2, want 4 (written by an older fedcon): rerun the experiment"},
+		{"schema 5", 5, nil, "trial schema 5, want 4"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var tr map[string]any
+			if err := json.Unmarshal(honest, &tr); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range c.strip {
+				delete(tr["alg1"].(map[string]any), f)
+			}
+			file := map[string]any{"schema": c.schema, "config_hash": "0123456789abcdef", "fedcon_version": "x", "key": key, "seed": 1, "trial": tr}
+			b, err := json.Marshal(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got ConicQPTrial
+			_, err = experiments.DecodeTrial(b, key, "0123456789abcdef", &got)
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("err %v, want %q", err, c.err)
+			}
+		})
 	}
 }
