@@ -205,6 +205,32 @@ func TestFaultGateForgedPoints(t *testing.T) {
 	}
 }
 
+// TestFaultGateBallDistance: a conic Table 1 directory with a norm ball at
+// the server passes `certificate recomputed`, which recomputes each run's
+// distance to the gate's own w* (bisection on the ball's multiplier); with
+// a run's stored distance moved by 1e-6, the table rebuilt by a rerun, it
+// fails the rule on that distance.
+func TestFaultGateBallDistance(t *testing.T) {
+	bin := faultBinary(t)
+	root := t.TempDir()
+	cfg := filepath.Join(root, "conic.yaml")
+	if err := os.WriteFile(cfg, []byte("cells: [[40, 2, 1]]\ntrials: 1\nball_rows: 2\nball_parties: server\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "results")
+	args := []string{"reproduce", "conic-table1", "--config", cfg, "--out", out, "--quiet"}
+	runEnv(t, bin, nil, args...)
+	code, rows := gateRows(t, bin, nil, out)
+	wantRule(t, "honest", code, rows, "certificate recomputed", true, "dist_to_optimum_inf recomputed against an independent solve's w*")
+	forgeTrial(t, filepath.Join(out, "conic-table1", "trials", "d40-n2-m1-t00.json"), func(tr map[string]any) {
+		a := alg(tr, "alg1")
+		a["dist_to_optimum_inf"] = a["dist_to_optimum_inf"].(float64) + 1e-6
+	})
+	runEnv(t, bin, nil, args...)
+	code, rows = gateRows(t, bin, nil, out)
+	wantRule(t, "distance edited", code, rows, "certificate recomputed", false, "Algorithm 1: dist_to_optimum_inf")
+}
+
 // TestFaultGateIndependentOptimum: a Table 1 cell (n = 2) passes
 // `objective vs independent optimum`, the gate's own barrier solve of the
 // partition; the same directory with a trial's objective moved by 1e-3
