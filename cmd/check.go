@@ -40,8 +40,9 @@ tables with a reference file, it first rebuilds each table from its trial files 
 difference: manifest complete and of the same configuration,
 the configuration's cells and trial counts, every trial file valid and equal to the result's trial,
 rows and CSV/Markdown tables equal to their recomputation, each Converged run's KKT residuals within
-(ε1, ε2), (Table 4, conic Table 1) f* equal to an independent solve, and (Table 1) each
-objective within its KKT-derived band of the gate's own barrier solve of the cell. At every stored returned
+(ε1, ε2), (Table 4, conic Table 1) f* equal to an independent solve, and (Table 1, conic Table 2,
+run np) each objective within its KKT-derived band of the gate's own barrier solve of the cell
+(none for fairness: its constraint is nonconvex). At every stored returned
 point (w, μ) of the classification, QP and conic QP tables, and of run np|fair|qp, it recomputes
 the objective, the constraints, Definition 1's residuals and the status with its own plain
 float64 code, on the data or instance rebuilt from the configuration; at the stored weights of

@@ -254,6 +254,43 @@ func TestFaultGateIndependentOptimum(t *testing.T) {
 	wantRule(t, "objective lowered", code, rows, "objective vs independent optimum", false, "cProx-AL: objective")
 }
 
+// TestFaultGateNPOptimum: a `run np` directory (generic rules) and a conic
+// Table 2 one (n = 2) pass `objective vs independent optimum`; with a
+// trial's objective moved by 1e-3, the result rebuilt by a rerun, each
+// fails it naming the run.
+func TestFaultGateNPOptimum(t *testing.T) {
+	bin := faultBinary(t)
+	if os.Getenv("FEDCON_DATA_DIR") == "" {
+		t.Skip("FEDCON_DATA_DIR not set: the runs need breast-cancer-wisc")
+	}
+	root := t.TempDir()
+	conicCfg := filepath.Join(root, "conic.yaml")
+	if err := os.WriteFile(conicCfg, []byte("datasets: [breast-cancer-wisc]\nclients: [2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range []struct {
+		name, trial string
+		run         []string
+		delta       float64
+	}{
+		{"np-breast-cancer-wisc-n2", "breast-cancer-wisc-n2-t00.json", []string{"run", "np", "--dataset", "breast-cancer-wisc", "--clients", "2", "--trials", "1"}, -1e-3},
+		{"conic-table2", "breast-cancer-wisc-n2-t00.json", []string{"reproduce", "conic-table2", "--config", conicCfg}, 1e-3},
+	} {
+		out := filepath.Join(root, ex.name)
+		args := append(ex.run, "--out", out, "--quiet")
+		runEnv(t, bin, nil, args...)
+		code, rows := gateRows(t, bin, nil, out)
+		wantRule(t, ex.name+" honest", code, rows, "objective vs independent optimum", true, "2 runs in 1 cells")
+		forgeTrial(t, filepath.Join(out, ex.name, "trials", ex.trial), func(tr map[string]any) {
+			a := alg(tr, "alg1")
+			a["objective"] = a["objective"].(float64) + ex.delta
+		})
+		runEnv(t, bin, nil, args...)
+		code, rows = gateRows(t, bin, nil, out)
+		wantRule(t, ex.name+" objective moved", code, rows, "objective vs independent optimum", false, "Algorithm 1: objective")
+	}
+}
+
 // TestFaultGateSSCAWeights: a `run ssca` directory on tiny images passes
 // `final weights recomputed`; with its run's stored weights edited (the
 // trial's SHA-256 updated to match, the result rebuilt by a rerun) it fails

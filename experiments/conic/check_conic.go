@@ -445,7 +445,8 @@ func verifyConicNP(in experiments.VerifyInput) []experiments.CheckRow {
 	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
 		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
 	}
-	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, proxal.WithNPPartition(proxal.NPVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs))
+	k := proxal.WithNPPartition(proxal.NPVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs)
+	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, proxal.WithNPOptimum(k, in.Name, &cfg, in.DataDirs))
 }
 
 func verifyConicFair(in experiments.VerifyInput) []experiments.CheckRow {
