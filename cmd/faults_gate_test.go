@@ -442,6 +442,35 @@ func TestFaultGateMissingExperiment(t *testing.T) {
 	}
 }
 
+// TestFaultGateDRFLFigure1: DRFL Figure 1 passes `figure recomputed` (its
+// distances and draws drawn again from the seed); with a run's stored
+// distance edited in its result file it fails the rule, naming the run.
+func TestFaultGateDRFLFigure1(t *testing.T) {
+	bin := faultBinary(t)
+	out := t.TempDir()
+	runEnv(t, bin, nil, "reproduce", "drfl-figure1", "--quick", "--out", out, "--quiet")
+	code, rows := gateRows(t, bin, nil, "--quick", out)
+	wantRule(t, "honest", code, rows, "figure recomputed", true, "100 runs' distances")
+	path := filepath.Join(out, "quick", "drfl", "figure1.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	bump(f["dist_drfl"], 6)
+	if b, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rows = gateRows(t, bin, nil, "--quick", out)
+	wantRule(t, "edited distance", code, rows, "figure recomputed", false, "run 7: distances")
+}
+
 // TestFaultGateDRFLWeights: a DRFL noise figure whose stored weights were
 // edited in its result file fails `objective recomputed` (the gate draws
 // the split again and recomputes the worst-case objective at them); the
