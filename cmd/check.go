@@ -46,7 +46,8 @@ run np) each objective within its KKT-derived band of the gate's own barrier sol
 point (w, μ) of the classification, QP and conic QP tables, and of run np|fair|qp, it recomputes
 the objective, the constraints, Definition 1's residuals and the status with its own plain
 float64 code, on the data or instance rebuilt from the configuration; at the stored weights of
-the DRFL noise figures, the worst-case objective and every plotted score; for DRFL Figure 1,
+the DRFL noise figures and of run drfl --out, the worst-case objective and every plotted or
+printed score; for DRFL Figure 1,
 its distances, radii, volumes and coverage curve from the seed's draws; at the final weights
 stored for run 0 of each SSCA curve, the last point's cost F(w^T) and test accuracy. Then it applies the rules of
 configs/reference/*.yaml: statuses, KKT residuals and feasibility against (ε1, ε2), objectives

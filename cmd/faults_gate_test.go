@@ -471,6 +471,39 @@ func TestFaultGateDRFLFigure1(t *testing.T) {
 	wantRule(t, "edited distance", code, rows, "figure recomputed", false, "run 7: distances")
 }
 
+// TestFaultGateRunDRFL: a `run drfl --out` fit passes `objective
+// recomputed` and `scores recomputed`; with a stored weight edited it fails
+// the objective's rule.
+func TestFaultGateRunDRFL(t *testing.T) {
+	bin := faultBinary(t)
+	if os.Getenv("FEDCON_DATA_DIR") == "" {
+		t.Skip("FEDCON_DATA_DIR not set: the fit needs heart")
+	}
+	out := t.TempDir()
+	runEnv(t, bin, nil, "run", "drfl", "--dataset", "heart", "--test-sd", "0.5", "--out", out, "--quiet")
+	code, rows := gateRows(t, bin, nil, out)
+	wantRule(t, "honest", code, rows, "objective recomputed", true, "recomputed at the stored weights")
+	wantRule(t, "honest", code, rows, "scores recomputed", true, "6 scores")
+	path := filepath.Join(out, "drfl-heart-drfl", "drfl-heart-drfl.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	bump(f["fit"].(map[string]any)["w_b"], 0)
+	if b, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rows = gateRows(t, bin, nil, out)
+	wantRule(t, "edited weight", code, rows, "objective recomputed", false, "worst-case objective")
+}
+
 // TestFaultGateDRFLWeights: a DRFL noise figure whose stored weights were
 // edited in its result file fails `objective recomputed` (the gate draws
 // the split again and recomputes the worst-case objective at them); the
