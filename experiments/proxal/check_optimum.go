@@ -89,8 +89,9 @@ func (b OptimumBand) Message(objective, fref float64) string {
 
 // verifyOptimum is the check row of the independent optimum of a
 // Neyman-Pearson table: each cell with at most optimumMaxClients clients
-// and optimumMaxEntries rows × features solved by recheck.NPReference on the partition the run used, and every
-// run's stored objective within its OptimumBand of it.
+// and optimumMaxEntries rows × features solved by recheck.NPReference on
+// the partition the run used, and every run's stored objective within its
+// OptimumBand of it.
 func verifyOptimum(name string, cells []experiments.VerifyCell, byCell map[string][]ClassTrial, build pointFunc) experiments.CheckRow {
 	var v experiments.Verifier
 	var skipped []string
