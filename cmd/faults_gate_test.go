@@ -207,7 +207,7 @@ func TestFaultGateForgedPoints(t *testing.T) {
 
 // TestFaultGateBallDistance: a conic Table 1 directory with a norm ball at
 // the server passes `certificate recomputed`, which recomputes each run's
-// distance to the gate's own w* (bisection on the ball's multiplier); with
+// distance to the gate's own w* (a root-finder on the ball's multiplier); with
 // a run's stored distance moved by 1e-6, the table rebuilt by a rerun, it
 // fails the rule on that distance.
 func TestFaultGateBallDistance(t *testing.T) {

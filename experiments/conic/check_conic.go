@@ -194,9 +194,9 @@ func conicQPKind(cfg *ConicQPConfig) experiments.VerifyKind[ConicQPRow, ConicQPT
 
 // ballSolveAgree bounds the disagreement, relative to 1 + ||w*||_∞, of the
 // gate's optimum of an instance with one ball (recheck.EqQPBall) and the
-// run's (problems.ConicQP.ExactSingleBall): both bisect the ball's
-// multiplier to adjacent floats over backward-stable solves, and agree to
-// 5e-16 in w* on the paper's cells with a ball at the server
+// run's (problems.ConicQP.ExactSingleBall): both narrow the ball's
+// multiplier to a bracket a few ulps wide over backward-stable solves, and
+// agree to 5e-16 in w* on the paper's cells with a ball at the server
 // (TestConicBallOptimumAgrees), a factor of 2000 below it.
 const ballSolveAgree = 1e-12
 
@@ -250,7 +250,7 @@ func conicOptima(cfg *ConicQPConfig, cells []experiments.VerifyCell, byCell map[
 }
 
 // conicReference is an instance's w* and f* by recheck's own solves: the
-// equality QP, or with one ball the bisection on its multiplier.
+// equality QP, or with one ball the root-finder on its multiplier.
 func conicReference(inst *problems.ConicQP, data []recheck.QPData) ([]float64, float64, error) {
 	for _, b := range inst.Balls {
 		if b == nil {
@@ -411,9 +411,9 @@ func (p *conicPoints) row() experiments.CheckRow {
 		dist := "the distance to w* not recomputed (several balls: no w* stored)"
 		switch {
 		case p.ballDist == p.ballRuns:
-			dist = fmt.Sprintf("dist_to_optimum_inf recomputed against an independent solve's w* (bisection on the ball's multiplier), agreeing within %g × (1 + ||w*||_∞)", ballSolveAgree)
+			dist = fmt.Sprintf("dist_to_optimum_inf recomputed against an independent solve's w* (regula falsi on the ball's multiplier), agreeing within %g × (1 + ||w*||_∞)", ballSolveAgree)
 		case p.ballDist > 0:
-			dist = fmt.Sprintf("dist_to_optimum_inf of the %d runs with one ball recomputed against an independent solve's w* (bisection on the ball's multiplier), agreeing within %g × (1 + ||w*||_∞); with several balls no w* is stored", p.ballDist, ballSolveAgree)
+			dist = fmt.Sprintf("dist_to_optimum_inf of the %d runs with one ball recomputed against an independent solve's w* (regula falsi on the ball's multiplier), agreeing within %g × (1 + ||w*||_∞); with several balls no w* is stored", p.ballDist, ballSolveAgree)
 		}
 		parts = append(parts, fmt.Sprintf("%d runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within %g × the terms' magnitude; %s", p.ballRuns, recheck.Gamma, dist))
 	}

@@ -463,9 +463,9 @@ func TestConicTrialSchema(t *testing.T) {
 }
 
 // TestConicBallOptimumAgrees: on instances of the paper's cells with a
-// ball at the server, the gate's optimum (recheck.EqQPBall: bisection on
-// the ball's multiplier over range-space Cholesky solves) and the run's
-// (problems.ConicQP.ExactSingleBall: the same bisection over LU solves of
+// ball at the server, the gate's optimum (recheck.EqQPBall: safeguarded
+// regula falsi on the ball's multiplier over range-space Cholesky solves) and the run's
+// (problems.ConicQP.ExactSingleBall: a bisection over LU solves of
 // the KKT matrix) agree far inside ballSolveAgree; measured 5e-16 in w*
 // and 1e-15 in f*, relative, up to d = 500.
 func TestConicBallOptimumAgrees(t *testing.T) {
@@ -485,7 +485,7 @@ func TestConicBallOptimumAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		if lp <= 0 {
-			t.Fatalf("%v: the ball is not active (λ* = %g): no test of the bisection", c, lp)
+			t.Fatalf("%v: the ball is not active (λ* = %g): no test of the root-finder", c, lp)
 		}
 		wr, fr, err := conicReference(inst, proxal.QPParties(inst.LCQP))
 		if err != nil {

@@ -49,7 +49,7 @@ func TestEqQPBall(t *testing.T) {
 			var fw float64
 			for j := range want {
 				fw += 0.5*want[j]*want[j] + b[j]*want[j]
-				// The bisection stops at adjacent floats of λ; w(λ) then
+				// The bracket ends a few ulps of λ wide; w(λ) then
 				// moves by |w'(λ)|·ulp(λ), a few ulps of w.
 				if math.Abs(w[j]-want[j]) > 1e-14 {
 					t.Errorf("w[%d] = %.17g, want %.17g", j, w[j], want[j])
