@@ -134,7 +134,8 @@ func bump(v any, i int) { l := v.([]any); l[i] = l[i].(float64) + 1e-3 }
 // (which reuses the valid-looking file), fail `certificate recomputed`;
 // so does an edited objective with every table rebuilt to match. A conic
 // file of schema 3 (an older fedcon), without w, passes with its runs named
-// as not checked; a schema 4 file whose w was deleted fails `trial files`.
+// as not checked; a schema 4 file whose w was deleted fails `trial files`,
+// and so does one relabelled schema 3 that keeps its inner cap.
 func TestFaultGateForgedPoints(t *testing.T) {
 	bin := faultBinary(t)
 	root := t.TempDir()
@@ -199,6 +200,20 @@ func TestFaultGateForgedPoints(t *testing.T) {
 		orig := forgeTrial(t, trial, func(tr map[string]any) { delete(alg(tr, "cprox"), "w") })
 		code, rows = gateRows(t, bin, nil, out)
 		wantRule(t, ex.name+" w deleted", code, rows, "trial files", false, "trial.cprox: schema 4 stores w")
+		if err := os.WriteFile(trial, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The same file relabelled schema 3, w and μ deleted, the inner cap
+		// kept: no fedcon wrote one.
+		forgeTrial(t, trial, func(tr map[string]any) {
+			for _, a := range []string{"alg1", "cprox"} {
+				delete(alg(tr, a), "w")
+				delete(alg(tr, a), "mu")
+			}
+			tr[schemaKey] = float64(experiments.TrialSchema)
+		})
+		code, rows = gateRows(t, bin, nil, out)
+		wantRule(t, ex.name+" relabelled schema 3", code, rows, "trial files", false, "no fedcon wrote")
 		if err := os.WriteFile(trial, orig, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -413,8 +413,9 @@ func TestConicEqQPAgreesWithExactKKT(t *testing.T) {
 
 // TestConicTrialSchema: a conic Table 1 trial file of schema 4 must carry
 // each run's w, μ and inner cap (a deleted one is refused with one line);
-// a schema 3 file, of a fedcon that stored no point, is still read; other
-// schemas are refused.
+// a schema 3 file, of a fedcon that stored no point, is still read unless
+// it holds some of the three and not the others; other schemas are
+// refused.
 func TestConicTrialSchema(t *testing.T) {
 	res := conicCheckRun(t)
 	honest, err := json.Marshal(&res.Trials[0])
@@ -433,6 +434,10 @@ func TestConicTrialSchema(t *testing.T) {
 		{"schema 4 without mu", 4, []string{"mu"}, "the file has 100 entries of w, 0 blocks of mu"},
 		{"schema 4 without inner_capped", 4, []string{"inner_capped"}, "stores w (d = 100 entries), mu and inner_capped"},
 		{"schema 3 without w, mu, inner_capped", 3, []string{"w", "mu", "inner_capped"}, ""},
+		// A schema 4 file relabelled 3 with its point deleted but its
+		// inner cap kept: no fedcon wrote inner_capped without w.
+		{"schema 3 without w, mu", 3, []string{"w", "mu"}, "trial.alg1: 0 entries of w, 0 blocks of mu, inner_capped true: no fedcon wrote"},
+		{"schema 3 without mu", 3, []string{"mu"}, "100 entries of w, 0 blocks of mu"},
 		{"schema 3 with w", 3, nil, ""},
 		{"schema 2", 2, nil, "trial schema 2, want 4 (written by an older fedcon): rerun the experiment"},
 		{"schema 5", 5, nil, "trial schema 5, want 4"},
