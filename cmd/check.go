@@ -40,13 +40,16 @@ tables with a reference file, it first rebuilds each table from its trial files 
 difference: manifest complete and of the same configuration,
 the configuration's cells and trial counts, every trial file valid and equal to the result's trial,
 rows and CSV/Markdown tables equal to their recomputation, each Converged run's KKT residuals within
-(ε1, ε2), (Table 4, conic Table 1) f* equal to an independent solve, and (Table 1) each
-objective within its KKT-derived band of the gate's own barrier solve of the cell. At every stored returned
-point (w, μ) of the classification, QP and conic QP tables, and of run np|fair|qp, it recomputes
-the objective, the constraints, Definition 1's residuals and the status with its own plain
-float64 code, on the data or instance rebuilt from the configuration; at the stored weights of
-the DRFL noise figures, the worst-case objective and every plotted score; at the final weights
-stored for run 0 of each SSCA curve, the last point's cost F(w^T) and test accuracy. Then it applies the rules of
+(ε1, ε2), (Table 4, conic Table 1) f* equal to an independent solve, and (Table 1, conic Table 2,
+run np) each objective within its KKT-derived band of the gate's own barrier solve of the cell
+(none for fairness: its constraint is nonconvex). At every stored returned point (w, μ) of the
+classification, QP and conic QP tables, and of run np|fair|qp, it recomputes the objective, the
+constraints, Definition 1's residuals and the status with its own plain float64 code, on the data
+or instance rebuilt from the configuration (with one norm ball, also the distance to its own w*);
+at the stored weights of the DRFL noise figures and of run drfl --out, the worst-case objective
+and every plotted or printed score; for DRFL Figure 1, its distances, radii, volumes and coverage
+curve from the seed's draws; at the final weights stored for run 0 of each SSCA curve, the last
+point's cost F(w^T) and test accuracy. Then it applies the rules of
 configs/reference/*.yaml: statuses, KKT residuals and feasibility against (ε1, ε2), objectives
 against the exact optimum with a KKT-derived band, and, for the paper's own instances, against
 the published values. Trial files computed by another fedcon version or commit, or by a build

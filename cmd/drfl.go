@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -101,6 +101,7 @@ set on the command line win.`,
 	})
 	fl.Float64Var(&o.TestMean, "test-mean", 0, "mean of the Gaussian noise added to the test features")
 	fl.Float64Var(&o.TestSD, "test-sd", 0, "SD of the Gaussian noise added to the test features")
+	fl.StringVar(&o.OutDir, "out", "", "also write the fit (run record, configuration, weights w_b) to <out>/drfl-<dataset>-<model>/, where fedcon check recomputes it; empty: print only")
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")
 	return c
 }
@@ -161,7 +162,8 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if err != nil {
 		return err
 	}
-	testX := sp.NoisyTest(o.TestMean, o.TestSD, rand.New(rand.NewPCG(cfg.Seed, 0x7e57)))
+	fit := &drfl.FitConfig{Dataset: o.Dataset, Data: dcfg, Seed: cfg.Seed, TestMean: o.TestMean, TestSD: o.TestSD}
+	testX := fit.FitTest(sp)
 	set := cfg.Settings(workers)
 	if !o.Quiet && f.IO.ErrTTY {
 		set.Record = func(round int, prim, step float64) {
@@ -180,6 +182,18 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	}
 	if r == nil {
 		return err
+	}
+	if o.OutDir != "" && err == nil {
+		name := drfl.FitName(o.Dataset, p.Model)
+		info := experiments.NewRunInfo(name, f.Version, fit, workers)
+		info.Finish()
+		path := filepath.Join(o.OutDir, name, name+".json")
+		if e := experiments.WriteJSON(path, &drfl.FitResult{Info: info, Fit: r}); e != nil {
+			return e
+		}
+		if !o.Quiet {
+			defer fmt.Fprintln(f.IO.ErrOut, "wrote", path)
+		}
 	}
 	if o.JSON {
 		enc := json.NewEncoder(f.IO.Out)

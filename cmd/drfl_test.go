@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fedcon/fedcon/experiments"
 )
 
 // TestRunDRFLOptions: argv → options, through a capturing runF.
@@ -246,5 +249,83 @@ func TestReproduceDRFLFewerRowsThanFolds(t *testing.T) {
 	msg := strings.TrimSpace(errOut.String())
 	if strings.Count(msg, "\n") > 0 || !strings.Contains(msg, "client 1 has 31 rows of class -1, fewer than the folds") {
 		t.Errorf("stderr %q", msg)
+	}
+}
+
+// TestRunDRFLGate: `run drfl --out` writes the fit's result file, whose
+// worst-case objective and scores fedcon check recomputes at the stored
+// weights on the split and noisy test rows drawn again: the honest file
+// passes, and an edited weight, an edited test score and an edited test
+// noise (the scores of other test rows) each fail their rule.
+func TestRunDRFLGate(t *testing.T) {
+	if _, err := os.Stat("../../shared/datasets/statlog-heart/heart.dat"); err != nil {
+		t.Skip("needs ../shared/datasets")
+	}
+	dir := t.TempDir()
+	f, _, errOut := testFactory()
+	if got := run(context.Background(), f, []string{"run", "drfl", "--data-dir", "../../shared/datasets", "--test-sd", "0.5", "--out", dir, "--quiet"}); got != 0 {
+		t.Fatalf("exit %d: %s", got, errOut)
+	}
+	path := filepath.Join(dir, "drfl-heart-drfl", "drfl-heart-drfl.json")
+	honest, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, rule string // the failing rule; "" for the honest file
+		edit       func(m map[string]any)
+		want       string
+	}{
+		{"honest", "", nil, ""},
+		{"weight edited", "objective recomputed", func(m map[string]any) {
+			w := m["fit"].(map[string]any)["w_b"].([]any)
+			w[0] = w[0].(float64) + 1e-3
+		}, "worst-case objective"},
+		{"test score edited", "scores recomputed", func(m map[string]any) {
+			fit := m["fit"].(map[string]any)
+			fit["test_score"] = fit["test_score"].(float64) + 0.01
+		}, "test score"},
+		{"test noise edited", "scores recomputed", func(m map[string]any) {
+			m["run"].(map[string]any)["config"].(map[string]any)["test_sd"] = 0.25
+		}, "test score"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := honest
+			if c.edit != nil {
+				var m map[string]any
+				if err := json.Unmarshal(honest, &m); err != nil {
+					t.Fatal(err)
+				}
+				c.edit(m)
+				if b, err = json.Marshal(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, out, errOut := testFactory()
+			code := run(context.Background(), f, []string{"check", "--json", "--data-dir", "../../shared/datasets", dir})
+			var rows []experiments.CheckRow
+			if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+				t.Fatalf("exit %d: %v (%s)", code, err, errOut)
+			}
+			seen := map[string]bool{}
+			for _, r := range rows {
+				seen[r.Rule] = true
+				switch {
+				case r.Rule == c.rule && (r.Pass || !strings.Contains(r.Detail, c.want)):
+					t.Errorf("%s: pass %v, %q; want a failure naming %q", r.Rule, r.Pass, r.Detail, c.want)
+				case r.Rule != c.rule && !r.Pass:
+					t.Errorf("%s fails: %s", r.Rule, r.Detail)
+				}
+			}
+			if !seen["objective recomputed"] || !seen["scores recomputed"] {
+				t.Fatalf("rules %v: want the fit recomputed", seen)
+			}
+			if want := map[bool]int{true: 0, false: 1}[c.rule == ""]; code != want {
+				t.Errorf("exit %d, want %d", code, want)
+			}
+		})
 	}
 }

@@ -92,7 +92,8 @@ func wantRule(t *testing.T, what string, code int, rows []experiments.CheckRow, 
 }
 
 // forgeTrial rewrites the trial file at path with edit applied to its
-// "trial" object, and returns the original bytes.
+// "trial" object, and returns the original bytes. An edit that sets
+// schemaKey in the trial object sets the file's schema instead.
 func forgeTrial(t *testing.T, path string, edit func(tr map[string]any)) []byte {
 	t.Helper()
 	orig, err := os.ReadFile(path)
@@ -103,7 +104,12 @@ func forgeTrial(t *testing.T, path string, edit func(tr map[string]any)) []byte 
 	if err := json.Unmarshal(orig, &f); err != nil {
 		t.Fatal(err)
 	}
-	edit(f["trial"].(map[string]any))
+	tr := f["trial"].(map[string]any)
+	edit(tr)
+	if v, ok := tr[schemaKey]; ok {
+		f["schema"] = v
+		delete(tr, schemaKey)
+	}
 	b, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +119,9 @@ func forgeTrial(t *testing.T, path string, edit func(tr map[string]any)) []byte 
 	}
 	return orig
 }
+
+// schemaKey is a key no trial has: forgeTrial moves it to the file's schema.
+const schemaKey = "(schema)"
 
 // alg is run a ("alg1", "cprox") of a trial object.
 func alg(tr map[string]any, a string) map[string]any { return tr[a].(map[string]any) }
@@ -124,8 +133,9 @@ func bump(v any, i int) { l := v.([]any); l[i] = l[i].(float64) + 1e-3 }
 // trial file holds an edited w or μ, the table rebuilt from it by a rerun
 // (which reuses the valid-looking file), fail `certificate recomputed`;
 // so does an edited objective with every table rebuilt to match. A conic
-// file of an older fedcon, without w, passes with its runs named as not
-// checked.
+// file of schema 3 (an older fedcon), without w, passes with its runs named
+// as not checked; a schema 4 file whose w was deleted fails `trial files`,
+// and so does one relabelled schema 3 that keeps its inner cap.
 func TestFaultGateForgedPoints(t *testing.T) {
 	bin := faultBinary(t)
 	root := t.TempDir()
@@ -162,13 +172,17 @@ func TestFaultGateForgedPoints(t *testing.T) {
 					delete(alg(tr, a), "mu")
 					delete(alg(tr, a), "inner_capped")
 				}
-			}, true, "not checked: 2 runs", true},
+			}, true, "not checked (old schema): 2 runs", true},
 		}
 		for _, c := range cases {
 			if c.conic && ex.name != "conic-table1" {
 				continue
 			}
-			orig := forgeTrial(t, trial, c.edit)
+			edit := c.edit
+			if c.conic { // and the schema of such a file
+				edit = func(tr map[string]any) { c.edit(tr); tr[schemaKey] = float64(experiments.TrialSchema) }
+			}
+			orig := forgeTrial(t, trial, edit)
 			runEnv(t, bin, nil, args...)
 			code, rows := gateRows(t, bin, nil, out)
 			wantRule(t, ex.name+" "+c.name, code, rows, "certificate recomputed", c.pass, c.want)
@@ -176,7 +190,60 @@ func TestFaultGateForgedPoints(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if ex.name != "conic-table1" {
+			continue
+		}
+		// A deleted w in a file of the current schema: no rerun after the
+		// forgery (it would recompute the invalid file); the gate reads the
+		// file as it is.
+		runEnv(t, bin, nil, args...)
+		orig := forgeTrial(t, trial, func(tr map[string]any) { delete(alg(tr, "cprox"), "w") })
+		code, rows = gateRows(t, bin, nil, out)
+		wantRule(t, ex.name+" w deleted", code, rows, "trial files", false, "trial.cprox: schema 4 stores w")
+		if err := os.WriteFile(trial, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The same file relabelled schema 3, w and μ deleted, the inner cap
+		// kept: no fedcon wrote one.
+		forgeTrial(t, trial, func(tr map[string]any) {
+			for _, a := range []string{"alg1", "cprox"} {
+				delete(alg(tr, a), "w")
+				delete(alg(tr, a), "mu")
+			}
+			tr[schemaKey] = float64(experiments.TrialSchema)
+		})
+		code, rows = gateRows(t, bin, nil, out)
+		wantRule(t, ex.name+" relabelled schema 3", code, rows, "trial files", false, "no fedcon wrote")
+		if err := os.WriteFile(trial, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+}
+
+// TestFaultGateBallDistance: a conic Table 1 directory with a norm ball at
+// the server passes `certificate recomputed`, which recomputes each run's
+// distance to the gate's own w* (a root-finder on the ball's multiplier); with
+// a run's stored distance moved by 1e-6, the table rebuilt by a rerun, it
+// fails the rule on that distance.
+func TestFaultGateBallDistance(t *testing.T) {
+	bin := faultBinary(t)
+	root := t.TempDir()
+	cfg := filepath.Join(root, "conic.yaml")
+	if err := os.WriteFile(cfg, []byte("cells: [[40, 2, 1]]\ntrials: 1\nball_rows: 2\nball_parties: server\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "results")
+	args := []string{"reproduce", "conic-table1", "--config", cfg, "--out", out, "--quiet"}
+	runEnv(t, bin, nil, args...)
+	code, rows := gateRows(t, bin, nil, out)
+	wantRule(t, "honest", code, rows, "certificate recomputed", true, "dist_to_optimum_inf recomputed against an independent solve's w*")
+	forgeTrial(t, filepath.Join(out, "conic-table1", "trials", "d40-n2-m1-t00.json"), func(tr map[string]any) {
+		a := alg(tr, "alg1")
+		a["dist_to_optimum_inf"] = a["dist_to_optimum_inf"].(float64) + 1e-6
+	})
+	runEnv(t, bin, nil, args...)
+	code, rows = gateRows(t, bin, nil, out)
+	wantRule(t, "distance edited", code, rows, "certificate recomputed", false, "Algorithm 1: dist_to_optimum_inf")
 }
 
 // TestFaultGateIndependentOptimum: a Table 1 cell (n = 2) passes
@@ -200,6 +267,43 @@ func TestFaultGateIndependentOptimum(t *testing.T) {
 	runEnv(t, bin, nil, args...)
 	code, rows = gateRows(t, bin, nil, out)
 	wantRule(t, "objective lowered", code, rows, "objective vs independent optimum", false, "cProx-AL: objective")
+}
+
+// TestFaultGateNPOptimum: a `run np` directory (generic rules) and a conic
+// Table 2 one (n = 2) pass `objective vs independent optimum`; with a
+// trial's objective moved by 1e-3, the result rebuilt by a rerun, each
+// fails it naming the run.
+func TestFaultGateNPOptimum(t *testing.T) {
+	bin := faultBinary(t)
+	if os.Getenv("FEDCON_DATA_DIR") == "" {
+		t.Skip("FEDCON_DATA_DIR not set: the runs need breast-cancer-wisc")
+	}
+	root := t.TempDir()
+	conicCfg := filepath.Join(root, "conic.yaml")
+	if err := os.WriteFile(conicCfg, []byte("datasets: [breast-cancer-wisc]\nclients: [2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range []struct {
+		name, trial string
+		run         []string
+		delta       float64
+	}{
+		{"np-breast-cancer-wisc-n2", "breast-cancer-wisc-n2-t00.json", []string{"run", "np", "--dataset", "breast-cancer-wisc", "--clients", "2", "--trials", "1"}, -1e-3},
+		{"conic-table2", "breast-cancer-wisc-n2-t00.json", []string{"reproduce", "conic-table2", "--config", conicCfg}, 1e-3},
+	} {
+		out := filepath.Join(root, ex.name)
+		args := append(ex.run, "--out", out, "--quiet")
+		runEnv(t, bin, nil, args...)
+		code, rows := gateRows(t, bin, nil, out)
+		wantRule(t, ex.name+" honest", code, rows, "objective vs independent optimum", true, "2 runs in 1 cells")
+		forgeTrial(t, filepath.Join(out, ex.name, "trials", ex.trial), func(tr map[string]any) {
+			a := alg(tr, "alg1")
+			a["objective"] = a["objective"].(float64) + ex.delta
+		})
+		runEnv(t, bin, nil, args...)
+		code, rows = gateRows(t, bin, nil, out)
+		wantRule(t, ex.name+" objective moved", code, rows, "objective vs independent optimum", false, "Algorithm 1: objective")
+	}
 }
 
 // TestFaultGateSSCAWeights: a `run ssca` directory on tiny images passes
@@ -351,6 +455,68 @@ func TestFaultGateMissingExperiment(t *testing.T) {
 			t.Errorf("not run fails %s, want figure1 alone", r.Experiment)
 		}
 	}
+}
+
+// TestFaultGateDRFLFigure1: DRFL Figure 1 passes `figure recomputed` (its
+// distances and draws drawn again from the seed); with a run's stored
+// distance edited in its result file it fails the rule, naming the run.
+func TestFaultGateDRFLFigure1(t *testing.T) {
+	bin := faultBinary(t)
+	out := t.TempDir()
+	runEnv(t, bin, nil, "reproduce", "drfl-figure1", "--quick", "--out", out, "--quiet")
+	code, rows := gateRows(t, bin, nil, "--quick", out)
+	wantRule(t, "honest", code, rows, "figure recomputed", true, "100 runs' distances")
+	path := filepath.Join(out, "quick", "drfl", "figure1.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	bump(f["dist_drfl"], 6)
+	if b, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rows = gateRows(t, bin, nil, "--quick", out)
+	wantRule(t, "edited distance", code, rows, "figure recomputed", false, "run 7: distances")
+}
+
+// TestFaultGateRunDRFL: a `run drfl --out` fit passes `objective
+// recomputed` and `scores recomputed`; with a stored weight edited it fails
+// the objective's rule.
+func TestFaultGateRunDRFL(t *testing.T) {
+	bin := faultBinary(t)
+	if os.Getenv("FEDCON_DATA_DIR") == "" {
+		t.Skip("FEDCON_DATA_DIR not set: the fit needs heart")
+	}
+	out := t.TempDir()
+	runEnv(t, bin, nil, "run", "drfl", "--dataset", "heart", "--test-sd", "0.5", "--out", out, "--quiet")
+	code, rows := gateRows(t, bin, nil, out)
+	wantRule(t, "honest", code, rows, "objective recomputed", true, "recomputed at the stored weights")
+	wantRule(t, "honest", code, rows, "scores recomputed", true, "6 scores")
+	path := filepath.Join(out, "drfl-heart-drfl", "drfl-heart-drfl.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	bump(f["fit"].(map[string]any)["w_b"], 0)
+	if b, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rows = gateRows(t, bin, nil, out)
+	wantRule(t, "edited weight", code, rows, "objective recomputed", false, "worst-case objective")
 }
 
 // TestFaultGateDRFLWeights: a DRFL noise figure whose stored weights were

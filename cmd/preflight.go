@@ -82,7 +82,8 @@ func checkFlags(fl *pflag.FlagSet) error {
 	if err != nil {
 		return err
 	}
-	if out := fl.Lookup("out"); out != nil {
+	// An --out that is off by default (run drfl) is checked when given.
+	if out := fl.Lookup("out"); out != nil && (out.Changed || out.DefValue != "") {
 		return checkOutDir(out.Value.String())
 	}
 	return nil

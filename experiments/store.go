@@ -38,6 +38,16 @@ func SchemaOf(v any) int {
 	return TrialSchema
 }
 
+// OldestSchemaOf is the oldest trial schema whose files v's type still
+// reads: that of its OldestTrialSchema method (a type whose files gained
+// fields it can do without), else SchemaOf(v).
+func OldestSchemaOf(v any) int {
+	if s, ok := v.(interface{ OldestTrialSchema() int }); ok {
+		return s.OldestTrialSchema()
+	}
+	return SchemaOf(v)
+}
+
 // knownSchema reports whether s is the schema of some trial type.
 func knownSchema(s int) bool { return s == TrialSchema || s == PointTrialSchema }
 
@@ -252,19 +262,20 @@ var errOtherConfig = errors.New("trial of another configuration")
 
 // DecodeTrial validates a trial file's bytes (schema, hash, key, every field
 // of the trial present and not null, the trial's own checks) and decodes its
-// trial into v.
+// trial into v. A type that still reads older schemas (OldestSchemaOf)
+// checks itself by CheckSchema, told the file's schema, instead of Check.
 func DecodeTrial(b []byte, key, hash string, v any) (*StoredTrial, error) {
 	var st StoredTrial
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("not a trial file: %w", err)
 	}
-	want := SchemaOf(v)
+	want, oldest := SchemaOf(v), OldestSchemaOf(v)
 	switch {
 	case st.Schema == 0:
 		return nil, fmt.Errorf("no trial schema (an older format), want schema %d: rerun the experiment", want)
-	case st.Schema < want:
+	case st.Schema < oldest:
 		return nil, fmt.Errorf("trial schema %d, want %d (written by an older fedcon): rerun the experiment", st.Schema, want)
-	case st.Schema != want:
+	case st.Schema > want:
 		return nil, fmt.Errorf("trial schema %d, want %d", st.Schema, want)
 	case st.ConfigHash != hash && !isTrialHash(st.ConfigHash):
 		return nil, fmt.Errorf("config_hash %q is not a trial hash", st.ConfigHash)
@@ -282,7 +293,11 @@ func DecodeTrial(b []byte, key, hash string, v any) (*StoredTrial, error) {
 	if err := json.Unmarshal(st.Trial, v); err != nil {
 		return nil, fmt.Errorf("trial: %w", err)
 	}
-	if c, ok := v.(interface{ Check() error }); ok {
+	if c, ok := v.(interface{ CheckSchema(int) error }); ok {
+		if err := c.CheckSchema(st.Schema); err != nil {
+			return nil, err
+		}
+	} else if c, ok := v.(interface{ Check() error }); ok {
 		if err := c.Check(); err != nil {
 			return nil, err
 		}

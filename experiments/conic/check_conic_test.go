@@ -253,7 +253,7 @@ func ruleRow(t *testing.T, rows []experiments.CheckRow, rule string) experiments
 // run's stored (w, μ) agrees with the solver's own objective, violation,
 // residuals and status on every run (an honest result passes), and each
 // forgery of the point, of the multipliers or of a value they determine
-// fails the certificate rule. Files without a point (an older fedcon) pass
+// fails the certificate rule. Runs without a point (schema 3 files) pass
 // it, the row saying they were not checked.
 func TestConicPointsRecomputed(t *testing.T) {
 	res := conicCheckRun(t)
@@ -293,7 +293,7 @@ func TestConicPointsRecomputed(t *testing.T) {
 			for _, a := range []*proxal.QPAlg{&tr.Alg1, &tr.CProx} {
 				a.W, a.Mu, a.InnerCapped = nil, nil, nil
 			}
-		}, true, "not checked: 2 runs whose files (an older fedcon) store no point w"},
+		}, true, "not checked (old schema): 2 runs whose trial files have schema 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var trials []ConicQPTrial
@@ -318,8 +318,9 @@ func TestConicPointsRecomputed(t *testing.T) {
 // TestConicBallPointsRecomputed: with norm balls (second-order cones; at
 // the server, at every party), the plain recomputation at a real run's
 // stored (w, μ) agrees with the solver's objective, violation, residuals
-// and status, and fails forgeries of the point, of the ball's multipliers
-// (one moved, one pushed outside the dual cone) and of the violation.
+// and status, and with one ball its distance to the gate's own w*; it fails
+// forgeries of the point, of the ball's multipliers (one moved, one pushed
+// outside the dual cone), of the violation and of the distance to w*.
 func TestConicBallPointsRecomputed(t *testing.T) {
 	for _, parties := range []string{"server", "all"} {
 		cfg := smallConicConfig()
@@ -341,11 +342,21 @@ func TestConicBallPointsRecomputed(t *testing.T) {
 			pass   bool
 			detail string
 		}{
-			{"honest", func(*ConicQPTrial) {}, true, "2 runs with a norm ball (second-order cone): objective"},
+			{"honest", func(*ConicQPTrial) {}, true, map[string]string{
+				"server": "2 runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within 1e-10 × the terms' magnitude; dist_to_optimum_inf recomputed against an independent solve's w*",
+				"all":    "2 runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within 1e-10 × the terms' magnitude; the distance to w* not recomputed (several balls",
+			}[parties]},
 			{"w edited", func(tr *ConicQPTrial) { tr.Alg1.W[0] += 1e-7 }, false, "Algorithm 1"},
 			{"ball multiplier edited", func(tr *ConicQPTrial) { tr.CProx.Mu[0][2] += 1e-7 }, false, "cProx-AL"},
 			{"ball multiplier outside K*", func(tr *ConicQPTrial) { tr.Alg1.Mu[0][1] = -1 }, false, "outside the dual cone (second-order)"},
 			{"violation edited", func(tr *ConicQPTrial) { tr.Alg1.Violation += 1e-3 }, false, "feasibility_violation"},
+			// One ball (at the server): the run stores its distance to w*;
+			// 1e-9 is 1000 times ballSolveAgree at ||w*||_∞ < 1.
+			{"distance to w* edited", func(tr *ConicQPTrial) {
+				if parties == "server" {
+					tr.CProx.DistOpt += 1e-9
+				}
+			}, parties != "server", map[string]string{"server": "cProx-AL: dist_to_optimum_inf", "all": "several balls"}[parties]},
 		} {
 			t.Run(parties+" "+tc.name, func(t *testing.T) {
 				var trials []ConicQPTrial
@@ -396,6 +407,101 @@ func TestConicEqQPAgreesWithExactKKT(t *testing.T) {
 		}
 		if diff := math.Abs(fs - q.FStar()); diff > 1e-14*(1+math.Abs(fs)) {
 			t.Errorf("%v: f* %.17g, independent %.17g", c, fs, q.FStar())
+		}
+	}
+}
+
+// TestConicTrialSchema: a conic Table 1 trial file of schema 4 must carry
+// each run's w, μ and inner cap (a deleted one is refused with one line);
+// a schema 3 file, of a fedcon that stored no point, is still read unless
+// it holds some of the three and not the others; other schemas are
+// refused.
+func TestConicTrialSchema(t *testing.T) {
+	res := conicCheckRun(t)
+	honest, err := json.Marshal(&res.Trials[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := experiments.TrialKey(conicQPCell(res.Trials[0].D, res.Trials[0].N, res.Trials[0].M), res.Trials[0].Trial)
+	for _, c := range []struct {
+		name   string
+		schema int
+		strip  []string // fields deleted from alg1
+		err    string   // "" for read
+	}{
+		{"schema 4", 4, nil, ""},
+		{"schema 4 without w", 4, []string{"w"}, "trial.alg1: schema 4 stores w (d = 100 entries), mu and inner_capped; the file has 0 entries of w, 2 blocks of mu"},
+		{"schema 4 without mu", 4, []string{"mu"}, "the file has 100 entries of w, 0 blocks of mu"},
+		{"schema 4 without inner_capped", 4, []string{"inner_capped"}, "stores w (d = 100 entries), mu and inner_capped"},
+		{"schema 3 without w, mu, inner_capped", 3, []string{"w", "mu", "inner_capped"}, ""},
+		// A schema 4 file relabelled 3 with its point deleted but its
+		// inner cap kept: no fedcon wrote inner_capped without w.
+		{"schema 3 without w, mu", 3, []string{"w", "mu"}, "trial.alg1: 0 entries of w, 0 blocks of mu, inner_capped true: no fedcon wrote"},
+		{"schema 3 without mu", 3, []string{"mu"}, "100 entries of w, 0 blocks of mu"},
+		{"schema 3 with w", 3, nil, ""},
+		{"schema 2", 2, nil, "trial schema 2, want 4 (written by an older fedcon): rerun the experiment"},
+		{"schema 5", 5, nil, "trial schema 5, want 4"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var tr map[string]any
+			if err := json.Unmarshal(honest, &tr); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range c.strip {
+				delete(tr["alg1"].(map[string]any), f)
+			}
+			file := map[string]any{"schema": c.schema, "config_hash": "0123456789abcdef", "fedcon_version": "x", "key": key, "seed": 1, "trial": tr}
+			b, err := json.Marshal(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got ConicQPTrial
+			_, err = experiments.DecodeTrial(b, key, "0123456789abcdef", &got)
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("err %v, want %q", err, c.err)
+			}
+		})
+	}
+}
+
+// TestConicBallOptimumAgrees: on instances of the paper's cells with a
+// ball at the server, the gate's optimum (recheck.EqQPBall: safeguarded
+// regula falsi on the ball's multiplier over range-space Cholesky solves) and the run's
+// (problems.ConicQP.ExactSingleBall: a bisection over LU solves of
+// the KKT matrix) agree far inside ballSolveAgree; measured 5e-16 in w*
+// and 1e-15 in f*, relative, up to d = 500.
+func TestConicBallOptimumAgrees(t *testing.T) {
+	cells := [][3]int{{20, 2, 1}, {100, 5, 1}}
+	if !testing.Short() {
+		cells = append(cells, [3]int{300, 5, 3})
+	}
+	cfg := smallConicConfig()
+	cfg.BallRows, cfg.BallParties = 2, "server"
+	for _, c := range cells {
+		inst, err := conicInstance(cfg, c[0], c[1], c[2], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wp, lp, fp, err := inst.ExactSingleBall()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lp <= 0 {
+			t.Fatalf("%v: the ball is not active (λ* = %g): no test of the root-finder", c, lp)
+		}
+		wr, fr, err := conicReference(inst, proxal.QPParties(inst.LCQP))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dw, wm float64
+		for j := range wp {
+			dw, wm = math.Max(dw, math.Abs(wp[j]-wr[j])), math.Max(wm, math.Abs(wp[j]))
+		}
+		if dw > ballSolveAgree/100*(1+wm) || math.Abs(fp-fr) > ballSolveAgree/100*(1+math.Abs(fp)) {
+			t.Errorf("%v: ||w* − w*'||_∞ = %.3g (||w*||_∞ %.3g), f* %.17g vs %.17g", c, dw, wm, fp, fr)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package conic
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,11 +104,15 @@ func TestGateConicPartitionTampering(t *testing.T) {
 					failed = append(failed, r.Rule+": "+r.Detail)
 				}
 			}
-			// Without the data, the recomputed certificate cannot be
-			// checked either: it fails too, naming the path.
+			// Without the data, the recomputed certificate (and for
+			// Neyman-Pearson the independent optimum) cannot be checked
+			// either: they fail too, naming the path.
 			want := []string{"partition recomputed"}
 			if c.dirs[0] == empty[0] {
 				want = append(want, "certificate recomputed")
+				if c.table == "conic-table2" {
+					want = append(want, "objective vs independent optimum")
+				}
 			}
 			ok := len(failed) == len(want)
 			for i := 0; ok && i < len(want); i++ {
@@ -118,6 +123,63 @@ func TestGateConicPartitionTampering(t *testing.T) {
 				t.Fatalf("honest run fails the gate: %v", failed)
 			case c.fail != "" && !ok:
 				t.Fatalf("failed %v, want only the rules %v naming %s", failed, want, c.fail)
+			}
+		})
+	}
+}
+
+// TestGateConicOptimum: conic Table 2 (Neyman-Pearson with the conic
+// paper's settings) gets "objective vs independent optimum", the gate's
+// barrier solve of each cell's partition (n <= 20): an honest table passes
+// it, and one whose trial's objective is moved outside its band, the table
+// rebuilt from the forged trial file, fails it naming the run.
+func TestGateConicOptimum(t *testing.T) {
+	dirs := conicDataDirs(t)
+	al := proxal.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+		MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
+	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
+		Clients: []int{2}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}
+	for _, c := range []struct {
+		name  string
+		delta float64 // added to the cProx-AL run's stored objective
+		pass  bool
+		want  string
+	}{
+		{"honest", 0, true, "2 runs in 1 cells"},
+		{"objective raised by 1e-3", 1e-3, false, "breast-cancer-wisc n=2 trial 0 cProx-AL: objective"},
+		{"objective lowered by 1e-3", -1e-3, false, "breast-cancer-wisc n=2 trial 0 cProx-AL: objective"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeConicClassRun(t, dir, "conic-table2", np, dirs, nil)
+			if c.delta != 0 {
+				p := filepath.Join(dir, "trials", "breast-cancer-wisc-n2-t00.json")
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var f map[string]any
+				if err := json.Unmarshal(b, &f); err != nil {
+					t.Fatal(err)
+				}
+				a := f["trial"].(map[string]any)["cprox"].(map[string]any)
+				a["objective"] = a["objective"].(float64) + c.delta
+				if b, err = json.Marshal(f); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				writeConicClassRun(t, dir, "conic-table2", np, dirs, nil) // the forger's rebuild
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "conic-table2.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := experiments.VerifyResult(dir, "conic-table2", b, dirs)
+			row := ruleRow(t, rows, "objective vs independent optimum")
+			if row.Pass != c.pass || !strings.Contains(row.Detail, c.want) {
+				t.Fatalf("pass %v, %q; want pass %v naming %q", row.Pass, row.Detail, c.pass, c.want)
 			}
 		})
 	}

@@ -304,10 +304,37 @@ func (r *ConicQPResult) Tables() []*experiments.Table {
 	return []*experiments.Table{main, extra}
 }
 
-// Check validates a trial file beyond the presence of its fields.
-func (t *ConicQPTrial) Check() error {
+// TrialSchema is the trial file format of a conic QP trial: schema 4
+// stores each algorithm's point and multipliers, and requires them.
+func (ConicQPTrial) TrialSchema() int { return experiments.PointTrialSchema }
+
+// OldestTrialSchema is the format still read: schema 3 files, of a fedcon
+// that stored no point, are reused and the gate counts their runs as not
+// checked.
+func (ConicQPTrial) OldestTrialSchema() int { return experiments.TrialSchema }
+
+// CheckSchema validates a trial file of the given schema beyond the
+// presence of its fields: from schema 4 on, each run has its w (d entries)
+// and μ, so that a deleted point fails rather than reading as an old file;
+// in any schema a run has w, μ and inner_capped all or none of them (a
+// schema 3 file with some was written with all three).
+func (t *ConicQPTrial) CheckSchema(schema int) error {
 	if t.N < 1 || t.D < 1 || t.M < 1 || t.Trial < 0 {
 		return fmt.Errorf("trial: bad cell d=%d n=%d m=%d trial %d", t.D, t.N, t.M, t.Trial)
+	}
+	for _, a := range []struct {
+		name string
+		alg  *proxal.QPAlg
+	}{{"alg1", &t.Alg1}, {"cprox", &t.CProx}} {
+		g := a.alg
+		switch {
+		case schema >= experiments.PointTrialSchema && (len(g.W) != t.D || len(g.Mu) == 0 || g.InnerCapped == nil):
+			return fmt.Errorf("trial.%s: schema %d stores w (d = %d entries), mu and inner_capped; the file has %d entries of w, %d blocks of mu", a.name, schema, t.D, len(g.W), len(g.Mu))
+		case (len(g.W) == 0) != (len(g.Mu) == 0) || (g.InnerCapped != nil && len(g.W) == 0):
+			// w, mu and inner_capped came into the files together:
+			// a file with some of them and not the others was edited.
+			return fmt.Errorf("trial.%s: %d entries of w, %d blocks of mu, inner_capped %v: no fedcon wrote some of them without the others", a.name, len(g.W), len(g.Mu), g.InnerCapped != nil)
+		}
 	}
 	return proxal.CheckQPRuns(&t.QPRuns)
 }

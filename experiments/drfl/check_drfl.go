@@ -34,6 +34,12 @@ const drflAgree = 1e-9
 // in row order as the runs do (a few ulps).
 const drflScoreAgree = 1e-12
 
+// sameScore reports whether a stored score agrees with its recomputation
+// (within drflScoreAgree, or both NaN: a client without test rows).
+func sameScore(got, want float64) bool {
+	return math.Abs(got-want) <= drflScoreAgree*(1+math.Abs(want)) || (math.IsNaN(got) && math.IsNaN(want))
+}
+
 // plainMargin is ⟨w, x⟩ + b with v = (w, b), in index order.
 func plainMargin(v, x []float64) float64 {
 	n := len(x)
@@ -367,7 +373,7 @@ func recheckNoise(r *DRFLNoiseResult, dirs []string, obj, score *experiments.Ver
 	}
 	same := func(what string, got, want float64) {
 		scores++
-		if !(math.Abs(got-want) <= drflScoreAgree*(1+math.Abs(want))) && !(math.IsNaN(got) && math.IsNaN(want)) {
+		if !sameScore(got, want) {
 			score.Fail("%s: %s %.12g, recomputed at the stored weights %.12g", name, what, got, want)
 		}
 	}
@@ -379,11 +385,6 @@ func recheckNoise(r *DRFLNoiseResult, dirs []string, obj, score *experiments.Ver
 			continue
 		}
 		tests := noisyTests(sp, cfg, seed)
-		var tx [][]float64
-		var ty []float64
-		for _, c := range sp.Train {
-			tx, ty = append(tx, c.X...), append(ty, c.Y...)
-		}
 		for m, runs := range r.Runs {
 			if rep >= len(runs) {
 				obj.Fail("%s: %d repetitions of %s, want %d", name, len(runs), cfg.Params[m].Model, cfg.Repetitions)
@@ -391,49 +392,11 @@ func recheckNoise(r *DRFLNoiseResult, dirs []string, obj, score *experiments.Ver
 			}
 			run := runs[rep]
 			at := fmt.Sprintf("repetition %d %s", rep+1, run.Params.Model)
-			if len(run.V) != len(sp.Features)+1 {
-				obj.Fail("%s %s: %d weights for %d features and b", name, at, len(run.V), len(sp.Features))
+			mse, ok := recheckFit(name, at, sp, sp.TestX, run, obj, same)
+			if !ok {
 				continue
-			}
-			p := run.Params
-			var perr error
-			if p.P, perr = parseP(p.PName); perr != nil {
-				obj.Fail("%s %s: p %q", name, at, p.PName)
-				continue
-			}
-			if p.Support, perr = pd.ParseSupport(p.SupportName); perr != nil {
-				obj.Fail("%s %s: support %q", name, at, p.SupportName)
-				continue
-			}
-			spec := NewDRFLSpec(sp.Train, p)
-			fs := make([]float64, len(spec.Clients))
-			for k, c := range spec.Clients {
-				fs[k] = clientLoss(c, spec.Model, run.V)
-			}
-			qhat := spec.Qhat
-			if qhat == nil {
-				var all int
-				for _, c := range spec.Clients {
-					all += len(c.X)
-				}
-				for _, c := range spec.Clients {
-					qhat = append(qhat, float64(len(c.X))/float64(all))
-				}
 			}
 			fits++
-			if w := worstOverQ(fs, qhat, spec.Theta, spec.Norm); !(math.Abs(run.WorstCase-w) <= drflAgree*(1+math.Abs(w))) {
-				obj.Fail("%s %s: worst-case objective %.12g, recomputed at the stored weights %.12g", name, at, run.WorstCase, w)
-			}
-			mse := p.Metric().LowerIsBetter
-			same(at+" train score", run.Train, plainScore(mse, tx, ty, run.V))
-			pooled, clients, worst := plainScores(sp, mse, sp.TestX, run.V)
-			same(at+" test score", run.Test, pooled)
-			same(at+" worst client's test score", run.WorstClient, worst)
-			for s := range clients {
-				if s < len(run.ClientTest) {
-					same(fmt.Sprintf("%s client %d's test score", at, s+1), run.ClientTest[s], clients[s])
-				}
-			}
 			for k := range tests {
 				for l := range tests[k] {
 					pooled, _, worst := plainScores(sp, mse, tests[k][l], run.V)
@@ -449,6 +412,62 @@ func recheckNoise(r *DRFLNoiseResult, dirs []string, obj, score *experiments.Ver
 		}
 	}
 	return fits, scores
+}
+
+// recheckFit recomputes one fit (at, of data set name) on split sp, scored
+// on test rows testX, at its stored weights: its worst-case objective into obj, its train, test,
+// per-client and worst client's scores through same. It returns whether
+// the fit is scored by MSE, and false when its weights or parameters
+// cannot be read (a failure recorded in obj).
+func recheckFit(name, at string, sp *DRFLSplit, testX [][]float64, run *DRFLRun, obj *experiments.Verifier, same func(what string, got, want float64)) (mse, ok bool) {
+	if len(run.V) != len(sp.Features)+1 {
+		obj.Fail("%s %s: %d weights for %d features and b", name, at, len(run.V), len(sp.Features))
+		return false, false
+	}
+	p := run.Params
+	var err error
+	if p.P, err = parseP(p.PName); err != nil {
+		obj.Fail("%s %s: p %q", name, at, p.PName)
+		return false, false
+	}
+	if p.Support, err = pd.ParseSupport(p.SupportName); err != nil {
+		obj.Fail("%s %s: support %q", name, at, p.SupportName)
+		return false, false
+	}
+	spec := NewDRFLSpec(sp.Train, p)
+	fs := make([]float64, len(spec.Clients))
+	for k, c := range spec.Clients {
+		fs[k] = clientLoss(c, spec.Model, run.V)
+	}
+	qhat := spec.Qhat
+	if qhat == nil {
+		var all int
+		for _, c := range spec.Clients {
+			all += len(c.X)
+		}
+		for _, c := range spec.Clients {
+			qhat = append(qhat, float64(len(c.X))/float64(all))
+		}
+	}
+	if w := worstOverQ(fs, qhat, spec.Theta, spec.Norm); !(math.Abs(run.WorstCase-w) <= drflAgree*(1+math.Abs(w))) {
+		obj.Fail("%s %s: worst-case objective %.12g, recomputed at the stored weights %.12g", name, at, run.WorstCase, w)
+	}
+	mse = p.Metric().LowerIsBetter
+	var tx [][]float64
+	var ty []float64
+	for _, c := range sp.Train {
+		tx, ty = append(tx, c.X...), append(ty, c.Y...)
+	}
+	same(at+" train score", run.Train, plainScore(mse, tx, ty, run.V))
+	pooled, clients, worst := plainScores(sp, mse, testX, run.V)
+	same(at+" test score", run.Test, pooled)
+	same(at+" worst client's test score", run.WorstClient, worst)
+	for s := range clients {
+		if s < len(run.ClientTest) {
+			same(fmt.Sprintf("%s client %d's test score", at, s+1), run.ClientTest[s], clients[s])
+		}
+	}
+	return mse, true
 }
 
 // plainScores is the score of v on test rows x (labels sp.TestY): pooled,

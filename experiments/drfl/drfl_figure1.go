@@ -123,6 +123,28 @@ func fig1Empirical(rng *rand.Rand, n int) fig1Dist {
 	return e
 }
 
+// fig1Random draws a random distribution P': q = (u, 1 − u) and each p_s
+// uniform weights normalised.
+func fig1Random(rng *rand.Rand) fig1Dist {
+	var d fig1Dist
+	u := rng.Float64()
+	d.q = [2]float64{u, 1 - u}
+	for s := range 2 {
+		var sum float64
+		for i := range 3 {
+			d.p[s][i] = rng.Float64()
+			sum += d.p[s][i]
+		}
+		for i := range 3 {
+			d.p[s][i] /= sum
+		}
+	}
+	return d
+}
+
+// fig1Stream is the PCG stream of Figure 1's draws under its seed.
+const fig1Stream = 0xf161
+
 // DRFLFigure1 is Figure 1's data.
 type DRFLFigure1 struct {
 	Config DRFLFigure1Config `json:"config"`
@@ -184,7 +206,7 @@ func RunDRFLFigure1(cfg DRFLFigure1Config) (*DRFLFigure1, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0xf161))
+	rng := rand.New(rand.NewPCG(cfg.Seed, fig1Stream))
 	truth := fig1Dist{q: fig1Q, p: fig1P}
 	out := &DRFLFigure1{Config: cfg}
 	for range cfg.Runs {
@@ -197,20 +219,7 @@ func RunDRFLFigure1(cfg DRFLFigure1Config) (*DRFLFigure1, error) {
 	fixed := fig1Empirical(rng, cfg.Samples)
 	draws := make([][2]float64, cfg.Draws)
 	for k := range draws {
-		var d fig1Dist
-		u := rng.Float64()
-		d.q = [2]float64{u, 1 - u}
-		for s := range 2 {
-			var sum float64
-			for i := range 3 {
-				d.p[s][i] = rng.Float64()
-				sum += d.p[s][i]
-			}
-			for i := range 3 {
-				d.p[s][i] /= sum
-			}
-		}
-		a, b := d.distances(fixed)
+		a, b := fig1Random(rng).distances(fixed)
 		draws[k] = [2]float64{a, b}
 	}
 	for l := 10; l <= 100; l += 5 {

@@ -1,17 +1,42 @@
 package proxal
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/internal/recheck"
 )
 
 // optimumMaxClients is the largest client count whose cells the gate
-// solves independently (the n <= 20 cells; Table 1 has no other).
+// solves independently (Table 1 and conic Table 2 have no other).
 const optimumMaxClients = 20
+
+// optimumMaxEntries bounds a cell's rows × features for the independent
+// solve, whose Newton steps cost about that much each: adult-a has 3.5e6
+// (about 2 s of CPU a cell); a larger data set of one's own is named as
+// skipped rather than costing the gate minutes.
+const optimumMaxEntries = 1e7
+
+// WithNPOptimum adds the "objective vs independent optimum" row
+// (verifyOptimum) to the checks of a Neyman-Pearson table of cfg, its data
+// sets searched on dirs.
+func WithNPOptimum(k experiments.VerifyKind[ClassRow, ClassTrial], name string, cfg *NPConfig, dirs []string) experiments.VerifyKind[ClassRow, ClassTrial] {
+	extra := k.Extra
+	k.Extra = func(cells []experiments.VerifyCell, byCell map[string][]ClassTrial, rows []ClassRow) []experiments.CheckRow {
+		var out []experiments.CheckRow
+		if extra != nil {
+			out = extra(cells, byCell, rows)
+		}
+		return append(out, verifyOptimum(name, cells, byCell, npPoints(cfg, dirs)))
+	}
+	return k
+}
 
 // OptimumBand is the band in which a run's stored objective f must lie
 // around an independent solve's f(W) (recheck.NPRef), from the run's
@@ -64,8 +89,9 @@ func (b OptimumBand) Message(objective, fref float64) string {
 
 // verifyOptimum is the check row of the independent optimum of a
 // Neyman-Pearson table: each cell with at most optimumMaxClients clients
-// solved by recheck.NPReference on the partition the run used, and every
-// run's stored objective within its OptimumBand of it.
+// and optimumMaxEntries rows × features solved by recheck.NPReference on
+// the partition the run used, and every run's stored objective within its
+// OptimumBand of it.
 func verifyOptimum(name string, cells []experiments.VerifyCell, byCell map[string][]ClassTrial, build pointFunc) experiments.CheckRow {
 	var v experiments.Verifier
 	var skipped []string
@@ -89,7 +115,15 @@ func verifyOptimum(name string, cells []experiments.VerifyCell, byCell map[strin
 			skipped = append(skipped, fmt.Sprintf("%s (not a partition into n clients)", c.Label))
 			continue
 		}
-		ref, err := recheck.NPReference(pc.np.parts, pc.np.n, pc.np.r, pc.d)
+		if e := pc.np.entries(pc.d); e > optimumMaxEntries {
+			skipped = append(skipped, fmt.Sprintf("%s (%.3g rows × features, more than %.0e)", c.Label, e, optimumMaxEntries))
+			continue
+		}
+		if !slices.ContainsFunc(trials, func(t ClassTrial) bool { return len(t.Alg1.W) == pc.d || len(t.CProx.W) == pc.d }) {
+			old += 2 * len(trials) // nothing to measure: no solve
+			continue
+		}
+		ref, err := pc.np.reference(pc.d)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s (%v)", c.Label, err))
 			continue
@@ -135,4 +169,52 @@ func verifyOptimum(name string, cells []experiments.VerifyCell, byCell map[strin
 		ok += "; skipped: " + strings.Join(skipped, ", ")
 	}
 	return v.Row(name, "objective vs independent optimum", ok)
+}
+
+// entries is the cell's rows times d.
+func (r *npRows) entries(d int) float64 {
+	var rows int
+	for _, p := range r.parts {
+		rows += len(p[0]) + len(p[1])
+	}
+	return float64(rows) * float64(d)
+}
+
+// npRefs memoises recheck.NPReference by the SHA-256 of what it solves:
+// the gate meets the same partition in several experiments (Table 1,
+// conic Table 2 and Figure 1 split the same data with the same seed), and
+// solves it once per process.
+var npRefs sync.Map // [sha256.Size]byte -> npRefResult
+
+type npRefResult struct {
+	ref *recheck.NPRef
+	err error
+}
+
+// reference is recheck.NPReference of the cell, memoised in npRefs.
+func (r *npRows) reference(d int) (*recheck.NPRef, error) {
+	h := sha256.New()
+	word := func(x uint64) { _ = binary.Write(h, binary.LittleEndian, x) }
+	word(uint64(r.n))
+	word(math.Float64bits(r.r))
+	word(uint64(d))
+	word(uint64(len(r.parts)))
+	for _, p := range r.parts {
+		for _, rows := range p {
+			word(uint64(len(rows)))
+			for _, row := range rows {
+				word(uint64(len(row)))
+				_ = binary.Write(h, binary.LittleEndian, row)
+			}
+		}
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	if v, ok := npRefs.Load(key); ok {
+		res := v.(npRefResult)
+		return res.ref, res.err
+	}
+	ref, err := recheck.NPReference(r.parts, r.n, r.r, d)
+	npRefs.Store(key, npRefResult{ref, err})
+	return ref, err
 }

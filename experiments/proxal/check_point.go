@@ -269,20 +269,22 @@ func cappedNote(uncapped int) string {
 // genericPoints is the recomputed certificate of a result without a
 // reference file (`run np|fair|qp`, a figure's runs): its recorded
 // configuration decodes strictly as a Neyman-Pearson, fairness or QP
-// configuration and it holds its trials. Other results: no rows.
+// configuration and it holds its trials; a Neyman-Pearson result also gets
+// its objectives against the independent optimum. Other results: no rows.
 func genericPoints(in experiments.VerifyInput) []experiments.CheckRow {
 	var (
-		np    NPConfig
-		fair  FairConfig
-		qp    QPConfig
-		build pointFunc
-		eps   [2]float64
+		np      NPConfig
+		fair    FairConfig
+		qp      QPConfig
+		build   pointFunc
+		eps     [2]float64
+		optimum bool
 	)
 	switch {
 	case experiments.StrictConfig(in.Config, &qp) == nil && qp.Validate() == nil:
 		return genericQPPoints(in, &qp)
 	case experiments.StrictConfig(in.Config, &np) == nil && np.Validate() == nil:
-		build, eps = npPoints(&np, in.DataDirs), [2]float64{np.Eps1, np.Eps2}
+		build, eps, optimum = npPoints(&np, in.DataDirs), [2]float64{np.Eps1, np.Eps2}, true
 	case experiments.StrictConfig(in.Config, &fair) == nil && fair.Validate() == nil:
 		build, eps = fairPoints(&fair, in.DataDirs), [2]float64{fair.Eps1, fair.Eps2}
 	default:
@@ -303,7 +305,13 @@ func genericPoints(in experiments.VerifyInput) []experiments.CheckRow {
 		}
 		byCell[key] = append(byCell[key], t)
 	}
-	return []experiments.CheckRow{verifyPoints(in.Name, cells, byCell, eps, build)}
+	rows := []experiments.CheckRow{verifyPoints(in.Name, cells, byCell, eps, build)}
+	if optimum {
+		// Fairness has no independent optimum: its disparity constraint
+		// is not convex, so no solve certifies a global one.
+		rows = append(rows, verifyOptimum(in.Name, cells, byCell, npPoints(&np, in.DataDirs)))
+	}
+	return rows
 }
 
 // genericQPPoints is genericPoints for a QP result (`run qp`).

@@ -201,11 +201,7 @@ func verifyNP(in experiments.VerifyInput) []experiments.CheckRow {
 	tables := func(rows []ClassRow, trials []ClassTrial) []*experiments.Table {
 		return (&NPResult{Info: &experiments.RunInfo{Config: &cfg}, Rows: rows, Trials: trials}).Tables()
 	}
-	k := WithNPPartition(NPVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs)
-	extra := k.Extra
-	k.Extra = func(cells []experiments.VerifyCell, byCell map[string][]ClassTrial, rows []ClassRow) []experiments.CheckRow {
-		return append(extra(cells, byCell, rows), verifyOptimum(in.Name, cells, byCell, npPoints(&cfg, in.DataDirs)))
-	}
+	k := WithNPOptimum(WithNPPartition(NPVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs), in.Name, &cfg, in.DataDirs)
 	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, k)
 }
 
