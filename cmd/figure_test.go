@@ -182,3 +182,35 @@ func TestFigureManifestTrials(t *testing.T) {
 		}
 	}
 }
+
+// TestPanelLogBandBelowZero: a log panel whose band's lower edge (mean −
+// std) is ≤ 0 while the curves are positive stays on a log axis (a linear
+// one flattens everything but the spike); the band runs to the axis'
+// bottom, no curve or band top is clipped, and a spike at the left does not
+// take the legend's headroom (the axis ends within a decade of it).
+func TestPanelLogBandBelowZero(t *testing.T) {
+	s := experiments.Series{Name: "Alg. 1 B=100"}
+	for i, y := range []float64{2.3, 12000, 40, 1.5, 1.4, 1.37} {
+		s.X, s.Y = append(s.X, float64(1+20*i)), append(s.Y, y)
+		sd := 0.3
+		if i == 1 {
+			sd = 50000 // a few runs blow up: std ≫ mean
+		}
+		s.Lo, s.Hi = append(s.Lo, y-sd), append(s.Hi, y+sd)
+	}
+	q := experiments.Series{Name: "FedAvg B=100 E=1", Color: 1, Dash: "dash"}
+	for i, y := range []float64{2.3, 1.2, 0.9, 0.7, 0.65, 0.6} {
+		q.X, q.Y = append(q.X, float64(1+20*i)), append(q.Y, y)
+		q.Lo, q.Hi = append(q.Lo, y-0.05), append(q.Hi, y+0.05)
+	}
+	p, err := panelPlot(experiments.Panel{YLog: true, Series: []experiments.Series{s, q}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Y.Scale.(plot.LogScale); !ok {
+		t.Fatalf("y scale %T, want plot.LogScale", p.Y.Scale)
+	}
+	if !(p.Y.Min > 0 && p.Y.Min <= 0.55/1.5+1e-12) || p.Y.Max < 62000 || p.Y.Max > 620000 {
+		t.Errorf("y axis [%g, %g], want (0, %g] to [62000, 620000]", p.Y.Min, p.Y.Max, 0.55/1.5)
+	}
+}
