@@ -72,6 +72,7 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 		for i, row := range grid {
 			for j, p := range row {
 				if p != nil {
+					legendAtDataTop(p, canvases[i][j])
 					p.Draw(canvases[i][j])
 				}
 			}
@@ -229,6 +230,23 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		p.X.Min, p.X.Max = xmin-0.5, xmax+0.5
 	}
 	return p, nil
+}
+
+// legendAtDataTop moves a top legend down to the top of the data area.
+// gonum/plot draws the legend from the top of the plot's canvas below the
+// title, but shrinks the data area below that by the glyphs it must fit;
+// on a log y axis that includes the centred y label, which it places at
+// Norm((Min+Max)/2), near the top, so a log panel's legend sat above its
+// axis (on the title) by half the label's length.
+func legendAtDataTop(p *plot.Plot, c draw.Canvas) {
+	if !p.Legend.Top {
+		return
+	}
+	top := c.Max.Y
+	if p.Title.Text != "" {
+		top -= p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	p.Legend.YOffs = min(0, p.DataCanvas(c).Max.Y-top)
 }
 
 // logPositive reports whether a log panel can be drawn: every curve value

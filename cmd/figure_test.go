@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/fedcon/fedcon/experiments"
 )
@@ -212,5 +215,28 @@ func TestPanelLogBandBelowZero(t *testing.T) {
 	}
 	if !(p.Y.Min > 0 && p.Y.Min <= 0.55/1.5+1e-12) || p.Y.Max < 62000 || p.Y.Max > 620000 {
 		t.Errorf("y axis [%g, %g], want (0, %g] to [62000, 620000]", p.Y.Min, p.Y.Max, 0.55/1.5)
+	}
+}
+
+// TestLegendAtDataTop: a log panel's top legend starts at the top of its
+// data area, not above it (gonum/plot shrinks a log panel's data area from
+// the top for its centred y label), and a linear panel's stays within a
+// tick label's height of where it was.
+func TestLegendAtDataTop(t *testing.T) {
+	s := experiments.Series{Name: "Alg. 1 B=100", X: []float64{1, 7, 50, 100}, Y: []float64{2.3, 12000, 1.6, 1.4}}
+	for _, log := range []bool{true, false} {
+		p, err := panelPlot(experiments.Panel{Title: "(a) training cost", YLabel: "training cost F(w)", XLabel: "iteration t", YLog: log, Series: []experiments.Series{s}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := draw.New(vgimg.New(4*vg.Inch, 3.6*vg.Inch))
+		legendAtDataTop(p, c)
+		top := c.Max.Y - p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y - p.Title.Padding
+		if got, want := top+p.Legend.YOffs, p.DataCanvas(c).Max.Y; math.Abs(float64(got-want)) > 1e-9 || p.Legend.YOffs > 0 {
+			t.Errorf("log %v: legend top %v, data area top %v (offset %v)", log, got, want, p.Legend.YOffs)
+		}
+		if log && p.Legend.YOffs > -vg.Points(20) {
+			t.Errorf("log panel: legend offset %v, want the label's spurious padding (> 20 pt) removed", p.Legend.YOffs)
+		}
 	}
 }
