@@ -72,6 +72,7 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 		for i, row := range grid {
 			for j, p := range row {
 				if p != nil {
+					legendAtDataTop(p, canvases[i][j])
 					p.Draw(canvases[i][j])
 				}
 			}
@@ -107,6 +108,14 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
+	// A log axis keeps its scale when a band's lower edge (mean − std) is
+	// ≤ 0 while the curves are positive: the axis spans the positive values
+	// and such a band runs to the bottom of the axis (logBandFloor).
+	logY := pn.YLog && logPositive(pn)
+	floor := 0.0
+	if logY {
+		floor = logBandFloor(pn)
+	}
 	for _, s := range pn.Series {
 		c := palette[s.Color%len(palette)]
 		if len(s.Lo) == len(s.X) && len(s.X) > 0 {
@@ -115,7 +124,11 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 				ring = append(ring, plotter.XY{X: s.X[i], Y: s.Hi[i]})
 			}
 			for i := len(s.X) - 1; i >= 0; i-- {
-				ring = append(ring, plotter.XY{X: s.X[i], Y: s.Lo[i]})
+				lo := s.Lo[i]
+				if logY && !(lo > floor) {
+					lo = floor
+				}
+				ring = append(ring, plotter.XY{X: s.X[i], Y: lo})
 			}
 			band, err := plotter.NewPolygon(ring)
 			if err != nil {
@@ -132,6 +145,9 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 			lo, hi := s.Y[i], s.Y[i]
 			if len(s.Lo) == len(s.X) {
 				lo, hi = s.Lo[i], s.Hi[i]
+				if logY && !(lo > floor) {
+					lo = floor
+				}
 			}
 			ymin, ymax = math.Min(ymin, lo), math.Max(ymax, hi)
 		}
@@ -178,11 +194,18 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		p.X.Tick.Marker = logTicks125{}
 		p.X.Min, p.X.Max = xmin/1.5, xmax*1.5
 	}
-	if pn.YLog && ymin > 0 {
+	if logY && ymin > 0 {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks125{}
 		// Headroom for the legend, in decades, grown with its entries.
-		p.Y.Min, p.Y.Max = ymin/1.5, ymax*math.Pow(ymax/ymin*1.5, legendHeadroom(len(pn.Series)+len(pn.HLines)))
+		// ymin is the smallest positive value (bands clamped to the floor
+		// below it reach the axis' bottom).
+		// The legend sits at the top right: the headroom is above the
+		// right half's data, and a spike further left (τ = 0.1's early
+		// overshoot) only needs to fit below the top.
+		ymin = floor * 1.5
+		right := math.Max(rightHalfMax(pn, xmin, xmax, floor), ymin)
+		p.Y.Min, p.Y.Max = ymin/1.5, math.Max(ymax*1.5, right*math.Pow(right/ymin*1.5, legendHeadroom(len(pn.Series)+len(pn.HLines))))
 		return p, nil
 	}
 	if pn.YUnit {
@@ -207,6 +230,84 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 		p.X.Min, p.X.Max = xmin-0.5, xmax+0.5
 	}
 	return p, nil
+}
+
+// legendAtDataTop moves a top legend down to the top of the data area.
+// gonum/plot draws the legend from the top of the plot's canvas below the
+// title, but shrinks the data area below that by the glyphs it must fit;
+// on a log y axis that includes the centred y label, which it places at
+// Norm((Min+Max)/2), near the top, so a log panel's legend sat above its
+// axis (on the title) by half the label's length.
+func legendAtDataTop(p *plot.Plot, c draw.Canvas) {
+	if !p.Legend.Top {
+		return
+	}
+	top := c.Max.Y
+	if p.Title.Text != "" {
+		top -= p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	p.Legend.YOffs = min(0, p.DataCanvas(c).Max.Y-top)
+}
+
+// logPositive reports whether a log panel can be drawn: every curve value
+// and reference line is > 0 (band edges may not be).
+func logPositive(pn experiments.Panel) bool {
+	n := 0
+	for _, s := range pn.Series {
+		for _, y := range s.Y {
+			if !(y > 0) || math.IsInf(y, 1) {
+				return false
+			}
+			n++
+		}
+	}
+	for _, h := range pn.HLines {
+		if !(h.Y > 0) {
+			return false
+		}
+	}
+	return n > 0
+}
+
+// rightHalfMax is the largest curve value or band edge of the panel at
+// x ≥ the middle of [xmin, xmax] (reference lines included), band edges
+// clamped to floor; -Inf without such points.
+func rightHalfMax(pn experiments.Panel, xmin, xmax, floor float64) float64 {
+	m, mid := math.Inf(-1), (xmin+xmax)/2
+	for _, s := range pn.Series {
+		for i, x := range s.X {
+			if x < mid {
+				continue
+			}
+			m = math.Max(m, s.Y[i])
+			if len(s.Hi) == len(s.X) {
+				m = math.Max(m, math.Max(s.Hi[i], floor))
+			}
+		}
+	}
+	for _, h := range pn.HLines {
+		m = math.Max(m, h.Y)
+	}
+	return m
+}
+
+// logBandFloor is where a log panel's band edges ≤ 0 are drawn: the
+// bottom of the axis, a factor 1.5 below the smallest positive curve value,
+// band edge or reference line.
+func logBandFloor(pn experiments.Panel) float64 {
+	m := math.Inf(1)
+	for _, s := range pn.Series {
+		for i, y := range s.Y {
+			m = math.Min(m, y)
+			if len(s.Lo) == len(s.Y) && s.Lo[i] > 0 {
+				m = math.Min(m, s.Lo[i])
+			}
+		}
+	}
+	for _, h := range pn.HLines {
+		m = math.Min(m, h.Y)
+	}
+	return m / 1.5
 }
 
 // legendHeadroom is the fraction of the data's height to add above it so

@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/fedcon/fedcon/experiments"
 )
@@ -179,6 +182,61 @@ func TestFigureManifestTrials(t *testing.T) {
 		}
 		if got != 1 {
 			t.Errorf("%s records trials: %d, the figure ran 1", file, got)
+		}
+	}
+}
+
+// TestPanelLogBandBelowZero: a log panel whose band's lower edge (mean −
+// std) is ≤ 0 while the curves are positive stays on a log axis (a linear
+// one flattens everything but the spike); the band runs to the axis'
+// bottom, no curve or band top is clipped, and a spike at the left does not
+// take the legend's headroom (the axis ends within a decade of it).
+func TestPanelLogBandBelowZero(t *testing.T) {
+	s := experiments.Series{Name: "Alg. 1 B=100"}
+	for i, y := range []float64{2.3, 12000, 40, 1.5, 1.4, 1.37} {
+		s.X, s.Y = append(s.X, float64(1+20*i)), append(s.Y, y)
+		sd := 0.3
+		if i == 1 {
+			sd = 50000 // a few runs blow up: std ≫ mean
+		}
+		s.Lo, s.Hi = append(s.Lo, y-sd), append(s.Hi, y+sd)
+	}
+	q := experiments.Series{Name: "FedAvg B=100 E=1", Color: 1, Dash: "dash"}
+	for i, y := range []float64{2.3, 1.2, 0.9, 0.7, 0.65, 0.6} {
+		q.X, q.Y = append(q.X, float64(1+20*i)), append(q.Y, y)
+		q.Lo, q.Hi = append(q.Lo, y-0.05), append(q.Hi, y+0.05)
+	}
+	p, err := panelPlot(experiments.Panel{YLog: true, Series: []experiments.Series{s, q}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Y.Scale.(plot.LogScale); !ok {
+		t.Fatalf("y scale %T, want plot.LogScale", p.Y.Scale)
+	}
+	if !(p.Y.Min > 0 && p.Y.Min <= 0.55/1.5+1e-12) || p.Y.Max < 62000 || p.Y.Max > 620000 {
+		t.Errorf("y axis [%g, %g], want (0, %g] to [62000, 620000]", p.Y.Min, p.Y.Max, 0.55/1.5)
+	}
+}
+
+// TestLegendAtDataTop: a log panel's top legend starts at the top of its
+// data area, not above it (gonum/plot shrinks a log panel's data area from
+// the top for its centred y label), and a linear panel's stays within a
+// tick label's height of where it was.
+func TestLegendAtDataTop(t *testing.T) {
+	s := experiments.Series{Name: "Alg. 1 B=100", X: []float64{1, 7, 50, 100}, Y: []float64{2.3, 12000, 1.6, 1.4}}
+	for _, log := range []bool{true, false} {
+		p, err := panelPlot(experiments.Panel{Title: "(a) training cost", YLabel: "training cost F(w)", XLabel: "iteration t", YLog: log, Series: []experiments.Series{s}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := draw.New(vgimg.New(4*vg.Inch, 3.6*vg.Inch))
+		legendAtDataTop(p, c)
+		top := c.Max.Y - p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y - p.Title.Padding
+		if got, want := top+p.Legend.YOffs, p.DataCanvas(c).Max.Y; math.Abs(float64(got-want)) > 1e-9 || p.Legend.YOffs > 0 {
+			t.Errorf("log %v: legend top %v, data area top %v (offset %v)", log, got, want, p.Legend.YOffs)
+		}
+		if log && p.Legend.YOffs > -vg.Points(20) {
+			t.Errorf("log panel: legend offset %v, want the label's spurious padding (> 20 pt) removed", p.Legend.YOffs)
 		}
 	}
 }

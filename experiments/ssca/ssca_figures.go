@@ -67,7 +67,11 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 			kind, un, con = "feature", "alg3", "alg4"
 		}
 		r.Figure.Title = fmt.Sprintf("Figure %s: %s-based FL on %s (%s%s)", fig[6:], kind, ds, meanOver(runs, true), sub)
-		r.Figure.Caption = fmt.Sprintf("Curves: the mean over the %d runs (seeds) at each evaluated iteration; shaded band: ± one standard deviation over the runs. Solid: SSCA (Algorithm 1 or 2); dashed: the SGD baselines.", runs)
+		base, name := "FedAvg", "Algorithm 1 or 2"
+		if fig == "figure3" {
+			base, name = "feature SGD", "Algorithm 3 or 4"
+		}
+		r.Figure.Caption = fmt.Sprintf("Curves: the mean over the %d runs (seeds) at each evaluated iteration; shaded band: ± one standard deviation over the runs. Solid: SSCA (%s); dashed: the SGD baselines (%s); colour: the batch size B, the same in every panel.", runs, name, base)
 		var unc, cons []SSCACurve
 		for _, c := range curves {
 			if c.Spec.Algo == con {
@@ -88,6 +92,9 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 		// without flattening the rest; accuracy axes are [0, 1].
 		r.Figure.Panels[0].YLog, r.Figure.Panels[2].YLog = true, true
 		r.Figure.Panels[1].YUnit, r.Figure.Panels[3].YUnit = true, true
+		if bandBelowZero(r.Figure.Panels[0]) || bandBelowZero(r.Figure.Panels[2]) {
+			r.Figure.Caption += " Where the std exceeds the mean (runs that blow up transiently), the band runs to the bottom of the log cost axis."
+		}
 	case "figure4":
 		r.Figure.Title = fmt.Sprintf("Figure 4: ‖w‖² vs training cost at t = T on %s (%s%s)", ds, meanOver(runs, false), sub)
 		tradeoff := experiments.Panel{Title: "(a) ‖w‖² vs training cost (U or λ swept)", XLabel: "training cost F(w^T)", YLabel: "‖w^T‖² (log scale)", YLog: true}
@@ -130,11 +137,45 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 	return r
 }
 
-// curvePanel draws mean ± std of val over each curve's trials against t.
+// bandBelowZero reports whether a band of p reaches 0 or below.
+func bandBelowZero(p experiments.Panel) bool {
+	for _, s := range p.Series {
+		for _, lo := range s.Lo {
+			if lo <= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// batchColor is the palette index of batch size b: 1 (sample-based) or 10
+// (feature-based) is 0, then 10/100, 100/1000, and FedAvg's B = 5 and
+// B = 50 (E = 2) their own colours, so a batch size has one colour in
+// every panel of a figure and SSCA and its baseline at the same B share it.
+func batchColor(b int) int {
+	for k, v := range []int{1, 10, 100, 5, 50} {
+		if b == v {
+			return k
+		}
+	}
+	return 5
+}
+
+// curvePanel draws mean ± std of val over each curve's trials against t,
+// coloured by batch size (feature-based figures shift by one decade: 10,
+// 100, 1000 get the colours of 1, 10, 100).
 func curvePanel(title, ylabel string, curves []SSCACurve, val func(SSCATrial) []float64) experiments.Panel {
 	p := experiments.Panel{Title: title, XLabel: "iteration t", YLabel: ylabel}
 	for k, c := range curves {
-		s := experiments.Series{Name: c.Spec.Label(), Color: k}
+		col := batchColor(c.Spec.Batch)
+		if c.Spec.feature() {
+			col = batchColor(c.Spec.Batch / 10)
+		}
+		if col == 5 {
+			col = k
+		}
+		s := experiments.Series{Name: c.Spec.Label(), Color: col}
 		if !c.Spec.ssca() {
 			s.Dash = "dash"
 		}
