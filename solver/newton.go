@@ -175,6 +175,18 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 				break
 			}
 		}
+		if !accepted && fresh && (-gtp > 1e-12*max(1, math.Abs(fx)) || tol > 1e-9*max(1, math.Abs(fx))) {
+			// The halvings failed with an exact Hessian: a piecewise-smooth φ
+			// (an AL term max(0, ·)² switching on between x and the shortest
+			// step tried, while ∇²φ(x) lacks its curvature) or a logistic far
+			// tail. φ is convex along p here, so bisect on the sign of
+			// ψ'(t) = ∇φ(x+tp)ᵀp for the line's minimiser below the last
+			// step tried: that lands on the switch, and the next Hessian
+			// carries the curvature beyond it. Also where φ is flat to
+			// rounding but the tolerance asked for lies well above the
+			// gradient's rounding: the switch is then a few ulps of φ away.
+			fNew, gnNew, accepted = n.bisect(f, x, p, xn, gn, fx, gtp, st.GradNorm, math.Ldexp(1, 1-maxHalvings))
+		}
 		if !accepted {
 			n.have = false
 			if fresh {
@@ -206,6 +218,56 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 
 // maxHalvings bounds the backtracking of one Newton step.
 const maxHalvings = 8
+
+// maxBisections bounds the line search of bisect: 2^-60 of the bracket
+// is below any step that changes x in floating point.
+const maxBisections = 60
+
+// bisect searches (0, hi) along the descent direction p for a step that
+// meets the line search's test (Armijo, or φ flat to rounding and
+// ||∇φ||∞ below gn0) and whose slope ψ'(t) = ∇φ(x+tp)ᵀp has shrunk to a
+// tenth of ψ'(0) = gtp in magnitude (strong Wolfe), leaving it in xn and
+// its gradient in gn. ψ is convex, so the sign of ψ' says on which side
+// of t the line's minimiser lies. When the bracket closes first it reports
+// the last point that met the test, and false if none did.
+func (n *Newton) bisect(f SmoothFunc, x, p, xn, gn []float64, fx, gtp, gn0, hi float64) (float64, float64, bool) {
+	noise := 1e-12 * max(1, math.Abs(fx))
+	lo, best := 0.0, 0.0
+	for k := 0; k < maxBisections && lo < hi; k++ {
+		t := (lo + hi) / 2
+		for j := range xn {
+			xn[j] = x[j] + t*p[j]
+		}
+		ft := f.FuncGrad(xn, gn)
+		if math.IsNaN(ft) {
+			hi = t
+			continue
+		}
+		slope := floats.Dot(gn, p)
+		gnt := normInf(gn)
+		armijo := ft <= fx+1e-4*t*gtp && ft < fx-noise
+		ok := armijo || (ft <= fx+noise && gnt < gn0)
+		if ok && math.Abs(slope) <= 0.1*math.Abs(gtp) {
+			return ft, gnt, true
+		}
+		if ok {
+			best = t
+		}
+		if slope < 0 {
+			lo = t
+		} else {
+			hi = t
+		}
+	}
+	if best == 0 {
+		return 0, 0, false
+	}
+	for j := range xn {
+		xn[j] = x[j] + best*p[j]
+	}
+	ft := f.FuncGrad(xn, gn)
+	return ft, normInf(gn), true
+}
 
 // factor forms and factorises ∇²φ(x), shifting it by a multiple of I if it
 // is not positive definite. It reports false when no Hessian is available.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fedcon/fedcon/solver"
@@ -99,5 +100,110 @@ func TestNewtonRoundingFloor(t *testing.T) {
 		if p.passes > 60 {
 			t.Errorf("tol %g: %d passes (%d iterations) for a solve limited by rounding", tol, p.passes, st.Iterations)
 		}
+	}
+}
+
+// alWall is (σ/2)||x||² − a·x_0 + (β/2)·max(0, c(x))² with c(x) = x_0 +
+// ½Σ_{j≥1} x_j² − b: a client's subproblem with few rows, where the prox-AL
+// metric gives only σ of curvature and the constraint's AL term switches on
+// far inside Newton's first step (x_0 = a/σ = 175 unconstrained, the wall
+// at b). At the optimum x_j = 0 for j ≥ 1 and σx_0 − a + β(x_0 − b) = 0.
+type alWall struct{ sigma, a, beta, b float64 }
+
+func (p alWall) c(x []float64) float64 {
+	v := x[0] - p.b
+	for _, xj := range x[1:] {
+		v += 0.5 * xj * xj
+	}
+	return v
+}
+
+func (p alWall) FuncGrad(x, g []float64) float64 {
+	v := max(0, p.c(x))
+	f := -p.a*x[0] + 0.5*p.beta*v*v
+	for j, xj := range x {
+		f += 0.5 * p.sigma * xj * xj
+		if g != nil {
+			g[j] = p.sigma*xj + p.beta*v*xj
+		}
+	}
+	if g != nil {
+		g[0] = p.sigma*x[0] - p.a + p.beta*v
+	}
+	return f
+}
+
+// Hessian is the generalised Hessian: the AL term's curvature only where
+// c > 0.
+func (p alWall) Hessian(dst *mat.SymDense, x []float64) bool {
+	v := p.c(x)
+	for i := range x {
+		for j := i; j < len(x); j++ {
+			dst.SetSym(i, j, 0)
+		}
+		dst.SetSym(i, i, p.sigma)
+	}
+	if v <= 0 {
+		return true
+	}
+	// β(∇c∇cᵀ + v∇²c), ∇c = (1, x_1, ..., x_{d-1}), ∇²c = diag(0, 1, ..., 1).
+	for i := range x {
+		gi := 1.0
+		if i > 0 {
+			gi = x[i]
+		}
+		for j := i; j < len(x); j++ {
+			gj := 1.0
+			if j > 0 {
+				gj = x[j]
+			}
+			h := dst.At(i, j) + p.beta*gi*gj
+			if i == j && i > 0 {
+				h += p.beta * v
+			}
+			dst.SetSym(i, j, h)
+		}
+	}
+	return true
+}
+
+// TestNewtonALWall: Newton's step from the inactive side overshoots the
+// wall by a factor of about 175, beyond its halvings; the bisection on the
+// slope must land on the wall and the generalised Hessian there finish.
+// It used to hand over to L-BFGS, which with β/σ ~ 1e7 crept to its cap
+// in the higher dimensions (a client's local solve "missing" its
+// tolerance).
+func TestNewtonALWall(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    int
+		off  float64 // x_j for j ≥ 1 at the start
+		// maxIter, when the theory gives one: on the axis φ is
+		// quadratic beyond the wall, so one step lands on the wall and
+		// one Newton step with the Hessian there is exact.
+		maxIter int
+	}{
+		{"origin", 2, 0, 2},
+		{"origin d=100", 100, 0, 2},
+		{"off axis d=2", 2, 0.3, 0},
+		{"off axis d=20", 20, 0.3, 0},
+		{"off axis d=100", 100, 0.1, 0},
+		{"behind the wall d=50", 50, -0.05, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := alWall{sigma: 2e-5, a: 3.5e-3, beta: 300, b: 1}
+			x := make([]float64, tc.d)
+			for j := 1; j < tc.d; j++ {
+				x[j] = tc.off
+			}
+			st := (&solver.Newton{}).Minimize(p, x, 1e-10, 300)
+			want := (p.a + p.beta*p.b) / (p.sigma + p.beta)
+			if !st.Converged || math.Abs(x[0]-want) > 1e-9 || math.Abs(floats.Norm(x[1:], math.Inf(1))) > 1e-6 {
+				t.Fatalf("stats %+v: x_0 = %.12g (want %.12g), max |x_j| = %.3g", st, x[0], want, floats.Norm(x[1:], math.Inf(1)))
+			}
+			if tc.maxIter > 0 && st.Iterations > tc.maxIter {
+				t.Errorf("%d Newton iterations, want at most %d", st.Iterations, tc.maxIter)
+			}
+		})
 	}
 }
