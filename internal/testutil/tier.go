@@ -1,0 +1,43 @@
+// Package testutil sorts fedcon's tests into the tiers of its test loop
+// (CONTRIBUTING.md):
+//
+//	go test -short ./...   the quick loop: skips tests that check testing.Short()
+//	make test              go test ./... and the rest of the default tier: skips Long tests
+//	make test-long         FEDCON_LONG=1 go test -run '^TestLong' ./...: only the Long tests
+//
+// A test that needs more than a few seconds skips itself under -short
+// (if testing.Short() { t.Skip(...) }); one that needs more than about half
+// a minute on 2 cores, such as a full-size reference solve, is a long test:
+// a top-level function named TestLong... whose first statement is
+// testutil.Long(t).
+package testutil
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// LongEnv is the environment variable that turns the long tier on.
+const LongEnv = "FEDCON_LONG"
+
+// LongPrefix begins the name of every long test, so that make test-long
+// selects them all with -run '^TestLong'.
+const LongPrefix = "TestLong"
+
+// Long marks t as a long test: it is skipped unless FEDCON_LONG is set (as
+// make test-long sets it), and also under -short. It fails t when the
+// test's top-level function is not named TestLong..., which make test-long
+// would not select.
+func Long(t testing.TB) {
+	t.Helper()
+	if !strings.HasPrefix(t.Name(), LongPrefix) {
+		t.Fatalf("testutil.Long in %s: a long test's top-level function must be named %s... (make test-long runs -run '^%s')", t.Name(), LongPrefix, LongPrefix)
+	}
+	if testing.Short() {
+		t.Skip("long test: skipped with -short")
+	}
+	if os.Getenv(LongEnv) == "" {
+		t.Skipf("long test: runs with %s=1 (make test-long)", LongEnv)
+	}
+}
