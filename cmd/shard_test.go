@@ -124,19 +124,20 @@ func shardMergeMatches(t *testing.T, long bool) {
 		name   string
 		args   []string
 		shards int
-		slow   bool // skipped with -short
+		slow   bool // skipped with -short, so also by the race pass
+		quick  bool // skipped by the quick loop only (testutil.Slow)
 		long   bool // TestLongShardMergeMatchesOneMachine's
 	}{
-		{"sweep", []string{"sweep", sweep}, 4, false, false},
+		{"sweep", []string{"sweep", sweep}, 4, false, false, false},
 		// Some of 16 shards own no trial of 12: their manifests still count.
-		{"sweep, idle shards", []string{"sweep", sweep}, 16, false, false},
-		{"table4 quick", []string{"reproduce", "all", "--quick", "--only", "table4"}, 3, false, false},
-		{"conic-table1 quick", []string{"reproduce", "all", "--quick", "--only", "conic-table1"}, 2, true, false},
-		{"ssca-figure2 quick", []string{"reproduce", "all", "--quick", "--no-fetch", "--only", "ssca-figure2"}, 2, true, true},
-		{"drfl-figure5 quick", []string{"reproduce", "drfl-figure5", "--quick", "--repetitions", "4"}, 3, false, false},
+		{"sweep, idle shards", []string{"sweep", sweep}, 16, false, false, false},
+		{"table4 quick", []string{"reproduce", "all", "--quick", "--only", "table4"}, 3, false, true, false},
+		{"conic-table1 quick", []string{"reproduce", "all", "--quick", "--only", "conic-table1"}, 2, true, false, false},
+		{"ssca-figure2 quick", []string{"reproduce", "all", "--quick", "--no-fetch", "--only", "ssca-figure2"}, 2, true, false, true},
+		{"drfl-figure5 quick", []string{"reproduce", "drfl-figure5", "--quick", "--repetitions", "4"}, 3, false, true, false},
 		// Two data sets, each with its own repetitions; drfl-figure1 (no
 		// trials) is computed by the merge.
-		{"drfl-figure2 quick", []string{"reproduce", "all", "--quick", "--only", "drfl-figure1,drfl-figure2"}, 2, true, false},
+		{"drfl-figure2 quick", []string{"reproduce", "all", "--quick", "--only", "drfl-figure1,drfl-figure2"}, 2, true, false, false},
 	}
 	for _, c := range cases {
 		if c.long != long {
@@ -145,6 +146,9 @@ func shardMergeMatches(t *testing.T, long bool) {
 		t.Run(c.name, func(t *testing.T) {
 			if c.slow && testing.Short() {
 				t.Skip("20 s to 3 min")
+			}
+			if c.quick {
+				testutil.Slow(t)
 			}
 			args := c.args
 			var need []string
@@ -661,6 +665,7 @@ func TestStatusStopped(t *testing.T) {
 // result JSON and the chosen rates of a one-process search; no shard
 // writes rates.
 func TestTuneShardMerge(t *testing.T) {
+	testutil.Slow(t)
 	root := t.TempDir()
 	tiny := t.TempDir()
 	writeTinyIDX(t, tiny, 1000, 20, nil) // 100 images per client: FedAvg's largest batch

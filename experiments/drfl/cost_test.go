@@ -12,6 +12,7 @@ import (
 // TestDRFLNoiseFits: the fits the cost model counts are the fits a
 // cross-validated figure runs, as its progress reports them.
 func TestDRFLNoiseFits(t *testing.T) {
+	testutil.Slow(t)
 	fig := DRFLNoiseFigure{Name: "test", Dataset: "synth", FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
 	grid := &DRFLGrid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 1}}
 	for _, tc := range []struct {

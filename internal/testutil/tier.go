@@ -1,14 +1,16 @@
 // Package testutil sorts fedcon's tests into the tiers of its test loop
 // (CONTRIBUTING.md):
 //
-//	go test -short ./...   the quick loop: skips tests that check testing.Short()
-//	make test              go test ./... and the rest of the default tier: skips Long tests
+//	go test -short ./...   the quick loop: skips Slow and Long tests (and those that check testing.Short())
+//	make test              go test ./..., -race -short on the concurrent packages: skips Long tests
 //	make test-long         FEDCON_LONG=1 go test -run '^TestLong' ./...: only the Long tests
 //
-// A test that needs more than a few seconds skips itself under -short
-// (if testing.Short() { t.Skip(...) }); one that needs more than about half
-// a minute on 2 cores, such as a full-size reference solve, is a long test:
-// a top-level function named TestLong... whose first statement is
+// A test that needs more than a few seconds calls Slow(t): the quick loop
+// skips it, the race pass (-race -short) still runs it. A test that skips
+// itself with testing.Short() leaves the race pass too (for a test the
+// detector slows to minutes). One that needs more than about half a minute
+// on 2 cores, such as a full-size reference solve, is a long test: a
+// top-level function named TestLong... whose first statement is
 // testutil.Long(t).
 package testutil
 
@@ -17,6 +19,16 @@ import (
 	"strings"
 	"testing"
 )
+
+// Slow marks t as too slow for the quick loop: it is skipped with -short,
+// unless the binary is built with -race, so that make test's race pass
+// (-race -short) keeps running it.
+func Slow(t testing.TB) {
+	t.Helper()
+	if testing.Short() && !raceEnabled {
+		t.Skip("slow test: skipped with -short")
+	}
+}
 
 // LongEnv is the environment variable that turns the long tier on.
 const LongEnv = "FEDCON_LONG"
