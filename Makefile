@@ -12,7 +12,7 @@ export FEDCON_DATA_DIR := $(abspath ../shared/datasets)
 endif
 endif
 
-.PHONY: help build test test-short test-federation test-report test-faults test-slurm test-k8s vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
+.PHONY: help build test test-long fuzz test-short test-federation test-report test-faults test-slurm test-k8s vet fmt bench reproduce reproduce-quick reproduce-drfl-cv check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -20,24 +20,41 @@ help: ## list targets
 build: ## build bin/fedcon
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
-FUZZ     := FuzzParseIDX FuzzParseAdult FuzzParseBreastCancer FuzzParseMonks FuzzParseHeart FuzzParseAbalone FuzzParseCSV FuzzParseLIBSVM
-# A count, not a duration: with -fuzztime 5s Go 1.26's fuzz coordinator can
-# fail at the deadline with "context deadline exceeded" and no crasher
-# (go.dev/issue/75804, fixed in Go 1.27). 30,000 inputs take about 3 s each.
-FUZZTIME ?= 30000x
+# The fuzzers, as package:target; each runs FUZZTIME inputs in make test and
+# FUZZTIME_LONG in make test-long. A count, not a duration: with -fuzztime 5s
+# Go 1.26's fuzz coordinator can fail at the deadline with "context deadline
+# exceeded" and no crasher (go.dev/issue/75804, fixed in Go 1.27).
+FUZZ     := $(addprefix ./datasets:,FuzzParseIDX FuzzParseAdult FuzzParseBreastCancer FuzzParseMonks FuzzParseHeart FuzzParseAbalone FuzzParseCSV FuzzParseLIBSVM) \
+            ./federation:FuzzCheckReply ./cmd:FuzzCheckConfigYAML ./experiments/proxal:FuzzDecodeTrial \
+            ./experiments:FuzzParseShard ./cmd:FuzzShardManifest ./solver/qp:FuzzSymDenseFrom
+FUZZTIME      ?= 3000x
+FUZZTIME_LONG ?= 30000x
+# The -race -short pass covers RACE's packages; those matching RACE_LONG
+# (minutes each under the detector) run in make test-long, the rest in make test.
+RACE      := ./solver/... ./experiments/... ./problems/... ./cmd/... ./federation/...
+RACE_LONG := github.com/fedcon/fedcon/(solver|experiments/(proxal|conic|drfl)|problems/drfl|cmd)
 
-test: vet ## gofmt + vet + all unit tests, -race on the concurrent packages, a short fuzz of the parsers (about 18 min on 2 cores)
+# The test tiers (CONTRIBUTING.md): go test -short is the quick loop; make
+# test the default tier; make test-long the long tests (internal/testutil.Long).
+test: vet ## gofmt + vet + unit tests but the long ones, -race on the concurrent packages, a short fuzz of every parser (about 8 min on 2 cores from a fresh clone, 5 with a warm build cache)
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$fmtout" ]; then echo "gofmt needed:"; echo "$$fmtout"; exit 1; fi
-	$(GO) test -count=1 -timeout 30m $(PKGS)
-	$(GO) test -count=1 -timeout 30m -race -short ./solver/... ./experiments/... ./problems/... ./cmd/... ./federation/...
-	for f in $(FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./datasets || exit $$?; done
-	$(GO) test -run '^$$' -fuzz '^FuzzCheckReply$$' -fuzztime $(FUZZTIME) ./federation
-	$(GO) test -run '^$$' -fuzz '^FuzzCheckConfigYAML$$' -fuzztime $(FUZZTIME) ./cmd
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeTrial$$' -fuzztime $(FUZZTIME) ./experiments/proxal
-	$(GO) test -run '^$$' -fuzz '^FuzzParseShard$$' -fuzztime $(FUZZTIME) ./experiments
-	$(GO) test -run '^$$' -fuzz '^FuzzShardManifest$$' -fuzztime $(FUZZTIME) ./cmd
-	$(GO) test -run '^$$' -fuzz '^FuzzSymDenseFrom$$' -fuzztime $(FUZZTIME) ./solver/qp
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+	$(GO) test -count=1 -timeout 20m -race -short $$($(GO) list $(RACE) | grep -vxE '$(RACE_LONG)')
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
+
+test-long: ## the long tier: the TestLong tests (FEDCON_LONG=1), -race on the slow packages, every fuzzer with 30,000 inputs (10 to 13 min on 2 cores)
+	FEDCON_LONG=1 $(GO) test -count=1 -timeout 30m -run '^TestLong' $(PKGS)
+	$(GO) test -count=1 -timeout 30m -race -short $$($(GO) list $(RACE) | grep -xE '$(RACE_LONG)')
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_LONG)
+
+fuzz: ## every fuzzer, FUZZTIME inputs each (default 3000x)
+	@for f in $(FUZZ); do \
+	  echo "$(GO) test -run '^$$' -fuzz '^$${f#*:}$$' -fuzztime $(FUZZTIME) $${f%%:*}"; \
+	  $(GO) test -run '^$$' -fuzz "^$${f#*:}\$$" -fuzztime $(FUZZTIME) $${f%%:*} || exit $$?; done
+
+test-short: ## the quick loop: go test -short ./... (about 1 min on 2 cores)
+	$(GO) test -short $(PKGS)
 
 test-slurm: ## a real one-node Slurm (installs slurm-wlm and munge; root or sudo): 4-task arrays of a sweep and quick Table 4, merged, equal to one process
 	deploy/slurm/test-slurm.sh
@@ -58,9 +75,6 @@ test-report: ## fedcon report rendered by headless Chromium: every table and fig
 	FEDCON_REPORT_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestReportBrowser$$' -v ./cmd/
 test-faults: ## fedcon killed with SIGKILL then resumed, two runs on one --out, tampered stored files, the gate's hostile corpus: exit codes, messages, results and the gate
 	FEDCON_FAULTS=1 $(GO) test -count=1 -timeout 5m -run '^TestFault' -v ./cmd
-
-test-short: ## unit tests without the slow cases
-	$(GO) test -short $(PKGS)
 
 vet: ## go vet
 	$(GO) vet $(PKGS)

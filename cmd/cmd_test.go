@@ -15,6 +15,7 @@ import (
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/federation"
+	"github.com/fedcon/fedcon/internal/testutil"
 )
 
 func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
@@ -228,6 +229,7 @@ func writeConfig(t *testing.T, dir, body string) string {
 // with trials and a manifest; a rerun reuses every trial; an unknown --only
 // name is a usage error.
 func TestReproduceAllQuickResumes(t *testing.T) {
+	testutil.Slow(t)
 	dir := t.TempDir()
 	f, out, errOut := testFactory()
 	if code := run(context.Background(), f, []string{"reproduce", "all", "--quick", "--only", "nope", "--out", dir}); code != 2 {

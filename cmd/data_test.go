@@ -18,6 +18,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/datasets/datasetstest"
+	"github.com/fedcon/fedcon/internal/testutil"
 )
 
 // dataSampleDir holds the hand-written samples of the datasets package; their
@@ -461,6 +462,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // path is reported where it is and not fetched; only what is missing is
 // asked of the network.
 func TestDataFetchOffline(t *testing.T) {
+	testutil.Slow(t)
 	real := dataRealDir(t)
 	cache := dataIsolateCache(t)
 	tests := []struct {

@@ -22,6 +22,7 @@ import (
 	"github.com/fedcon/fedcon/experiments/drfl"
 	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/experiments/ssca"
+	"github.com/fedcon/fedcon/internal/testutil"
 )
 
 // hostileCase is one input a hostile user tries: argv, the environment, a
@@ -275,6 +276,7 @@ func TestResultsDir(t *testing.T) {
 // TestQuickDirsAgree: `reproduce all --quick --out X` writes where
 // `check --quick X` and `check --quick X/quick` read.
 func TestQuickDirsAgree(t *testing.T) {
+	testutil.Slow(t)
 	dir := t.TempDir()
 	f, _, errOut := testFactory()
 	f.Getenv = func(k string) string { return map[string]string{"FEDCON_TRIALS": "1"}[k] }
@@ -439,6 +441,7 @@ func TestFaultInterruptQP(t *testing.T) {
 // TestDRFLYes: a DRFL figure over FEDCON_MAX_TIME is refused before any
 // work, naming its estimate, and runs with --yes.
 func TestDRFLYes(t *testing.T) {
+	testutil.Slow(t)
 	data := os.Getenv("FEDCON_DATA_DIR")
 	for _, c := range []struct {
 		name string

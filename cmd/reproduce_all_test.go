@@ -14,6 +14,7 @@ import (
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/internal/testutil"
 )
 
 // TestAllJobData: every job of `reproduce all` declares its data sets, and
@@ -97,6 +98,7 @@ func uciMirror(t *testing.T) *httptest.Server {
 // fetches what its experiments read, says so in one line, and runs them;
 // offline, it names what is missing, skips only what needs it, and exits 1.
 func TestReproduceAllFetches(t *testing.T) {
+	testutil.Slow(t)
 	srv := uciMirror(t)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	for _, tc := range []struct {

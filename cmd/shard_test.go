@@ -18,6 +18,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/internal/testutil"
 )
 
 // timingKey reports the JSON keys that measure time, the only fields in
@@ -101,7 +102,19 @@ func resultJSON(t *testing.T, dir string) map[string]any {
 // TestShardMergeMatchesOneMachine: N shards then a merge write the result
 // JSON of a one-machine run, timing fields aside, and the shards split the
 // trials without overlap.
-func TestShardMergeMatchesOneMachine(t *testing.T) {
+func TestShardMergeMatchesOneMachine(t *testing.T) { shardMergeMatches(t, false) }
+
+// TestLongShardMergeMatchesOneMachine: the cases of
+// TestShardMergeMatchesOneMachine that take minutes (a quick SSCA figure
+// runs its network 3 times: about 3 min on 2 cores).
+func TestLongShardMergeMatchesOneMachine(t *testing.T) {
+	testutil.Long(t)
+	shardMergeMatches(t, true)
+}
+
+// shardMergeMatches runs the shard and merge cases of the long tier (long)
+// or of the default one.
+func shardMergeMatches(t *testing.T, long bool) {
 	sweepDir := t.TempDir()
 	sweep := filepath.Join(sweepDir, "tiny.yaml")
 	if err := os.WriteFile(sweep, []byte("preset: table4\nbase: {cells: [[2, 10, 1], [3, 20, 2]], trials: 3}\nsweep:\n  beta: [5, 10]\n"), 0o644); err != nil {
@@ -111,23 +124,31 @@ func TestShardMergeMatchesOneMachine(t *testing.T) {
 		name   string
 		args   []string
 		shards int
-		slow   bool
+		slow   bool // skipped with -short, so also by the race pass
+		quick  bool // skipped by the quick loop only (testutil.Slow)
+		long   bool // TestLongShardMergeMatchesOneMachine's
 	}{
-		{"sweep", []string{"sweep", sweep}, 4, false},
+		{"sweep", []string{"sweep", sweep}, 4, false, false, false},
 		// Some of 16 shards own no trial of 12: their manifests still count.
-		{"sweep, idle shards", []string{"sweep", sweep}, 16, false},
-		{"table4 quick", []string{"reproduce", "all", "--quick", "--only", "table4"}, 3, false},
-		{"conic-table1 quick", []string{"reproduce", "all", "--quick", "--only", "conic-table1"}, 2, true},
-		{"ssca-figure2 quick", []string{"reproduce", "all", "--quick", "--no-fetch", "--only", "ssca-figure2"}, 2, true},
-		{"drfl-figure5 quick", []string{"reproduce", "drfl-figure5", "--quick", "--repetitions", "4"}, 3, false},
+		{"sweep, idle shards", []string{"sweep", sweep}, 16, false, false, false},
+		{"table4 quick", []string{"reproduce", "all", "--quick", "--only", "table4"}, 3, false, true, false},
+		{"conic-table1 quick", []string{"reproduce", "all", "--quick", "--only", "conic-table1"}, 2, true, false, false},
+		{"ssca-figure2 quick", []string{"reproduce", "all", "--quick", "--no-fetch", "--only", "ssca-figure2"}, 2, true, false, true},
+		{"drfl-figure5 quick", []string{"reproduce", "drfl-figure5", "--quick", "--repetitions", "4"}, 3, false, true, false},
 		// Two data sets, each with its own repetitions; drfl-figure1 (no
 		// trials) is computed by the merge.
-		{"drfl-figure2 quick", []string{"reproduce", "all", "--quick", "--only", "drfl-figure1,drfl-figure2"}, 2, true},
+		{"drfl-figure2 quick", []string{"reproduce", "all", "--quick", "--only", "drfl-figure1,drfl-figure2"}, 2, true, false, false},
 	}
 	for _, c := range cases {
+		if c.long != long {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			if c.slow && testing.Short() {
-				t.Skip("30 s to 2 min")
+				t.Skip("20 s to 3 min")
+			}
+			if c.quick {
+				testutil.Slow(t)
 			}
 			args := c.args
 			var need []string
@@ -644,6 +665,7 @@ func TestStatusStopped(t *testing.T) {
 // result JSON and the chosen rates of a one-process search; no shard
 // writes rates.
 func TestTuneShardMerge(t *testing.T) {
+	testutil.Slow(t)
 	root := t.TempDir()
 	tiny := t.TempDir()
 	writeTinyIDX(t, tiny, 1000, 20, nil) // 100 images per client: FedAvg's largest batch

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/fedcon/fedcon/internal/testutil"
 )
 
 // fashionMirror serves Debian's Fashion-MNIST files as the original host's
@@ -55,6 +57,7 @@ func fashionMirror(t *testing.T, edit func(name string, raw []byte) []byte) (*ht
 }
 
 func TestEnsureFetchesWhatIsMissing(t *testing.T) {
+	testutil.Slow(t)
 	uci, uciHits := mirror(t, realDir(t), nil)
 	fm, fmHits := fashionMirror(t, nil)
 	client := uci.Client()

@@ -16,6 +16,7 @@ import (
 	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/federation"
 	"github.com/fedcon/fedcon/federation/fedpb"
+	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -60,6 +61,7 @@ func (p crashingNP) Eval(w, grad, c, jac []float64) float64 {
 // its checkpoint; the run still gives the in-process answer bit for bit
 // (for NP, the checkpoint carries the Newton solver's kept Hessian).
 func TestRejoinSameAnswer(t *testing.T) {
+	testutil.Slow(t)
 	for _, tc := range []struct {
 		name    string
 		job     *fedjob.FedJob

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/federation"
+	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -112,6 +113,7 @@ func partialSameAnswer(t *testing.T, job *fedjob.FedJob) {
 // the recorded participation (Participation.Replay) is the served run bit
 // for bit (but for the floats sent to the clients that missed a round).
 func TestDeadlineReplay(t *testing.T) {
+	testutil.Slow(t)
 	np := npJob(3, "newton", 4) // Newton keeps a factor across calls: rolled back too
 	fraction := 0.6
 	np.NP.Participation = &fraction

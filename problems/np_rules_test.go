@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -127,6 +128,7 @@ func npProblemOf(cl []*NPClient) *solver.Problem {
 // objective within the KKT-implied band; the Hessian metric converges with
 // far fewer ADMM rounds than the paper's fixed ρ_i.
 func TestNPRhoRules(t *testing.T) {
+	testutil.Slow(t)
 	cl := synthClients(11, 4, 6)
 	_, fref, rstat := partitionedReference(t, cl, 0.45)
 	if rstat > 1e-8 {

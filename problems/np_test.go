@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fedcon/fedcon/datasets"
+	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -703,13 +704,25 @@ func TestNPPartitionedAgainstBarrier(t *testing.T) {
 // and their objectives agree with the barrier reference to 1e-6 relative.
 // monks-1 and adult-a have no minimiser (TestNoMinimizer): an ε-KKT point
 // then lies on the way to the infimum, which the barrier method approaches
-// too, so the objectives still agree.
+// too, so the objectives still agree. adult-a's cells are
+// TestLongPolishAgainstBarrier's.
 func TestPolishAgainstBarrier(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a barrier reference per cell")
 	}
+	polishAgainstBarrier(t, "breast-cancer-wisc", "monks-1")
+}
+
+// TestLongPolishAgainstBarrier: TestPolishAgainstBarrier on adult-a, whose
+// barrier references and ε = 1e-8 solves take about 3 min on 2 cores.
+func TestLongPolishAgainstBarrier(t *testing.T) {
+	testutil.Long(t)
+	polishAgainstBarrier(t, "adult-a")
+}
+
+func polishAgainstBarrier(t *testing.T, names ...string) {
 	dirs := append(datasets.SearchPath("", os.Getenv("FEDCON_DATA_DIR")), "../../shared/datasets")
-	for _, name := range []string{"breast-cancer-wisc", "monks-1", "adult-a"} {
+	for _, name := range names {
 		ds, err := datasets.Load(name, dirs)
 		if err != nil {
 			t.Skipf("%s not available: %v", name, err)

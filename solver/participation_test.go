@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -112,6 +113,7 @@ func TestParticipationFullIsThePaper(t *testing.T) {
 // participation: Converged, Definition 1 recomputed from the data within
 // ε, and the objective within the KKT bound of the exact optimum.
 func TestParticipationLCQP(t *testing.T) {
+	testutil.Slow(t)
 	const d, n, eps = 30, 10, 1e-6
 	q, w0 := lcqp(t, 3, d, n, 2)
 	wstar, nu, fstar, err := q.ExactKKT()

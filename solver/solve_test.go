@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -52,6 +53,7 @@ func kkt(q *problems.LCQP, w []float64, mu [][]float64) (stat, feas float64) {
 // TestLCQPAgainstKKTSolve checks both algorithms against the exact optimum
 // of eq. (84) from its KKT system.
 func TestLCQPAgainstKKTSolve(t *testing.T) {
+	testutil.Slow(t)
 	cases := []struct {
 		name      string
 		d, n, m   int

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -82,6 +83,7 @@ func TestStragglerClockOnly(t *testing.T) {
 // client's constraint met (the full rounds hear everyone). A replay of the
 // record under the same clock is the same run, SimWall included.
 func TestStragglerDeadline(t *testing.T) {
+	testutil.Slow(t)
 	const n, eps = 6, 1e-6
 	q, w0 := lcqp(t, 5, 30, n, 2)
 	st := solver.Straggler{PerRow: 0.2, Tail: 0.2, Latency: 0.01, Spread: 0.3, Deadline: 0.6, Seed: 8, Stream: 1}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
+	"github.com/fedcon/fedcon/internal/testutil"
 )
 
 // writeConicClassRun runs a conic Table 2 (NP) or Table 3 (fairness)
@@ -61,6 +62,7 @@ func writeConicClassRun(t *testing.T, dir, name string, cfg any, dirs []string, 
 // partition rule, and only it; an honest table whose data set is not on
 // that path fails it and the recomputed certificate, which needs the data too.
 func TestGateConicPartitionTampering(t *testing.T) {
+	testutil.Slow(t)
 	dirs := conicDataDirs(t)
 	// The conic settings (w0, β, ρ_i, r) with few iterations: seconds.
 	al := proxal.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,

@@ -5,11 +5,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fedcon/fedcon/internal/testutil"
 )
 
 // TestDRFLNoiseFits: the fits the cost model counts are the fits a
 // cross-validated figure runs, as its progress reports them.
 func TestDRFLNoiseFits(t *testing.T) {
+	testutil.Slow(t)
 	fig := DRFLNoiseFigure{Name: "test", Dataset: "synth", FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
 	grid := &DRFLGrid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 1}}
 	for _, tc := range []struct {
@@ -43,14 +46,13 @@ func TestDRFLNoiseFits(t *testing.T) {
 	}
 }
 
-// TestDRFLNoiseCostMeasured: the time estimate of a quick figure row on the
-// real data is within 4× of the CPU time the row takes here (both ways:
+// TestLongDRFLNoiseCostMeasured: the time estimate of a quick figure row on
+// the real data is within 4× of the CPU time the row takes here (both ways:
 // CPU time doubles when the core's other hardware thread is busy, as under
-// go test's parallel packages; see TestSSCACostMeasured).
-func TestDRFLNoiseCostMeasured(t *testing.T) {
-	if testing.Short() {
-		t.Skip("times real fits: not with -short (the race detector's slowdown)")
-	}
+// go test's parallel packages; see TestSSCACostMeasured). A long test (about
+// 2 min of real fits): make test-long.
+func TestLongDRFLNoiseCostMeasured(t *testing.T) {
+	testutil.Long(t)
 	for _, tc := range []struct {
 		dataset string
 		cv      bool

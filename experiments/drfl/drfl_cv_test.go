@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fedcon/fedcon/internal/testutil"
 	pd "github.com/fedcon/fedcon/problems/drfl"
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
@@ -301,6 +302,7 @@ func TestThetaBound(t *testing.T) {
 // at the CV's tolerance and is solved as a central LP at ten times it
 // (cvFit), not by Algorithm 1.
 func TestCentralLPSaturatedTheta(t *testing.T) {
+	testutil.Slow(t)
 	d := drflDataOrSkip(t, "breast-cancer-wisc")
 	sp, err := NewDRFLSplit(d, DefaultDRFLData("breast-cancer-wisc"), 1)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/internal/recheck"
+	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/problems"
 )
 
@@ -99,6 +100,7 @@ func TestRecheckAgreesWithProblems(t *testing.T) {
 // forged files (so that every other rule agrees with them), fails the
 // certificate rule; the honest run passes it.
 func TestGatePointTampering(t *testing.T) {
+	testutil.Slow(t)
 	dirs := dataDirs(t)
 	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
 		ALConfig: ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/internal/testutil"
 )
 
 // writeClassRun runs a Neyman-Pearson (table1) or fairness (table2)
@@ -63,6 +64,7 @@ func writeClassRun(t *testing.T, dir, name string, cfg any, dirs []string, forge
 // any of them (rows, CSV and Markdown together) fails the partition rule,
 // and only it.
 func TestGatePartitionTampering(t *testing.T) {
+	testutil.Slow(t)
 	dirs := dataDirs(t)
 	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{2, 7}, R: 0.2, AdmmStart: "wk",
 		ALConfig: ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}

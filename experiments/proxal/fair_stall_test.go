@@ -6,6 +6,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -19,6 +20,7 @@ import (
 // Converged, and the certificate must hold when Definition 1's residuals
 // are recomputed from the raw rows (recheck, independent of the solver).
 func TestConicTable3ManyClients(t *testing.T) {
+	testutil.Slow(t)
 	dirs := dataDirs(t)
 	ds, err := datasets.Load("adult-b", dirs)
 	if err != nil {
