@@ -37,13 +37,13 @@ RACE_LONG := github.com/fedcon/fedcon/(solver|experiments/(proxal|conic|drfl)|pr
 
 # The test tiers (CONTRIBUTING.md): go test -short is the quick loop; make
 # test the default tier; make test-long the long tests (internal/testutil.Long).
-test: vet ## gofmt + vet + unit tests but the long ones (fuzz targets on their seed corpora), -race on the concurrent packages (measured on 2 idle cores: 6 min with a warm build cache)
+test: vet ## gofmt + vet + unit tests but the long ones (fuzz targets on their seed corpora), -race on the concurrent packages (8.3 min on 2 idle cores from an empty build cache, about 5 with a warm one)
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$fmtout" ]; then echo "gofmt needed:"; echo "$$fmtout"; exit 1; fi
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 	$(GO) test -count=1 -timeout 20m -race -short $$($(GO) list $(RACE) | grep -vxE '$(RACE_LONG)')
 
-test-long: ## the long tier: the TestLong tests (FEDCON_LONG=1), -race on the slow packages, every fuzzer with 30,000 inputs (10 to 13 min on 2 cores)
+test-long: ## the long tier: the TestLong tests (FEDCON_LONG=1), -race on the slow packages, every fuzzer with 30,000 inputs (10 to 15 min on 2 cores)
 	FEDCON_LONG=1 $(GO) test -count=1 -timeout 30m -run '^TestLong' $(PKGS)
 	$(GO) test -count=1 -timeout 30m -race -short $$($(GO) list $(RACE) | grep -xE '$(RACE_LONG)')
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_LONG)
