@@ -96,6 +96,20 @@ func wantRule(t *testing.T, what string, code int, rows []experiments.CheckRow, 
 // schemaKey in the trial object sets the file's schema instead.
 func forgeTrial(t *testing.T, path string, edit func(tr map[string]any)) []byte {
 	t.Helper()
+	return forgeJSON(t, path, func(f map[string]any) {
+		tr := f["trial"].(map[string]any)
+		edit(tr)
+		if v, ok := tr[schemaKey]; ok {
+			f["schema"] = v
+			delete(tr, schemaKey)
+		}
+	})
+}
+
+// forgeJSON rewrites the JSON file at path with edit applied to its
+// top-level object, and returns the original bytes.
+func forgeJSON(t *testing.T, path string, edit func(f map[string]any)) []byte {
+	t.Helper()
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -104,12 +118,7 @@ func forgeTrial(t *testing.T, path string, edit func(tr map[string]any)) []byte 
 	if err := json.Unmarshal(orig, &f); err != nil {
 		t.Fatal(err)
 	}
-	tr := f["trial"].(map[string]any)
-	edit(tr)
-	if v, ok := tr[schemaKey]; ok {
-		f["schema"] = v
-		delete(tr, schemaKey)
-	}
+	edit(f)
 	b, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
@@ -467,21 +476,7 @@ func TestFaultGateDRFLFigure1(t *testing.T) {
 	code, rows := gateRows(t, bin, nil, "--quick", out)
 	wantRule(t, "honest", code, rows, "figure recomputed", true, "100 runs' distances")
 	path := filepath.Join(out, "quick", "drfl", "figure1.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f map[string]any
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	bump(f["dist_drfl"], 6)
-	if b, err = json.Marshal(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	forgeJSON(t, path, func(f map[string]any) { bump(f["dist_drfl"], 6) })
 	code, rows = gateRows(t, bin, nil, "--quick", out)
 	wantRule(t, "edited distance", code, rows, "figure recomputed", false, "run 7: distances")
 }
@@ -500,21 +495,7 @@ func TestFaultGateRunDRFL(t *testing.T) {
 	wantRule(t, "honest", code, rows, "objective recomputed", true, "recomputed at the stored weights")
 	wantRule(t, "honest", code, rows, "scores recomputed", true, "6 scores")
 	path := filepath.Join(out, "drfl-heart-drfl", "drfl-heart-drfl.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f map[string]any
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	bump(f["fit"].(map[string]any)["w_b"], 0)
-	if b, err = json.Marshal(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	forgeJSON(t, path, func(f map[string]any) { bump(f["fit"].(map[string]any)["w_b"], 0) })
 	code, rows = gateRows(t, bin, nil, out)
 	wantRule(t, "edited weight", code, rows, "objective recomputed", false, "worst-case objective")
 }
@@ -533,21 +514,7 @@ func TestFaultGateDRFLWeights(t *testing.T) {
 	code, rows := gateRows(t, bin, nil, "--quick", out)
 	wantRule(t, "honest", code, rows, "objective recomputed", true, "fits")
 	path := filepath.Join(out, "quick", "drfl", "figure3.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f map[string]any
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	bump(f["runs"].([]any)[0].([]any)[0].(map[string]any)["w_b"], 0)
-	if b, err = json.Marshal(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	forgeJSON(t, path, func(f map[string]any) { bump(f["runs"].([]any)[0].([]any)[0].(map[string]any)["w_b"], 0) })
 	code, rows = gateRows(t, bin, nil, "--quick", out)
 	wantRule(t, "edited weights", code, rows, "objective recomputed", false, "recomputed at the stored weights")
 }
