@@ -382,7 +382,13 @@ func newtonKKTStep(d int, g, h []float64, parts []polishPart, active [][]bool) (
 		return nil, nil, false
 	}
 	dmu = rhs
-	kernels.CholSolve(su, m, dmu)
+	if rankDeficient(su, sm, m) {
+		if !pinvSolve(sm, m, dmu) {
+			return nil, nil, false
+		}
+	} else {
+		kernels.CholSolve(su, m, dmu)
+	}
 	// dw = -H⁻¹(g + J_Aᵀdμ) = -(H⁻¹g + Z dμ).
 	for a := range dw {
 		v := hg[a]
@@ -392,6 +398,67 @@ func newtonKKTStep(d int, g, h []float64, parts []polishPart, active [][]bool) (
 		dw[a] = -v
 	}
 	return dw, dmu, finite(dw) && finite(dmu)
+}
+
+// schurRankTol is the relative size below which a pivot of the Schur
+// complement S, or an eigenvalue of it, counts as zero.
+const schurRankTol = 1e-9
+
+// rankDeficient reports whether the factor u of S = J_A H⁻¹J_Aᵀ (+ tiny δ)
+// has a pivot below schurRankTol of S's largest diagonal entry: the active
+// constraints' gradients are dependent (more active constraints than
+// directions: every client's NP constraint active in d = 18 on monks-1 at
+// n = 100). A pivot bounds the smallest eigenvalue from above, so a
+// well-conditioned S is never flagged.
+func rankDeficient(u, s []float64, m int) bool {
+	var scale, piv float64
+	piv = math.Inf(1)
+	for i := 0; i < m; i++ {
+		scale = max(scale, s[i*m+i])
+		piv = min(piv, u[i*m+i]*u[i*m+i])
+	}
+	return piv < schurRankTol*scale
+}
+
+// pinvSolve overwrites x with the minimum-norm least-squares solution of
+// S x = x (S symmetric positive semidefinite, m×m): eigenvalues below
+// schurRankTol of the largest are dropped. With dependent active
+// constraints, the regularised solve's 1/δ amplifies the part of c_A no
+// step can reach along null(J_Aᵀ) (dμ of order 1e4 there); those
+// multiplier components cancel in J_Aᵀdμ until an inequality's sign clip
+// breaks the cancellation and the step fails at every length. The
+// minimum-norm dμ leaves them where they are.
+func pinvSolve(s []float64, m int, x []float64) bool {
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(m, append([]float64(nil), s...)), true) {
+		return false
+	}
+	vals := eig.Values(nil)
+	var v mat.Dense
+	eig.VectorsTo(&v)
+	top := slices.Max(vals)
+	if !(top > 0) {
+		return false
+	}
+	coef := make([]float64, m)
+	for k, l := range vals {
+		if l <= schurRankTol*top {
+			continue
+		}
+		var p float64
+		for a := 0; a < m; a++ {
+			p += v.At(a, k) * x[a]
+		}
+		coef[k] = p / l
+	}
+	for a := 0; a < m; a++ {
+		var y float64
+		for k, c := range coef {
+			y += v.At(a, k) * c
+		}
+		x[a] = y
+	}
+	return true
 }
 
 // convexifiedHessian factors the (1,1) block of the KKT step. A nonconvex

@@ -247,11 +247,11 @@ type proxALRun struct {
 	useMetric   bool
 	certs       []float64 // Σ_i ε̃_i per round of the current call
 	lastRefresh int
-	// The safeguard: the iterate with the smallest certificate of the
-	// current call, and whether the next round restarts from it.
-	best     []float64
-	bestCert float64
-	restart  bool
+	// The safeguard: the iterates with the smallest and the latest
+	// certificate of the current call, and whether the next round restarts.
+	best, last []float64
+	bestCert   float64
+	restart    bool
 	// polishedMu are every party's multipliers at a polished point.
 	polishedMu [][]float64
 	// part samples the clients of each round (nil: all, the paper).
@@ -261,8 +261,16 @@ type proxALRun struct {
 // Matrix penalties are refreshed when the certificate fell by less than
 // half over the last refreshWindow rounds: M_i from w̃^0 no longer
 // matches P_i's curvature where the iterates are. If the certificate is
-// then above four times the call's best, the call restarts from its best iterate.
-const refreshWindow = 5
+// then above four times the call's best, the call restarts: from its
+// latest iterate if that is within restartNear times the best, else from
+// the best (docs/rho-rules.md, "The safeguard"): always the best took 354
+// ADMM rounds per trial at adult-a n = 500, 30 takes 244, always the latest
+// 252; on monks-1 n = 100, where a call does diverge (a certificate 1.8e5
+// times its best), always the latest took 115 rounds, 30 takes 73.
+const (
+	refreshWindow = 5
+	restartNear   = 30
+)
 
 // stalled reports whether round t should refresh the clients' M_i.
 func (r *proxALRun) stalled(t int) bool {
@@ -453,7 +461,7 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 	eps := 1.0 // ε_1 = q^0
 	r.certs, r.lastRefresh, r.bestCert, r.restart = r.certs[:0], 0, math.Inf(1), false
 	if r.best == nil {
-		r.best = make([]float64, r.d)
+		r.best, r.last = make([]float64, r.d), make([]float64, r.d)
 	}
 	floor := r.m.EpsFloor
 	var out outerStep
@@ -468,11 +476,25 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 			epsT = min(epsT, r.m.EpsRel*r.lastCert/float64(r.n))
 		}
 		epsT = max(epsT, floor)
+		// A stall well above the call's best: restart now, not after one
+		// more step that the restart would discard.
+		refresh := r.useMetric && r.stalled(t)
+		if refresh && r.certs[len(r.certs)-1] > 4*r.bestCert {
+			r.restart, refresh = true, false
+		}
 		if r.restart {
-			// Algorithm 2 starts afresh at the best iterate (a valid
-			// start: (23) holds for any w̃0); the clients reply ũ_i^0.
+			// Algorithm 2 starts afresh (a valid start: (23) holds for any
+			// w̃0); the clients reply ũ_i^0. The start is the last measured
+			// iterate where its certificate is within restartNear of the
+			// call's best (the ADMM bounced: at n = 500 one client's AL
+			// term switching between u_i and w, and the best iterate is
+			// where that bounce begins), else the best (it diverged).
 			r.restart = false
-			copy(r.wt, r.best)
+			if r.certs[len(r.certs)-1] > restartNear*r.bestCert {
+				copy(r.wt, r.best)
+			} else {
+				copy(r.wt, r.last)
+			}
 			reps, err := r.exchange(ctx, &Broadcast{Kind: MsgADMM, W: r.wt, Restart: true})
 			if err != nil {
 				return out, err
@@ -506,16 +528,7 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 		if r.m.Rule == RhoBalance {
 			b.RhoScale = r.balance(t)
 		}
-		if r.useMetric && r.stalled(t) {
-			// A stall well above the call's best means the iteration is
-			// diverging (a nonconvex constraint, an activity kink):
-			// restart from the best iterate instead of refreshing.
-			if r.certs[len(r.certs)-1] > 4*r.bestCert {
-				r.restart = true
-			} else {
-				b.Refresh = true
-			}
-		}
+		b.Refresh = refresh
 		reps, full, err := r.admmExchange(ctx, b, tau, lhs)
 		if err != nil {
 			return out, err
@@ -550,6 +563,7 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 			out.cert = lhs + sum
 			r.lastCert = sum
 			r.certs = append(r.certs, sum)
+			copy(r.last, r.wt)
 			if sum < r.bestCert {
 				r.bestCert = sum
 				copy(r.best, r.wt)
