@@ -344,7 +344,7 @@ func TestConicBallPointsRecomputed(t *testing.T) {
 		}{
 			{"honest", func(*ConicQPTrial) {}, true, map[string]string{
 				"server": "2 runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within 1e-10 × the terms' magnitude; dist_to_optimum_inf recomputed against an independent solve's w*",
-				"all":    "2 runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within 1e-10 × the terms' magnitude; the distance to w* not recomputed (several balls",
+				"all":    "2 runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within 1e-10 × the terms' magnitude; 2 runs with several balls, which store no distance: f(w) − f* inside the band convexity gives",
 			}[parties]},
 			{"w edited", func(tr *ConicQPTrial) { tr.Alg1.W[0] += 1e-7 }, false, "Algorithm 1"},
 			{"ball multiplier edited", func(tr *ConicQPTrial) { tr.CProx.Mu[0][2] += 1e-7 }, false, "cProx-AL"},
@@ -502,6 +502,48 @@ func TestConicBallOptimumAgrees(t *testing.T) {
 		}
 		if dw > ballSolveAgree/100*(1+wm) || math.Abs(fp-fr) > ballSolveAgree/100*(1+math.Abs(fp)) {
 			t.Errorf("%v: ||w* − w*'||_∞ = %.3g (||w*||_∞ %.3g), f* %.17g vs %.17g", c, dw, wm, fp, fr)
+		}
+	}
+}
+
+// TestConicSeveralBallsBand: with a ball at every party the gate's own
+// optimum (recheck.EqQPBalls) bounds each run's objective from both sides
+// (the band convexity gives at the run's (w, μ)); the band is at the
+// tolerance's level, holds f(w) − f*, and a reference f* moved by more
+// than its width is refused.
+func TestConicSeveralBallsBand(t *testing.T) {
+	cfg := smallConicConfig()
+	cfg.Cells, cfg.Trials, cfg.BallRows, cfg.BallParties = [][]int{{20, 2, 1}}, 2, 2, "all"
+	res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := [2]float64{cfg.Eps1, cfg.Eps2}
+	for _, tr := range res.Trials {
+		inst, err := conicInstance(cfg, 20, 2, 1, tr.Trial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := proxal.QPParties(inst.LCQP)
+		ref, err := multiBallReference(inst, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []*proxal.QPAlg{&tr.Alg1, &tr.CProx} {
+			lo, hi, _ := ref.band(ballParties(inst, data, a.W), a.Mu, data, a.W)
+			gap := a.Objective - ref.f
+			t.Logf("trial %d: f* %.6g, f(w) − f* = %.3g, band [%.3g, %.3g]", tr.Trial, ref.f, gap, lo, hi)
+			if gap < lo || gap > hi || hi-lo > 1e-2*(1+math.Abs(ref.f)) {
+				t.Errorf("trial %d: f(w) − f* = %.3g, band [%.3g, %.3g]", tr.Trial, gap, lo, hi)
+			}
+			if msg := ballRunMessage(inst, data, nil, ref, a, eps); msg != "" {
+				t.Errorf("trial %d: honest run refused: %s", tr.Trial, msg)
+			}
+			moved := *ref
+			moved.f = ref.f - 2*(hi-lo) - 1e-6
+			if msg := ballRunMessage(inst, data, nil, &moved, a, eps); !strings.Contains(msg, "outside") {
+				t.Errorf("trial %d: f* moved by %.3g accepted (%q)", tr.Trial, ref.f-moved.f, msg)
+			}
 		}
 	}
 }

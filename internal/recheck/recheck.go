@@ -18,7 +18,7 @@
 // -K, {0} or a ray as μ_i is 0, interior or on the boundary.
 //
 // It also solves what the gate compares runs with: the equality QP
-// (EqQP; with one norm ball, EqQPBall), the partitioned Neyman-Pearson problem (NPReference, a log
+// (EqQP; with one norm ball, EqQPBall; with several, EqQPBalls), the partitioned Neyman-Pearson problem (NPReference, a log
 // barrier), and evaluates the SSCA network at stored weights (SwishEval).
 package recheck
 
