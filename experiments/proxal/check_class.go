@@ -41,7 +41,7 @@ func CheckTable1(experiment string, resultJSON []byte) ([]experiments.CheckRow, 
 }
 
 // NPCheckConfig reads a recorded Neyman-Pearson configuration for the rules.
-func NPCheckConfig(raw []byte) (string, float64, *experiments.MethodConfig, error) {
+func NPCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 	var cfg NPConfig
 	err := json.Unmarshal(raw, &cfg)
 	return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
@@ -54,13 +54,13 @@ func CheckTable2(experiment string, resultJSON []byte) ([]experiments.CheckRow, 
 }
 
 // FairCheckConfig reads a recorded fairness configuration for the rules.
-func FairCheckConfig(raw []byte) (string, float64, *experiments.MethodConfig, error) {
+func FairCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 	var cfg FairConfig
 	err := json.Unmarshal(raw, &cfg)
 	return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
 }
 
-type classConfigFunc func([]byte) (string, float64, *experiments.MethodConfig, error)
+type classConfigFunc func([]byte) (string, float64, *MethodConfig, error)
 
 // CheckClass checks a classification result file with the rules of
 // configs/reference/<refName>.yaml.
@@ -135,7 +135,7 @@ type classCheck struct {
 	trials           []ClassTrial
 	base             map[string][2]float64 // the baseline of the configuration (nil: none)
 	r                float64               // the constraint's bound
-	mc               *experiments.MethodConfig
+	mc               *MethodConfig
 	out              []experiments.CheckRow
 }
 

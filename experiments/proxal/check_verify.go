@@ -118,7 +118,7 @@ func verifyPartition(name string, cells []experiments.VerifyCell, rows []ClassRo
 	return v.Row(name, "partition recomputed", "rows dropped and unconstrained feasibility from the data")
 }
 
-func classKind(cells []experiments.VerifyCell, trialHash string, trials int, mc *experiments.MethodConfig, r float64,
+func classKind(cells []experiments.VerifyCell, trialHash string, trials int, mc *MethodConfig, r float64,
 	pub func(c experiments.VerifyCell) experiments.PublishedRow, tables func([]ClassRow, []ClassTrial) []*experiments.Table) experiments.VerifyKind[ClassRow, ClassTrial] {
 	return experiments.VerifyKind[ClassRow, ClassTrial]{
 		TrialHash: trialHash, Cells: cells, Trials: trials, Eps: [2]float64{mc.Eps1, mc.Eps2},
