@@ -32,7 +32,7 @@ type MethodConfig struct {
 	// when false (the paper).
 	Polish bool `mapstructure:"polish" json:"polish,omitempty"`
 	// ParticipationConfig: partial participation (docs/participation.md).
-	experiments.ParticipationConfig `mapstructure:",squash"`
+	ParticipationConfig `mapstructure:",squash"`
 }
 
 // ValidateMethod checks the keys of MethodConfig.
