@@ -6,15 +6,21 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/solver"
 )
 
 // QPTrialRuns are the two runs of a QP trial, for the per-trial KKT rule.
 func QPTrialRuns(r *QPRuns) [2]experiments.TrialRun {
-	return [2]experiments.TrialRun{{Status: r.Alg1.Status, Residuals: r.Alg1.Residuals}, {Status: r.CProx.Status, Residuals: r.CProx.Residuals}}
+	return [2]experiments.TrialRun{trialRun(r.Alg1.Status, r.Alg1.Residuals), trialRun(r.CProx.Status, r.CProx.Residuals)}
+}
+
+// trialRun is a run as the core's per-trial KKT rule reads it.
+func trialRun(st solver.Status, res solver.Residuals) experiments.TrialRun {
+	return experiments.TrialRun{Status: st, Stationarity: res.Stationarity, Feasibility: res.Feasibility}
 }
 
 func classRuns(t *ClassTrial) [2]experiments.TrialRun {
-	return [2]experiments.TrialRun{{Status: t.Alg1.Status, Residuals: t.Alg1.Residuals}, {Status: t.CProx.Status, Residuals: t.CProx.Residuals}}
+	return [2]experiments.TrialRun{trialRun(t.Alg1.Status, t.Alg1.Residuals), trialRun(t.CProx.Status, t.CProx.Residuals)}
 }
 
 func qpKind(cfg *QPConfig) experiments.VerifyKind[QPRow, QPTrial] {
