@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
 // commonOptions are the flags every experiment command has.
@@ -165,7 +165,7 @@ func addParticipationFlags(c *cobra.Command) {
 }
 
 // replayFlag applies --replay (if set) to a run of n clients.
-func replayFlag(o *commonOptions, pc *experiments.ParticipationConfig, n, trials int) error {
+func replayFlag(o *commonOptions, pc *proxal.ParticipationConfig, n, trials int) error {
 	if o.cmd == nil {
 		return nil
 	}
@@ -173,7 +173,7 @@ func replayFlag(o *commonOptions, pc *experiments.ParticipationConfig, n, trials
 	if fl == nil || fl.Value.String() == "" {
 		return nil
 	}
-	rec, err := experiments.ReadRecorded(fl.Value.String())
+	rec, err := proxal.ReadRecorded(fl.Value.String())
 	if err != nil {
 		return err
 	}

@@ -72,10 +72,12 @@ type VerifyKind[R, T any] struct {
 	Extra func(cells []VerifyCell, byCell map[string][]T, rows []R) []CheckRow
 }
 
-// TrialRun is one algorithm's run of a trial, for the per-trial KKT rule.
+// TrialRun is one algorithm's run of a trial, for the per-trial KKT rule:
+// its status and its audited KKT residuals (solver.Residuals), the two
+// numbers the rule bounds rather than the prox-AL type that holds them.
 type TrialRun struct {
-	Status    solver.Status
-	Residuals solver.Residuals
+	Status                    solver.Status
+	Stationarity, Feasibility float64
 }
 
 // Verifier accumulates one integrity rule: the number of problems and the
@@ -202,9 +204,24 @@ func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 	if err := json.Unmarshal(resultJSON, &res); err != nil {
 		return []CheckRow{{Experiment: name, Cell: "all", Rule: "result file", Value: 1, Detail: fmt.Sprintf("%s.json: %v", name, err)}}
 	}
-	var out []CheckRow
+	m, manRow := verifyManifest(dir, name, recordedHash, cfg, k.TrialHash)
+	out := []CheckRow{manRow, verifyCells(name, &res, k)}
+	tf, filesRow := readTrialFiles(dir, name, m.TrialFiles, k)
+	out = append(out, filesRow, verifySame(name, res.Trials, tf.all, k))
+	rows, rowsV := recomputeRows(res.Rows, tf, k)
+	out = append(out, rowsV.Row(name, "rows recomputed", "equal to the trial files' aggregates"))
+	out = append(out, verifyTables(dir, name, rowsV.n > 0, rows, tf.all, k))
+	out = append(out, verifyKKT(name, tf.all, kkt, k))
+	if k.Extra != nil {
+		out = append(out, k.Extra(k.Cells, tf.byCell, rows)...)
+	}
+	return out
+}
 
-	// The manifest: complete, of this configuration, written by this run.
+// verifyManifest checks that the manifest is complete, of this
+// configuration and written by this run; it returns the manifest read
+// (zero if unreadable), whose trial files the next rule checks.
+func verifyManifest(dir, name, recordedHash string, cfg any, trialHash string) (manifestFile, CheckRow) {
 	var man Verifier
 	var m manifestFile
 	switch b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); {
@@ -218,15 +235,19 @@ func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 		man.Fail("manifest.json is of experiment %q", m.Experiment)
 	case m.ConfigHash != recordedHash:
 		man.Fail("manifest.json config_hash %s, %s.json has %s", m.ConfigHash, name, recordedHash)
-	case m.TrialHash != k.TrialHash:
-		man.Fail("manifest.json trial_hash %s, the configuration's is %s", m.TrialHash, k.TrialHash)
+	case m.TrialHash != trialHash:
+		man.Fail("manifest.json trial_hash %s, the configuration's is %s", m.TrialHash, trialHash)
 	}
 	if h := ConfigHash(cfg); h != recordedHash {
 		man.Fail("%s.json: config_hash %s, its configuration hashes to %s", name, recordedHash, h)
 	}
-	out = append(out, man.Row(name, "manifest", "complete, same configuration"))
+	return m, man.Row(name, "manifest", "complete, same configuration")
+}
 
-	// Rows: exactly the configuration's cells, in order.
+// verifyCells checks that the rows are exactly the configuration's cells,
+// in order, with all their trials: a result cut short or reordered fails
+// here, before its numbers are compared.
+func verifyCells[R, T any](name string, res *resultFile[R, T], k VerifyKind[R, T]) CheckRow {
 	var cells Verifier
 	if len(res.Rows) != len(k.Cells) {
 		cells.Fail("%d rows, the configuration has %d cells", len(res.Rows), len(k.Cells))
@@ -243,114 +264,150 @@ func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 	if n := len(k.Cells) * k.Trials; len(res.Trials) != n {
 		cells.Fail("%d trials, want %d (%d cells x %d)", len(res.Trials), n, len(k.Cells), k.Trials)
 	}
-	out = append(out, cells.Row(name, "cells and rows", fmt.Sprintf("%d rows of %d trials", len(k.Cells), k.Trials)))
+	return cells.Row(name, "cells and rows", fmt.Sprintf("%d rows of %d trials", len(k.Cells), k.Trials))
+}
 
-	// Trial files: those the manifest lists, exactly the expected ones, valid.
+// trialFiles are the valid trial files, in the configuration's order: all
+// of them, per cell, and which cells have every trial (only those rows
+// can be recomputed).
+type trialFiles[T any] struct {
+	all      []T
+	byCell   map[string][]T
+	complete map[string]bool
+}
+
+// readTrialFiles reads the expected trial files, checking that the
+// manifest lists exactly them and that each is valid and of this
+// configuration.
+func readTrialFiles[R, T any](dir, name string, manifestFiles []string, k VerifyKind[R, T]) (trialFiles[T], CheckRow) {
 	var files Verifier
 	listed := map[string]bool{}
-	for _, f := range m.TrialFiles {
+	for _, f := range manifestFiles {
 		listed[f] = true
 	}
-	byCell := map[string][]T{}
-	var all []T
-	complete := map[string]bool{}
+	tf := trialFiles[T]{byCell: map[string][]T{}, complete: map[string]bool{}}
 	for _, c := range k.Cells {
-		complete[c.Key] = true
+		tf.complete[c.Key] = true
 		for t := range k.Trials {
 			key := TrialKey(c.Key, t)
 			if !listed[key+".json"] {
 				files.Fail("%s.json not in the manifest's trial_files", key)
 			}
 			delete(listed, key+".json")
-			b, err := os.ReadFile(filepath.Join(dir, "trials", key+".json"))
-			if err != nil {
-				files.Fail("trials/%s.json: %v", key, errors.Unwrap(err))
-				complete[c.Key] = false
+			tr, ok := readTrialFile(dir, key, k, &files)
+			if !ok {
+				tf.complete[c.Key] = false
 				continue
 			}
-			var tr T
-			if _, err := DecodeTrial(b, key, k.TrialHash, &tr); err != nil {
-				if errors.Is(err, errOtherConfig) {
-					err = errors.New("of another configuration")
-				}
-				files.Fail("trials/%s.json: %v", key, err)
-				complete[c.Key] = false
-				continue
-			}
-			if got := TrialKey(k.CellOf(&tr), k.Index(&tr)); got != key {
-				files.Fail("trials/%s.json holds trial %s", key, got)
-				complete[c.Key] = false
-				continue
-			}
-			byCell[c.Key] = append(byCell[c.Key], tr)
-			all = append(all, tr)
+			tf.byCell[c.Key] = append(tf.byCell[c.Key], tr)
+			tf.all = append(tf.all, tr)
 		}
 	}
 	for _, f := range slices.Sorted(mapKeys(listed)) {
 		files.Fail("manifest lists %s, not a trial of this table", f)
 	}
-	out = append(out, files.Row(name, "trial files", fmt.Sprintf("%d valid, as the manifest lists", len(all))))
+	return tf, files.Row(name, "trial files", fmt.Sprintf("%d valid, as the manifest lists", len(tf.all)))
+}
 
-	// The result's trials are the trial files'.
+// readTrialFile reads trials/<key>.json, recording on files why it is not
+// a valid trial of this configuration stored under its own key.
+func readTrialFile[R, T any](dir, key string, k VerifyKind[R, T], files *Verifier) (T, bool) {
+	var tr T
+	b, err := os.ReadFile(filepath.Join(dir, "trials", key+".json"))
+	if err != nil {
+		files.Fail("trials/%s.json: %v", key, errors.Unwrap(err))
+		return tr, false
+	}
+	if _, err := DecodeTrial(b, key, k.TrialHash, &tr); err != nil {
+		if errors.Is(err, errOtherConfig) {
+			err = errors.New("of another configuration")
+		}
+		files.Fail("trials/%s.json: %v", key, err)
+		return tr, false
+	}
+	if got := TrialKey(k.CellOf(&tr), k.Index(&tr)); got != key {
+		files.Fail("trials/%s.json holds trial %s", key, got)
+		return tr, false
+	}
+	return tr, true
+}
+
+// verifySame checks that the result's trials are the trial files', so
+// that the recomputed rows speak for the stored ones.
+func verifySame[R, T any](name string, stored, all []T, k VerifyKind[R, T]) CheckRow {
 	var same Verifier
-	if len(res.Trials) != len(all) {
-		same.Fail("%s.json has %d trials, the trial files %d", name, len(res.Trials), len(all))
+	if len(stored) != len(all) {
+		same.Fail("%s.json has %d trials, the trial files %d", name, len(stored), len(all))
 	} else {
 		for i := range all {
 			a, _ := json.Marshal(&all[i])
-			b, _ := json.Marshal(&res.Trials[i])
+			b, _ := json.Marshal(&stored[i])
 			if !bytes.Equal(a, b) {
 				same.Fail("trial %s differs from its file (%s)", TrialKey(k.CellOf(&all[i]), k.Index(&all[i])), firstDiff(b, a))
 			}
 		}
 	}
-	out = append(out, same.Row(name, "trials = trial files", "equal"))
+	return same.Row(name, "trials = trial files", "equal")
+}
 
-	// Rows and tables recomputed from the trial files.
+// recomputeRows rebuilds every row from the trial files and compares it
+// with the stored one; the tables are rebuilt from these rows only if
+// none failed.
+func recomputeRows[R, T any](stored []R, tf trialFiles[T], k VerifyKind[R, T]) ([]R, Verifier) {
 	var rowsV Verifier
 	rows := make([]R, 0, len(k.Cells))
 	for i, c := range k.Cells {
-		if !complete[c.Key] || i >= len(res.Rows) || k.RowKey(&res.Rows[i]) != c.Key {
+		if !tf.complete[c.Key] || i >= len(stored) || k.RowKey(&stored[i]) != c.Key {
 			rowsV.Fail("row %s cannot be recomputed (trial files or row missing)", c.Label)
 			continue
 		}
-		r := k.Row(c, byCell[c.Key], &res.Rows[i])
+		r := k.Row(c, tf.byCell[c.Key], &stored[i])
 		a, _ := json.Marshal(&r)
-		b, _ := json.Marshal(&res.Rows[i])
+		b, _ := json.Marshal(&stored[i])
 		if !bytes.Equal(a, b) {
 			rowsV.Fail("row %s: %s", c.Label, firstDiff(b, a))
 		}
 		rows = append(rows, r)
 	}
-	out = append(out, rowsV.Row(name, "rows recomputed", "equal to the trial files' aggregates"))
+	return rows, rowsV
+}
+
+// verifyTables renders the recomputed rows as the experiment does and
+// compares them with <name>.csv and .md, the files a reader sees;
+// rowsFailed skips it, as differing rows make differing tables.
+func verifyTables[R, T any](dir, name string, rowsFailed bool, rows []R, all []T, k VerifyKind[R, T]) CheckRow {
 	var tabV Verifier
-	if rowsV.n > 0 {
+	if rowsFailed {
 		tabV.Fail("not recomputed: rows differ")
-	} else {
-		var md, csv strings.Builder
-		for i, t := range k.Tables(rows, all) {
-			if i > 0 {
-				md.WriteString("\n")
-				csv.WriteString("\n")
-			}
-			md.WriteString(t.Markdown())
-			csv.WriteString(t.CSV())
+		return tabV.Row(name, "tables recomputed", name+".csv and .md equal")
+	}
+	var md, csv strings.Builder
+	for i, t := range k.Tables(rows, all) {
+		if i > 0 {
+			md.WriteString("\n")
+			csv.WriteString("\n")
 		}
-		for _, f := range []struct{ ext, want string }{{"csv", csv.String()}, {"md", md.String()}} {
-			b, err := os.ReadFile(filepath.Join(dir, name+"."+f.ext))
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				tabV.Fail("%s.%s missing", name, f.ext)
-			case err != nil:
-				tabV.Fail("%s.%s: %v", name, f.ext, err)
-			case string(b) != f.want:
-				tabV.Fail("%s.%s: %s", name, f.ext, FirstLineDiff(string(b), f.want))
-			}
+		md.WriteString(t.Markdown())
+		csv.WriteString(t.CSV())
+	}
+	for _, f := range []struct{ ext, want string }{{"csv", csv.String()}, {"md", md.String()}} {
+		b, err := os.ReadFile(filepath.Join(dir, name+"."+f.ext))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			tabV.Fail("%s.%s missing", name, f.ext)
+		case err != nil:
+			tabV.Fail("%s.%s: %v", name, f.ext, err)
+		case string(b) != f.want:
+			tabV.Fail("%s.%s: %s", name, f.ext, FirstLineDiff(string(b), f.want))
 		}
 	}
-	out = append(out, tabV.Row(name, "tables recomputed", name+".csv and .md equal"))
+	return tabV.Row(name, "tables recomputed", name+".csv and .md equal")
+}
 
-	// Each Converged run's audited residuals within the kkt rule's bound.
+// verifyKKT checks each Converged run's audited residuals against the kkt
+// rule's bound (factor kkt[alg] times (ε1, ε2)): a status the solver's
+// own audit contradicts fails here.
+func verifyKKT[R, T any](name string, all []T, kkt map[string]float64, k VerifyKind[R, T]) CheckRow {
 	var kktV Verifier
 	checked := 0
 	for i := range all {
@@ -361,17 +418,13 @@ func VerifyWith[R, T any](dir, name string, resultJSON []byte, recordedHash stri
 				continue
 			}
 			checked++
-			st, fe := run.Residuals.Stationarity/(f*k.Eps[0]), run.Residuals.Feasibility/(f*k.Eps[1])
+			st, fe := run.Stationarity/(f*k.Eps[0]), run.Feasibility/(f*k.Eps[1])
 			if st > 1 || fe > 1 || math.IsNaN(st+fe) {
 				kktV.Fail("trial %s %s: Converged with KKT residuals %.3g x, %.3g x the bound", TrialKey(k.CellOf(&all[i]), k.Index(&all[i])), alg, st, fe)
 			}
 		}
 	}
-	out = append(out, kktV.Row(name, "trial kkt vs status", fmt.Sprintf("%d Converged runs within (ε1, ε2)", checked)))
-	if k.Extra != nil {
-		out = append(out, k.Extra(k.Cells, byCell, rows)...)
-	}
-	return out
+	return kktV.Row(name, "trial kkt vs status", fmt.Sprintf("%d Converged runs within (ε1, ε2)", checked))
 }
 
 func mapKeys(m map[string]bool) func(func(string) bool) {

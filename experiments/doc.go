@@ -10,5 +10,6 @@
 // paper: Tables 1-4, Figures 1-2, own data), conic (its conic version,
 // which builds on proxal), ssca and drfl; fedjob is the job a served run
 // carries. Those packages register their tables' checks from init; the
-// core imports none of them.
+// core imports none of them, and of the solver it names only a run's
+// Status, which every paper reports (layers_test.go).
 package experiments

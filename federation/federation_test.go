@@ -43,21 +43,21 @@ func needData(t testing.TB, job *fedjob.FedJob) {
 func qpJob(n, d, m int) *fedjob.FedJob {
 	return &fedjob.FedJob{Problem: "qp", N: n, Dim: d, M: m, QP: &proxal.QPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"},
-		MethodConfig: experiments.MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+		MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 10000, MaxInner: 10000, InnerTest: "paper"}}}
 }
 
 func npJob(n int, sub string, maxOuter int) *fedjob.FedJob {
 	return &fedjob.FedJob{Problem: "np", N: n, Dataset: "monks-1", NP: &proxal.NPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2, AdmmStart: "wk",
-		ALConfig: proxal.ALConfig{Subsolver: sub, RhoRule: "fixed", Relax: 1, MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
+		ALConfig: proxal.ALConfig{Subsolver: sub, RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
 }
 
 func fairJob(n, maxOuter int) *fedjob.FedJob {
 	return &fedjob.FedJob{Problem: "fair", N: n, Dataset: "adult-b", Fair: &proxal.FairConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.1,
-		ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: experiments.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
+		ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
 }
 

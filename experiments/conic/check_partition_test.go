@@ -65,7 +65,7 @@ func TestGateConicPartitionTampering(t *testing.T) {
 	testutil.Slow(t)
 	dirs := conicDataDirs(t)
 	// The conic settings (w0, β, ρ_i, r) with few iterations: seconds.
-	al := proxal.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+	al := proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 		MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
 	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
 		Clients: []int{2, 7}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}
@@ -137,7 +137,7 @@ func TestGateConicPartitionTampering(t *testing.T) {
 // rebuilt from the forged trial file, fails it naming the run.
 func TestGateConicOptimum(t *testing.T) {
 	dirs := conicDataDirs(t)
-	al := proxal.ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+	al := proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 		MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
 	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
 		Clients: []int{2}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}

@@ -34,8 +34,8 @@ type ConicQPConfig struct {
 	BallRatio float64 `mapstructure:"ball_ratio" json:"ball_ratio"`
 	// Subsolver solves the subproblems of parties with a ball (not linear
 	// systems any more): newton (semismooth, the cone's Jacobian) or lbfgs.
-	Subsolver                string `mapstructure:"subsolver" json:"subsolver"`
-	experiments.MethodConfig `mapstructure:",squash"`
+	Subsolver           string `mapstructure:"subsolver" json:"subsolver"`
+	proxal.MethodConfig `mapstructure:",squash"`
 }
 
 // Validate reports the first invalid value as a *ConfigError.

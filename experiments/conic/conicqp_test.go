@@ -18,7 +18,7 @@ func smallConicConfig() *ConicQPConfig {
 		TrialConfig: experiments.TrialConfig{Seed: 3, Trials: 2, RNG: "fedcon"},
 		Cells:       [][]int{{20, 1, 1}, {24, 3, 2}},
 		W0:          "ones", BallParties: "all", BallRatio: 0.5, Subsolver: "newton",
-		MethodConfig: experiments.MethodConfig{Beta: 1, SBar: 0.01, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+		MethodConfig: proxal.MethodConfig{Beta: 1, SBar: 0.01, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 10000, MaxInner: 10000, InnerTest: "paper"},
 	}
 }

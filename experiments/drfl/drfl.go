@@ -67,73 +67,14 @@ func DefaultDRFLData(dataset string) DRFLDataConfig {
 // dropped). Classification splits are stratified by class; regression
 // splits are uniform and cannot be imbalanced.
 func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSplit, error) {
-	if d.Regression && cfg.Imbalance != nil {
-		return nil, &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: "class imbalance needs a classification dataset, " + d.Name + " is a regression one"}
-	}
-	if !(cfg.TrainShare > 0 && cfg.TrainShare < 1) {
-		return nil, &experiments.ConfigError{Field: "train_share", Value: cfg.TrainShare, Reason: "want in (0, 1)"}
+	if err := validateSplit(d, cfg); err != nil {
+		return nil, err
 	}
 	S := cfg.Clients
-	if S < 1 {
-		return nil, &experiments.ConfigError{Field: "clients", Value: S, Reason: "want ≥ 1"}
-	}
-	if cfg.Imbalance != nil && len(cfg.Imbalance) != S {
-		return nil, &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", S)}
-	}
-	for s, r := range cfg.Imbalance {
-		if !(r > 0 && r <= 1) {
-			return nil, &experiments.ConfigError{Field: "imbalance", Value: r, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
-		}
-	}
 	rng := rand.New(rand.NewPCG(seed, 0xd1f1))
-	rows, cols := d.X.Dims()
-	n := cols - 1 // drop the intercept
-	x := make([][]float64, rows)
-	y := make([]float64, rows)
-	for i := range rows {
-		x[i] = slices.Clone(d.X.RawRowView(i)[:n])
-		y[i] = 2*d.Y[i] - 1
-		if d.Regression {
-			y[i] = d.Y[i]
-		}
-	}
-	// 60/40 split (stratified for classification), then each part into S
-	// clients.
-	var train, test []int
-	strata := [][]float64{{-1}, {1}}
-	if d.Regression {
-		strata = [][]float64{nil}
-	}
-	for _, cls := range strata {
-		var idx []int
-		for i := range rows {
-			if cls == nil || y[i] == cls[0] {
-				idx = append(idx, i)
-			}
-		}
-		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
-		k := int(math.Round(cfg.TrainShare * float64(len(idx))))
-		train, test = append(train, idx[:k]...), append(test, idx[k:]...)
-	}
-	rng.Shuffle(len(train), func(a, b int) { train[a], train[b] = train[b], train[a] })
-	rng.Shuffle(len(test), func(a, b int) { test[a], test[b] = test[b], test[a] })
-	// Min-max to [−1, 1] from the training rows.
-	lo, hi := make([]float64, n), make([]float64, n)
-	for j := range n {
-		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
-		for _, i := range train {
-			lo[j], hi[j] = math.Min(lo[j], x[i][j]), math.Max(hi[j], x[i][j])
-		}
-	}
-	scale := func(r []float64) []float64 {
-		o := make([]float64, n)
-		for j := range n {
-			if hi[j] > lo[j] {
-				o[j] = 2*(r[j]-lo[j])/(hi[j]-lo[j]) - 1
-			}
-		}
-		return o
-	}
+	x, y, n := drflRows(d)
+	train, test := splitRows(y, d.Regression, cfg.TrainShare, rng)
+	scale := minMaxScaler(x, train, n)
 	sp := &DRFLSplit{Train: make([]pd.Client, S), Features: d.FeatureNames[:n], Regression: d.Regression}
 	for k, i := range train {
 		s := k * S / len(train)
@@ -147,49 +88,13 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 	}
 	// Class imbalance: clients keep a share of their minority class.
 	for s, ratio := range cfg.Imbalance {
-		if ratio == 1 {
-			continue
+		if ratio != 1 {
+			imbalance(&sp.Train[s], ratio, rng)
 		}
-		c := &sp.Train[s]
-		var pos int
-		for _, v := range c.Y {
-			if v > 0 {
-				pos++
-			}
-		}
-		minority := 1.0
-		if 2*pos > len(c.Y) {
-			minority = -1
-		}
-		var idx []int
-		for i, v := range c.Y {
-			if v == minority {
-				idx = append(idx, i)
-			}
-		}
-		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
-		drop := map[int]bool{}
-		for _, i := range idx[int(math.Round(ratio*float64(len(idx)))):] {
-			drop[i] = true
-		}
-		var nx [][]float64
-		var ny []float64
-		for i := range c.Y {
-			if !drop[i] {
-				nx, ny = append(nx, c.X[i]), append(ny, c.Y[i])
-			}
-		}
-		c.X, c.Y = nx, ny
 	}
-	for s, c := range sp.Train {
-		if d.Regression {
-			break
-		}
-		for _, cls := range []float64{-1, 1} {
-			if !slices.Contains(c.Y, cls) {
-				return nil, &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance,
-					Reason: fmt.Sprintf("client %d has no rows of class %+g", s+1, cls)}
-			}
+	if !d.Regression {
+		if err := checkClasses(sp.Train, cfg.Imbalance); err != nil {
+			return nil, err
 		}
 	}
 	// Client 1's training noise.
@@ -199,6 +104,143 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 		}
 	}
 	return sp, nil
+}
+
+// validateSplit checks the keys of cfg that the split uses, before any
+// random draw, so that a bad preset fails whatever the data.
+func validateSplit(d *datasets.Dataset, cfg DRFLDataConfig) error {
+	if d.Regression && cfg.Imbalance != nil {
+		return &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: "class imbalance needs a classification dataset, " + d.Name + " is a regression one"}
+	}
+	if !(cfg.TrainShare > 0 && cfg.TrainShare < 1) {
+		return &experiments.ConfigError{Field: "train_share", Value: cfg.TrainShare, Reason: "want in (0, 1)"}
+	}
+	S := cfg.Clients
+	if S < 1 {
+		return &experiments.ConfigError{Field: "clients", Value: S, Reason: "want ≥ 1"}
+	}
+	if cfg.Imbalance != nil && len(cfg.Imbalance) != S {
+		return &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: fmt.Sprintf("want %d ratios, one per client", S)}
+	}
+	for s, r := range cfg.Imbalance {
+		if !(r > 0 && r <= 1) {
+			return &experiments.ConfigError{Field: "imbalance", Value: r, Reason: fmt.Sprintf("ratio of client %d outside (0, 1]", s+1)}
+		}
+	}
+	return nil
+}
+
+// drflRows copies d's rows without the intercept column (n features
+// left), labels as ±1, the hinge loss's classes, or the regression target
+// as is.
+func drflRows(d *datasets.Dataset) (x [][]float64, y []float64, n int) {
+	rows, cols := d.X.Dims()
+	n = cols - 1 // drop the intercept
+	x = make([][]float64, rows)
+	y = make([]float64, rows)
+	for i := range rows {
+		x[i] = slices.Clone(d.X.RawRowView(i)[:n])
+		y[i] = 2*d.Y[i] - 1
+		if d.Regression {
+			y[i] = d.Y[i]
+		}
+	}
+	return x, y, n
+}
+
+// splitRows draws the training and test rows, share of each class
+// (stratified, for classification: both parts keep the class balance) or of
+// all rows (regression), each part shuffled so that dealing it out in
+// order gives each client a random share.
+func splitRows(y []float64, regression bool, share float64, rng *rand.Rand) (train, test []int) {
+	strata := [][]float64{{-1}, {1}}
+	if regression {
+		strata = [][]float64{nil}
+	}
+	for _, cls := range strata {
+		var idx []int
+		for i := range y {
+			if cls == nil || y[i] == cls[0] {
+				idx = append(idx, i)
+			}
+		}
+		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+		k := int(math.Round(share * float64(len(idx))))
+		train, test = append(train, idx[:k]...), append(test, idx[k:]...)
+	}
+	rng.Shuffle(len(train), func(a, b int) { train[a], train[b] = train[b], train[a] })
+	rng.Shuffle(len(test), func(a, b int) { test[a], test[b] = test[b], test[a] })
+	return train, test
+}
+
+// minMaxScaler maps each of the n features to [−1, 1] by its range on the
+// training rows only (the test rows must not inform the model); a
+// constant feature maps to 0.
+func minMaxScaler(x [][]float64, train []int, n int) func(r []float64) []float64 {
+	lo, hi := make([]float64, n), make([]float64, n)
+	for j := range n {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+		for _, i := range train {
+			lo[j], hi[j] = math.Min(lo[j], x[i][j]), math.Max(hi[j], x[i][j])
+		}
+	}
+	return func(r []float64) []float64 {
+		o := make([]float64, n)
+		for j := range n {
+			if hi[j] > lo[j] {
+				o[j] = 2*(r[j]-lo[j])/(hi[j]-lo[j]) - 1
+			}
+		}
+		return o
+	}
+}
+
+// imbalance keeps a share ratio of c's minority class (+1 on a tie),
+// drawn from rng, and every row of the other class, in their order.
+func imbalance(c *pd.Client, ratio float64, rng *rand.Rand) {
+	var pos int
+	for _, v := range c.Y {
+		if v > 0 {
+			pos++
+		}
+	}
+	minority := 1.0
+	if 2*pos > len(c.Y) {
+		minority = -1
+	}
+	var idx []int
+	for i, v := range c.Y {
+		if v == minority {
+			idx = append(idx, i)
+		}
+	}
+	rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+	drop := map[int]bool{}
+	for _, i := range idx[int(math.Round(ratio*float64(len(idx)))):] {
+		drop[i] = true
+	}
+	var nx [][]float64
+	var ny []float64
+	for i := range c.Y {
+		if !drop[i] {
+			nx, ny = append(nx, c.X[i]), append(ny, c.Y[i])
+		}
+	}
+	c.X, c.Y = nx, ny
+}
+
+// checkClasses fails a classification split in which a client lacks a
+// class: its local hinge loss would have nothing to separate.
+func checkClasses(train []pd.Client, ratios []float64) error {
+	for s, c := range train {
+		for _, cls := range []float64{-1, 1} {
+			if !slices.Contains(c.Y, cls) {
+				return &experiments.ConfigError{Field: "imbalance", Value: ratios,
+					Reason: fmt.Sprintf("client %d has no rows of class %+g", s+1, cls)}
+			}
+		}
+	}
+	return nil
 }
 
 // NoisyTest returns the test features with fresh N(mean, sd²) noise from

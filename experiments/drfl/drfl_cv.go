@@ -217,10 +217,35 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 	if err != nil {
 		return nil, nil, err
 	}
-	metric := base.Metric()
-	// The folds' training clients and validation rows, once.
-	fits := make([][]pd.Client, k)
-	vxs, vys := make([][][]float64, k), make([][]float64, k)
+	fits, vxs, vys := splitFolds(train, folds, k)
+	workers := 1
+	if set != nil && set.Workers > 1 {
+		workers = set.Workers
+	}
+	for _, p := range cands {
+		if err := p.Validate(); err != nil {
+			return nil, nil, err
+		}
+	}
+	r := newCVRun(cands, k, base.Metric(), fits, vxs, vys, set, tol)
+	if NewDRFLSpec(fits[0], base).central() {
+		err = r.runCentral(ctx, workers)
+	} else {
+		err = r.runAlgorithm1(ctx, workers, base.Model, out)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	r.score(out)
+	return out, &cvFits{fold: fits, v: r.vs, shared: r.shared}, nil
+}
+
+// splitFolds builds, once for all candidates, each fold's training
+// clients (fits[f]) and validation rows (vxs[f], vys[f]), rows in client
+// order.
+func splitFolds(train []pd.Client, folds [][]int, k int) (fits [][]pd.Client, vxs [][][]float64, vys [][]float64) {
+	fits = make([][]pd.Client, k)
+	vxs, vys = make([][][]float64, k), make([][]float64, k)
 	for f := range k {
 		fits[f] = make([]pd.Client, len(train))
 		for s, c := range train {
@@ -233,201 +258,242 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 			}
 		}
 	}
-	workers := 1
-	if set != nil && set.Workers > 1 {
-		workers = set.Workers
-	}
-	for _, p := range cands {
-		if err := p.Validate(); err != nil {
-			return nil, nil, err
-		}
-	}
+	return fits, vxs, vys
+}
+
+// cvRun is the state one cross-validation's fits share. Every (candidate,
+// fold) fit writes only its own slots, so the pools' tasks need no lock.
+type cvRun struct {
+	cands  []DRFLParams
+	k      int
+	metric DRFLMetric
+	fits   [][]pd.Client
+	vxs    [][][]float64
+	vys    [][]float64
+	set    *sd.Settings
+	tol    float64
+	lps    [][2]pd.CentralLP // one ordering per fold and tolerance
 	// scores[c][f], central[c][f]: candidate c on fold f, each fit into its
 	// own slot; a candidate's score is summed in fold order, so it does
 	// not depend on the workers.
-	scores, central, vs := make([][]float64, len(cands)), make([][]bool, len(cands)), make([][][]float64, len(cands))
-	for c := range cands {
-		scores[c], central[c], vs[c] = make([]float64, k), make([]bool, k), make([][]float64, k)
-	}
-	lps := make([][2]pd.CentralLP, k) // one ordering per fold and tolerance
-	for f := range lps {
-		lps[f][0].Eps, lps[f][1].Eps = drflCVLPEps, 10*drflCVLPEps
-	}
-	fitOne := func(ctx context.Context, c, f int, start *sd.State) ([]float64, *sd.State, error) {
-		v, isCentral, st, err := cvFit(ctx, fits[f], &lps[f], cands[c], start, set, tol)
-		if err != nil {
-			return nil, nil, fmt.Errorf("cross-validation %s fold %d: %w", cands[c].Model, f+1, err)
-		}
-		central[c][f], scores[c][f], vs[c][f] = isCentral, metric.Eval(vxs[f], vys[f], v), v
-		return v, st, nil
-	}
+	scores  [][]float64
+	central [][]bool
+	vs      [][][]float64
 	// shared[c][f]: candidate c's fit on fold f is another fit
 	// (huberShares, thetaShares), not solved.
-	shared := make([][]bool, len(cands))
-	for c := range cands {
-		shared[c] = make([]bool, k)
-	}
-	chains := algorithm1Chains(cands)
+	shared [][]bool
+	chains [][]int
 	// zero[f][ch], zeroSt[f][ch]: the ρ = 0 fit (and its state) on fold f
 	// that chain ch's Huber candidates share where huberShares allows.
-	zero, zeroSt := make([][][]float64, k), make([][]*sd.State, k)
-	zeroP := func(ch int) DRFLParams { p := cands[chains[ch][0]]; p.Rho = 0; return p }
-	// runChain fits chain ch's candidates on fold f one after another,
-	// each warm-started from the last fit solved.
-	runChain := func(ctx context.Context, f, ch int) error {
-		var prev *sd.State
-		var z []float64
-		if zero[f] != nil {
-			z, prev = zero[f][ch], zeroSt[f][ch]
-		}
-		var last []float64
-		var lastP DRFLParams
-		for _, c := range chains[ch] {
-			p := cands[c]
-			var v []float64
-			switch {
-			case z != nil && huberShares(zeroP(ch), z, p):
-				v = z
-			case last != nil && huberShares(lastP, last, p):
-				v = last
-			default:
-				var err error
-				if last, prev, err = fitOne(ctx, c, f, prev); err != nil {
-					return err
-				}
-				lastP = p
-				continue
+	zero   [][][]float64
+	zeroSt [][]*sd.State
+}
+
+// newCVRun allocates every slot up front, so that the tasks that fill
+// them can run in any order.
+func newCVRun(cands []DRFLParams, k int, metric DRFLMetric, fits [][]pd.Client, vxs [][][]float64, vys [][]float64, set *sd.Settings, tol float64) *cvRun {
+	r := &cvRun{cands: cands, k: k, metric: metric, fits: fits, vxs: vxs, vys: vys, set: set, tol: tol}
+	r.scores, r.central, r.vs = make([][]float64, len(cands)), make([][]bool, len(cands)), make([][][]float64, len(cands))
+	for c := range cands {
+		r.scores[c], r.central[c], r.vs[c] = make([]float64, k), make([]bool, k), make([][]float64, k)
+	}
+	r.lps = make([][2]pd.CentralLP, k)
+	for f := range r.lps {
+		r.lps[f][0].Eps, r.lps[f][1].Eps = drflCVLPEps, 10*drflCVLPEps
+	}
+	r.shared = make([][]bool, len(cands))
+	for c := range cands {
+		r.shared[c] = make([]bool, k)
+	}
+	r.chains = algorithm1Chains(cands)
+	r.zero, r.zeroSt = make([][][]float64, k), make([][]*sd.State, k)
+	return r
+}
+
+// fitOne solves candidate c on fold f from start and scores it.
+func (r *cvRun) fitOne(ctx context.Context, c, f int, start *sd.State) ([]float64, *sd.State, error) {
+	v, isCentral, st, err := cvFit(ctx, r.fits[f], &r.lps[f], r.cands[c], start, r.set, r.tol)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cross-validation %s fold %d: %w", r.cands[c].Model, f+1, err)
+	}
+	r.central[c][f], r.scores[c][f], r.vs[c][f] = isCentral, r.metric.Eval(r.vxs[f], r.vys[f], v), v
+	return v, st, nil
+}
+
+// share scores candidate c on fold f with another fit's v, unsolved.
+func (r *cvRun) share(c, f int, v []float64) {
+	r.shared[c][f], r.scores[c][f], r.vs[c][f] = true, r.metric.Eval(r.vxs[f], r.vys[f], v), v
+}
+
+// zeroP is chain ch's first candidate at ρ = 0, the fit its Huber
+// candidates may share.
+func (r *cvRun) zeroP(ch int) DRFLParams { p := r.cands[r.chains[ch][0]]; p.Rho = 0; return p }
+
+// runChain fits chain ch's candidates on fold f one after another,
+// each warm-started from the last fit solved.
+func (r *cvRun) runChain(ctx context.Context, f, ch int) error {
+	var prev *sd.State
+	var z []float64
+	if r.zero[f] != nil {
+		z, prev = r.zero[f][ch], r.zeroSt[f][ch]
+	}
+	var last []float64
+	var lastP DRFLParams
+	for _, c := range r.chains[ch] {
+		p := r.cands[c]
+		var v []float64
+		switch {
+		case z != nil && huberShares(r.zeroP(ch), z, p):
+			v = z
+		case last != nil && huberShares(lastP, last, p):
+			v = last
+		default:
+			var err error
+			if last, prev, err = r.fitOne(ctx, c, f, prev); err != nil {
+				return err
 			}
-			shared[c][f], scores[c][f], vs[c][f] = true, metric.Eval(vxs[f], vys[f], v), v
+			lastP = p
+			continue
 		}
+		r.share(c, f, v)
+	}
+	return nil
+}
+
+// runThetas fits on fold f the central candidates of group grp (equal
+// but for θ, ascending), sharing fits across θ where thetaShares
+// certifies them.
+func (r *cvRun) runThetas(ctx context.Context, f int, grp []int) error {
+	sols := make([]thetaFit, len(grp))
+	theta := func(k int) float64 { return r.cands[grp[k]].Theta }
+	solve := func(k int) error {
+		c := grp[k]
+		v, _, err := r.fitOne(ctx, c, f, nil)
+		if err != nil {
+			return err
+		}
+		obj, slope := drflWorst(r.fits[f], r.cands[c], v)
+		sols[k] = thetaFit{theta: r.cands[c].Theta, v: v, obj: obj, slope: slope, central: r.central[c][f]}
 		return nil
 	}
-	// runThetas fits on fold f the central candidates of group grp (equal
-	// but for θ, ascending), sharing fits across θ where thetaShares
-	// certifies them.
-	runThetas := func(ctx context.Context, f int, grp []int) error {
-		sols := make([]thetaFit, len(grp))
-		theta := func(k int) float64 { return cands[grp[k]].Theta }
-		solve := func(k int) error {
-			c := grp[k]
-			v, _, err := fitOne(ctx, c, f, nil)
-			if err != nil {
-				return err
-			}
-			obj, slope := drflWorst(fits[f], cands[c], v)
-			sols[k] = thetaFit{theta: cands[c].Theta, v: v, obj: obj, slope: slope, central: central[c][f]}
+	var split func(i, j int) error
+	split = func(i, j int) error {
+		if j-i < 2 {
 			return nil
 		}
-		var split func(i, j int) error
-		split = func(i, j int) error {
-			if j-i < 2 {
-				return nil
+		if thetaShares(sols[i], sols[j], theta, i, j) {
+			for k := i + 1; k < j; k++ {
+				r.share(grp[k], f, sols[i].v)
 			}
-			if thetaShares(sols[i], sols[j], theta, i, j) {
-				for k := i + 1; k < j; k++ {
-					c := grp[k]
-					shared[c][f], scores[c][f], vs[c][f] = true, metric.Eval(vxs[f], vys[f], sols[i].v), sols[i].v
+			return nil
+		}
+		m := thetaMiddle(theta, i, j)
+		if err := solve(m); err != nil {
+			return err
+		}
+		if err := split(i, m); err != nil {
+			return err
+		}
+		return split(m, j)
+	}
+	if err := solve(0); err != nil || len(grp) == 1 {
+		return err
+	}
+	if err := solve(len(grp) - 1); err != nil {
+		return err
+	}
+	return split(0, len(grp)-1)
+}
+
+// runCentral fits every candidate as a central LP. The LPs are
+// cold-started: the (θ group, fold) tasks are independent, so one pool
+// keeps all workers busy.
+func (r *cvRun) runCentral(ctx context.Context, workers int) error {
+	groups := thetaGroups(r.cands)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for _, grp := range groups {
+		for f := range r.k {
+			g.Go(func() error {
+				if err := gctx.Err(); err != nil {
+					return err // canceled: do not build the remaining LPs
 				}
-				return nil
-			}
-			m := thetaMiddle(theta, i, j)
-			if err := solve(m); err != nil {
-				return err
-			}
-			if err := split(i, m); err != nil {
-				return err
-			}
-			return split(m, j)
-		}
-		if err := solve(0); err != nil || len(grp) == 1 {
-			return err
-		}
-		if err := solve(len(grp) - 1); err != nil {
-			return err
-		}
-		return split(0, len(grp)-1)
-	}
-	if NewDRFLSpec(fits[0], base).central() {
-		// Central LPs are cold-started: the (θ group, fold) tasks are
-		// independent, so one pool keeps all workers busy.
-		groups := thetaGroups(cands)
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(workers)
-		for _, grp := range groups {
-			for f := range k {
-				g.Go(func() error {
-					if err := gctx.Err(); err != nil {
-						return err // canceled: do not build the remaining LPs
-					}
-					return runThetas(gctx, f, grp)
-				})
-			}
-		}
-		if err := g.Wait(); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		// Algorithm 1 fits are warm-started along a chain per (fold, θ),
-		// radii ascending (neighbouring grid points: fewer rounds); the
-		// chains are independent, so one pool runs them. The Huber
-		// models' ρ = 0 fits come first, per fold warm-started along θ.
-		if huberKappaOnBall(zeroP(0)) {
-			g, gctx := errgroup.WithContext(ctx)
-			g.SetLimit(workers)
-			for f := range k {
-				g.Go(func() error {
-					zero[f], zeroSt[f] = make([][]float64, len(chains)), make([]*sd.State, len(chains))
-					var prev *sd.State
-					for ch := range chains {
-						v, _, st, err := cvFit(gctx, fits[f], &lps[f], zeroP(ch), prev, set, tol)
-						if err != nil {
-							return fmt.Errorf("cross-validation %s (ρ = 0) fold %d: %w", base.Model, f+1, err)
-						}
-						zero[f][ch], zeroSt[f][ch], prev = v, st, st
-					}
-					return nil
-				})
-			}
-			if err := g.Wait(); err != nil {
-				return nil, nil, err
-			}
-			out.ZeroRadius = k * len(chains)
-		}
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(workers)
-		for f := range k {
-			for ch := range chains {
-				g.Go(func() error {
-					if err := gctx.Err(); err != nil {
-						return err
-					}
-					return runChain(gctx, f, ch)
-				})
-			}
-		}
-		if err := g.Wait(); err != nil {
-			return nil, nil, err
+				return r.runThetas(gctx, f, grp)
+			})
 		}
 	}
+	return g.Wait()
+}
+
+// runAlgorithm1 fits every candidate with Algorithm 1, warm-started along
+// a chain per (fold, θ), radii ascending (neighbouring grid points: fewer
+// rounds); the chains are independent, so one pool runs them. The Huber
+// models' ρ = 0 fits come first (counted in out.ZeroRadius).
+func (r *cvRun) runAlgorithm1(ctx context.Context, workers int, model string, out *DRFLCV) error {
+	if huberKappaOnBall(r.zeroP(0)) {
+		if err := r.fitZeros(ctx, workers, model); err != nil {
+			return err
+		}
+		out.ZeroRadius = r.k * len(r.chains)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for f := range r.k {
+		for ch := range r.chains {
+			g.Go(func() error {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				return r.runChain(gctx, f, ch)
+			})
+		}
+	}
+	return g.Wait()
+}
+
+// fitZeros solves each chain's ρ = 0 fit, per fold warm-started along θ
+// (one task per fold).
+func (r *cvRun) fitZeros(ctx context.Context, workers int, model string) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for f := range r.k {
+		g.Go(func() error {
+			r.zero[f], r.zeroSt[f] = make([][]float64, len(r.chains)), make([]*sd.State, len(r.chains))
+			var prev *sd.State
+			for ch := range r.chains {
+				v, _, st, err := cvFit(gctx, r.fits[f], &r.lps[f], r.zeroP(ch), prev, r.set, r.tol)
+				if err != nil {
+					return fmt.Errorf("cross-validation %s (ρ = 0) fold %d: %w", model, f+1, err)
+				}
+				r.zero[f][ch], r.zeroSt[f][ch], prev = v, st, st
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// score sums each candidate's fold scores in fold order, counts the fits
+// and picks the best candidate (the first of equals, in grid order).
+func (r *cvRun) score(out *DRFLCV) {
 	var best float64
-	for c, p := range cands {
+	for c, p := range r.cands {
 		var score float64
-		for f := range k {
-			score += scores[c][f] / float64(k)
+		for f := range r.k {
+			score += r.scores[c][f] / float64(r.k)
 			out.Fits++
-			if central[c][f] {
+			if r.central[c][f] {
 				out.Central++
 			}
-			if shared[c][f] {
+			if r.shared[c][f] {
 				out.Shared++
 			}
 		}
 		out.Scores = append(out.Scores, score)
-		if len(out.Scores) == 1 || metric.Better(score, best) {
+		if len(out.Scores) == 1 || r.metric.Better(score, best) {
 			best, out.Best = score, p
 		}
 	}
-	return out, &cvFits{fold: fits, v: vs, shared: shared}, nil
 }
 
 // algorithm1Chains groups the candidates' indices into warm-start chains:

@@ -381,3 +381,38 @@ func TestThetaSharesRule(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitFolds: fold f validates on the rows assigned to it, in client
+// order, and each client trains on its own other rows.
+func TestSplitFolds(t *testing.T) {
+	row := func(v float64) []float64 { return []float64{v} }
+	train := []pd.Client{
+		{X: [][]float64{row(1), row(2), row(3)}, Y: []float64{1, -1, 1}},
+		{X: [][]float64{row(4), row(5)}, Y: []float64{-1, 1}},
+	}
+	fits, vxs, vys := splitFolds(train, [][]int{{0, 1, 0}, {1, 0}}, 2)
+	flat := func(x [][]float64) []float64 {
+		var o []float64
+		for _, r := range x {
+			o = append(o, r[0])
+		}
+		return o
+	}
+	for _, c := range []struct {
+		name      string
+		got, want []float64
+	}{
+		{"fold 1 validation x", flat(vxs[0]), []float64{1, 3, 5}},
+		{"fold 1 validation y", vys[0], []float64{1, 1, 1}},
+		{"fold 2 validation x", flat(vxs[1]), []float64{2, 4}},
+		{"fold 2 validation y", vys[1], []float64{-1, -1}},
+		{"fold 1 client 1 x", flat(fits[0][0].X), []float64{2}},
+		{"fold 1 client 2 y", fits[0][1].Y, []float64{-1}},
+		{"fold 2 client 1 x", flat(fits[1][0].X), []float64{1, 3}},
+		{"fold 2 client 2 x", flat(fits[1][1].X), []float64{5}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}

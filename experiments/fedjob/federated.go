@@ -200,7 +200,7 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 }
 
 // method is the job's Algorithm 1 configuration and seed (nil for DRFL).
-func (j *FedJob) method() (*experiments.MethodConfig, uint64) {
+func (j *FedJob) method() (*proxal.MethodConfig, uint64) {
 	switch {
 	case j.NP != nil:
 		return &j.NP.MethodConfig, j.NP.Seed

@@ -41,7 +41,7 @@ func CheckTable1(experiment string, resultJSON []byte) ([]experiments.CheckRow, 
 }
 
 // NPCheckConfig reads a recorded Neyman-Pearson configuration for the rules.
-func NPCheckConfig(raw []byte) (string, float64, *experiments.MethodConfig, error) {
+func NPCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 	var cfg NPConfig
 	err := json.Unmarshal(raw, &cfg)
 	return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
@@ -54,13 +54,13 @@ func CheckTable2(experiment string, resultJSON []byte) ([]experiments.CheckRow, 
 }
 
 // FairCheckConfig reads a recorded fairness configuration for the rules.
-func FairCheckConfig(raw []byte) (string, float64, *experiments.MethodConfig, error) {
+func FairCheckConfig(raw []byte) (string, float64, *MethodConfig, error) {
 	var cfg FairConfig
 	err := json.Unmarshal(raw, &cfg)
 	return cfg.TrialHash(), cfg.R, &cfg.MethodConfig, err
 }
 
-type classConfigFunc func([]byte) (string, float64, *experiments.MethodConfig, error)
+type classConfigFunc func([]byte) (string, float64, *MethodConfig, error)
 
 // CheckClass checks a classification result file with the rules of
 // configs/reference/<refName>.yaml.
@@ -98,129 +98,202 @@ func checkClassWith(experiment, refName string, refYAML, resultJSON []byte, conf
 	var out []experiments.CheckRow
 	for _, row := range res.Rows {
 		cell := fmt.Sprintf("%s n=%d", row.Dataset, row.N)
-		add := func(rule string, v, bound float64, detail string) {
-			out = append(out, experiments.CheckRow{Experiment: experiment, Cell: cell, Rule: rule, Value: v, Bound: bound,
-				Pass: v <= bound && !math.IsNaN(v), Detail: detail})
-		}
+		cc := &classCheck{experiment: experiment, cell: cell, row: &row, trials: cells[cell], base: base, r: r, mc: mc}
 		for _, rule := range ref.Rules {
-			for _, a := range []struct {
-				key, name string
-				get       func(*ClassTrial) *ClassAlg
-			}{
-				{"alg1", "Alg. 1", func(t *ClassTrial) *ClassAlg { return &t.Alg1 }},
-				{"cprox", "cProx-AL", func(t *ClassTrial) *ClassAlg { return &t.CProx }},
-			} {
-				if !rule.Applies(a.key) {
-					continue
-				}
-				trials := cells[cell]
-				switch rule.Name {
-				case "status":
-					bad := 0
-					for i := range trials {
-						if a.get(&trials[i]).Status != solver.Converged {
-							bad++
-						}
-					}
-					add("status "+a.name, float64(bad), 0, fmt.Sprintf("runs not Converged of %d", len(trials)))
-				case "diverged":
-					// A diverged run fails unless the baseline recorded it as
-					// diverged (.inf): capped runs can blow up by design.
-					bad, expected := 0, 0
-					for i := range trials {
-						t := &trials[i]
-						if a.get(t).Status != solver.Diverged {
-							continue
-						}
-						b, ok := base[experiments.TrialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
-						if col := map[string]int{"alg1": 0, "cprox": 1}[a.key]; ok && math.IsInf(b[col], 1) {
-							expected++
-							continue
-						}
-						bad++
-					}
-					add("diverged runs "+a.name, float64(bad), 0, fmt.Sprintf("of %d runs (%d more diverged as the baseline recorded)", len(trials), expected))
-				case "kkt":
-					var st, fe float64
-					n := 0
-					for i := range trials {
-						if g := a.get(&trials[i]); g.Status == solver.Converged {
-							st, fe = math.Max(st, g.Residuals.Stationarity), math.Max(fe, g.Residuals.Feasibility)
-							n++
-						}
-					}
-					if n > 0 {
-						add("kkt stationarity "+a.name, st, rule.Factor*mc.Eps1, fmt.Sprintf("max over the %d Converged runs", n))
-						add("kkt feasibility "+a.name, fe, rule.Factor*mc.Eps2, fmt.Sprintf("max over the %d Converged runs", n))
-					}
-				case "feasibility":
-					var v float64
-					for i := range trials {
-						v = math.Max(v, experiments.MaxOf(a.get(&trials[i]).Loss1))
-					}
-					add("max constraint value "+a.name, v, r+rule.Factor*mc.Eps2, fmt.Sprintf("over parties and all %d runs; bound r + ε2", len(trials)))
-				case "reldiff":
-					// Per trial, from the trial's two objectives; a trial
-					// with a diverged run fails "diverged" instead.
-					if a.key != "alg1" {
-						continue
-					}
-					worst, n, at := 0.0, 0, -1
-					for i := range trials {
-						t := &trials[i]
-						if t.Alg1.Status == solver.Diverged || t.CProx.Status == solver.Diverged {
-							continue
-						}
-						n++
-						if d := experiments.RelDiff(t.Alg1.Objective, t.CProx.Objective); at < 0 || d > worst || math.IsNaN(d) {
-							worst, at = d, t.Trial
-						}
-					}
-					if n > 0 {
-						add("relative difference", worst, rule.Bound, fmt.Sprintf("max over %d trials of |f_A1 - f_cP|/|f_cP| (worst: trial %d)", n, at))
-					}
-				case "paper":
-					if len(row.Published.Values) < 3 {
-						continue
-					}
-					ours, pap, std := row.Obj1.Mean, row.Published.Values[0], row.Obj1.Std
-					if a.key == "cprox" {
-						ours, pap, std = row.ObjC.Mean, row.Published.Values[2], row.ObjC.Std
-					}
-					add("objective vs paper "+a.name, math.Abs(ours-pap), rule.Rounding+rule.StdFactor*std,
-						fmt.Sprintf("ours %.4f (std %.1e), paper %.2f", ours, std, pap))
-				case "baseline":
-					if base == nil {
-						continue
-					}
-					worst, compared := BaselineDrift(len(trials), 1e-12, func(i int) (float64, float64, bool) {
-						t := &trials[i]
-						b, ok := base[experiments.TrialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
-						if !ok {
-							return 0, 0, false
-						}
-						want := b[0]
-						if a.key == "cprox" {
-							want = b[1]
-						}
-						f := a.get(t).Objective
-						if a.get(t).Status == solver.Diverged {
-							f = math.Inf(1) // a diverged run's objective is recorded as .inf
-						}
-						return f, want, true
-					})
-					if compared > 0 {
-						add("regression baseline "+a.name, worst, rule.Rel,
-							fmt.Sprintf("max relative change over %d of %d trials", compared, len(trials)))
-					}
+			for _, a := range classAlgs {
+				if rule.Applies(a.key) {
+					cc.apply(&rule, a)
 				}
 			}
 		}
+		out = append(out, cc.out...)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("experiments: %s.json: no rows to check", experiment)
 	}
 	return out, nil
+}
+
+// classAlgKind is one algorithm of a classification table: its key in the
+// rules, its name in check rows, and its run in a trial.
+type classAlgKind struct {
+	key, name string
+	get       func(*ClassTrial) *ClassAlg
+}
+
+// classAlgs are the table's algorithms, in the order of their check rows.
+var classAlgs = []classAlgKind{
+	{"alg1", "Alg. 1", func(t *ClassTrial) *ClassAlg { return &t.Alg1 }},
+	{"cprox", "cProx-AL", func(t *ClassTrial) *ClassAlg { return &t.CProx }},
+}
+
+// classCheck is one row of a classification table under the rules: its
+// trials, what they are compared with, and the check rows so far.
+type classCheck struct {
+	experiment, cell string
+	row              *ClassRow
+	trials           []ClassTrial
+	base             map[string][2]float64 // the baseline of the configuration (nil: none)
+	r                float64               // the constraint's bound
+	mc               *MethodConfig
+	out              []experiments.CheckRow
+}
+
+// add appends a check row; NaN fails whatever the bound.
+func (cc *classCheck) add(rule string, v, bound float64, detail string) {
+	cc.out = append(cc.out, experiments.CheckRow{Experiment: cc.experiment, Cell: cc.cell, Rule: rule, Value: v, Bound: bound,
+		Pass: v <= bound && !math.IsNaN(v), Detail: detail})
+}
+
+// apply adds the rows of rule for algorithm a; an unknown rule adds none.
+func (cc *classCheck) apply(rule *experiments.RefRule, a classAlgKind) {
+	switch rule.Name {
+	case "status":
+		cc.status(a)
+	case "diverged":
+		cc.diverged(a)
+	case "kkt":
+		cc.kkt(rule, a)
+	case "feasibility":
+		cc.feasibility(rule, a)
+	case "reldiff":
+		cc.relDiff(rule, a)
+	case "paper":
+		cc.paper(rule, a)
+	case "baseline":
+		cc.baseline(rule, a)
+	}
+}
+
+// status counts the runs that did not converge.
+func (cc *classCheck) status(a classAlgKind) {
+	bad := 0
+	for i := range cc.trials {
+		if a.get(&cc.trials[i]).Status != solver.Converged {
+			bad++
+		}
+	}
+	cc.add("status "+a.name, float64(bad), 0, fmt.Sprintf("runs not Converged of %d", len(cc.trials)))
+}
+
+// baselineOf is trial t's recorded objectives [Alg. 1, cProx-AL], if the
+// baseline has it.
+func (cc *classCheck) baselineOf(t *ClassTrial) ([2]float64, bool) {
+	b, ok := cc.base[experiments.TrialKey(fmt.Sprintf("%s-n%d", t.Dataset, t.N), t.Trial)]
+	return b, ok
+}
+
+// diverged counts the diverged runs. A diverged run fails unless the
+// baseline recorded it as diverged (.inf): capped runs can blow up by
+// design.
+func (cc *classCheck) diverged(a classAlgKind) {
+	bad, expected := 0, 0
+	for i := range cc.trials {
+		t := &cc.trials[i]
+		if a.get(t).Status != solver.Diverged {
+			continue
+		}
+		b, ok := cc.baselineOf(t)
+		if col := map[string]int{"alg1": 0, "cprox": 1}[a.key]; ok && math.IsInf(b[col], 1) {
+			expected++
+			continue
+		}
+		bad++
+	}
+	cc.add("diverged runs "+a.name, float64(bad), 0, fmt.Sprintf("of %d runs (%d more diverged as the baseline recorded)", len(cc.trials), expected))
+}
+
+// kkt bounds the Converged runs' audited residuals by the rule's multiple
+// of (ε1, ε2): a status must be what the audit says.
+func (cc *classCheck) kkt(rule *experiments.RefRule, a classAlgKind) {
+	var st, fe float64
+	n := 0
+	for i := range cc.trials {
+		if g := a.get(&cc.trials[i]); g.Status == solver.Converged {
+			st, fe = math.Max(st, g.Residuals.Stationarity), math.Max(fe, g.Residuals.Feasibility)
+			n++
+		}
+	}
+	if n > 0 {
+		cc.add("kkt stationarity "+a.name, st, rule.Factor*cc.mc.Eps1, fmt.Sprintf("max over the %d Converged runs", n))
+		cc.add("kkt feasibility "+a.name, fe, rule.Factor*cc.mc.Eps2, fmt.Sprintf("max over the %d Converged runs", n))
+	}
+}
+
+// feasibility bounds the largest constraint value of any party in any run
+// by r + ε2, what a Converged run promises.
+func (cc *classCheck) feasibility(rule *experiments.RefRule, a classAlgKind) {
+	var v float64
+	for i := range cc.trials {
+		v = math.Max(v, experiments.MaxOf(a.get(&cc.trials[i]).Loss1))
+	}
+	cc.add("max constraint value "+a.name, v, cc.r+rule.Factor*cc.mc.Eps2, fmt.Sprintf("over parties and all %d runs; bound r + ε2", len(cc.trials)))
+}
+
+// relDiff bounds the two algorithms' relative difference per trial, from
+// the trial's two objectives (one row, on alg1); a trial with a diverged
+// run fails "diverged" instead.
+func (cc *classCheck) relDiff(rule *experiments.RefRule, a classAlgKind) {
+	if a.key != "alg1" {
+		return
+	}
+	worst, n, at := 0.0, 0, -1
+	for i := range cc.trials {
+		t := &cc.trials[i]
+		if t.Alg1.Status == solver.Diverged || t.CProx.Status == solver.Diverged {
+			continue
+		}
+		n++
+		if d := experiments.RelDiff(t.Alg1.Objective, t.CProx.Objective); at < 0 || d > worst || math.IsNaN(d) {
+			worst, at = d, t.Trial
+		}
+	}
+	if n > 0 {
+		cc.add("relative difference", worst, rule.Bound, fmt.Sprintf("max over %d trials of |f_A1 - f_cP|/|f_cP| (worst: trial %d)", n, at))
+	}
+}
+
+// paper compares the row's mean objective with the published one, within
+// the table's rounding and a multiple of our spread.
+func (cc *classCheck) paper(rule *experiments.RefRule, a classAlgKind) {
+	row := cc.row
+	if len(row.Published.Values) < 3 {
+		return
+	}
+	ours, pap, std := row.Obj1.Mean, row.Published.Values[0], row.Obj1.Std
+	if a.key == "cprox" {
+		ours, pap, std = row.ObjC.Mean, row.Published.Values[2], row.ObjC.Std
+	}
+	cc.add("objective vs paper "+a.name, math.Abs(ours-pap), rule.Rounding+rule.StdFactor*std,
+		fmt.Sprintf("ours %.4f (std %.1e), paper %.2f", ours, std, pap))
+}
+
+// baseline bounds the objectives' relative drift from the recorded
+// baseline, so that an unintended change of the numbers fails.
+func (cc *classCheck) baseline(rule *experiments.RefRule, a classAlgKind) {
+	if cc.base == nil {
+		return
+	}
+	worst, compared := BaselineDrift(len(cc.trials), 1e-12, func(i int) (float64, float64, bool) {
+		t := &cc.trials[i]
+		b, ok := cc.baselineOf(t)
+		if !ok {
+			return 0, 0, false
+		}
+		want := b[0]
+		if a.key == "cprox" {
+			want = b[1]
+		}
+		f := a.get(t).Objective
+		if a.get(t).Status == solver.Diverged {
+			f = math.Inf(1) // a diverged run's objective is recorded as .inf
+		}
+		return f, want, true
+	})
+	if compared > 0 {
+		cc.add("regression baseline "+a.name, worst, rule.Rel,
+			fmt.Sprintf("max relative change over %d of %d trials", compared, len(cc.trials)))
+	}
 }
 
 // BaselineDrift returns the largest |f − f_base| / max(|f_base|, floor)

@@ -6,15 +6,21 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/solver"
 )
 
 // QPTrialRuns are the two runs of a QP trial, for the per-trial KKT rule.
 func QPTrialRuns(r *QPRuns) [2]experiments.TrialRun {
-	return [2]experiments.TrialRun{{Status: r.Alg1.Status, Residuals: r.Alg1.Residuals}, {Status: r.CProx.Status, Residuals: r.CProx.Residuals}}
+	return [2]experiments.TrialRun{trialRun(r.Alg1.Status, r.Alg1.Residuals), trialRun(r.CProx.Status, r.CProx.Residuals)}
+}
+
+// trialRun is a run as the core's per-trial KKT rule reads it.
+func trialRun(st solver.Status, res solver.Residuals) experiments.TrialRun {
+	return experiments.TrialRun{Status: st, Stationarity: res.Stationarity, Feasibility: res.Feasibility}
 }
 
 func classRuns(t *ClassTrial) [2]experiments.TrialRun {
-	return [2]experiments.TrialRun{{Status: t.Alg1.Status, Residuals: t.Alg1.Residuals}, {Status: t.CProx.Status, Residuals: t.CProx.Residuals}}
+	return [2]experiments.TrialRun{trialRun(t.Alg1.Status, t.Alg1.Residuals), trialRun(t.CProx.Status, t.CProx.Residuals)}
 }
 
 func qpKind(cfg *QPConfig) experiments.VerifyKind[QPRow, QPTrial] {
@@ -118,7 +124,7 @@ func verifyPartition(name string, cells []experiments.VerifyCell, rows []ClassRo
 	return v.Row(name, "partition recomputed", "rows dropped and unconstrained feasibility from the data")
 }
 
-func classKind(cells []experiments.VerifyCell, trialHash string, trials int, mc *experiments.MethodConfig, r float64,
+func classKind(cells []experiments.VerifyCell, trialHash string, trials int, mc *MethodConfig, r float64,
 	pub func(c experiments.VerifyCell) experiments.PublishedRow, tables func([]ClassRow, []ClassTrial) []*experiments.Table) experiments.VerifyKind[ClassRow, ClassTrial] {
 	return experiments.VerifyKind[ClassRow, ClassTrial]{
 		TrialHash: trialHash, Cells: cells, Trials: trials, Eps: [2]float64{mc.Eps1, mc.Eps2},

@@ -82,7 +82,7 @@ func ClassRowOf(dataset string, n int, trials []ClassTrial, r, eps1, eps2 float6
 			diverged *int
 		}{{"A1", &t.Alg1, &o1, &row.WorstMax1, &row.KKT1, &row.Diverged1},
 			{"cP", &t.CProx, &oc, &row.WorstMaxC, &row.KKTC, &row.DivergedC}} {
-			if !experiments.Tally(flags, a.name, a.alg.Status, a.alg.Stats, a.alg.Residuals, [2]float64{eps1, eps2}, a.kkt, a.diverged) {
+			if !Tally(flags, a.name, a.alg.Status, a.alg.Stats, a.alg.Residuals, [2]float64{eps1, eps2}, a.kkt, a.diverged) {
 				continue
 			}
 			*a.obj = append(*a.obj, a.alg.Loss0...)

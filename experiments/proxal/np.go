@@ -18,8 +18,8 @@ import (
 // ALConfig is MethodConfig plus what the classification experiments
 // (Tables 1-2) choose: the smooth subproblem solver and Algorithm 2's ρ rule.
 type ALConfig struct {
-	experiments.MethodConfig `mapstructure:",squash"`
-	Subsolver                string `mapstructure:"subsolver" json:"subsolver"`
+	MethodConfig `mapstructure:",squash"`
+	Subsolver    string `mapstructure:"subsolver" json:"subsolver"`
 	// RhoRule is fixed (the paper), balance (doubling/halving), adaptive
 	// (per-client normalised residuals) or hessian (matrix penalties
 	// M_i = ∇²P_i + metric_shift·I); see solver.RhoRule and docs/rho-rules.md.

@@ -26,7 +26,7 @@ func benchNPConfig(b *testing.B, name string, n int, sub string, def bool) {
 		b.Skip("FEDCON_DATA_DIR not set")
 	}
 	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{name}, Clients: []int{n}, R: 0.2, AdmmStart: "wk",
-		ALConfig: ALConfig{MethodConfig: experiments.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: sub, RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: sub, RhoRule: "fixed", Relax: 1}}
 	cfg.RhoRule, cfg.Relax = "fixed", 1
 	if def {
 		cfg.RhoRule, cfg.MetricShift, cfg.EpsRel, cfg.InnerTest = "hessian", 0.01, 0.1, "measured"
@@ -122,7 +122,7 @@ func BenchmarkTable2Authors(b *testing.B) {
 		b.Skip("FEDCON_DATA_DIR not set")
 	}
 	cfg := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 10, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{1, 5, 10, 20}, R: 0.1,
-		ALConfig: ALConfig{MethodConfig: experiments.MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3,
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 100, MaxInner: 50, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	var passes, misses float64
 	for b.Loop() {

@@ -21,9 +21,9 @@ import (
 // QPConfig configures the LCQP experiment of eq. (84) (Table 4). Every field
 // is a YAML key of configs/table4.yaml.
 type QPConfig struct {
-	experiments.TrialConfig  `mapstructure:",squash"`
-	Cells                    [][]int `mapstructure:"cells" json:"cells"`
-	experiments.MethodConfig `mapstructure:",squash"`
+	experiments.TrialConfig `mapstructure:",squash"`
+	Cells                   [][]int `mapstructure:"cells" json:"cells"`
+	MethodConfig            `mapstructure:",squash"`
 }
 
 // Validate reports the first invalid value as a *ConfigError.
@@ -425,8 +425,8 @@ func QPStatsOf(runs []*QPRuns, eps [2]float64) QPStats {
 		if both(r) {
 			s.RelDiffTrials++
 		}
-		experiments.Tally(flags, "A1", r.Alg1.Status, r.Alg1.Stats, r.Alg1.Residuals, eps, &s.KKT1, &s.Diverged1)
-		experiments.Tally(flags, "cP", r.CProx.Status, r.CProx.Stats, r.CProx.Residuals, eps, &s.KKTC, &s.DivergedC)
+		Tally(flags, "A1", r.Alg1.Status, r.Alg1.Stats, r.Alg1.Residuals, eps, &s.KKT1, &s.Diverged1)
+		Tally(flags, "cP", r.CProx.Status, r.CProx.Stats, r.CProx.Residuals, eps, &s.KKTC, &s.DivergedC)
 	}
 	s.Flags = experiments.FlagString(flags)
 	return s

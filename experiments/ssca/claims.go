@@ -95,7 +95,7 @@ var (
 // lastAt is v at t = T, if the trial reached T without diverging.
 func lastAt(tr SSCATrial, T int, v []float64) (float64, bool) {
 	n := len(tr.T)
-	if n == 0 || tr.T[n-1] != T || tr.Status == "Diverged" || len(v) != n {
+	if n == 0 || tr.T[n-1] != T || tr.Status == statusDiverged || len(v) != n {
 		return 0, false
 	}
 	return v[n-1], true

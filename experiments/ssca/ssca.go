@@ -21,7 +21,6 @@ import (
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/problems/swishnet"
-	"github.com/fedcon/fedcon/solver"
 	"github.com/fedcon/fedcon/solver/ssca"
 )
 
@@ -573,12 +572,17 @@ func RunSSCATrial(ctx context.Context, cfg *SSCAConfig, data *SSCAData, s SSCASp
 // errDiverged stops a run whose cost is no longer finite.
 var errDiverged = errors.New("diverged")
 
+// statusDiverged is solver.Diverged as a trial file records it, spelled
+// out so that this package needs the solver package for nothing else
+// (TestStatusDiverged holds it to the solver's name).
+const statusDiverged = "Diverged"
+
 // fill copies res into tr; a run stopped by errDiverged is Diverged, not an error.
 func (tr *SSCATrial) fill(res *ssca.Result, err error) error {
 	tr.Status, tr.Stats, tr.Nu, tr.Slack = res.Status.String(), res.Stats, res.Nu, res.Slack
 	tr.W = res.W
 	if errors.Is(err, errDiverged) {
-		tr.Status = solver.Diverged.String()
+		tr.Status = statusDiverged
 		return nil
 	}
 	if math.IsNaN(tr.Nu) || math.IsInf(tr.Nu, 0) || math.IsNaN(tr.Slack) || math.IsInf(tr.Slack, 0) {
@@ -639,7 +643,7 @@ func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []
 				tr, err := experiments.Cached(opt.Store, key, cfg.Seed+uint64(r), func() (SSCATrial, error) {
 					tr, err := RunSSCATrial(gctx, cfg, data, s, r)
 					// w^T is stored before the trial file that names it.
-					if err == nil && r == WeightsRun && opt.Store != nil && tr.W != nil && tr.Status != solver.Diverged.String() {
+					if err == nil && r == WeightsRun && opt.Store != nil && tr.W != nil && tr.Status != statusDiverged {
 						tr.FinalW, err = writeWeights(opt.Store.Dir, key, tr.W)
 					}
 					return tr, err

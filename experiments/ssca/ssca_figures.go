@@ -239,7 +239,7 @@ func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *experiments
 			cl = append(cl, float64(tr.Stats.BytesClient)/r/1e6)
 			ms = append(ms, float64(tr.Stats.Runtime)/1e6/r)
 			slack = append(slack, tr.Slack)
-			if tr.Status == "Diverged" {
+			if tr.Status == statusDiverged {
 				div++
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/solver"
 )
 
 func sscaTestConfig() *SSCAConfig {
@@ -131,5 +132,13 @@ func TestUnreadKeys(t *testing.T) {
 				t.Errorf("unread %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStatusDiverged: the status a diverged run's trial file records is
+// the solver's name for it, which the tables and claims compare against.
+func TestStatusDiverged(t *testing.T) {
+	if got := solver.Diverged.String(); statusDiverged != got {
+		t.Fatalf("statusDiverged = %q, solver.Diverged is %q", statusDiverged, got)
 	}
 }

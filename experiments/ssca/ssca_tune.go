@@ -101,7 +101,7 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 					return fmt.Errorf("%s a=%g beta=%g run %d: %w", p.spec.Label(), p.rate.A, p.rate.Beta, r, err)
 				}
 				p.cost[r] = math.Inf(1)
-				if tr.Status != "Diverged" && len(tr.T) > 0 && tr.T[len(tr.T)-1] == cfg.Rounds {
+				if tr.Status != statusDiverged && len(tr.T) > 0 && tr.T[len(tr.T)-1] == cfg.Rounds {
 					p.cost[r] = tr.TrainCost[len(tr.TrainCost)-1]
 				}
 				pc.Tick(key)

@@ -36,7 +36,7 @@ func NewSweepPoint(values experiments.SweepPoint, cfg *SSCAConfig, fig string, c
 		st := CurveStats{Label: c.Spec.Label(), Key: c.Spec.Key(), Runs: len(c.Trials)}
 		var cost, mean, acc []float64
 		for _, tr := range c.Trials {
-			if tr.Status == "Diverged" {
+			if tr.Status == statusDiverged {
 				st.Diverged++
 			}
 			if v, ok := finalCost.val(tr, cfg.Rounds); ok {

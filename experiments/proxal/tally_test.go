@@ -1,8 +1,9 @@
-package experiments
+package proxal
 
 import (
 	"testing"
 
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -31,7 +32,7 @@ func TestTallyFlags(t *testing.T) {
 		var kkt [2]float64
 		div := 0
 		in := Tally(flags, "A1", c.st, c.stats, c.res, eps, &kkt, &div)
-		if got := FlagString(flags); got != c.want || in != c.inCells {
+		if got := experiments.FlagString(flags); got != c.want || in != c.inCells {
 			t.Errorf("%s: flags %q, in cells %v; want %q, %v", c.name, got, in, c.want, c.inCells)
 		}
 		if in && kkt != [2]float64{c.res.Stationarity, c.res.Feasibility} || !in && (div != 1 || kkt != [2]float64{}) {

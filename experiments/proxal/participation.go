@@ -1,4 +1,4 @@
-package experiments
+package proxal
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/solver"
 )
 
@@ -54,17 +55,17 @@ type ParticipationConfig struct {
 func (c *ParticipationConfig) ValidateParticipation() error {
 	if p := c.Participation; p != nil {
 		if !(*p > 0 && *p <= 1) {
-			return &ConfigError{"participation", *p, "must be in (0, 1] (the fraction of clients per round; 1: all)"}
+			return &experiments.ConfigError{Field: "participation", Value: *p, Reason: "must be in (0, 1] (the fraction of clients per round; 1: all)"}
 		}
 	}
 	switch {
 	case c.ParticipationSampling != "" && c.ParticipationSampling != "uniform" && c.ParticipationSampling != "weighted":
-		return &ConfigError{"participation_sampling", c.ParticipationSampling, "must be uniform or weighted (by rows)"}
+		return &experiments.ConfigError{Field: "participation_sampling", Value: c.ParticipationSampling, Reason: "must be uniform or weighted (by rows)"}
 	case !(c.DropProb >= 0 && c.DropProb < 1):
-		return &ConfigError{"drop_prob", c.DropProb, "must be in [0, 1)"}
+		return &experiments.ConfigError{Field: "drop_prob", Value: c.DropProb, Reason: "must be in [0, 1)"}
 	}
 	if c.MaxDelay < 0 {
-		return &ConfigError{"max_delay", c.MaxDelay, "must be >= 0 (rounds; 0: the default, four times the mean gap between a client's rounds)"}
+		return &experiments.ConfigError{Field: "max_delay", Value: c.MaxDelay, Reason: "must be >= 0 (rounds; 0: the default, four times the mean gap between a client's rounds)"}
 	}
 	for _, k := range []struct {
 		key string
@@ -72,11 +73,11 @@ func (c *ParticipationConfig) ValidateParticipation() error {
 	}{{"straggler_per_row", c.StragglerPerRow}, {"straggler_tail", c.StragglerTail}, {"straggler_spread", c.StragglerSpread},
 		{"straggler_latency", c.StragglerLatency}, {"straggler_deadline", c.StragglerDeadline}} {
 		if !(k.v >= 0) || math.IsInf(k.v, 0) {
-			return &ConfigError{k.key, k.v, "must be finite and >= 0 (seconds of the simulated clock; docs/participation.md)"}
+			return &experiments.ConfigError{Field: k.key, Value: k.v, Reason: "must be finite and >= 0 (seconds of the simulated clock; docs/participation.md)"}
 		}
 	}
 	if c.StragglerDeadline > 0 && c.StragglerPerRow == 0 && c.StragglerTail == 0 {
-		return &ConfigError{"straggler_deadline", c.StragglerDeadline, "needs a compute time (straggler_per_row or straggler_tail > 0): no client could be late"}
+		return &experiments.ConfigError{Field: "straggler_deadline", Value: c.StragglerDeadline, Reason: "needs a compute time (straggler_per_row or straggler_tail > 0): no client could be late"}
 	}
 	if c.Participation != nil && *c.Participation == 1 {
 		c.Participation = nil
@@ -176,7 +177,7 @@ type Recorded struct {
 func ReadRecorded(path string) (*Recorded, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &ConfigError{"replay", path, err.Error()}
+		return nil, &experiments.ConfigError{Field: "replay", Value: path, Reason: err.Error()}
 	}
 	type log struct {
 		Answered *string `json:"answered"`
@@ -204,7 +205,7 @@ func ReadRecorded(path string) (*Recorded, error) {
 		// A stored trial's "trial" is an object, a bare trial's a number.
 		var bare trial
 		if err2 := json.Unmarshal(b, &bare); err2 != nil {
-			return nil, &ConfigError{"replay", path, "not a serve result or trial file: " + err.Error()}
+			return nil, &experiments.ConfigError{Field: "replay", Value: path, Reason: "not a serve result or trial file: " + err.Error()}
 		}
 		doc.trial, doc.Stored = bare, nil
 	}
@@ -218,7 +219,7 @@ func ReadRecorded(path string) (*Recorded, error) {
 		p := doc.Alg1.Participation
 		return &Recorded{*p.Answered, p.Missed, doc.N, doc.Trial}, nil
 	}
-	return nil, &ConfigError{"replay", path, "records no participation (participation.answered): a run with participation < 1 or drop_prob > 0 records it"}
+	return nil, &experiments.ConfigError{Field: "replay", Value: path, Reason: "records no participation (participation.answered): a run with participation < 1 or drop_prob > 0 records it"}
 }
 
 // SetReplay makes trial rec.Trial replay rec (the other trials sample as
@@ -226,9 +227,9 @@ func ReadRecorded(path string) (*Recorded, error) {
 func (c *ParticipationConfig) SetReplay(rec *Recorded, path string, n, trials int) error {
 	switch {
 	case rec.N != n:
-		return &ConfigError{"replay", path, fmt.Sprintf("records %d clients, the run has %d", rec.N, n)}
+		return &experiments.ConfigError{Field: "replay", Value: path, Reason: fmt.Sprintf("records %d clients, the run has %d", rec.N, n)}
 	case rec.Trial >= trials:
-		return &ConfigError{"replay", path, fmt.Sprintf("records trial %d, the run has trials 0..%d (--trials %d)", rec.Trial, trials-1, rec.Trial+1)}
+		return &experiments.ConfigError{Field: "replay", Value: path, Reason: fmt.Sprintf("records trial %d, the run has trials 0..%d (--trials %d)", rec.Trial, trials-1, rec.Trial+1)}
 	}
 	c.Replay, c.ReplayMissed, c.ReplayTrial = rec.Answered, rec.Missed, rec.Trial
 	return nil
