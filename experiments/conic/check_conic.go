@@ -256,19 +256,8 @@ func conicOptima(cfg *ConicQPConfig, cells []experiments.VerifyCell, byCell map[
 // conicReference is an instance's w* and f* by recheck's own solves: the
 // equality QP, or with one ball the root-finder on its multiplier.
 func conicReference(inst *problems.ConicQP, data []recheck.QPData) ([]float64, float64, error) {
-	for _, b := range inst.Balls {
-		if b == nil {
-			continue
-		}
-		rows, cols := b.G.Dims()
-		g := make([][]float64, rows)
-		for r := range g {
-			g[r] = make([]float64, cols)
-			for j := range g[r] {
-				g[r][j] = b.G.At(r, j)
-			}
-		}
-		w, _, f, err := recheck.EqQPBall(data, recheck.BallData{G: g, H: b.H, T: b.T}, inst.Dim)
+	if balls := ballsData(inst); len(balls) > 0 {
+		w, _, f, err := recheck.EqQPBall(data, balls[0], inst.Dim)
 		return w, f, err
 	}
 	w, _, f, err := recheck.EqQP(data, inst.Dim)

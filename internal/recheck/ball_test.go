@@ -13,14 +13,6 @@ import (
 // the objective split over two parties; an empty ball fails.
 func TestEqQPBall(t *testing.T) {
 	const d = 4
-	eye := func(s float64) [][]float64 {
-		a := make([][]float64, d)
-		for i := range a {
-			a[i] = make([]float64, d)
-			a[i][i] = s
-		}
-		return a
-	}
 	b := []float64{5, 3, -4, 0} // b' = (0, 3, -4, 0), ||b'|| = 5
 	for _, c := range []struct {
 		name   string
@@ -37,10 +29,10 @@ func TestEqQPBall(t *testing.T) {
 			// another, the equality w_1 = 0 at the server.
 			parties := []QPData{
 				{C: [][]float64{{1, 0, 0, 0}}, D: []float64{0}},
-				{A: eye(0.5), B: b},
-				{A: eye(0.5)},
+				{A: scaledEye(d, 0.5), B: b},
+				{A: scaledEye(d, 0.5)},
 			}
-			w, lambda, f, err := EqQPBall(parties, BallData{G: eye(1), H: make([]float64, d), T: c.t}, d)
+			w, lambda, f, err := EqQPBall(parties, BallData{G: scaledEye(d, 1), H: make([]float64, d), T: c.t}, d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,8 +64,8 @@ func TestEqQPBall(t *testing.T) {
 	}
 	t.Run("empty ball", func(t *testing.T) {
 		// The ball of radius 1 around (9, 0, 0, 0) misses w_1 = 0.
-		parties := []QPData{{C: [][]float64{{1, 0, 0, 0}}, D: []float64{0}}, {A: eye(1), B: b}}
-		if _, _, _, err := EqQPBall(parties, BallData{G: eye(1), H: []float64{9, 0, 0, 0}, T: 1}, d); err == nil {
+		parties := []QPData{{C: [][]float64{{1, 0, 0, 0}}, D: []float64{0}}, {A: scaledEye(d, 1), B: b}}
+		if _, _, _, err := EqQPBall(parties, BallData{G: scaledEye(d, 1), H: []float64{9, 0, 0, 0}, T: 1}, d); err == nil {
 			t.Error("no error for a ball that misses the equalities")
 		}
 	})

@@ -71,25 +71,7 @@ func (e *eqSystem) solve(b []float64, withD bool) ([]float64, []float64) {
 // λ >= 0 and halved until g increases. It shares EqQP's plain loops and
 // nothing with the solvers; with one ball EqQPBall narrows λ* further.
 func EqQPBalls(parties []QPData, balls []BallData, d int) (w, lambda, nu []float64, fstar float64, err error) {
-	h := make([][]float64, d)
-	for i := range h {
-		h[i] = make([]float64, d)
-	}
-	b := make([]float64, d)
-	var c [][]float64
-	var dv []float64
-	for _, p := range parties {
-		for i, row := range p.A {
-			for j, v := range row {
-				h[i][j] += v
-			}
-		}
-		for j, v := range p.B {
-			b[j] += v
-		}
-		c = append(c, p.C...)
-		dv = append(dv, p.D...)
-	}
+	h, b, c, dv := sumParties(parties, d)
 	K := len(balls)
 	gtg := make([][][]float64, K)
 	gth := make([][]float64, K)

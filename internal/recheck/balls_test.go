@@ -10,18 +10,10 @@ import (
 // ½||w||² + bᵀw, w_1 = 0, ||w|| <= T: w* = −b'·min(1, T/||b'||)).
 func TestEqQPBallsClosedForm(t *testing.T) {
 	const d = 4
-	eye := func(s float64) [][]float64 {
-		a := make([][]float64, d)
-		for i := range a {
-			a[i] = make([]float64, d)
-			a[i][i] = s
-		}
-		return a
-	}
 	b := []float64{5, 3, -4, 0}
 	for _, c := range []struct{ t, lambda float64 }{{6, 0}, {2, 1.5}, {0.25, 19}, {1e-4, 5e4 - 1}} {
-		parties := []QPData{{C: [][]float64{{1, 0, 0, 0}}, D: []float64{0}}, {A: eye(1), B: b}}
-		w, lambda, _, _, err := EqQPBalls(parties, []BallData{{G: eye(1), H: make([]float64, d), T: c.t}}, d)
+		parties := []QPData{{C: [][]float64{{1, 0, 0, 0}}, D: []float64{0}}, {A: scaledEye(d, 1), B: b}}
+		w, lambda, _, _, err := EqQPBalls(parties, []BallData{{G: scaledEye(d, 1), H: make([]float64, d), T: c.t}}, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,4 +167,14 @@ func TestEqQPBallsKKT(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scaledEye is s times the d×d identity.
+func scaledEye(d int, s float64) [][]float64 {
+	a := make([][]float64, d)
+	for i := range a {
+		a[i] = make([]float64, d)
+		a[i][i] = s
+	}
+	return a
 }

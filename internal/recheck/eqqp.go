@@ -24,25 +24,7 @@ type QPData struct {
 // ν* = S⁻¹(D − C H⁻¹ b) and w* = −H⁻¹(b + Cᵀν*), in plain loops. It fails
 // when H or S is not positive definite (a singular H, dependent rows of C).
 func EqQP(parties []QPData, d int) (w, nu []float64, fstar float64, err error) {
-	h := make([][]float64, d)
-	for i := range h {
-		h[i] = make([]float64, d)
-	}
-	b := make([]float64, d)
-	var c [][]float64
-	var dv []float64
-	for _, p := range parties {
-		for i, row := range p.A {
-			for j, v := range row {
-				h[i][j] += v
-			}
-		}
-		for j, v := range p.B {
-			b[j] += v
-		}
-		c = append(c, p.C...)
-		dv = append(dv, p.D...)
-	}
+	h, b, c, dv := sumParties(parties, d)
 	lh, err := cholesky(h)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("recheck: H = Σ A_i: %w", err)
@@ -78,6 +60,29 @@ func EqQP(parties []QPData, d int) (w, nu []float64, fstar float64, err error) {
 		fstar += QP(p.A, p.B, p.C, p.D, w).F
 	}
 	return w, nu, fstar, nil
+}
+
+// sumParties returns H = Σ_i A_i, b = Σ_i B_i and the equalities C, D
+// stacked in party order.
+func sumParties(parties []QPData, d int) (h [][]float64, b []float64, c [][]float64, dv []float64) {
+	h = make([][]float64, d)
+	for i := range h {
+		h[i] = make([]float64, d)
+	}
+	b = make([]float64, d)
+	for _, p := range parties {
+		for i, row := range p.A {
+			for j, v := range row {
+				h[i][j] += v
+			}
+		}
+		for j, v := range p.B {
+			b[j] += v
+		}
+		c = append(c, p.C...)
+		dv = append(dv, p.D...)
+	}
+	return h, b, c, dv
 }
 
 var errNotPD = errors.New("not positive definite")
