@@ -203,7 +203,7 @@ var presetTypes = map[string]func() any{
 	"conic-table2":   func() any { return &proxal.NPConfig{} },
 	"conic-table3":   func() any { return &proxal.FairConfig{} },
 	"ssca/ssca":      func() any { return &ssca.SSCAConfig{} },
-	"drfl/drfl":      func() any { return &drfl.DRFLConfig{} },
+	"drfl/drfl":      func() any { return &drfl.Config{} },
 }
 
 // TestPresetsPassStrictYAML: every shipped preset, given as --config, is

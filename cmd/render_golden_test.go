@@ -77,7 +77,7 @@ func goldenTables() map[string][]*experiments.Table {
 		{File: datasets.AllFiles()[0], Path: "/data/breast-cancer-wisconsin/breast-cancer-wisconsin.data", Records: 699},
 		{File: datasets.AllFiles()[1]},
 	})
-	fig1 := drflFigure1Table(&drfl.DRFLFigure1{Levels: []float64{0.1, 0.5, 1}, RhoDRFL: []float64{0.0198, 0.0401, 0.1149},
+	fig1 := drflFigure1Table(&drfl.Figure1{Levels: []float64{0.1, 0.5, 1}, RhoDRFL: []float64{0.0198, 0.0401, 0.1149},
 		RhoWAFL: []float64{0.0161, 0.033, 0.074}, VolumeDRFL: []float64{0, 0, 0.0035}, VolumeWAFL: []float64{0, 0, 0.004}})
 	return map[string][]*experiments.Table{
 		"np": np, "qp": qp.Tables(), "conic-qp": cq.Tables(), "check": {check}, "data-verify": {verify}, "drfl-figure1": {fig1},
