@@ -60,9 +60,9 @@ func goldenTables() map[string][]*experiments.Table {
 		row.Published = experiments.PublishedRowIn("published", "table4", fmt.Sprintf("%d,%d,%d", c[0], c[1], c[2]))
 		qp.Rows = append(qp.Rows, row)
 	}
-	cq := &conic.ConicQPResult{Info: &experiments.RunInfo{Config: &conic.ConicQPConfig{}}}
+	cq := &conic.QPResult{Info: &experiments.RunInfo{Config: &conic.QPConfig{}}}
 	for _, c := range [][3]int{{100, 1, 1}, {300, 5, 3}, {500, 10, 5}} {
-		row := conic.ConicQPRow{D: c[0], N: c[1], M: c[2], Exact: true, FStar: ms(-6.2, 0.2), QPStats: qpStats(-6.2, "ok")}
+		row := conic.QPRow{D: c[0], N: c[1], M: c[2], Exact: true, FStar: ms(-6.2, 0.2), QPStats: qpStats(-6.2, "ok")}
 		row.Published = experiments.PublishedRowIn("conic-published", "table1", fmt.Sprintf("%d,%d,%d", c[0], c[1], c[2]))
 		cq.Rows = append(cq.Rows, row)
 	}

@@ -220,7 +220,7 @@ func allRun(f *Factory, o *AllOptions) error {
 				c.Quick()
 			case *ssca.SSCAConfig:
 				c.Quick()
-			case *conic.ConicQPConfig:
+			case *conic.QPConfig:
 				c.Quick()
 			}
 		}

@@ -20,7 +20,7 @@ func writeConicClassRun(t *testing.T, dir, name string, cfg any, dirs []string, 
 	t.Helper()
 	info := experiments.NewRunInfo(name, "test", cfg, 1)
 	var (
-		res  *ConicClassResult
+		res  *ClassResult
 		s    *experiments.Store
 		seed uint64
 		err  error
@@ -28,10 +28,10 @@ func writeConicClassRun(t *testing.T, dir, name string, cfg any, dirs []string, 
 	switch c := cfg.(type) {
 	case *proxal.NPConfig:
 		s, seed = &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: c.TrialHash(), Version: "test"}, c.Seed
-		res, err = RunConicNP(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
+		res, err = RunNP(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
 	case *proxal.FairConfig:
 		s, seed = &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: c.TrialHash(), Version: "test"}, c.Seed
-		res, err = RunConicFair(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
+		res, err = RunFair(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
 	default:
 		t.Fatalf("config %T", cfg)
 	}
