@@ -202,7 +202,7 @@ var presetTypes = map[string]func() any{
 	"conic-table1":   func() any { return &conic.QPConfig{} },
 	"conic-table2":   func() any { return &proxal.NPConfig{} },
 	"conic-table3":   func() any { return &proxal.FairConfig{} },
-	"ssca/ssca":      func() any { return &ssca.SSCAConfig{} },
+	"ssca/ssca":      func() any { return &ssca.Config{} },
 	"drfl/drfl":      func() any { return &drfl.Config{} },
 }
 

@@ -218,7 +218,7 @@ func allRun(f *Factory, o *AllOptions) error {
 				c.Quick()
 			case *proxal.FairConfig:
 				c.Quick()
-			case *ssca.SSCAConfig:
+			case *ssca.Config:
 				c.Quick()
 			case *conic.QPConfig:
 				c.Quick()
