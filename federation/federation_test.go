@@ -49,7 +49,7 @@ func qpJob(n, d, m int) *fedjob.FedJob {
 
 func npJob(n int, sub string, maxOuter int) *fedjob.FedJob {
 	return &fedjob.FedJob{Problem: "np", N: n, Dataset: "monks-1", NP: &proxal.NPConfig{
-		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2, AdmmStart: "wk",
+		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2, ADMMStart: "wk",
 		ALConfig: proxal.ALConfig{Subsolver: sub, RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
 }
@@ -201,7 +201,7 @@ func TestLoopbackSameAnswer(t *testing.T) {
 			j.Fair.RhoRule, j.Fair.MetricShift, j.Fair.InnerTest, j.Fair.Relax = "hessian", 0.01, "measured", 1.5
 			return j
 		}()},
-		{"np-admm-start-w0", func() *fedjob.FedJob { j := npJob(3, "newton", 3); j.NP.AdmmStart = "w0"; return j }()},
+		{"np-admm-start-w0", func() *fedjob.FedJob { j := npJob(3, "newton", 3); j.NP.ADMMStart = "w0"; return j }()},
 		{"qp-measured-test", func() *fedjob.FedJob { j := qpJob(3, 20, 2); j.QP.InnerTest = "measured"; return j }()},
 		// The KKT polish: its rounds (evaluation only) and the audit that
 		// commits the polished multipliers cross the wire like any other.

@@ -192,7 +192,7 @@ func TestCheckConicClassRules(t *testing.T) {
 // npFixture is a two-trial Table 1 result on monks-1 that passes every rule.
 func npFixture() *proxal.NPResult {
 	cfg := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
-		AdmmStart: "wk", ALConfig: proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+		ADMMStart: "wk", ALConfig: proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	alg := func(obj float64) proxal.ClassAlg {
 		return proxal.ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,

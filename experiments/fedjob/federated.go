@@ -142,8 +142,8 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 		}
 		run.W0 = experiments.StartPoint(j.NP.W0, j.NP.RNG, j.NP.Seed, j.Trial, j.Dim)
 		run.Method, _ = j.NP.Methods()
-		if j.NP.AdmmStart == "w0" {
-			run.Method.AdmmStart = run.W0
+		if j.NP.ADMMStart == "w0" {
+			run.Method.ADMMStart = run.W0
 		}
 		run.Settings = j.NP.Settings(workers)
 		for i := range clientCones {

@@ -15,7 +15,7 @@ import (
 // `data export` file, in file order, and refuses a file of another run.
 func TestFedJobPartyFromExport(t *testing.T) {
 	job := &FedJob{Problem: "np", Dataset: "monks-1", N: 2, NP: &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 7, Trials: 1, RNG: "fedcon"},
-		R: 0.2, AdmmStart: "wk", ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 1, SBar: 1, Rho: 1,
+		R: 0.2, ADMMStart: "wk", ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 1, SBar: 1, Rho: 1,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 1, MaxInner: 1, InnerTest: "paper"}}}}
 	if err := job.Validate(); err != nil {
 		t.Fatal(err)
