@@ -14,7 +14,7 @@ import (
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
-func drflJob(model string) *fedjob.FedJob {
+func drflJob(model string) *fedjob.Job {
 	def := drfl.DefaultConfig()
 	p := drfl.Params{Model: model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Support: pd.Box, Loss: "hinge"}
 	return fedjob.NewFedDRFL("heart", def.Data("heart", false), def.Seed, p, &sd.Settings{C: def.C, Tol: def.Tol, MaxRounds: 300})
@@ -27,7 +27,7 @@ func TestDRFLLoopbackSameAnswer(t *testing.T) {
 	for _, model := range []string{drfl.ModelDRFL, drfl.ModelAFL} {
 		t.Run(model, func(t *testing.T) {
 			job := drflJob(model)
-			needData(t, &fedjob.FedJob{Problem: "np"})
+			needData(t, &fedjob.Job{Problem: "np"})
 			if testing.Short() && model == drfl.ModelDRFL {
 				t.Skip("the model's client QPs take seconds (a minute with -race); AFL covers -short")
 			}
@@ -98,7 +98,7 @@ func runDRFLClient(ctx context.Context, t testing.TB, addr, certs string, party 
 		t.Fatal(err)
 	}
 	load := func(b []byte, party int) (sd.Client, int, error) {
-		j, err := fedjob.UnmarshalFedJob(b)
+		j, err := fedjob.UnmarshalJob(b)
 		if err != nil {
 			return nil, 0, err
 		}
