@@ -386,8 +386,8 @@ func TestListFlags(t *testing.T) {
 	if err := loadConfig(f, &got.commonOptions, "table1", alFlagKeys, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(cfg.Clients, cfg.Datasets) != "[1 5] [monks-1]" || cfg.AdmmStart != "w0" {
-		t.Errorf("config %v %v %v", cfg.Clients, cfg.Datasets, cfg.AdmmStart)
+	if fmt.Sprint(cfg.Clients, cfg.Datasets) != "[1 5] [monks-1]" || cfg.ADMMStart != "w0" {
+		t.Errorf("config %v %v %v", cfg.Clients, cfg.Datasets, cfg.ADMMStart)
 	}
 }
 

@@ -56,7 +56,7 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 }
 
 func conicQPRun(f *Factory, o *ConicQPOptions) error {
-	cfg := &conic.ConicQPConfig{}
+	cfg := &conic.QPConfig{}
 	o.ignoreKeys(inProcessOnly)
 	if err := loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, cfg); err != nil {
 		return err
@@ -72,7 +72,7 @@ func conicQPRun(f *Factory, o *ConicQPOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := conic.RunConicQP(o.ctx, cfg, out.options())
+	res, err := conic.RunQP(o.ctx, cfg, out.options())
 	if res == nil {
 		return out.failed(err, nil, nil)
 	}
@@ -117,8 +117,8 @@ func conicNPRun(f *Factory, o *ConicClassOptions) error {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table2", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
-		func(opt experiments.RunOptions) (*conic.ConicClassResult, error) {
-			return conic.RunConicNP(o.ctx, cfg, o.Dirs, opt)
+		func(opt experiments.RunOptions) (*conic.ClassResult, error) {
+			return conic.RunNP(o.ctx, cfg, o.Dirs, opt)
 		})
 }
 
@@ -129,13 +129,13 @@ func conicFairRun(f *Factory, o *ConicClassOptions) error {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table3", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
-		func(opt experiments.RunOptions) (*conic.ConicClassResult, error) {
-			return conic.RunConicFair(o.ctx, cfg, o.Dirs, opt)
+		func(opt experiments.RunOptions) (*conic.ClassResult, error) {
+			return conic.RunFair(o.ctx, cfg, o.Dirs, opt)
 		})
 }
 
 func conicClassRun(f *Factory, o *ConicClassOptions, name string, cfg any, validate func() error, seed uint64, hash string,
-	run func(experiments.RunOptions) (*conic.ConicClassResult, error)) error {
+	run func(experiments.RunOptions) (*conic.ClassResult, error)) error {
 	if err := validate(); err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 	}
 	return figureRun(f, &o.commonOptions, "conic-figure1", cfg, cfg.Seed, cfg.TrialHash(),
 		func(opt experiments.RunOptions, info *experiments.RunInfo) (any, *experiments.Figure, error) {
-			res, err := conic.RunConicFigure1(o.ctx, cfg, o.Dirs, opt)
+			res, err := conic.RunFigure1(o.ctx, cfg, o.Dirs, opt)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -81,7 +81,7 @@ func conicFigure2Run(f *Factory, o *ConicFigureOptions) error {
 	}
 	return figureRun(f, &o.commonOptions, "conic-figure2", cfg, cfg.Seed, cfg.TrialHash(),
 		func(opt experiments.RunOptions, info *experiments.RunInfo) (any, *experiments.Figure, error) {
-			res, err := conic.RunConicFigure2(o.ctx, cfg, o.Dirs, opt)
+			res, err := conic.RunFigure2(o.ctx, cfg, o.Dirs, opt)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -46,7 +46,7 @@ func TestConicExitCodes(t *testing.T) {
 // settings, and flags override it.
 func TestConicPresets(t *testing.T) {
 	f, _, _ := testFactory()
-	var qp conic.ConicQPConfig
+	var qp conic.QPConfig
 	c := newCmdReproduceConicTable1(f, func(o *ConicQPOptions) error {
 		return loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, &qp)
 	})

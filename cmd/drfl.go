@@ -24,7 +24,7 @@ type DRFLOptions struct {
 	Dirs                            []string
 	// Cfg is configs/drfl/drfl.yaml under --config, FEDCON_* and the
 	// flags set on the command line (load).
-	Cfg *drfl.DRFLConfig
+	Cfg *drfl.Config
 }
 
 // drflRunFlagKeys maps the flags of `run drfl` to keys of the preset.
@@ -33,9 +33,9 @@ var drflRunFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta":
 
 // loadDRFLConfig reads the DRFL preset under o's --config, FEDCON_* and
 // the flags in keys that were set.
-func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*drfl.DRFLConfig, error) {
-	cfg := &drfl.DRFLConfig{}
-	if err := loadConfig(f, o, drfl.DRFLPreset, keys, cfg); err != nil {
+func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*drfl.Config, error) {
+	cfg := &drfl.Config{}
+	if err := loadConfig(f, o, drfl.Preset, keys, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -43,12 +43,12 @@ func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*drfl
 
 // addDRFLConfigFlag adds --config to a DRFL command.
 func addDRFLConfigFlag(c *cobra.Command, o *commonOptions) {
-	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding keys of the preset configs/"+drfl.DRFLPreset+".yaml")
+	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding keys of the preset configs/"+drfl.Preset+".yaml")
 }
 
 func newCmdRunDRFL(f *Factory, runF func(*DRFLOptions) error) *cobra.Command {
 	o := &DRFLOptions{}
-	def := drfl.DefaultDRFLConfig()
+	def := drfl.DefaultConfig()
 	c := &cobra.Command{
 		Use:   "drfl",
 		Short: "Train one DRFL-family model on one repetition's split and print its test accuracy (SVM) or MSE (Huber)",
@@ -83,7 +83,7 @@ set on the command line win.`,
 	fl.StringVar(&o.Dataset, "dataset", "heart", "dataset: heart or breast-cancer-wisc (SVM), abalone (Huber regression)")
 	fl.StringVar(&o.Loss, "loss", "", "loss: hinge (SVM) or huber (regression); default by dataset")
 	keyFlags(c, func(fl *pflag.FlagSet) { fl.Float64("epsilon", def.Epsilon, "Huber threshold ε > 0") })
-	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(drfl.DRFLModels(), ", "))
+	fl.StringVar(&o.Model, "model", "drfl", "model: "+strings.Join(drfl.Models(), ", "))
 	keyFlags(c, func(fl *pflag.FlagSet) {
 		fl.String("rho", def.Rho, "Wasserstein radius ρ for every client, or S comma-separated ρ_s (wafl: the pooled ball)")
 	})
@@ -158,7 +158,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if o.Loss == "" && d.Regression {
 		p.Loss, p.Epsilon = "huber", cfg.Epsilon
 	}
-	sp, err := drfl.NewDRFLSplit(d, dcfg, cfg.Seed)
+	sp, err := drfl.NewSplit(d, dcfg, cfg.Seed)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func drflRun(f *Factory, o *DRFLOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r, err := drfl.RunDRFL(ctx, sp, p, testX, set)
+	r, err := drfl.Run(ctx, sp, p, testX, set)
 	if set.Record != nil {
 		fmt.Fprintln(f.IO.ErrOut)
 	}

@@ -21,7 +21,7 @@ import (
 // TestDRFLPreset pins to the paper's and the old code's), and the flags
 // show the preset's values as their defaults.
 func TestDRFLPresetDefaults(t *testing.T) {
-	def := drfl.DefaultDRFLConfig()
+	def := drfl.DefaultConfig()
 	f, _, _ := testFactory()
 	var run *DRFLOptions
 	var noise *DRFLNoiseOptions

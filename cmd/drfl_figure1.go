@@ -18,7 +18,7 @@ type DRFLFigure1Options struct {
 	Quick bool
 	// Config is the run: the preset's figure1 keys under --config,
 	// FEDCON_* and the flags set on the command line (load).
-	Config drfl.DRFLFigure1Config
+	Config drfl.Figure1Config
 }
 
 // drflFigure1FlagKeys maps the flags of drfl-figure1 to preset keys.
@@ -40,7 +40,7 @@ func (o *DRFLFigure1Options) load(f *Factory) error {
 
 func newCmdReproduceDRFLFigure1(f *Factory, runF func(*DRFLFigure1Options) error) *cobra.Command {
 	o := &DRFLFigure1Options{}
-	def := drfl.DefaultDRFLConfig().Figure1
+	def := drfl.DefaultConfig().Figure1
 	c := &cobra.Command{
 		Use:   "drfl-figure1",
 		Short: "DRFL Figure 1 (Example 4.1, Appendix D): coverage and volume of the DRFL and WAFL balls",
@@ -80,7 +80,7 @@ func drflFigure1Run(f *Factory, o *DRFLFigure1Options) error {
 	if err := checkCost(f, &o.commonOptions, "reproduce drfl-figure1", o.Config.Cost(), 1); err != nil {
 		return err
 	}
-	res, err := drfl.RunDRFLFigure1(o.Config)
+	res, err := drfl.RunFigure1(o.Config)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func writeFigureFiles(f *Factory, name string, cfg any, fig *experiments.Figure,
 
 // drflFigure1Table is the figure's numbers: per guarantee level, the
 // smallest radius reaching it and the ambiguity set's normalised volume.
-func drflFigure1Table(res *drfl.DRFLFigure1) *experiments.Table {
+func drflFigure1Table(res *drfl.Figure1) *experiments.Table {
 	t := &experiments.Table{
 		Title:  "DRFL Figure 1 (Example 4.1): radius ρ reaching each guarantee level P(P* in ambiguity set), and the set's normalised volume, DRFL vs WAFL",
 		Header: []string{"level", "ρ DRFL", "ρ WAFL", "volume DRFL", "volume WAFL"},

@@ -24,7 +24,7 @@ type DRFLNoiseOptions struct {
 	Dirs      []string
 	// Cfg is configs/drfl/drfl.yaml under --config, FEDCON_* and the
 	// flags set on the command line (load).
-	Cfg *drfl.DRFLConfig
+	Cfg *drfl.Config
 }
 
 // drflNoiseFlagKeys maps the flags of the noise figures to preset keys.
@@ -40,7 +40,7 @@ func (o *DRFLNoiseOptions) load(f *Factory) error {
 
 func newCmdReproduceDRFLNoise(f *Factory, name string, runF func(*DRFLNoiseOptions) error) *cobra.Command {
 	o := &DRFLNoiseOptions{Name: name}
-	def := drfl.DefaultDRFLConfig()
+	def := drfl.DefaultConfig()
 	short := "DRFL figure 2: heart (SVM, test accuracy) and abalone (Huber regression, test MSE), the five models under three test-noise protocols"
 	if rows := def.FigureRows(name); name != "drfl-figure2" && len(rows) == 1 {
 		short = fmt.Sprintf("DRFL figure %s: %s%s, test accuracy of the five models under three test-noise protocols",
@@ -119,10 +119,10 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 		figure *experiments.Figure
 		result any
 		csv    string
-		cfgs   []drfl.DRFLNoiseConfig
-		res    []*drfl.DRFLNoiseResult
+		cfgs   []drfl.NoiseConfig
+		res    []*drfl.NoiseResult
 	)
-	trialsDir := func(fig drfl.DRFLNoiseFigure) string {
+	trialsDir := func(fig drfl.NoiseFigure) string {
 		if len(rows) > 1 {
 			return path + "-" + fig.Dataset + "-trials"
 		}
@@ -156,7 +156,7 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 		return shard.finishShard(nil)
 	}
 	if len(res) > 1 {
-		r2 := drfl.NewDRFLFigure2(res)
+		r2 := drfl.NewFigure2(res)
 		figure, result, csv = &r2.Figure, r2, r2.CSV()
 	} else {
 		figure, result, csv = &res[0].Figure, res[0], res[0].CSV()
@@ -187,20 +187,20 @@ func drflNoiseRun(f *Factory, o *DRFLNoiseOptions) error {
 
 // drflNoiseConfig is the run of one row of the figure under the loaded
 // configuration; regression datasets fit the Huber model.
-func drflNoiseConfig(o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, regression bool) (drfl.DRFLNoiseConfig, error) {
+func drflNoiseConfig(o *DRFLNoiseOptions, fig drfl.NoiseFigure, regression bool) (drfl.NoiseConfig, error) {
 	cfg := o.Cfg
 	if err := cfg.ValidateData(); err != nil {
-		return drfl.DRFLNoiseConfig{}, err
+		return drfl.NoiseConfig{}, err
 	}
 	if err := cfg.ValidateNoise(o.CV); err != nil {
-		return drfl.DRFLNoiseConfig{}, err
+		return drfl.NoiseConfig{}, err
 	}
-	base, err := cfg.Params(drfl.DRFLModel, "")
+	base, err := cfg.Params(drfl.ModelDRFL, "")
 	if err != nil {
-		return drfl.DRFLNoiseConfig{}, err
+		return drfl.NoiseConfig{}, err
 	}
 	if base.Rhos != nil {
-		return drfl.DRFLNoiseConfig{}, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: "the figures take one radius for every client"}
+		return drfl.NoiseConfig{}, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: "the figures take one radius for every client"}
 	}
 	if regression {
 		base.Loss, base.Epsilon = "huber", cfg.Epsilon
@@ -215,14 +215,14 @@ func drflNoiseConfig(o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, regression b
 // drflNoiseFigure runs one row of a noise figure (one dataset), keeping
 // one file per finished repetition in trials: Ctrl-C keeps them, a rerun
 // with the same configuration (any number of repetitions) reuses them.
-func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, trials string, shard *runOutput) (drfl.DRFLNoiseConfig, *drfl.DRFLNoiseResult, error) {
+func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.NoiseFigure, trials string, shard *runOutput) (drfl.NoiseConfig, *drfl.NoiseResult, error) {
 	workers, err := workersFlag(f, o.Workers)
 	if err != nil {
-		return drfl.DRFLNoiseConfig{}, nil, err
+		return drfl.NoiseConfig{}, nil, err
 	}
 	d, err := experiments.Interruptible(o.ctx, func() (*datasets.Dataset, error) { return datasets.Load(fig.Dataset, o.Dirs) })
 	if err != nil {
-		return drfl.DRFLNoiseConfig{}, nil, err
+		return drfl.NoiseConfig{}, nil, err
 	}
 	cfg, err := drflNoiseConfig(o, fig, d.Regression)
 	if err != nil {
@@ -233,7 +233,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	progress := func(p drfl.DRFLProgress) {
+	progress := func(p drfl.Progress) {
 		if o.Quiet {
 			return
 		}
@@ -242,9 +242,9 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, 
 		if p.CV != nil && len(p.CV.Candidates) > 1 {
 			b := p.CV.Best
 			chose := map[string]string{ // the parameters each model is tuned over
-				drfl.DRFLModel: fmt.Sprintf("ρ = %g, κ = %g, θ = %g", b.Rho, b.Kappa, b.Theta),
-				drfl.DRFLAFL:   fmt.Sprintf("θ = %g", b.Theta),
-				drfl.DRFLWAFL:  fmt.Sprintf("ρ = %g, κ = %g", b.Rho, b.Kappa),
+				drfl.ModelDRFL: fmt.Sprintf("ρ = %g, κ = %g, θ = %g", b.Rho, b.Kappa, b.Theta),
+				drfl.ModelAFL:  fmt.Sprintf("θ = %g", b.Theta),
+				drfl.ModelWAFL: fmt.Sprintf("ρ = %g, κ = %g", b.Rho, b.Kappa),
 			}[p.Model]
 			fits := fmt.Sprintf("%d fits", p.CV.Fits)
 			switch {
@@ -273,7 +273,7 @@ func drflNoiseFigure(f *Factory, o *DRFLNoiseOptions, fig drfl.DRFLNoiseFigure, 
 		store.Shard = shard.shard.log
 		defer func() { shard.addCounts(store.Counts()) }()
 	}
-	res, err := drfl.RunDRFLNoise(ctx, d, cfg, store, progress)
+	res, err := drfl.RunNoise(ctx, d, cfg, store, progress)
 	if err != nil {
 		return cfg, nil, err
 	}

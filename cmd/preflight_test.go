@@ -199,11 +199,11 @@ var presetTypes = map[string]func() any{
 	"table2":         func() any { return &proxal.FairConfig{} },
 	"table2-authors": func() any { return &proxal.FairConfig{} },
 	"table4":         func() any { return &proxal.QPConfig{} },
-	"conic-table1":   func() any { return &conic.ConicQPConfig{} },
+	"conic-table1":   func() any { return &conic.QPConfig{} },
 	"conic-table2":   func() any { return &proxal.NPConfig{} },
 	"conic-table3":   func() any { return &proxal.FairConfig{} },
-	"ssca/ssca":      func() any { return &ssca.SSCAConfig{} },
-	"drfl/drfl":      func() any { return &drfl.DRFLConfig{} },
+	"ssca/ssca":      func() any { return &ssca.Config{} },
+	"drfl/drfl":      func() any { return &drfl.Config{} },
 }
 
 // TestPresetsPassStrictYAML: every shipped preset, given as --config, is

@@ -60,9 +60,9 @@ func goldenTables() map[string][]*experiments.Table {
 		row.Published = experiments.PublishedRowIn("published", "table4", fmt.Sprintf("%d,%d,%d", c[0], c[1], c[2]))
 		qp.Rows = append(qp.Rows, row)
 	}
-	cq := &conic.ConicQPResult{Info: &experiments.RunInfo{Config: &conic.ConicQPConfig{}}}
+	cq := &conic.QPResult{Info: &experiments.RunInfo{Config: &conic.QPConfig{}}}
 	for _, c := range [][3]int{{100, 1, 1}, {300, 5, 3}, {500, 10, 5}} {
-		row := conic.ConicQPRow{D: c[0], N: c[1], M: c[2], Exact: true, FStar: ms(-6.2, 0.2), QPStats: qpStats(-6.2, "ok")}
+		row := conic.QPRow{D: c[0], N: c[1], M: c[2], Exact: true, FStar: ms(-6.2, 0.2), QPStats: qpStats(-6.2, "ok")}
 		row.Published = experiments.PublishedRowIn("conic-published", "table1", fmt.Sprintf("%d,%d,%d", c[0], c[1], c[2]))
 		cq.Rows = append(cq.Rows, row)
 	}
@@ -77,7 +77,7 @@ func goldenTables() map[string][]*experiments.Table {
 		{File: datasets.AllFiles()[0], Path: "/data/breast-cancer-wisconsin/breast-cancer-wisconsin.data", Records: 699},
 		{File: datasets.AllFiles()[1]},
 	})
-	fig1 := drflFigure1Table(&drfl.DRFLFigure1{Levels: []float64{0.1, 0.5, 1}, RhoDRFL: []float64{0.0198, 0.0401, 0.1149},
+	fig1 := drflFigure1Table(&drfl.Figure1{Levels: []float64{0.1, 0.5, 1}, RhoDRFL: []float64{0.0198, 0.0401, 0.1149},
 		RhoWAFL: []float64{0.0161, 0.033, 0.074}, VolumeDRFL: []float64{0, 0, 0.0035}, VolumeWAFL: []float64{0, 0, 0.004}})
 	return map[string][]*experiments.Table{
 		"np": np, "qp": qp.Tables(), "conic-qp": cq.Tables(), "check": {check}, "data-verify": {verify}, "drfl-figure1": {fig1},

@@ -218,9 +218,9 @@ func allRun(f *Factory, o *AllOptions) error {
 				c.Quick()
 			case *proxal.FairConfig:
 				c.Quick()
-			case *ssca.SSCAConfig:
+			case *ssca.Config:
 				c.Quick()
-			case *conic.ConicQPConfig:
+			case *conic.QPConfig:
 				c.Quick()
 			}
 		}

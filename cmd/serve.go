@@ -129,7 +129,7 @@ func serveScope(c *cobra.Command, o *serveOptions) error {
 }
 
 func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
-	job := &fedjob.FedJob{Problem: o.problem, Trial: o.trial}
+	job := &fedjob.Job{Problem: o.problem, Trial: o.trial}
 	if err := serveScope(c, o); err != nil {
 		return err
 	}

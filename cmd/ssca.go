@@ -59,8 +59,8 @@ func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 func (o *SSCAOptions) setDirs(d []string) { o.Dirs = d }
 
 // loadSSCAConfig builds and validates the configuration.
-func loadSSCAConfig(f *Factory, o *SSCAOptions) (*ssca.SSCAConfig, error) {
-	cfg := &ssca.SSCAConfig{}
+func loadSSCAConfig(f *Factory, o *SSCAOptions) (*ssca.Config, error) {
+	cfg := &ssca.Config{}
 	if err := loadConfig(f, &o.commonOptions, "ssca/ssca", sscaFlagKeys, cfg); err != nil {
 		return nil, err
 	}
@@ -123,8 +123,8 @@ func newCmdRunSSCA(f *Factory, runF func(*SSCAOptions) error) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.bind(c)
 			o.Dirs = dataDirs(f, c)
-			if !slices.Contains(ssca.SSCAAlgos, o.Algo) {
-				return &FlagError{err: fmt.Errorf("--algo %q: want one of %s", o.Algo, strings.Join(ssca.SSCAAlgos, ", ")), usage: c.CommandPath()}
+			if !slices.Contains(ssca.Algos, o.Algo) {
+				return &FlagError{err: fmt.Errorf("--algo %q: want one of %s", o.Algo, strings.Join(ssca.Algos, ", ")), usage: c.CommandPath()}
 			}
 			if runF != nil {
 				return runF(o)
@@ -143,12 +143,12 @@ func newCmdRunSSCA(f *Factory, runF func(*SSCAOptions) error) *cobra.Command {
 
 // sscaSetup resolves --workers and loads cfg's data: the common start of
 // the SSCA commands.
-func sscaSetup(ctx context.Context, f *Factory, workers int, cfg *ssca.SSCAConfig, dirs []string) (int, *ssca.SSCAData, error) {
+func sscaSetup(ctx context.Context, f *Factory, workers int, cfg *ssca.Config, dirs []string) (int, *ssca.Data, error) {
 	w, err := workersFlag(f, workers)
 	if err != nil {
 		return 0, nil, err
 	}
-	data, err := experiments.Interruptible(ctx, func() (*ssca.SSCAData, error) { return ssca.LoadSSCAData(cfg, dirs) })
+	data, err := experiments.Interruptible(ctx, func() (*ssca.Data, error) { return ssca.LoadData(cfg, dirs) })
 	return w, data, err
 }
 
@@ -159,12 +159,12 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if o.Algo != "fedavg" && o.flags != nil && o.flags.Changed("local-steps") {
 		return flagErrorf("--local-steps: %s does not use it (FedAvg's local SGD steps: --algo fedavg)", o.what())
 	}
-	o.ignoreKeys(ssca.UnreadKeys([]ssca.SSCASpec{{Algo: o.Algo}}))
+	o.ignoreKeys(ssca.UnreadKeys([]ssca.Spec{{Algo: o.Algo}}))
 	cfg, err := loadSSCAConfig(f, o)
 	if err != nil {
 		return err
 	}
-	spec := ssca.SSCASpec{Algo: o.Algo, Batch: o.Batch, Lambda: cfg.Lambda, U: cfg.UValue()}
+	spec := ssca.Spec{Algo: o.Algo, Batch: o.Batch, Lambda: cfg.Lambda, U: cfg.UValue()}
 	if o.Algo == "fedavg" {
 		spec.LocalSteps = o.LocalSteps
 	}
@@ -175,16 +175,16 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 	if err != nil {
 		return err
 	}
-	specs := []ssca.SSCASpec{spec}
-	if err := checkCost(f, &o.commonOptions, "run ssca", cfg.SSCASpecsCost(data, specs, cfg.Runs), workers); err != nil {
+	specs := []ssca.Spec{spec}
+	if err := checkCost(f, &o.commonOptions, "run ssca", cfg.SpecsCost(data, specs, cfg.Runs), workers); err != nil {
 		return err
 	}
 	out, err := sscaOutput(f, o, cfg, workers, "run-"+spec.Key())
 	if err != nil {
 		return err
 	}
-	curves, err := ssca.RunSSCASpecs(o.ctx, cfg, data, specs, cfg.Runs, out.options())
-	res := ssca.NewSSCAResult("run", cfg, data, curves)
+	curves, err := ssca.RunSpecs(o.ctx, cfg, data, specs, cfg.Runs, out.options())
+	res := ssca.NewResult("run", cfg, data, curves)
 	res.Name = "run-" + spec.Key()
 	res.Info = out.info
 	return sscaFinish(out, res, false, err)
@@ -193,7 +193,7 @@ func sscaRun(f *Factory, o *SSCAOptions) error {
 // sscaOutput is results/ssca/ (quick: results/quick/ssca/) with the trial
 // store shared by every SSCA figure and run under the same configuration.
 // Each result name has its own manifest, marked incomplete before any work.
-func sscaOutput(f *Factory, o *SSCAOptions, cfg *ssca.SSCAConfig, workers int, resName string) (*runOutput, error) {
+func sscaOutput(f *Factory, o *SSCAOptions, cfg *ssca.Config, workers int, resName string) (*runOutput, error) {
 	oo := o.commonOptions
 	oo.OutDir = resultsDir(oo.OutDir, o.Quick)
 	out, err := openRunOutput(f, &oo, "ssca", cfg, cfg.Seed, cfg.TrialHash(), workers)
@@ -210,7 +210,7 @@ func sscaOutput(f *Factory, o *SSCAOptions, cfg *ssca.SSCAConfig, workers int, r
 
 // sscaFinish writes <name>.{json,csv,md}, <name>-points.csv, the figure
 // (PNG, SVG) and manifest-<name>.json, then prints the table and paths.
-func sscaFinish(out *runOutput, res *ssca.SSCAResult, figure bool, runErr error) error {
+func sscaFinish(out *runOutput, res *ssca.Result, figure bool, runErr error) error {
 	out.manifest = "manifest-" + res.Name + ".json"
 	if runErr != nil {
 		return out.failed(runErr, nil, nil)

@@ -20,7 +20,7 @@ func newCmdReproduceSSCA(f *Factory, fig string, runF func(*SSCAOptions) error) 
 		"all":     "SSCA Figures 2-4",
 	}[fig]
 	if fig == "all" {
-		figs = ssca.SSCAFigures
+		figs = ssca.Figures
 	}
 	c := &cobra.Command{
 		Use:   "ssca-" + fig,
@@ -53,7 +53,7 @@ stored it computes nothing and rewrites the files above and the manifest).
 }
 
 func sscaReproduce(f *Factory, o *SSCAOptions) error {
-	var curves []ssca.SSCASpec
+	var curves []ssca.Spec
 	for _, fig := range o.Figures {
 		curves = append(curves, ssca.FigureCurves(fig)...)
 	}
@@ -68,21 +68,21 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 	}
 	var cost experiments.Cost
 	for _, fig := range o.Figures {
-		c := cfg.SSCASpecsCost(data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig))
+		c := cfg.SpecsCost(data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig))
 		cost.Bytes, cost.Seconds, cost.Model = max(cost.Bytes, c.Bytes), cost.Seconds+c.Seconds, c.Model
 	}
 	if err := checkCost(f, &o.commonOptions, "ssca "+strings.Join(o.Figures, ", "), cost, workers); err != nil {
 		return err
 	}
-	done := map[string][]ssca.SSCACurve{}
+	done := map[string][]ssca.Curve{}
 	for _, fig := range o.Figures {
 		out, err := sscaOutput(f, o, cfg, workers, "ssca-"+fig)
 		if err != nil {
 			return err
 		}
 		out.name = "ssca-" + fig
-		curves, err := ssca.RunSSCASpecs(o.ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), out.options())
-		res := ssca.NewSSCAResult(fig, cfg, data, curves)
+		curves, err := ssca.RunSpecs(o.ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), out.options())
+		res := ssca.NewResult(fig, cfg, data, curves)
 		res.Info = out.info
 		if err == nil && out.shard == nil {
 			done[fig] = curves
@@ -92,7 +92,7 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 					done["figure2"] = c
 				}
 			}
-			res.Claims = cfg.SSCAClaims(fig, done)
+			res.Claims = cfg.Claims(fig, done)
 		}
 		if err := sscaFinish(out, res, true, err); err != nil {
 			return err
@@ -103,8 +103,8 @@ func sscaReproduce(f *Factory, o *SSCAOptions) error {
 
 // sscaStoredCurves reads figure fig's runs from out's trial store, computing
 // nothing; ok is false when one is missing.
-func sscaStoredCurves(ctx context.Context, out *runOutput, cfg *ssca.SSCAConfig, data *ssca.SSCAData, fig string) ([]ssca.SSCACurve, bool) {
+func sscaStoredCurves(ctx context.Context, out *runOutput, cfg *ssca.Config, data *ssca.Data, fig string) ([]ssca.Curve, bool) {
 	st := &experiments.Store{Dir: out.store.Dir, Hash: out.store.Hash, ReuseOnly: true}
-	curves, err := ssca.RunSSCASpecs(ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), experiments.RunOptions{Workers: 1, Store: st})
+	curves, err := ssca.RunSpecs(ctx, cfg, data, cfg.FigureSpecs(fig), cfg.FigureRuns(fig), experiments.RunOptions{Workers: 1, Store: st})
 	return curves, err == nil
 }

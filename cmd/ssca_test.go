@@ -355,12 +355,12 @@ func TestSSCAPresetClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byFig := map[string][]ssca.SSCACurve{}
-	for _, fig := range ssca.SSCAFigures {
+	byFig := map[string][]ssca.Curve{}
+	for _, fig := range ssca.Figures {
 		for _, s := range cfg.FigureSpecs(fig) {
-			cv := ssca.SSCACurve{Spec: s}
+			cv := ssca.Curve{Spec: s}
 			for r := range 2 {
-				cv.Trials = append(cv.Trials, ssca.SSCATrial{Seed: uint64(r + 1), T: []int{1, cfg.Rounds},
+				cv.Trials = append(cv.Trials, ssca.Trial{Seed: uint64(r + 1), T: []int{1, cfg.Rounds},
 					TrainCost: []float64{2, 1 + float64(r)}, TestAcc: []float64{0.1, 0.5}})
 			}
 			byFig[fig] = append(byFig[fig], cv)
@@ -372,7 +372,7 @@ func TestSSCAPresetClaims(t *testing.T) {
 		"figure4": {"figure4": 2 * 5 * 2},
 	} {
 		got := map[string]int{}
-		for _, r := range cfg.SSCAClaims(fig, byFig) {
+		for _, r := range cfg.Claims(fig, byFig) {
 			got[r.Figure]++
 			if r.N != 2 {
 				t.Errorf("%s: %d pairs: %+v", fig, r.N, r)

@@ -145,7 +145,7 @@ func sweepConfigType(preset string) reflect.Type {
 	case preset == "table1":
 		return reflect.TypeOf(proxal.NPConfig{})
 	case strings.HasPrefix(preset, "ssca-"):
-		return reflect.TypeOf(ssca.SSCAConfig{})
+		return reflect.TypeOf(ssca.Config{})
 	}
 	return reflect.TypeOf(proxal.FairConfig{})
 }
@@ -218,14 +218,14 @@ func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any
 	case preset == "table1":
 		cfg = &proxal.NPConfig{}
 	case strings.HasPrefix(preset, "ssca-"):
-		cfg, keys = &ssca.SSCAConfig{}, sscaFlagKeys
+		cfg, keys = &ssca.Config{}, sscaFlagKeys
 	default:
 		cfg = &proxal.FairConfig{}
 	}
 	if err := loadConfig(f, &co, sweepPresetFile(preset), keys, cfg); err != nil {
 		return nil, err
 	}
-	if c, ok := cfg.(*ssca.SSCAConfig); ok && c.SGDRates == nil {
+	if c, ok := cfg.(*ssca.Config); ok && c.SGDRates == nil {
 		rates, err := loadSGDRates("") // the baselines' committed rates, as reproduce uses
 		if err != nil {
 			return nil, err

@@ -16,22 +16,22 @@ import (
 func sscaSweepRun(f *Factory, o *SweepOptions, name string, sf *sweepFile, axes []experiments.SweepAxis, points []experiments.SweepPoint,
 	cfgs []sweepPointConfig, workers int) error {
 	fig := strings.TrimPrefix(sf.Preset, "ssca-")
-	loaded := map[string]*ssca.SSCAData{} // points that share a data set and evaluation subsets share the load
-	datas := make([]*ssca.SSCAData, len(points))
+	loaded := map[string]*ssca.Data{} // points that share a data set and evaluation subsets share the load
+	datas := make([]*ssca.Data, len(points))
 	var cost experiments.Cost
 	for i, c := range cfgs {
-		cfg := c.(*ssca.SSCAConfig)
+		cfg := c.(*ssca.Config)
 		key := fmt.Sprint(cfg.Dataset, "/", cfg.EvalSubset, "/", cfg.Seed)
 		if loaded[key] == nil {
 			dirs := datasets.IDXSearchPath(cfg.Dataset, o.Dirs)
-			data, err := experiments.Interruptible(o.ctx, func() (*ssca.SSCAData, error) { return ssca.LoadSSCAData(cfg, dirs) })
+			data, err := experiments.Interruptible(o.ctx, func() (*ssca.Data, error) { return ssca.LoadData(cfg, dirs) })
 			if err != nil {
 				return err
 			}
 			loaded[key] = data
 		}
 		datas[i] = loaded[key]
-		pc := cfg.SSCASpecsCost(datas[i], cfg.FigureSpecs(fig), cfg.FigureRuns(fig))
+		pc := cfg.SpecsCost(datas[i], cfg.FigureSpecs(fig), cfg.FigureRuns(fig))
 		cost.Bytes, cost.Seconds, cost.Model = max(cost.Bytes, pc.Bytes), cost.Seconds+pc.Seconds, pc.Model
 	}
 	if !o.Quiet {
@@ -49,10 +49,10 @@ func sscaSweepRun(f *Factory, o *SweepOptions, name string, sf *sweepFile, axes 
 	res.Info = out.info
 	var runErr error
 	for i, p := range points {
-		cfg, slug := cfgs[i].(*ssca.SSCAConfig), p.Slug(axes)
+		cfg, slug := cfgs[i].(*ssca.Config), p.Slug(axes)
 		store := out.newStore(filepath.Join(out.dir, "trials", slug), cfg.TrialHash())
 		opt := experiments.RunOptions{Workers: workers, Progress: newProgress(f, o.Quiet, name+" "+slug).fn(), Store: store}
-		curves, err := ssca.RunSSCASpecs(o.ctx, cfg, datas[i], cfg.FigureSpecs(fig), cfg.FigureRuns(fig), opt)
+		curves, err := ssca.RunSpecs(o.ctx, cfg, datas[i], cfg.FigureSpecs(fig), cfg.FigureRuns(fig), opt)
 		c := store.Counts()
 		out.addCounts(c)
 		if err != nil {

@@ -103,7 +103,7 @@ func TestSweepSSCATauFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc := cfg.(*ssca.SSCAConfig); sc.Runs != 20 || sc.Tau != p[0] || len(sc.SGDRates) == 0 {
+		if sc := cfg.(*ssca.Config); sc.Runs != 20 || sc.Tau != p[0] || len(sc.SGDRates) == 0 {
 			t.Errorf("point %v: runs %d, tau %v, %d SGD rates", p, sc.Runs, sc.Tau, len(sc.SGDRates))
 		}
 	}

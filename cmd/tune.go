@@ -110,7 +110,7 @@ func tuneRun(f *Factory, o *TuneOptions) error {
 }
 
 // writeSGDRates writes the chosen rates in configs/ssca/sgd-lr.yaml's format.
-func writeSGDRates(path string, cfg *ssca.SSCAConfig, grid *ssca.SGDGrid, rates map[string]ssca.SGDRate) error {
+func writeSGDRates(path string, cfg *ssca.Config, grid *ssca.SGDGrid, rates map[string]ssca.SGDRate) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# SGD baselines' learning rates r_t = a/t^beta, written by `fedcon tune ssca-sgd`:\n")
 	fmt.Fprintf(&b, "# per baseline the lowest mean F(w^T) (%s, %s) over seeds %d..%d,\n", cfg.Dataset,

@@ -89,14 +89,14 @@ type Skipped struct {
 	Dir, Why string
 }
 
-// FindExperiments lists the experiments in the directories one level below
+// Find lists the experiments in the directories one level below
 // root: a manifest.json (the experiment named by its directory), a
 // manifest-<name>.json (SSCA's shared directory), or a result <file>.json
 // with a run record and no manifest (Table 3, the DRFL figures, named by
 // their run record), or <dir>.json, the directory's own result file, even
 // when it does not parse. Directories that hold only shard manifests (not
 // merged) or an interrupted run's partial table are skipped, with why.
-func FindExperiments(root string) ([]Found, []Skipped, error) {
+func Find(root string) ([]Found, []Skipped, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("experiments: %w", err)
@@ -225,13 +225,13 @@ type GateResult struct {
 	Coverage []Coverage `json:"coverage"`
 }
 
-// Gate checks every experiment of root (FindExperiments): those with a
+// Gate checks every experiment of root (Find): those with a
 // reference file (CheckNames) by CheckExperiment, the others by the
 // generic rules (GenericCheck). When root holds the record of reproduce all
 // (ExpectedFile), each expected experiment that is absent is a failed
 // "not run" row. It fails only when root cannot be read or holds nothing.
 func Gate(root string, opt GateOptions) (*GateResult, error) {
-	found, skipped, err := FindExperiments(root)
+	found, skipped, err := Find(root)
 	if err != nil {
 		return nil, err
 	}

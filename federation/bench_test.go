@@ -21,7 +21,7 @@ func BenchmarkRounds(b *testing.B) {
 	npAdult.Dataset = "adult-a"
 	for _, bc := range []struct {
 		name string
-		job  *fedjob.FedJob
+		job  *fedjob.Job
 	}{
 		{"qp-d500-n10-m5", qpJob(10, 500, 5)},
 		{"np-adult-a-n10", npAdult},
@@ -57,7 +57,7 @@ func BenchmarkRounds(b *testing.B) {
 }
 
 // transport returns the job's server side and its clients, ready.
-func transport(b *testing.B, job *fedjob.FedJob, grpc bool) (*fedjob.FedRun, solver.Transport, func()) {
+func transport(b *testing.B, job *fedjob.Job, grpc bool) (*fedjob.FedRun, solver.Transport, func()) {
 	if !grpc {
 		run, err := job.Server(testDirs, 2)
 		if err != nil {

@@ -233,7 +233,7 @@ func nodeConfigToPB(c solver.ClientConfig) (*fedpb.NodeConfig, error) {
 		return nil, err
 	}
 	return &fedpb.NodeConfig{Dim: int32(c.Dim), Parties: int32(c.Parties), Beta: c.Beta, Rho: c.Rho,
-		Mu0: c.Mu0, MaxIter: int32(c.MaxIter), AdmmStart: c.AdmmStart, Smooth: sm,
+		Mu0: c.Mu0, MaxIter: int32(c.MaxIter), AdmmStart: c.ADMMStart, Smooth: sm,
 		Rule: c.Rule.String(), RhoFromCurvature: c.RhoFromCurvature, Relax: c.Relax, MetricShift: c.MetricShift}, nil
 }
 
@@ -269,7 +269,7 @@ func nodeConfigFromPB(m *fedpb.NodeConfig) (solver.ClientConfig, error) {
 		return solver.ClientConfig{}, fmt.Errorf("federation: node configuration relax = %v, metric_shift = %v: out of range", m.Relax, m.MetricShift)
 	}
 	return solver.ClientConfig{Dim: int(m.Dim), Parties: int(m.Parties), Beta: m.Beta, Rho: m.Rho,
-		Mu0: m.Mu0, MaxIter: int(m.MaxIter), AdmmStart: m.AdmmStart, Smooth: sm,
+		Mu0: m.Mu0, MaxIter: int(m.MaxIter), ADMMStart: m.AdmmStart, Smooth: sm,
 		Rule: rule, RhoFromCurvature: m.RhoFromCurvature, Relax: m.Relax, MetricShift: m.MetricShift}, nil
 }
 

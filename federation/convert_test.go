@@ -29,7 +29,7 @@ func TestConvertKnowsEveryField(t *testing.T) {
 		{reflect.TypeFor[solver.ClientNode](), []string{"cfg", "merit", "sub", "quad", "u", "lambda", "g", "ut", "mut", "reply",
 			"wprev", "havePrev", "rho0", "target", "useMetric", "metric", "mchol", "metricAct", "metricJac", "scrM", "scrAct", "scr",
 			"pp"}}, // ut: NodeState.UTilde; mut (M_i ũ_i, formed per reply), scrM/scrAct (scratch) and pp (MsgPolish's reply buffers): no state
-		{reflect.TypeFor[solver.ClientConfig](), []string{"Party", "Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "AdmmStart", "Rule", "RhoFromCurvature", "Relax", "MetricShift"}},
+		{reflect.TypeFor[solver.ClientConfig](), []string{"Party", "Dim", "Parties", "Beta", "Rho", "Mu0", "Smooth", "Cache", "MaxIter", "ADMMStart", "Rule", "RhoFromCurvature", "Relax", "MetricShift"}},
 	} {
 		var fields []string
 		for f := range tc.typ.Fields() {

@@ -14,9 +14,9 @@ import (
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
-func drflJob(model string) *fedjob.FedJob {
-	def := drfl.DefaultDRFLConfig()
-	p := drfl.DRFLParams{Model: model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Support: pd.Box, Loss: "hinge"}
+func drflJob(model string) *fedjob.Job {
+	def := drfl.DefaultConfig()
+	p := drfl.Params{Model: model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Support: pd.Box, Loss: "hinge"}
 	return fedjob.NewFedDRFL("heart", def.Data("heart", false), def.Seed, p, &sd.Settings{C: def.C, Tol: def.Tol, MaxRounds: 300})
 }
 
@@ -24,11 +24,11 @@ func drflJob(model string) *fedjob.FedJob {
 // and mutual TLS gives the in-process result bit for bit (the paper's
 // model and AFL).
 func TestDRFLLoopbackSameAnswer(t *testing.T) {
-	for _, model := range []string{drfl.DRFLModel, drfl.DRFLAFL} {
+	for _, model := range []string{drfl.ModelDRFL, drfl.ModelAFL} {
 		t.Run(model, func(t *testing.T) {
 			job := drflJob(model)
-			needData(t, &fedjob.FedJob{Problem: "np"})
-			if testing.Short() && model == drfl.DRFLModel {
+			needData(t, &fedjob.Job{Problem: "np"})
+			if testing.Short() && model == drfl.ModelDRFL {
 				t.Skip("the model's client QPs take seconds (a minute with -race); AFL covers -short")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -98,7 +98,7 @@ func runDRFLClient(ctx context.Context, t testing.TB, addr, certs string, party 
 		t.Fatal(err)
 	}
 	load := func(b []byte, party int) (sd.Client, int, error) {
-		j, err := fedjob.UnmarshalFedJob(b)
+		j, err := fedjob.UnmarshalJob(b)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -64,7 +64,7 @@ func TestRejoinSameAnswer(t *testing.T) {
 	testutil.Slow(t)
 	for _, tc := range []struct {
 		name    string
-		job     *fedjob.FedJob
+		job     *fedjob.Job
 		crashes []int64 // evaluations of client 3 at which it crashes
 	}{
 		{"qp", qpJob(5, 30, 3), []int64{5, 12}},
@@ -79,7 +79,7 @@ func TestRejoinSameAnswer(t *testing.T) {
 	}
 }
 
-func rejoin(t *testing.T, job *fedjob.FedJob, crashes []int64) {
+func rejoin(t *testing.T, job *fedjob.Job, crashes []int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	want, err := job.SolveLocal(ctx, testDirs, 2)
@@ -102,7 +102,7 @@ func rejoin(t *testing.T, job *fedjob.FedJob, crashes []int64) {
 			cctx, ccancel := context.WithCancel(ctx)
 			cr := &crash{at: at, cancel: ccancel}
 			load := func(b []byte, party int) (solver.Party, int, error) {
-				j, err := fedjob.UnmarshalFedJob(b)
+				j, err := fedjob.UnmarshalJob(b)
 				if err != nil {
 					return nil, 0, err
 				}

@@ -30,7 +30,7 @@ var testDirs = func() []string {
 }()
 
 // needData skips a test of a job on a data set when its files are absent.
-func needData(t testing.TB, job *fedjob.FedJob) {
+func needData(t testing.TB, job *fedjob.Job) {
 	t.Helper()
 	if job.Problem != "np" && job.Problem != "fair" {
 		return
@@ -40,22 +40,22 @@ func needData(t testing.TB, job *fedjob.FedJob) {
 	}
 }
 
-func qpJob(n, d, m int) *fedjob.FedJob {
-	return &fedjob.FedJob{Problem: "qp", N: n, Dim: d, M: m, QP: &proxal.QPConfig{
+func qpJob(n, d, m int) *fedjob.Job {
+	return &fedjob.Job{Problem: "qp", N: n, Dim: d, M: m, QP: &proxal.QPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"},
 		MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 10000, MaxInner: 10000, InnerTest: "paper"}}}
 }
 
-func npJob(n int, sub string, maxOuter int) *fedjob.FedJob {
-	return &fedjob.FedJob{Problem: "np", N: n, Dataset: "monks-1", NP: &proxal.NPConfig{
-		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2, AdmmStart: "wk",
+func npJob(n int, sub string, maxOuter int) *fedjob.Job {
+	return &fedjob.Job{Problem: "np", N: n, Dataset: "monks-1", NP: &proxal.NPConfig{
+		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2, ADMMStart: "wk",
 		ALConfig: proxal.ALConfig{Subsolver: sub, RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
 }
 
-func fairJob(n, maxOuter int) *fedjob.FedJob {
-	return &fedjob.FedJob{Problem: "fair", N: n, Dataset: "adult-b", Fair: &proxal.FairConfig{
+func fairJob(n, maxOuter int) *fedjob.Job {
+	return &fedjob.Job{Problem: "fair", N: n, Dataset: "adult-b", Fair: &proxal.FairConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.1,
 		ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
@@ -63,7 +63,7 @@ func fairJob(n, maxOuter int) *fedjob.FedJob {
 
 // npRule is a short NP run with Algorithm 2's ρ rule (the presets'
 // settings for hessian: σ = 0.01, the measured test).
-func npRule(n int, rule string) *fedjob.FedJob {
+func npRule(n int, rule string) *fedjob.Job {
 	j := npJob(n, "newton", 3)
 	j.NP.RhoRule = rule
 	if rule == "hessian" {
@@ -98,7 +98,7 @@ type fed struct {
 	g    *grpc.Server
 }
 
-func startServer(t testing.TB, job *fedjob.FedJob, certs string, cfg federation.ServerConfig) *fed {
+func startServer(t testing.TB, job *fedjob.Job, certs string, cfg federation.ServerConfig) *fed {
 	t.Helper()
 	run, err := job.Server(testDirs, 2)
 	if err != nil {
@@ -147,7 +147,7 @@ func serveGRPC(t testing.TB, cfg federation.ServerConfig, certs string) (*federa
 }
 
 func loader(job []byte, party int) (solver.Party, int, error) {
-	j, err := fedjob.UnmarshalFedJob(job)
+	j, err := fedjob.UnmarshalJob(job)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -187,7 +187,7 @@ func same(a, b *solver.Result) bool {
 func TestLoopbackSameAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		job  *fedjob.FedJob
+		job  *fedjob.Job
 	}{
 		{"qp", qpJob(5, 30, 3)},
 		{"np-newton", npJob(5, "newton", 10)},
@@ -196,21 +196,21 @@ func TestLoopbackSameAnswer(t *testing.T) {
 		{"np-rho-balance", npRule(3, "balance")},
 		{"np-rho-adaptive", npRule(3, "adaptive")},
 		{"np-rho-hessian", npRule(3, "hessian")},
-		{"fair-rho-hessian", func() *fedjob.FedJob {
+		{"fair-rho-hessian", func() *fedjob.Job {
 			j := fairJob(3, 2)
 			j.Fair.RhoRule, j.Fair.MetricShift, j.Fair.InnerTest, j.Fair.Relax = "hessian", 0.01, "measured", 1.5
 			return j
 		}()},
-		{"np-admm-start-w0", func() *fedjob.FedJob { j := npJob(3, "newton", 3); j.NP.AdmmStart = "w0"; return j }()},
-		{"qp-measured-test", func() *fedjob.FedJob { j := qpJob(3, 20, 2); j.QP.InnerTest = "measured"; return j }()},
+		{"np-admm-start-w0", func() *fedjob.Job { j := npJob(3, "newton", 3); j.NP.ADMMStart = "w0"; return j }()},
+		{"qp-measured-test", func() *fedjob.Job { j := qpJob(3, 20, 2); j.QP.InnerTest = "measured"; return j }()},
 		// The KKT polish: its rounds (evaluation only) and the audit that
 		// commits the polished multipliers cross the wire like any other.
-		{"qp-polish", func() *fedjob.FedJob {
+		{"qp-polish", func() *fedjob.Job {
 			j := qpJob(3, 20, 2)
 			j.QP.Polish, j.QP.Eps1, j.QP.Eps2 = true, 1e-9, 1e-9
 			return j
 		}()},
-		{"np-hessian-polish", func() *fedjob.FedJob {
+		{"np-hessian-polish", func() *fedjob.Job {
 			j := npRule(3, "hessian")
 			j.NP.MaxOuter, j.NP.Polish, j.NP.Eps1, j.NP.Eps2 = 100, true, 1e-8, 1e-8
 			return j

@@ -15,7 +15,7 @@ import (
 )
 
 // partialQP is qpJob with partial participation (docs/participation.md).
-func partialQP(fraction, drop float64) *fedjob.FedJob {
+func partialQP(fraction, drop float64) *fedjob.Job {
 	j := qpJob(5, 30, 3)
 	j.QP.Participation, j.QP.DropProb = &fraction, drop
 	return j
@@ -52,7 +52,7 @@ func TestPartialSameAnswer(t *testing.T) {
 	weighted.NP.Participation, weighted.NP.DropProb, weighted.NP.ParticipationSampling = &fraction, 0.1, "weighted"
 	for _, tc := range []struct {
 		name string
-		job  *fedjob.FedJob
+		job  *fedjob.Job
 	}{{"qp", partialQP(0.4, 0.1)}, {"np-newton", np}, {"np-weighted", weighted}} {
 		t.Run(tc.name, func(t *testing.T) {
 			needData(t, tc.job)
@@ -74,7 +74,7 @@ func TestPartialSameAnswer(t *testing.T) {
 	}
 }
 
-func partialSameAnswer(t *testing.T, job *fedjob.FedJob) {
+func partialSameAnswer(t *testing.T, job *fedjob.Job) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	want, err := job.SolveLocal(ctx, testDirs, 2)
@@ -119,7 +119,7 @@ func TestDeadlineReplay(t *testing.T) {
 	np.NP.Participation = &fraction
 	for _, tc := range []struct {
 		name string
-		job  *fedjob.FedJob
+		job  *fedjob.Job
 	}{{"qp", partialQP(0.6, 0)}, {"np-newton", np}} {
 		t.Run(tc.name, func(t *testing.T) {
 			needData(t, tc.job)
@@ -128,7 +128,7 @@ func TestDeadlineReplay(t *testing.T) {
 	}
 }
 
-func deadlineReplay(t *testing.T, job *fedjob.FedJob) {
+func deadlineReplay(t *testing.T, job *fedjob.Job) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	certs := certDir(t, job.N)

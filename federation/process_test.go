@@ -70,7 +70,7 @@ func TestProcesses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name != "qp" {
-				needData(t, &fedjob.FedJob{Problem: "np"})
+				needData(t, &fedjob.Job{Problem: "np"})
 			}
 			addr := freePort(t)
 			result := filepath.Join(dir, tc.name+".json")
@@ -310,7 +310,7 @@ func compareWithLocal(ctx context.Context, t *testing.T, file string) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	job, err := fedjob.UnmarshalFedJob(got.Job)
+	job, err := fedjob.UnmarshalJob(got.Job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestReadmeRecipe(t *testing.T) {
 	if os.Getenv("FEDCON_FEDERATION_PROCESSES") == "" {
 		t.Skip("set FEDCON_FEDERATION_PROCESSES=1 (make test-federation) to run client processes")
 	}
-	needData(t, &fedjob.FedJob{Problem: "np"})
+	needData(t, &fedjob.Job{Problem: "np"})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second) // hang guard
 	defer cancel()
 	readme, err := os.ReadFile(filepath.Join("..", "README.md"))

@@ -187,8 +187,8 @@ type ClientConfig struct {
 	Smooth  SmoothSolver
 	Cache   *QuadCache
 	MaxIter int // cap of the local smooth solver per step
-	// AdmmStart, if non-nil, is w̃0 of every Algorithm 2 call (see ProxAL.AdmmStart).
-	AdmmStart []float64
+	// ADMMStart, if non-nil, is w̃0 of every Algorithm 2 call (see ProxAL.ADMMStart).
+	ADMMStart []float64
 	// Rule and Relax are ProxAL's fields of the same names, MetricShift
 	// the client's share ProxAL.MetricShift/n, and RhoFromCurvature is
 	// ProxAL.RhoStart == RhoStartCurvature.
@@ -273,8 +273,8 @@ func (c *ClientNode) Handle(b *Broadcast) (*Reply, error) {
 	case MsgStart:
 		copy(c.merit.center, b.W)
 		start := b.W
-		if c.cfg.AdmmStart != nil {
-			start = c.cfg.AdmmStart
+		if c.cfg.ADMMStart != nil {
+			start = c.cfg.ADMMStart
 		}
 		if err = c.startADMM(start); err == nil {
 			err = c.merit.eval(b.W, false) // report f_i, c_i at w^0
@@ -510,8 +510,8 @@ func (c *ClientNode) outer(w []float64, lambda float64) error {
 	c.reply.StepMu = c.merit.relaxMultiplier(lambda)
 	value := c.merit.value()
 	relaxCenter(c.merit.center, w, lambda)
-	if c.cfg.AdmmStart != nil || lambda != 1 {
-		start := c.cfg.AdmmStart
+	if c.cfg.ADMMStart != nil || lambda != 1 {
+		start := c.cfg.ADMMStart
 		if start == nil {
 			start = append([]float64(nil), c.merit.center...)
 		}

@@ -157,6 +157,6 @@ func (m *ProxAL) ClientConfig(i, n, d int, s *Settings) (ClientConfig, error) {
 	}
 	s = s.withDefaults()
 	return ClientConfig{Party: i + 1, Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mu,
-		Smooth: m.Smooth, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart,
+		Smooth: m.Smooth, MaxIter: s.MaxInner, ADMMStart: m.ADMMStart,
 		Rule: m.Rule, RhoFromCurvature: m.RhoStart == RhoStartCurvature, Relax: m.Relax, MetricShift: m.MetricShift / float64(n)}, nil
 }

@@ -90,10 +90,10 @@ type ProxAL struct {
 	EpsRel float64
 	// Mu0 are the initial multipliers, index 0 the server's; nil means 0.
 	Mu0 [][]float64
-	// AdmmStart, if non-nil, is the w̃0 of every Algorithm 2 call instead of
+	// ADMMStart, if non-nil, is the w̃0 of every Algorithm 2 call instead of
 	// w^k (the paper). The authors' NP code restarted at the trial's w0; the
 	// proximal centre stays w^k either way.
-	AdmmStart []float64
+	ADMMStart []float64
 	// Smooth solves non-quadratic subproblems (default LBFGS{}).
 	Smooth SmoothSolver
 	// Cache, if non-nil, shares exact factorisations across Solve calls.
@@ -317,7 +317,7 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 			}
 			node, err := NewClientNode(c, ClientConfig{
 				Party: i + 1, Dim: d, Parties: n + 1, Beta: beta, Rho: rho[i], Mu0: mi,
-				Smooth: m.smooth(), Cache: m.Cache, MaxIter: s.MaxInner, AdmmStart: m.AdmmStart,
+				Smooth: m.smooth(), Cache: m.Cache, MaxIter: s.MaxInner, ADMMStart: m.ADMMStart,
 				Rule: m.Rule, RhoFromCurvature: m.RhoStart == RhoStartCurvature, Relax: m.Relax, MetricShift: m.MetricShift / float64(n),
 			})
 			if err != nil {
@@ -327,8 +327,8 @@ func (m *ProxAL) run(ctx context.Context, p *Problem, w0 []float64, s *Settings)
 		}
 		r.tr = lt
 	}
-	if m.AdmmStart != nil && len(m.AdmmStart) != d {
-		return nil, fmt.Errorf("solver: len(ProxAL.AdmmStart) = %d, want %d", len(m.AdmmStart), d)
+	if m.ADMMStart != nil && len(m.ADMMStart) != d {
+		return nil, fmt.Errorf("solver: len(ProxAL.ADMMStart) = %d, want %d", len(m.ADMMStart), d)
 	}
 	if r.tr.NumClients() != n {
 		return nil, fmt.Errorf("solver: transport reaches %d clients, problem has %d", r.tr.NumClients(), n)
@@ -455,8 +455,8 @@ func (r *proxALRun) count(b *Broadcast, reps []*Reply, sent int) error {
 // Algorithm 1 (server, broadcast, clients).
 func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []float64) (outerStep, error) {
 	copy(r.wt, w)
-	if r.m.AdmmStart != nil {
-		copy(r.wt, r.m.AdmmStart)
+	if r.m.ADMMStart != nil {
+		copy(r.wt, r.m.ADMMStart)
 	}
 	eps := 1.0 // ε_1 = q^0
 	r.certs, r.lastRefresh, r.bestCert, r.restart = r.certs[:0], 0, math.Inf(1), false

@@ -20,7 +20,7 @@ func writeConicClassRun(t *testing.T, dir, name string, cfg any, dirs []string, 
 	t.Helper()
 	info := experiments.NewRunInfo(name, "test", cfg, 1)
 	var (
-		res  *ConicClassResult
+		res  *ClassResult
 		s    *experiments.Store
 		seed uint64
 		err  error
@@ -28,10 +28,10 @@ func writeConicClassRun(t *testing.T, dir, name string, cfg any, dirs []string, 
 	switch c := cfg.(type) {
 	case *proxal.NPConfig:
 		s, seed = &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: c.TrialHash(), Version: "test"}, c.Seed
-		res, err = RunConicNP(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
+		res, err = RunNP(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
 	case *proxal.FairConfig:
 		s, seed = &experiments.Store{Dir: filepath.Join(dir, "trials"), Hash: c.TrialHash(), Version: "test"}, c.Seed
-		res, err = RunConicFair(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
+		res, err = RunFair(context.Background(), c, dirs, experiments.RunOptions{Workers: 2, Store: s})
 	default:
 		t.Fatalf("config %T", cfg)
 	}
@@ -68,7 +68,7 @@ func TestGateConicPartitionTampering(t *testing.T) {
 	al := proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 		MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
 	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
-		Clients: []int{2, 7}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}
+		Clients: []int{2, 7}, R: 0.2, W0: "ones", ADMMStart: "wk", ALConfig: al}
 	al.Beta, al.Rho, al.EpsFloor, al.MaxOuter, al.MaxInner = 10, 1e8, 1e-10, 3, 5
 	fair := &proxal.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "numpy"}, Dataset: "adult-b", Clients: []int{2, 5},
 		R: 0.01, W0: "zeros", ALConfig: al}
@@ -140,7 +140,7 @@ func TestGateConicOptimum(t *testing.T) {
 	al := proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 		MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
 	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
-		Clients: []int{2}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}
+		Clients: []int{2}, R: 0.2, W0: "ones", ADMMStart: "wk", ALConfig: al}
 	for _, c := range []struct {
 		name  string
 		delta float64 // added to the cProx-AL run's stored objective

@@ -9,7 +9,7 @@ import (
 
 // Cost estimates the conic QP's memory and time with the LCQP model: every
 // trial draws its own instance of the same size, workers at a time.
-func (c *ConicQPConfig) Cost(workers int) experiments.Cost {
+func (c *QPConfig) Cost(workers int) experiments.Cost {
 	var cost experiments.Cost
 	for _, cell := range c.Cells {
 		if len(cell) != 3 {

@@ -31,14 +31,14 @@ const fig1Agree = 1e-12
 
 // drflFigure1File is what the gate reads of Figure 1's result file.
 type drflFigure1File struct {
-	Config     *DRFLFigure1Config `json:"config"`
-	DistDRFL   []float64          `json:"dist_drfl"`
-	DistWAFL   []float64          `json:"dist_wafl"`
-	Levels     []float64          `json:"levels"`
-	RhoDRFL    []float64          `json:"rho_drfl"`
-	RhoWAFL    []float64          `json:"rho_wafl"`
-	VolumeDRFL []float64          `json:"volume_drfl"`
-	VolumeWAFL []float64          `json:"volume_wafl"`
+	Config     *Figure1Config `json:"config"`
+	DistDRFL   []float64      `json:"dist_drfl"`
+	DistWAFL   []float64      `json:"dist_wafl"`
+	Levels     []float64      `json:"levels"`
+	RhoDRFL    []float64      `json:"rho_drfl"`
+	RhoWAFL    []float64      `json:"rho_wafl"`
+	VolumeDRFL []float64      `json:"volume_drfl"`
+	VolumeWAFL []float64      `json:"volume_wafl"`
 }
 
 // fig1Masses is a distribution's masses on the points 0, 1, 2, 3 of the

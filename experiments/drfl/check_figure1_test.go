@@ -17,8 +17,8 @@ import (
 // a volume, a point of the coverage curve in the CSV, and a seed changed
 // in the configuration without the figure.
 func TestFigure1Recomputed(t *testing.T) {
-	cfg := DRFLFigure1Config{Seed: 3, Runs: 40, Samples: 300, RhoStep: 1e-3, RhoMax: 0.5, Draws: 2000}
-	res, err := RunDRFLFigure1(cfg)
+	cfg := Figure1Config{Seed: 3, Runs: 40, Samples: 300, RhoStep: 1e-3, RhoMax: 0.5, Draws: 2000}
+	res, err := RunFigure1(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

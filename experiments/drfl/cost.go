@@ -59,7 +59,7 @@ func FitCost(rows, features int, regression bool) experiments.Cost {
 // Fits counts the Algorithm 1 fits of the whole figure row: one per model
 // and repetition, and with cross-validation every candidate of a tuned
 // model on every fold (cvFits) besides.
-func (c DRFLNoiseConfig) Fits() (fits, cvFits int) {
+func (c NoiseConfig) Fits() (fits, cvFits int) {
 	for _, p := range c.Params {
 		fits++
 		if c.CV != nil {
@@ -74,7 +74,7 @@ func (c DRFLNoiseConfig) Fits() (fits, cvFits int) {
 // Cost estimates the figure row on a dataset of rows rows and features
 // features: its fits at the training share, and the test sets of every
 // noise level and protocol kept for scoring.
-func (c DRFLNoiseConfig) Cost(rows, features int, regression bool) experiments.Cost {
+func (c NoiseConfig) Cost(rows, features int, regression bool) experiments.Cost {
 	train := max(1, int(c.Data.TrainShare*float64(rows)))
 	fit := FitCost(train, features, regression)
 	test := 8 * float64(rows-train) * float64(features+1) * float64(3*len(c.Levels))
@@ -95,7 +95,7 @@ const (
 
 // Cost estimates Figure 1: the coverage runs' samples, the draws kept for
 // the volumes and the coverage curves' points on the ρ grid.
-func (c DRFLFigure1Config) Cost() experiments.Cost {
+func (c Figure1Config) Cost() experiments.Cost {
 	steps := 0.0
 	if c.RhoStep > 0 {
 		steps = c.RhoMax / c.RhoStep

@@ -13,11 +13,11 @@ import (
 // cross-validated figure runs, as its progress reports them.
 func TestDRFLNoiseFits(t *testing.T) {
 	testutil.Slow(t)
-	fig := DRFLNoiseFigure{Name: "test", Dataset: "synth", FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
-	grid := &DRFLGrid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 1}}
+	fig := NoiseFigure{Name: "test", Dataset: "synth", FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
+	grid := &Grid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 1}}
 	for _, tc := range []struct {
 		name  string
-		cv    *DRFLGrid
+		cv    *Grid
 		folds int
 		reps  int
 	}{
@@ -26,10 +26,10 @@ func TestDRFLNoiseFits(t *testing.T) {
 		{"cv 2 folds, 2 repetitions", grid, 2, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultDRFLConfig().Noise(fig, DRFLParams{Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}, true, false)
+			cfg := DefaultConfig().Noise(fig, Params{Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}, true, false)
 			cfg.CV, cfg.Folds, cfg.Repetitions = tc.cv, tc.folds, tc.reps
 			runs, cvRuns := 0, 0
-			_, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, func(p DRFLProgress) {
+			_, err := RunNoise(context.Background(), synthDataset(60, 2), cfg, nil, func(p Progress) {
 				runs++
 				if p.CV != nil {
 					cvRuns += p.CV.Fits
@@ -62,9 +62,9 @@ func TestLongDRFLNoiseCostMeasured(t *testing.T) {
 		{"heart", true},
 	} {
 		d := drflDataOrSkip(t, tc.dataset)
-		c := DefaultDRFLConfig()
-		fig := DRFLNoiseFigure{Name: "test", Dataset: tc.dataset, FixedSD: 0.5, Ratio: 1}
-		base, err := c.Params(DRFLModel, "")
+		c := DefaultConfig()
+		fig := NoiseFigure{Name: "test", Dataset: tc.dataset, FixedSD: 0.5, Ratio: 1}
+		base, err := c.Params(ModelDRFL, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestLongDRFLNoiseCostMeasured(t *testing.T) {
 		rows, features := d.X.Dims()
 		est := cfg.Cost(rows, features, d.Regression).Seconds
 		start := cpuSeconds(t)
-		if _, err := RunDRFLNoise(context.Background(), d, cfg, nil, nil); err != nil {
+		if _, err := RunNoise(context.Background(), d, cfg, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		got := cpuSeconds(t) - start

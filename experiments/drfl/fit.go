@@ -10,16 +10,16 @@ import (
 )
 
 // FitConfig is what one fit of `fedcon run drfl` depends on beyond its
-// parameters (DRFLRun.Params): the data set, its split, the repetition
+// parameters (RunResult.Params): the data set, its split, the repetition
 // seed and the noise added to the test features. It is the configuration
 // of the fit's result file (FitResult), from which the gate draws the
 // split and the test rows again.
 type FitConfig struct {
-	Dataset  string         `json:"dataset"`
-	Data     DRFLDataConfig `json:"data"`
-	Seed     uint64         `json:"seed"`
-	TestMean float64        `json:"test_mean"`
-	TestSD   float64        `json:"test_sd"`
+	Dataset  string     `json:"dataset"`
+	Data     DataConfig `json:"data"`
+	Seed     uint64     `json:"seed"`
+	TestMean float64    `json:"test_mean"`
+	TestSD   float64    `json:"test_sd"`
 }
 
 // fitTestStream is the PCG stream of a fit's test noise under its seed.
@@ -27,7 +27,7 @@ const fitTestStream = 0x7e57
 
 // FitTest returns the fit's test rows: the split's, with N(TestMean,
 // TestSD²) added to every feature.
-func (c *FitConfig) FitTest(sp *DRFLSplit) [][]float64 {
+func (c *FitConfig) FitTest(sp *Split) [][]float64 {
 	return sp.NoisyTest(c.TestMean, c.TestSD, rand.New(rand.NewPCG(c.Seed, fitTestStream)))
 }
 
@@ -35,7 +35,7 @@ func (c *FitConfig) FitTest(sp *DRFLSplit) [][]float64 {
 // (its configuration a FitConfig) and the fit with its weights w_b.
 type FitResult struct {
 	Info *experiments.RunInfo `json:"run"`
-	Fit  *DRFLRun             `json:"fit"`
+	Fit  *RunResult           `json:"fit"`
 }
 
 // FitName is the experiment name of a fit: drfl-<dataset>-<model>.
@@ -47,7 +47,7 @@ func FitName(dataset, model string) string { return fmt.Sprintf("drfl-%s-%s", da
 // (recheckFit); other results: none.
 func genericFit(in experiments.VerifyInput) []experiments.CheckRow {
 	var f struct {
-		Fit *DRFLRun `json:"fit"`
+		Fit *RunResult `json:"fit"`
 	}
 	var cfg FitConfig
 	if json.Unmarshal(in.Result, &f) != nil || f.Fit == nil || experiments.StrictConfig(in.Config, &cfg) != nil {
@@ -62,9 +62,9 @@ func genericFit(in experiments.VerifyInput) []experiments.CheckRow {
 		}
 	}
 	d, err := datasets.Load(cfg.Dataset, in.DataDirs)
-	var sp *DRFLSplit
+	var sp *Split
 	if err == nil {
-		sp, err = NewDRFLSplit(d, cfg.Data, cfg.Seed)
+		sp, err = NewSplit(d, cfg.Data, cfg.Seed)
 	}
 	if err != nil {
 		obj.Fail("%s: %v", cfg.Dataset, err)

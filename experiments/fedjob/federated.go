@@ -17,9 +17,9 @@ import (
 	"github.com/fedcon/fedcon/solver"
 )
 
-// FedJob is one Algorithm 1 run whose clients may be separate processes:
+// Job is one Algorithm 1 run whose clients may be separate processes:
 // what the server sends to every client so that it can load its own party.
-type FedJob struct {
+type Job struct {
 	Problem string `json:"problem"` // "np" or "qp"
 	Trial   int    `json:"trial"`
 	// NP: the data set, n and the configuration (partition seed = NP.Seed).
@@ -38,7 +38,7 @@ type FedJob struct {
 }
 
 // Validate checks the job's problem and configuration.
-func (j *FedJob) Validate() error {
+func (j *Job) Validate() error {
 	switch j.Problem {
 	case "np":
 		if j.NP == nil {
@@ -75,11 +75,11 @@ func (j *FedJob) Validate() error {
 }
 
 // Marshal encodes the job for the clients.
-func (j *FedJob) Marshal() ([]byte, error) { return json.Marshal(j) }
+func (j *Job) Marshal() ([]byte, error) { return json.Marshal(j) }
 
-// UnmarshalFedJob decodes and validates a job sent by a server.
-func UnmarshalFedJob(b []byte) (*FedJob, error) {
-	j := &FedJob{}
+// UnmarshalJob decodes and validates a job sent by a server.
+func UnmarshalJob(b []byte) (*Job, error) {
+	j := &Job{}
 	if err := json.Unmarshal(b, j); err != nil {
 		return nil, fmt.Errorf("job: %w", err)
 	}
@@ -121,7 +121,7 @@ func (remoteParty) Eval(w, grad, c, jac []float64) float64 { return math.NaN() }
 
 // Server prepares the server side of j (the NP data set is read only for
 // its dimension, when Dim is zero). workers does not change results.
-func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
+func (j *Job) Server(dirs []string, workers int) (*FedRun, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
@@ -142,8 +142,8 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 		}
 		run.W0 = experiments.StartPoint(j.NP.W0, j.NP.RNG, j.NP.Seed, j.Trial, j.Dim)
 		run.Method, _ = j.NP.Methods()
-		if j.NP.AdmmStart == "w0" {
-			run.Method.AdmmStart = run.W0
+		if j.NP.ADMMStart == "w0" {
+			run.Method.ADMMStart = run.W0
 		}
 		run.Settings = j.NP.Settings(workers)
 		for i := range clientCones {
@@ -200,7 +200,7 @@ func (j *FedJob) Server(dirs []string, workers int) (*FedRun, error) {
 }
 
 // method is the job's Algorithm 1 configuration and seed (nil for DRFL).
-func (j *FedJob) method() (*proxal.MethodConfig, uint64) {
+func (j *Job) method() (*proxal.MethodConfig, uint64) {
 	switch {
 	case j.NP != nil:
 		return &j.NP.MethodConfig, j.NP.Seed
@@ -216,7 +216,7 @@ func (j *FedJob) method() (*proxal.MethodConfig, uint64) {
 // answered each round and who missed one, a served run's
 // ParticipationLog.Answered and Missed) instead of sampling: SolveLocal is
 // then the recorded run, bit for bit.
-func (j *FedJob) Replay(answered, missed string) {
+func (j *Job) Replay(answered, missed string) {
 	if mc, _ := j.method(); mc != nil {
 		mc.Replay, mc.ReplayMissed, mc.ReplayTrial = answered, missed, j.Trial
 	}
@@ -254,7 +254,7 @@ func (r *FedRun) Solve(ctx context.Context, tr solver.Transport) (*solver.Result
 
 // SolveLocal runs the same job in this process, every party loaded here:
 // the reference that a federated run must reproduce bit for bit.
-func (j *FedJob) SolveLocal(ctx context.Context, dirs []string, workers int) (*solver.Result, error) {
+func (j *Job) SolveLocal(ctx context.Context, dirs []string, workers int) (*solver.Result, error) {
 	run, err := j.Server(dirs, workers)
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ func (j *FedJob) SolveLocal(ctx context.Context, dirs []string, workers int) (*s
 // Party loads client party's data (1..n) only: from file (written by
 // `fedcon data export --clients n --format json`) when set, else from the
 // data set partitioned as in-process runs do (or, for the QP, generated).
-func (j *FedJob) Party(dirs []string, file string, party int) (solver.Party, int, error) {
+func (j *Job) Party(dirs []string, file string, party int) (solver.Party, int, error) {
 	if party < 1 || party > j.N {
 		return nil, 0, &experiments.ConfigError{Field: "party", Value: party, Reason: fmt.Sprintf("must be in 1..%d", j.N)}
 	}
@@ -368,7 +368,7 @@ func seqInts(n int) []int {
 }
 
 // exportedRows reads party's rows, in file order, from a JSON export.
-func (j *FedJob) exportedRows(file string, party int) (*mat.Dense, []float64, error) {
+func (j *Job) exportedRows(file string, party int) (*mat.Dense, []float64, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data: %w", err)

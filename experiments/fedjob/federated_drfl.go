@@ -13,11 +13,11 @@ import (
 )
 
 // FedDRFL is a DRFL job (AD-LPMM, solver/drfl): one repetition's split of
-// FedJob.Dataset and one model.
+// Job.Dataset and one model.
 type FedDRFL struct {
-	Data   drfl.DRFLDataConfig `json:"data"`
-	Seed   uint64              `json:"seed"` // the repetition's split
-	Params drfl.DRFLParams     `json:"params"`
+	Data   drfl.DataConfig `json:"data"`
+	Seed   uint64          `json:"seed"` // the repetition's split
+	Params drfl.Params     `json:"params"`
 	// Algorithm 1's settings; zero values take solver/drfl's defaults.
 	C         float64 `json:"c"`
 	Tol       float64 `json:"tol"`
@@ -38,7 +38,7 @@ func (f *FedDRFL) settings(workers int) *sd.Settings {
 }
 
 // params returns the model with P and Support read back from their JSON names.
-func (f *FedDRFL) params() (drfl.DRFLParams, error) {
+func (f *FedDRFL) params() (drfl.Params, error) {
 	p := f.Params
 	switch p.PName {
 	case "1":
@@ -58,7 +58,7 @@ func (f *FedDRFL) params() (drfl.DRFLParams, error) {
 	if err := p.Validate(); err != nil {
 		return p, err
 	}
-	if p.Model == drfl.DRFLWAFL {
+	if p.Model == drfl.ModelWAFL {
 		return p, &experiments.ConfigError{Field: "model", Value: p.Model, Reason: "pools every client's rows in one place: it cannot be federated"}
 	}
 	if p.Rhos != nil && len(p.Rhos) != f.Data.Clients {
@@ -69,18 +69,18 @@ func (f *FedDRFL) params() (drfl.DRFLParams, error) {
 
 // NewFedDRFL returns the DRFL job of model p on repetition seed's split of
 // dataset (P and Support are carried by name).
-func NewFedDRFL(dataset string, data drfl.DRFLDataConfig, seed uint64, p drfl.DRFLParams, s *sd.Settings) *FedJob {
+func NewFedDRFL(dataset string, data drfl.DataConfig, seed uint64, p drfl.Params, s *sd.Settings) *Job {
 	p.Spell()
 	f := &FedDRFL{Data: data, Seed: seed, Params: p}
 	if s != nil {
 		f.C, f.Tol, f.MaxRounds = s.C, s.Tol, s.MaxRounds
 	}
-	return &FedJob{Problem: "drfl", Dataset: dataset, N: data.Clients, DRFL: f}
+	return &Job{Problem: "drfl", Dataset: dataset, N: data.Clients, DRFL: f}
 }
 
 // DRFLServer is the server side of a DRFL job: the problem without the
 // clients (FedDRFL.Problem adds them) and the settings.
-func (j *FedJob) DRFLServer(workers int) (*sd.Settings, error) {
+func (j *Job) DRFLServer(workers int) (*sd.Settings, error) {
 	if j.DRFL == nil {
 		return nil, &experiments.ConfigError{Field: "drfl", Value: nil, Reason: "missing configuration"}
 	}
@@ -92,20 +92,20 @@ func (j *FedJob) DRFLServer(workers int) (*sd.Settings, error) {
 
 // DRFLProblem returns the DRFL problem (4) for clients reached elsewhere
 // (e.g. over the network), with n features.
-func (j *FedJob) DRFLProblem(clients []sd.Client, n int) (*sd.Problem, error) {
+func (j *Job) DRFLProblem(clients []sd.Client, n int) (*sd.Problem, error) {
 	p, err := j.DRFL.params()
 	if err != nil {
 		return nil, err
 	}
 	// θ, p and q̂ of the model do not depend on the clients' data.
-	sp := drfl.NewDRFLSpec(make([]pd.Client, len(clients)), p)
+	sp := drfl.NewSpec(make([]pd.Client, len(clients)), p)
 	return &sd.Problem{Clients: clients, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
 }
 
 // DRFLParty loads client party's DRFL client (1..S) only: it draws the
 // repetition's split of the data set and keeps its own training rows.
 // It returns n+1, the length of v = (w, b).
-func (j *FedJob) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
+func (j *Job) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
 	p, err := j.DRFL.params()
 	if err != nil {
 		return nil, 0, err
@@ -117,7 +117,7 @@ func (j *FedJob) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	spec := drfl.NewDRFLSpec(sp.Train, p)
+	spec := drfl.NewSpec(sp.Train, p)
 	fed, n, err := pd.Federate(spec.Clients[party-1:party], spec.Model, nil)
 	if err != nil {
 		return nil, 0, err
@@ -125,7 +125,7 @@ func (j *FedJob) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
 	return fed[0], n + 1, nil
 }
 
-func (j *FedJob) drflSplit(dirs []string) (*drfl.DRFLSplit, error) {
+func (j *Job) drflSplit(dirs []string) (*drfl.Split, error) {
 	d, err := datasets.Load(j.Dataset, dirs)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func (j *FedJob) drflSplit(dirs []string) (*drfl.DRFLSplit, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := drfl.NewDRFLSplit(d, j.DRFL.Data, j.DRFL.Seed)
+	sp, err := drfl.NewSplit(d, j.DRFL.Data, j.DRFL.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (j *FedJob) drflSplit(dirs []string) (*drfl.DRFLSplit, error) {
 
 // SolveDRFLLocal runs the DRFL job with every client in this process: the
 // reference a federated run must reproduce bit for bit.
-func (j *FedJob) SolveDRFLLocal(ctx context.Context, dirs []string, workers int) (*sd.Result, error) {
+func (j *Job) SolveDRFLLocal(ctx context.Context, dirs []string, workers int) (*sd.Result, error) {
 	p, err := j.DRFL.params()
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func (j *FedJob) SolveDRFLLocal(ctx context.Context, dirs []string, workers int)
 	if err != nil {
 		return nil, err
 	}
-	prob, err := drfl.DRFLProblem(sp.Train, p)
+	prob, err := drfl.Problem(sp.Train, p)
 	if err != nil {
 		return nil, err
 	}

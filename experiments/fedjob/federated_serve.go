@@ -39,9 +39,9 @@ type ServeOptions struct {
 
 // ServeResult is a served run: what the result file holds (no credentials).
 type ServeResult struct {
-	RunID  string  `json:"run_id"`
-	Job    *FedJob `json:"job"`
-	Status string  `json:"status"` // solver status (the certificate), or ClientLost
+	RunID  string `json:"run_id"`
+	Job    *Job   `json:"job"`
+	Status string `json:"status"` // solver status (the certificate), or ClientLost
 	// TestStatus is what the run's own stopping test said (solver.Result.Test).
 	TestStatus string    `json:"test_status,omitempty"`
 	Error      string    `json:"error,omitempty"`
@@ -86,7 +86,7 @@ const StatusClientLost = "ClientLost"
 // Serve listens, waits for the job's n clients, runs Algorithm 1 through
 // them and ends their sessions. A lost client ends the run with status
 // ClientLost, the last committed iterate and an error naming the client.
-func Serve(ctx context.Context, job *FedJob, dirs []string, o ServeOptions) (*ServeResult, error) {
+func Serve(ctx context.Context, job *Job, dirs []string, o ServeOptions) (*ServeResult, error) {
 	if o.Insecure && !federation.IsLoopback(o.Listen) {
 		return nil, &experiments.ConfigError{Field: "listen", Value: o.Listen, Reason: "--insecure is allowed on a loopback address only (127.0.0.1:PORT)"}
 	}
@@ -215,7 +215,7 @@ func (out *ServeResult) SetAudit(r *solver.Result) {
 }
 
 // serveDRFL runs AD-LPMM through the joined clients into out.
-func serveDRFL(ctx context.Context, job *FedJob, srv *federation.Server, set *sd.Settings, out *ServeResult) error {
+func serveDRFL(ctx context.Context, job *Job, srv *federation.Server, set *sd.Settings, out *ServeResult) error {
 	clients, d, err := srv.DRFLClients()
 	if err != nil {
 		return err
@@ -296,7 +296,7 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 	}
 	defer conn.Close()
 	load := func(b []byte, party int) (solver.Party, int, error) {
-		job, err := UnmarshalFedJob(b)
+		job, err := UnmarshalJob(b)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -313,7 +313,7 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 		}
 	}
 	loadDRFL := func(b []byte, party int) (sd.Client, int, error) {
-		job, err := UnmarshalFedJob(b)
+		job, err := UnmarshalJob(b)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -14,8 +14,8 @@ import (
 // TestFedJobPartyFromExport: an NP client keeps exactly its own rows of a
 // `data export` file, in file order, and refuses a file of another run.
 func TestFedJobPartyFromExport(t *testing.T) {
-	job := &FedJob{Problem: "np", Dataset: "monks-1", N: 2, NP: &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 7, Trials: 1, RNG: "fedcon"},
-		R: 0.2, AdmmStart: "wk", ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 1, SBar: 1, Rho: 1,
+	job := &Job{Problem: "np", Dataset: "monks-1", N: 2, NP: &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 7, Trials: 1, RNG: "fedcon"},
+		R: 0.2, ADMMStart: "wk", ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 1, SBar: 1, Rho: 1,
 			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 1, MaxInner: 1, InnerTest: "paper"}}}}
 	if err := job.Validate(); err != nil {
 		t.Fatal(err)
@@ -67,13 +67,13 @@ func TestFedJobPartyFromExport(t *testing.T) {
 // TestFedJobRoundTrip: a job survives its trip to the clients, and bad jobs
 // are refused with the key at fault.
 func TestFedJobRoundTrip(t *testing.T) {
-	qp := &FedJob{Problem: "qp", N: 2, Dim: 5, M: 1, QP: &proxal.QPConfig{TrialConfig: experiments.TrialConfig{Seed: 3, Trials: 1, RNG: "fedcon"},
+	qp := &Job{Problem: "qp", N: 2, Dim: 5, M: 1, QP: &proxal.QPConfig{TrialConfig: experiments.TrialConfig{Seed: 3, Trials: 1, RNG: "fedcon"},
 		MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 5, MaxInner: 5, InnerTest: "paper"}}}
 	b, err := qp.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := UnmarshalFedJob(b)
+	back, err := UnmarshalJob(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestFedJobRoundTrip(t *testing.T) {
 		{`{"problem":"np","n":2}`, "np = <nil>"},
 		{`[1,2]`, "job"},
 	} {
-		if _, err := UnmarshalFedJob([]byte(tc.body)); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := UnmarshalJob([]byte(tc.body)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want one containing %q", tc.body, err, tc.want)
 		}
 	}

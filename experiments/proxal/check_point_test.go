@@ -102,7 +102,7 @@ func TestRecheckAgreesWithProblems(t *testing.T) {
 func TestGatePointTampering(t *testing.T) {
 	testutil.Slow(t)
 	dirs := dataDirs(t)
-	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
+	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, ADMMStart: "wk",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	fair := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "numpy"}, Dataset: "adult-b", Clients: []int{2}, R: 0.1,
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
@@ -249,7 +249,7 @@ func TestClassTrialSchema(t *testing.T) {
 // file), and asks for a rerun of a result an older fedcon wrote without w.
 func TestGenericPointCheck(t *testing.T) {
 	dirs := dataDirs(t)
-	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{2}, R: 0.2, AdmmStart: "wk",
+	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{2}, R: 0.2, ADMMStart: "wk",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	for _, mode := range []string{"honest", "forged", "old"} {
 		forge := mode != "honest"
@@ -464,7 +464,7 @@ func TestGateSwappedData(t *testing.T) {
 		{"own file edited", true, true, "data.sha256"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
+			np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Clients: []int{3}, R: 0.2, ADMMStart: "wk",
 				ALConfig: ALConfig{MethodConfig: mc, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 			data := t.TempDir()
 			name, file := "table1", filepath.Join(data, bcw)

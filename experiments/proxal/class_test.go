@@ -38,7 +38,7 @@ func stripClassWall(t *testing.T, trials []ClassTrial) string {
 // config and seed, whatever the worker count; terminated runs are feasible.
 func TestClassDeterministic(t *testing.T) {
 	dirs := dataDirs(t)
-	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 2, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, AdmmStart: "wk",
+	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 2, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, ADMMStart: "wk",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	var ref string
 	for _, w := range []int{1, 2} {
@@ -80,7 +80,7 @@ func TestClassDeterministic(t *testing.T) {
 // logistic's linear tail (stationarity 7e9). It must converge.
 func TestMonksNewtonRegression(t *testing.T) {
 	dirs := dataDirs(t)
-	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 10, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{5}, R: 0.2, AdmmStart: "wk",
+	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 10, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{5}, R: 0.2, ADMMStart: "wk",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	ds, err := datasets.Load("monks-1", dirs)
 	if err != nil {

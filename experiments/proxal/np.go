@@ -143,9 +143,9 @@ type NPConfig struct {
 	Datasets                []string `mapstructure:"datasets" json:"datasets"`
 	Clients                 []int    `mapstructure:"clients" json:"clients"`
 	R                       float64  `mapstructure:"r" json:"r"`
-	// AdmmStart is where Algorithm 2 starts in outer iteration k: "wk" (the
+	// ADMMStart is where Algorithm 2 starts in outer iteration k: "wk" (the
 	// paper, w̃0 = w^k) or "w0" (the authors' NP code restarts at w0).
-	AdmmStart string `mapstructure:"admm_start" json:"admm_start"`
+	ADMMStart string `mapstructure:"admm_start" json:"admm_start"`
 	// W0 is the starting point: sphere (a uniform point on the unit sphere
 	// per trial; also when empty: the core paper), ones (the conic paper's
 	// Section 5.2) or zeros.
@@ -167,8 +167,8 @@ func (c *NPConfig) Validate() error {
 		return &experiments.ConfigError{Field: "datasets", Value: c.Datasets, Reason: "need at least one of " + fmt.Sprint(datasets.Names())}
 	case len(c.Clients) == 0:
 		return &experiments.ConfigError{Field: "clients", Value: c.Clients, Reason: "need at least one client count"}
-	case c.AdmmStart != "wk" && c.AdmmStart != "w0":
-		return &experiments.ConfigError{Field: "admm_start", Value: c.AdmmStart, Reason: "must be wk (paper) or w0 (authors' code)"}
+	case c.ADMMStart != "wk" && c.ADMMStart != "w0":
+		return &experiments.ConfigError{Field: "admm_start", Value: c.ADMMStart, Reason: "must be wk (paper) or w0 (authors' code)"}
 	}
 	if err := validateW0(c.W0); err != nil {
 		return err
@@ -396,8 +396,8 @@ func npProblem(cell *npCell) *solver.Problem {
 func npTrial(ctx context.Context, cfg *NPConfig, cell *npCell, t, workers int, keepTrace bool) (ClassTrial, error) {
 	w0 := experiments.StartPoint(cfg.W0, cfg.RNG, cfg.Seed, t, cell.d)
 	a1, cp := cfg.Methods()
-	if cfg.AdmmStart == "w0" {
-		a1.AdmmStart = w0
+	if cfg.ADMMStart == "w0" {
+		a1.ADMMStart = w0
 	}
 	a1.Participation = cfg.ParticipationFor(cfg.Seed, t, cell.rows())
 	a1.Straggler = cfg.StragglerFor(cfg.Seed, t, cell.rows())

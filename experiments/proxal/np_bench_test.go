@@ -25,7 +25,7 @@ func benchNPConfig(b *testing.B, name string, n int, sub string, def bool) {
 	if dir == "" {
 		b.Skip("FEDCON_DATA_DIR not set")
 	}
-	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{name}, Clients: []int{n}, R: 0.2, AdmmStart: "wk",
+	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{name}, Clients: []int{n}, R: 0.2, ADMMStart: "wk",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: sub, RhoRule: "fixed", Relax: 1}}
 	cfg.RhoRule, cfg.Relax = "fixed", 1
 	if def {

@@ -89,7 +89,7 @@ type QPTraceEntry = solver.OuterRecord
 
 // QPRuns are both algorithms' runs of one QP trial, from the same w0: the
 // part of a trial shared by Table 4 (QPTrial) and the conic paper's Table 1
-// (ConicQPTrial).
+// (conic.QPTrial).
 type QPRuns struct {
 	Alg1    QPAlg   `json:"alg1"`
 	CProx   QPAlg   `json:"cprox"`
@@ -114,7 +114,7 @@ func (QPTrial) TrialSchema() int { return experiments.PointTrialSchema }
 // QPStats aggregates the QPRuns of one cell over its trials (mean and
 // population std, maxima of the KKT residuals, status flags; diverged runs
 // only in the cost columns): the columns shared by Table 4 (QPRow) and the
-// conic paper's Table 1 (ConicQPRow).
+// conic paper's Table 1 (conic.QPRow).
 type QPStats struct {
 	Obj1    experiments.MeanStd `json:"objective_alg1"`
 	ObjC    experiments.MeanStd `json:"objective_cprox"`

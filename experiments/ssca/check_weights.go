@@ -24,11 +24,11 @@ const (
 
 // sscaFile is what the weights rule reads of an SSCA figure's result.
 type sscaFile struct {
-	Name       string      `json:"name"`
-	DataSHA256 string      `json:"data_sha256"`
-	EvalTrainN int         `json:"eval_train_n"`
-	EvalTestN  int         `json:"eval_test_n"`
-	Curves     []SSCACurve `json:"curves"`
+	Name       string  `json:"name"`
+	DataSHA256 string  `json:"data_sha256"`
+	EvalTrainN int     `json:"eval_train_n"`
+	EvalTestN  int     `json:"eval_test_n"`
+	Curves     []Curve `json:"curves"`
 }
 
 // genericWeights is the "final weights recomputed" row of an SSCA figure
@@ -42,22 +42,22 @@ type sscaFile struct {
 func genericWeights(in experiments.VerifyInput) []experiments.CheckRow {
 	// An SSCA result (a figure, `run ssca`): curves and an SSCA configuration.
 	var f sscaFile
-	var cfg SSCAConfig
+	var cfg Config
 	if json.Unmarshal(in.Result, &f) != nil || len(f.Curves) == 0 || experiments.StrictConfig(in.Config, &cfg) != nil || cfg.Dataset == "" {
 		return nil
 	}
-	return []experiments.CheckRow{weightsRow(in.Name, filepath.Join(in.Dir, "trials"), &f, &cfg, func() (*SSCAData, error) {
-		return LoadSSCAData(&cfg, datasets.IDXSearchPath(cfg.Dataset, in.DataDirs))
+	return []experiments.CheckRow{weightsRow(in.Name, filepath.Join(in.Dir, "trials"), &f, &cfg, func() (*Data, error) {
+		return LoadData(&cfg, datasets.IDXSearchPath(cfg.Dataset, in.DataDirs))
 	})}
 }
 
 // weightsRow is genericWeights' row for result f of configuration cfg,
 // its trial files in dir and its data from load (called only when some
 // run stores weights).
-func weightsRow(name, dir string, f *sscaFile, cfg *SSCAConfig, load func() (*SSCAData, error)) experiments.CheckRow {
+func weightsRow(name, dir string, f *sscaFile, cfg *Config, load func() (*Data, error)) experiments.CheckRow {
 	var v experiments.Verifier
 	row := func(ok string) experiments.CheckRow { return v.Row(name, "final weights recomputed", ok) }
-	var todo []*SSCATrial
+	var todo []*Trial
 	unchecked := 0
 	for i := range f.Curves {
 		for j := range f.Curves[i].Trials {
@@ -106,7 +106,7 @@ func weightsRow(name, dir string, f *sscaFile, cfg *SSCAConfig, load func() (*SS
 
 // recheckWeights recomputes trial tr's last point at its stored weights
 // and returns what disagrees ("" when nothing).
-func recheckWeights(cfg *SSCAConfig, data *SSCAData, dir string, tr *SSCATrial, agree float64) string {
+func recheckWeights(cfg *Config, data *Data, dir string, tr *Trial, agree float64) string {
 	w, err := ReadWeights(dir, tr.FinalW)
 	if err != nil {
 		return err.Error()

@@ -25,16 +25,16 @@ import (
 func TestFinalWeightsRecomputed(t *testing.T) {
 	const N, I = 60, 3
 	img := datasetstest.TinyImages(N, 12, 10, 9)
-	data := &SSCAData{Set: &datasets.IDXSet{Name: "tiny", Train: img, Test: img, SHA256: "tiny"}, EvalTrain: img, EvalTest: img}
+	data := &Data{Set: &datasets.IDXSet{Name: "tiny", Train: img, Test: img, SHA256: "tiny"}, EvalTrain: img, EvalTest: img}
 	for _, prec := range []string{"float64", "float32"} {
 		t.Run(prec, func(t *testing.T) {
 			cfg := sscaTestConfig()
 			cfg.Clients, cfg.Hidden, cfg.Rounds, cfg.EvalPrecision = I, 4, 20, prec
-			cfg.SampleSteps = []SSCAStep{{N / I, 0.9, 0.9, 0.3}}
-			specs := []SSCASpec{{Algo: "alg1", Batch: N / I, Lambda: 1e-3}, {Algo: "alg2", Batch: N / I, U: 2.2}}
+			cfg.SampleSteps = []Step{{N / I, 0.9, 0.9, 0.3}}
+			specs := []Spec{{Algo: "alg1", Batch: N / I, Lambda: 1e-3}, {Algo: "alg2", Batch: N / I, U: 2.2}}
 			dir := filepath.Join(t.TempDir(), "trials")
 			store := &experiments.Store{Dir: dir, Hash: cfg.TrialHash()}
-			curves, err := RunSSCASpecs(context.Background(), cfg, data, specs, 2, experiments.RunOptions{Workers: 1, Store: store})
+			curves, err := RunSpecs(context.Background(), cfg, data, specs, 2, experiments.RunOptions{Workers: 1, Store: store})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestFinalWeightsRecomputed(t *testing.T) {
 					}
 				}
 			}
-			load := func() (*SSCAData, error) { return data, nil }
+			load := func() (*Data, error) { return data, nil }
 			// check runs the row on the result as written, after edit.
 			check := func(edit func(f *sscaFile)) (bool, string) {
 				b, err := json.Marshal(&sscaFile{Name: "ssca-figure2", DataSHA256: "tiny", EvalTrainN: N, EvalTestN: N, Curves: curves})
@@ -130,7 +130,7 @@ func TestFinalWeightsRecomputed(t *testing.T) {
 			if err := store.Save(key, old.Seed, old); err != nil {
 				t.Fatal(err)
 			}
-			var back SSCATrial
+			var back Trial
 			if !store.Load(key, &back) || back.FinalW != nil {
 				t.Fatalf("an SSCA trial file without final_w is not reused as it is (final_w %v)", back.FinalW)
 			}

@@ -12,7 +12,7 @@ import (
 // iteration t, the mean and standard deviation over runs of the training
 // cost F(w^t) and the test accuracy. A diverged run counts up to its last
 // evaluated point, so runs can fall with t.
-func RoundsTable(title string, curves []SSCACurve) *experiments.Table {
+func RoundsTable(title string, curves []Curve) *experiments.Table {
 	t := &experiments.Table{Title: title + ": per iteration",
 		Header: []string{"method", "key", "t", "runs", "F mean", "F std", "acc. mean", "acc. std"}, Keys: 3}
 	for _, c := range curves {
@@ -67,16 +67,16 @@ const ClaimAlpha = 0.05
 type claimMetric struct {
 	name   string
 	higher bool // larger is better (accuracy)
-	val    func(tr SSCATrial, T int) (float64, bool)
+	val    func(tr Trial, T int) (float64, bool)
 }
 
 var (
-	finalCost = claimMetric{"F(w^T)", false, func(tr SSCATrial, T int) (float64, bool) {
+	finalCost = claimMetric{"F(w^T)", false, func(tr Trial, T int) (float64, bool) {
 		return lastAt(tr, T, tr.TrainCost)
 	}}
 	// meanCost is the mean of F(w^t) over t ∈ [t_1, T] by the trapezoid
 	// rule: how fast the cost came down, not only where it ended.
-	meanCost = claimMetric{"mean F(w^t), t ≤ T", false, func(tr SSCATrial, T int) (float64, bool) {
+	meanCost = claimMetric{"mean F(w^t), t ≤ T", false, func(tr Trial, T int) (float64, bool) {
 		n := len(tr.T)
 		if _, ok := lastAt(tr, T, tr.TrainCost); !ok || n < 2 {
 			return 0, false
@@ -87,13 +87,13 @@ var (
 		}
 		return area / float64(tr.T[n-1]-tr.T[0]), true
 	}}
-	finalAcc = claimMetric{"test acc. at T", true, func(tr SSCATrial, T int) (float64, bool) {
+	finalAcc = claimMetric{"test acc. at T", true, func(tr Trial, T int) (float64, bool) {
 		return lastAt(tr, T, tr.TestAcc)
 	}}
 )
 
 // lastAt is v at t = T, if the trial reached T without diverging.
-func lastAt(tr SSCATrial, T int, v []float64) (float64, bool) {
+func lastAt(tr Trial, T int, v []float64) (float64, bool) {
 	n := len(tr.T)
 	if n == 0 || tr.T[n-1] != T || tr.Status == statusDiverged || len(v) != n {
 		return 0, false
@@ -103,7 +103,7 @@ func lastAt(tr SSCATrial, T int, v []float64) (float64, bool) {
 
 // compare pairs curves a and b by seed on metric m; expect is "better" (A
 // lower on a cost, higher on an accuracy) or "similar".
-func compare(fig, claim, expect string, a, b SSCACurve, m claimMetric, T int) ClaimRow {
+func compare(fig, claim, expect string, a, b Curve, m claimMetric, T int) ClaimRow {
 	if expect == "better" {
 		expect = "lower"
 		if m.higher {
@@ -111,7 +111,7 @@ func compare(fig, claim, expect string, a, b SSCACurve, m claimMetric, T int) Cl
 		}
 	}
 	r := ClaimRow{Figure: fig, Claim: claim, A: a.Spec.Label(), B: b.Spec.Label(), Metric: m.name, Expect: expect}
-	bySeed := map[uint64]SSCATrial{}
+	bySeed := map[uint64]Trial{}
 	for _, tr := range b.Trials {
 		bySeed[tr.Seed] = tr
 	}
@@ -172,7 +172,7 @@ func verdict(p experiments.Paired, expect string, higher bool) string {
 
 // findCurve is the curve of algo at batch b (and local steps e for FedAvg,
 // U for the constrained algorithms when u > 0), or nil.
-func findCurve(curves []SSCACurve, algo string, b, e int, u float64) *SSCACurve {
+func findCurve(curves []Curve, algo string, b, e int, u float64) *Curve {
 	for i, c := range curves {
 		s := c.Spec
 		if s.Algo == algo && s.Batch == b && (algo != "fedavg" || max(1, s.LocalSteps) == e) && (u == 0 || s.U == u) {
@@ -182,8 +182,8 @@ func findCurve(curves []SSCACurve, algo string, b, e int, u float64) *SSCACurve 
 	return nil
 }
 
-// SSCAClaims compares the curves of figure fig claim by claim of Section
-// VI; byFig maps figure names to their curves as RunSSCASpecs returns them
+// Claims compares the curves of figure fig claim by claim of Section
+// VI; byFig maps figure names to their curves as RunSpecs returns them
 // (a claim whose curves are absent has no row):
 //
 //   - Figures 2, 3: "the proposed algorithms with larger batch sizes
@@ -201,11 +201,11 @@ func findCurve(curves []SSCACurve, algo string, b, e int, u float64) *SSCACurve 
 //
 // Each claim is tested on F(w^T), the mean cost over t (speed) and the
 // test accuracy at T, pairing runs by seed.
-func (c *SSCAConfig) SSCAClaims(fig string, byFig map[string][]SSCACurve) []ClaimRow {
+func (c *Config) Claims(fig string, byFig map[string][]Curve) []ClaimRow {
 	out := []ClaimRow{} // an empty claims file is [], not null
 	T := c.Rounds
 	curveMetrics := []claimMetric{finalCost, meanCost, finalAcc}
-	add := func(fig, claim, expect string, a, b *SSCACurve, ms []claimMetric) {
+	add := func(fig, claim, expect string, a, b *Curve, ms []claimMetric) {
 		if a == nil || b == nil {
 			return
 		}
@@ -213,7 +213,7 @@ func (c *SSCAConfig) SSCAClaims(fig string, byFig map[string][]SSCACurve) []Clai
 			out = append(out, compare(fig, claim, expect, *a, *b, m, T))
 		}
 	}
-	batchClaims := func(fig string, curves []SSCACurve, batches []int, algos []string) {
+	batchClaims := func(fig string, curves []Curve, batches []int, algos []string) {
 		bs := slices.Sorted(slices.Values(batches))
 		for _, algo := range algos {
 			for k := 1; k < len(bs); k++ {

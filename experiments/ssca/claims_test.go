@@ -9,11 +9,11 @@ import (
 )
 
 // trial is a synthetic run evaluated at t = 1, 5, 10 (T = 10).
-func trial(seed uint64, cost, acc [3]float64) SSCATrial {
-	return SSCATrial{Seed: seed, T: []int{1, 5, 10}, TrainCost: cost[:], TestAcc: acc[:], Status: "OuterIterationLimit"}
+func trial(seed uint64, cost, acc [3]float64) Trial {
+	return Trial{Seed: seed, T: []int{1, 5, 10}, TrainCost: cost[:], TestAcc: acc[:], Status: "OuterIterationLimit"}
 }
 
-func claimsTestConfig() *SSCAConfig {
+func claimsTestConfig() *Config {
 	c := sscaTestConfig()
 	c.Rounds, c.Clients = 10, 10
 	c.SampleBatches, c.FeatureBatches = []int{1, 10}, []int{10, 100}
@@ -28,16 +28,16 @@ func TestSSCAClaims(t *testing.T) {
 	// Alg. 1 B=10 ends at (0.5, 0.6, 0.7) over seeds 1-3, B=1 at (0.8, 0.8, 1.0):
 	// d = (-0.3, -0.2, -0.3), mean -4/15, sample sd 1/√300, s.e. 1/30,
 	// t = 8 with 2 degrees of freedom, p = 1 - 8/√66; all three below: sign p = 2/8.
-	b10 := SSCACurve{Spec: SSCASpec{Algo: "alg1", Batch: 10}, Trials: []SSCATrial{
+	b10 := Curve{Spec: Spec{Algo: "alg1", Batch: 10}, Trials: []Trial{
 		trial(1, [3]float64{2, 1, 0.5}, acc), trial(2, [3]float64{2, 1, 0.6}, acc), trial(3, [3]float64{2, 1, 0.7}, acc)}}
-	b1 := SSCACurve{Spec: SSCASpec{Algo: "alg1", Batch: 1}, Trials: []SSCATrial{
+	b1 := Curve{Spec: Spec{Algo: "alg1", Batch: 1}, Trials: []Trial{
 		trial(1, [3]float64{2, 1.5, 0.8}, acc), trial(2, [3]float64{2, 1.5, 0.8}, acc), trial(3, [3]float64{2, 1.5, 1.0}, acc)}}
 	// FedAvg B=5, E=2: seed 2 diverged (excluded), seed 4 has no Alg. 1 partner.
 	div := trial(2, [3]float64{2, 3, 9}, acc)
 	div.Status = "Diverged"
-	fa := SSCACurve{Spec: SSCASpec{Algo: "fedavg", Batch: 5, LocalSteps: 2}, Trials: []SSCATrial{
+	fa := Curve{Spec: Spec{Algo: "fedavg", Batch: 5, LocalSteps: 2}, Trials: []Trial{
 		trial(1, [3]float64{2, 1, 0.4}, acc), div, trial(3, [3]float64{2, 1, 0.6}, acc), trial(4, [3]float64{2, 1, 0.1}, acc)}}
-	rows := c.SSCAClaims("figure2", map[string][]SSCACurve{"figure2": {b1, b10, fa}})
+	rows := c.Claims("figure2", map[string][]Curve{"figure2": {b1, b10, fa}})
 	find := func(claim, a, metric string) ClaimRow {
 		t.Helper()
 		for _, r := range rows {
@@ -93,12 +93,12 @@ func TestSSCAClaims(t *testing.T) {
 func TestSSCAClaimsFigure4AndCross(t *testing.T) {
 	c := claimsTestConfig()
 	c.USweep, c.Fig4SampleB, c.Fig4FeatureB = []float64{0.8, 0.4}, 10, 100
-	fin := func(seed uint64, cost, acc float64) SSCATrial {
-		return SSCATrial{Seed: seed, T: []int{10}, TrainCost: []float64{cost}, TestAcc: []float64{acc}}
+	fin := func(seed uint64, cost, acc float64) Trial {
+		return Trial{Seed: seed, T: []int{10}, TrainCost: []float64{cost}, TestAcc: []float64{acc}}
 	}
-	u4 := SSCACurve{Spec: SSCASpec{Algo: "alg2", Batch: 10, U: 0.4, FinalOnly: true}, Trials: []SSCATrial{fin(1, 0.45, 0.8), fin(2, 0.43, 0.7)}}
-	u8 := SSCACurve{Spec: SSCASpec{Algo: "alg2", Batch: 10, U: 0.8, FinalOnly: true}, Trials: []SSCATrial{fin(1, 0.85, 0.6), fin(2, 0.80, 0.65)}}
-	rows := c.SSCAClaims("figure4", map[string][]SSCACurve{"figure4": {u8, u4}})
+	u4 := Curve{Spec: Spec{Algo: "alg2", Batch: 10, U: 0.4, FinalOnly: true}, Trials: []Trial{fin(1, 0.45, 0.8), fin(2, 0.43, 0.7)}}
+	u8 := Curve{Spec: Spec{Algo: "alg2", Batch: 10, U: 0.8, FinalOnly: true}, Trials: []Trial{fin(1, 0.85, 0.6), fin(2, 0.80, 0.65)}}
+	rows := c.Claims("figure4", map[string][]Curve{"figure4": {u8, u4}})
 	if len(rows) != 2 {
 		t.Fatalf("rows %+v", rows)
 	}
@@ -114,13 +114,13 @@ func TestSSCAClaimsFigure4AndCross(t *testing.T) {
 	}
 	// Figures 2 and 3 together: Alg. 1 B=1 against Alg. 3 B=10 (I = 10), "similar".
 	acc := [3]float64{0.5, 0.6, 0.7}
-	a1 := SSCACurve{Spec: SSCASpec{Algo: "alg1", Batch: 1}, Trials: []SSCATrial{trial(1, [3]float64{2, 1, 0.5}, acc), trial(2, [3]float64{2, 1, 0.7}, acc)}}
-	a3 := SSCACurve{Spec: SSCASpec{Algo: "alg3", Batch: 10}, Trials: []SSCATrial{trial(1, [3]float64{2, 1, 0.6}, acc), trial(2, [3]float64{2, 1, 0.5}, acc)}}
-	byFig := map[string][]SSCACurve{"figure2": {a1}, "figure3": {a3}}
-	if rows := c.SSCAClaims("figure2", byFig); len(rows) != 0 {
+	a1 := Curve{Spec: Spec{Algo: "alg1", Batch: 1}, Trials: []Trial{trial(1, [3]float64{2, 1, 0.5}, acc), trial(2, [3]float64{2, 1, 0.7}, acc)}}
+	a3 := Curve{Spec: Spec{Algo: "alg3", Batch: 10}, Trials: []Trial{trial(1, [3]float64{2, 1, 0.6}, acc), trial(2, [3]float64{2, 1, 0.5}, acc)}}
+	byFig := map[string][]Curve{"figure2": {a1}, "figure3": {a3}}
+	if rows := c.Claims("figure2", byFig); len(rows) != 0 {
 		t.Errorf("Figure 2 has the cross rows: %+v", rows)
 	}
-	rows = c.SSCAClaims("figure3", byFig)
+	rows = c.Claims("figure3", byFig)
 	var n int
 	for _, r := range rows {
 		if r.Figure == "figure2+3" {
@@ -137,7 +137,7 @@ func TestSSCAClaimsFigure4AndCross(t *testing.T) {
 
 func near12(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
-func meanCostOf(tr SSCATrial) float64 {
+func meanCostOf(tr Trial) float64 {
 	v, _ := meanCost.val(tr, 10)
 	return v
 }
@@ -145,8 +145,8 @@ func meanCostOf(tr SSCATrial) float64 {
 func TestRoundsTable(t *testing.T) {
 	div := trial(2, [3]float64{3, 5, 0}, [3]float64{0.1, 0.2, 0})
 	div.T, div.TrainCost, div.TestAcc = div.T[:2], div.TrainCost[:2], div.TestAcc[:2]
-	c := SSCACurve{Spec: SSCASpec{Algo: "alg1", Batch: 10}, Trials: []SSCATrial{trial(1, [3]float64{1, 1, 0.5}, [3]float64{0.3, 0.4, 0.9}), div}}
-	tab := RoundsTable("Figure 2", []SSCACurve{c})
+	c := Curve{Spec: Spec{Algo: "alg1", Batch: 10}, Trials: []Trial{trial(1, [3]float64{1, 1, 0.5}, [3]float64{0.3, 0.4, 0.9}), div}}
+	tab := RoundsTable("Figure 2", []Curve{c})
 	want := [][]string{
 		{"Alg. 1 B=10", "alg1-b10-l0", "1", "2", "2", "1", "0.2", "0.1"},
 		{"Alg. 1 B=10", "alg1-b10-l0", "5", "2", "3", "2", "0.3", "0.1"},
@@ -163,8 +163,8 @@ func TestRoundsTable(t *testing.T) {
 }
 
 func TestProvenanceNote(t *testing.T) {
-	r := &SSCAResult{Dataset: "fashion-mnist", DataSHA256: "abc", Info: &experiments.RunInfo{Version: "v1", ConfigHash: "h1"},
-		Curves: []SSCACurve{{Trials: []SSCATrial{{Seed: 3}, {Seed: 1}, {Seed: 2}}}, {Trials: []SSCATrial{{Seed: 1}}}}}
+	r := &Result{Dataset: "fashion-mnist", DataSHA256: "abc", Info: &experiments.RunInfo{Version: "v1", ConfigHash: "h1"},
+		Curves: []Curve{{Trials: []Trial{{Seed: 3}, {Seed: 1}, {Seed: 2}}}, {Trials: []Trial{{Seed: 1}}}}}
 	want := "Computed from 3 runs per curve (seeds 1-3) on Fashion-MNIST (data SHA-256 abc), fedcon v1, configuration hash h1."
 	if got := r.ProvenanceNote(); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)

@@ -17,13 +17,13 @@ const (
 	groupBytesPerImage = 65e6 / 70_000
 )
 
-// sscaCostModel says what SSCASpecsCost counts.
+// sscaCostModel says what SpecsCost counts.
 const sscaCostModel = "per run and curve: T·B·E·(I for FedAvg)·406·J training flops plus, per evaluation, " +
 	"train images·(63·J float32, 125·J float64) + test images·125·J, measured at J = 128, at 4 Gflop/s"
 
-// SSCASpecsCost estimates runs runs of every spec on data from the measured
+// SpecsCost estimates runs runs of every spec on data from the measured
 // per-image costs of evaluation and training, linear in the width J.
-func (c *SSCAConfig) SSCASpecsCost(data *SSCAData, specs []SSCASpec, runs int) experiments.Cost {
+func (c *Config) SpecsCost(data *Data, specs []Spec, runs int) experiments.Cost {
 	j := float64(c.Hidden)
 	var images, evalFlops float64
 	if data != nil {

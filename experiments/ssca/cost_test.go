@@ -51,25 +51,25 @@ func TestSSCACostMeasured(t *testing.T) {
 		t.Skip("times real runs: not with -short (the race detector's slowdown)")
 	}
 	train, test := synthImages(6000, 1), synthImages(1000, 2)
-	data := &SSCAData{Set: &datasets.IDXSet{Train: train, Test: test}, EvalTrain: train, EvalTest: test}
+	data := &Data{Set: &datasets.IDXSet{Train: train, Test: test}, EvalTrain: train, EvalTest: test}
 	for _, tc := range []struct {
 		name   string
 		rounds int
-		spec   SSCASpec
+		spec   Spec
 		prec   string
 	}{
-		{"evaluation", 20, SSCASpec{Algo: "alg1", Batch: 1}, "float32"},
-		{"evaluation float64", 20, SSCASpec{Algo: "alg1", Batch: 1}, "float64"},
-		{"training", 10, SSCASpec{Algo: "fedavg", Batch: 100, LocalSteps: 5, FinalOnly: true}, "float32"},
+		{"evaluation", 20, Spec{Algo: "alg1", Batch: 1}, "float32"},
+		{"evaluation float64", 20, Spec{Algo: "alg1", Batch: 1}, "float64"},
+		{"training", 10, Spec{Algo: "fedavg", Batch: 100, LocalSteps: 5, FinalOnly: true}, "float32"},
 	} {
 		cfg := sscaTestConfig()
 		cfg.Rounds = tc.rounds
 		cfg.EvalPrecision = tc.prec
 		cfg.SGDRates["fedavg-b100-e5"] = SGDRate{0.1, 0}
-		specs := cfg.withRates([]SSCASpec{tc.spec})
-		est := cfg.SSCASpecsCost(data, specs, 1).Seconds
+		specs := cfg.withRates([]Spec{tc.spec})
+		est := cfg.SpecsCost(data, specs, 1).Seconds
 		start := cpuSeconds(t)
-		if _, err := RunSSCASpecs(context.Background(), cfg, data, specs, 1, experiments.RunOptions{Workers: 1}); err != nil {
+		if _, err := RunSpecs(context.Background(), cfg, data, specs, 1, experiments.RunOptions{Workers: 1}); err != nil {
 			t.Fatal(err)
 		}
 		got := cpuSeconds(t) - start
@@ -96,14 +96,14 @@ func cpuSeconds(t *testing.T) float64 {
 // sample-based and a feature-based algorithm; a rerun is bit-identical.
 func TestSSCAEvalPrecision(t *testing.T) {
 	train, test := synthImages(400, 3), synthImages(200, 4)
-	data := &SSCAData{Set: &datasets.IDXSet{Train: train, Test: test}, EvalTrain: train, EvalTest: test}
-	for _, s := range []SSCASpec{{Algo: "alg1", Batch: 1}, {Algo: "alg3", Batch: 10}} {
-		trials := map[string]SSCATrial{}
+	data := &Data{Set: &datasets.IDXSet{Train: train, Test: test}, EvalTrain: train, EvalTest: test}
+	for _, s := range []Spec{{Algo: "alg1", Batch: 1}, {Algo: "alg3", Batch: 10}} {
+		trials := map[string]Trial{}
 		for _, prec := range []string{"float64", "float32", "float32"} {
 			cfg := sscaTestConfig()
 			cfg.Rounds = 6
 			cfg.EvalPrecision = prec
-			tr, err := RunSSCATrial(context.Background(), cfg, data, s, 0)
+			tr, err := RunTrial(context.Background(), cfg, data, s, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,9 +17,9 @@ func TestCheckFiniteSSCA(t *testing.T) {
 		cfg  any
 		key  string // "" when finite
 	}{
-		{"finite", &SSCAConfig{U: map[string]float64{"mnist": 1}}, ""},
-		{"ssca map", &SSCAConfig{U: map[string]float64{"mnist": inf}}, "u.mnist"},
-		{"ssca list of structs", &SSCAConfig{SampleSteps: []SSCAStep{{Alpha: nan}}}, "sample_steps.alpha"},
+		{"finite", &Config{U: map[string]float64{"mnist": 1}}, ""},
+		{"ssca map", &Config{U: map[string]float64{"mnist": inf}}, "u.mnist"},
+		{"ssca list of structs", &Config{SampleSteps: []Step{{Alpha: nan}}}, "sample_steps.alpha"},
 	}
 	for _, c := range cases {
 		err := experiments.CheckFinite(c.cfg)

@@ -23,15 +23,15 @@ type CurveStats struct {
 // configuration: its values, the curves' statistics and the claims.
 type SweepPointResult struct {
 	Values    experiments.SweepPoint `json:"values"`
-	Config    *SSCAConfig            `json:"config"`
+	Config    *Config                `json:"config"`
 	TrialHash string                 `json:"trial_hash"`
 	Curves    []CurveStats           `json:"curves"`
 	Claims    []ClaimRow             `json:"claims"`
 }
 
 // NewSweepPoint summarises the curves of figure fig at one sweep point.
-func NewSweepPoint(values experiments.SweepPoint, cfg *SSCAConfig, fig string, curves []SSCACurve) SweepPointResult {
-	p := SweepPointResult{Values: values, Config: cfg, TrialHash: cfg.TrialHash(), Claims: cfg.SSCAClaims(fig, map[string][]SSCACurve{fig: curves})}
+func NewSweepPoint(values experiments.SweepPoint, cfg *Config, fig string, curves []Curve) SweepPointResult {
+	p := SweepPointResult{Values: values, Config: cfg, TrialHash: cfg.TrialHash(), Claims: cfg.Claims(fig, map[string][]Curve{fig: curves})}
 	for _, c := range curves {
 		st := CurveStats{Label: c.Spec.Label(), Key: c.Spec.Key(), Runs: len(c.Trials)}
 		var cost, mean, acc []float64

@@ -23,16 +23,16 @@ import (
 func TestFullBatchWiring(t *testing.T) {
 	const N, I = 60, 3
 	img := datasetstest.TinyImages(N, 12, 10, 9)
-	data := &SSCAData{Set: &datasets.IDXSet{Name: "tiny", Train: img, Test: img}, EvalTrain: img, EvalTest: img}
+	data := &Data{Set: &datasets.IDXSet{Name: "tiny", Train: img, Test: img}, EvalTrain: img, EvalTest: img}
 	cfg := sscaTestConfig()
 	cfg.Clients, cfg.Hidden, cfg.Rounds, cfg.EvalPrecision, cfg.EvalEvery = I, 4, 3000, "float64", 500
 	// Section VI's B = 100 row (a1 = a2 = 0.9, α = 0.3) at the full batch sizes.
-	cfg.SampleSteps = []SSCAStep{{N / I, 0.9, 0.9, 0.3}}
-	cfg.FeatureSteps = []SSCAStep{{N, 0.9, 0.9, 0.3}}
+	cfg.SampleSteps = []Step{{N / I, 0.9, 0.9, 0.3}}
+	cfg.FeatureSteps = []Step{{N, 0.9, 0.9, 0.3}}
 	const U = 2.2 // below F(0) = log 10 ≈ 2.30: active
-	run := func(algo string, b int) SSCATrial {
+	run := func(algo string, b int) Trial {
 		t.Helper()
-		tr, err := RunSSCATrial(context.Background(), cfg, data, SSCASpec{Algo: algo, Batch: b, Lambda: 1e-3, U: U}, 0)
+		tr, err := RunTrial(context.Background(), cfg, data, Spec{Algo: algo, Batch: b, Lambda: 1e-3, U: U}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestFullBatchWiring(t *testing.T) {
 		if pair[0] != "alg2" {
 			continue
 		}
-		for _, tr := range []SSCATrial{s, f} {
+		for _, tr := range []Trial{s, f} {
 			last := tr.TrainCost[len(tr.TrainCost)-1]
 			t.Logf("%s: F(w^T) = %.12f, U = %g, slack %.1e", tr.Spec.Algo, last, U, tr.Slack)
 			if math.Abs(last-U) > 1e-6*U || tr.Slack > 1e-9 {

@@ -16,10 +16,10 @@ import (
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
-// DRFLNoiseFigure describes one row (dataset) of the paper's Figures 2-5:
+// NoiseFigure describes one row (dataset) of the paper's Figures 2-5:
 // its split (imbalanced or not), and the fixed noise parameter of each of
 // the three test-noise protocols (the preset's figure2..figure5 keys).
-type DRFLNoiseFigure struct {
+type NoiseFigure struct {
 	Name       string `mapstructure:"-"`
 	Dataset    string `mapstructure:"dataset"`
 	Imbalanced bool   `mapstructure:"imbalanced"`
@@ -30,9 +30,9 @@ type DRFLNoiseFigure struct {
 	Ratio     float64 `mapstructure:"ratio"`
 }
 
-// DRFLNoiseConfig is the run of one noise figure.
-type DRFLNoiseConfig struct {
-	Figure DRFLNoiseFigure `json:"figure"`
+// NoiseConfig is the run of one noise figure.
+type NoiseConfig struct {
+	Figure NoiseFigure `json:"figure"`
 	// Repetitions r = Seed, …, Seed+Repetitions−1 (10).
 	Repetitions int    `json:"repetitions"`
 	Seed        uint64 `json:"seed"`
@@ -40,13 +40,13 @@ type DRFLNoiseConfig struct {
 	Levels []float64 `json:"levels"`
 	// Params holds each model's parameters: fixed when CV is nil, else the
 	// base whose tuned keys CV replaces.
-	Params []DRFLParams `json:"params"`
+	Params []Params `json:"params"`
 	// CV, if set, selects each model's parameters per repetition by
 	// Folds-fold cross-validation over this grid (CrossValidate).
-	CV    *DRFLGrid `json:"cv,omitempty"`
-	Folds int       `json:"folds,omitempty"`
+	CV    *Grid `json:"cv,omitempty"`
+	Folds int   `json:"folds,omitempty"`
 	// Data is the split of every repetition.
-	Data DRFLDataConfig `json:"data"`
+	Data DataConfig `json:"data"`
 	// C, Tol, MaxRounds: Algorithm 1's settings (0: solver/drfl's default).
 	C         float64 `json:"c"`
 	Tol       float64 `json:"tol"`
@@ -57,7 +57,7 @@ type DRFLNoiseConfig struct {
 // TrialHash is the hash stored with each repetition: the configuration
 // but the number of repetitions (a rerun with more reuses the stored
 // ones), with P and Support spelled out (their fields are not JSON).
-func (c DRFLNoiseConfig) TrialHash() string {
+func (c NoiseConfig) TrialHash() string {
 	c.Params = slices.Clone(c.Params)
 	for k := range c.Params {
 		c.Params[k].Spell()
@@ -65,11 +65,11 @@ func (c DRFLNoiseConfig) TrialHash() string {
 	return experiments.TrialHash(c, "repetitions")
 }
 
-// DRFLNoiseResult holds the pooled test metric (accuracy for the SVM, MSE
+// NoiseResult holds the pooled test metric (accuracy for the SVM, MSE
 // for Huber regression) of every model, repetition, protocol and level,
 // and the figure drawn from it.
-type DRFLNoiseResult struct {
-	Config DRFLNoiseConfig `json:"config"`
+type NoiseResult struct {
+	Config NoiseConfig `json:"config"`
 	// Metric is "accuracy" or "mse".
 	Metric string `json:"metric"`
 	// Score[model][protocol][level][repetition]; protocols A, B, C.
@@ -81,13 +81,13 @@ type DRFLNoiseResult struct {
 	ClientScore [][][][][]float64 `json:"client_score"`
 	// Runs are the trained models' summaries per model and repetition
 	// (with the parameters CV chose), CVs the cross-validations.
-	Runs   [][]*DRFLRun       `json:"runs"`
-	CVs    [][]*DRFLCV        `json:"cross_validation,omitempty"`
+	Runs   [][]*RunResult     `json:"runs"`
+	CVs    [][]*CV            `json:"cross_validation,omitempty"`
 	Figure experiments.Figure `json:"figure"`
 }
 
 // protocolNoise returns (mean, sd) of protocol k at level x.
-func (f DRFLNoiseFigure) protocolNoise(k int, x float64) (float64, float64) {
+func (f NoiseFigure) protocolNoise(k int, x float64) (float64, float64) {
 	switch k {
 	case 0:
 		return x, f.FixedSD
@@ -101,18 +101,18 @@ func (f DRFLNoiseFigure) protocolNoise(k int, x float64) (float64, float64) {
 // model the fit, its cross-validation (if any), and the pooled, each
 // client's and the worst client's score per protocol and level.
 type drflRep struct {
-	Runs  []*DRFLRun    `json:"runs"`
-	CVs   []*DRFLCV     `json:"cross_validation,omitempty"`
+	Runs  []*RunResult  `json:"runs"`
+	CVs   []*CV         `json:"cross_validation,omitempty"`
 	Acc   [][][]float64 `json:"score"`
 	Worst [][][]float64 `json:"worst_client_score"`
 	// Clients[model][protocol][level][client]; absent from repetitions
-	// stored before it existed (RunDRFLNoise recomputes it from the fit).
+	// stored before it existed (RunNoise recomputes it from the fit).
 	Clients [][][][]float64 `json:"client_score,omitempty"`
 }
 
 // noisyTests returns repetition seed's noisy test sets [protocol][level],
 // shared by all models.
-func noisyTests(sp *DRFLSplit, cfg DRFLNoiseConfig, seed uint64) [][][][]float64 {
+func noisyTests(sp *Split, cfg NoiseConfig, seed uint64) [][][][]float64 {
 	tests := make([][][][]float64, 3)
 	for k := range 3 {
 		tests[k] = make([][][]float64, len(cfg.Levels))
@@ -126,7 +126,7 @@ func noisyTests(sp *DRFLSplit, cfg DRFLNoiseConfig, seed uint64) [][][][]float64
 
 // noisyScores scores the model v on every noisy test set: pooled, per
 // client and worst client, each [protocol][level].
-func noisyScores(sp *DRFLSplit, m DRFLMetric, tests [][][][]float64, v []float64) (acc [][]float64, clients [][][]float64, worst [][]float64) {
+func noisyScores(sp *Split, m Metric, tests [][][][]float64, v []float64) (acc [][]float64, clients [][][]float64, worst [][]float64) {
 	acc, clients, worst = make([][]float64, 3), make([][][]float64, 3), make([][]float64, 3)
 	for k := range 3 {
 		L := len(tests[k])
@@ -142,8 +142,8 @@ func noisyScores(sp *DRFLSplit, m DRFLMetric, tests [][][][]float64, v []float64
 // before they were kept, recomputing the noisy test sets from the seed;
 // the pooled and worst-client scores it recomputes on the way must equal
 // the stored ones bit for bit (same split, noise and fit).
-func addClientScores(d *datasets.Dataset, cfg DRFLNoiseConfig, r int, seed uint64, rep *drflRep) error {
-	sp, err := NewDRFLSplit(d, cfg.Data, seed)
+func addClientScores(d *datasets.Dataset, cfg NoiseConfig, r int, seed uint64, rep *drflRep) error {
+	sp, err := NewSplit(d, cfg.Data, seed)
 	if err != nil {
 		return err
 	}
@@ -159,17 +159,17 @@ func addClientScores(d *datasets.Dataset, cfg DRFLNoiseConfig, r int, seed uint6
 	return nil
 }
 
-// RunDRFLNoise trains every model once per repetition (parameters fixed,
+// RunNoise trains every model once per repetition (parameters fixed,
 // or chosen by cross-validation) and scores it on fresh test noise per
 // protocol and level, the same noise for all models. Each finished
 // repetition is kept in store (nil: none) and reused by a rerun with the
 // same configuration. progress, if non-nil, is called after each model fit
 // that was computed.
-func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, store *experiments.Store, progress func(DRFLProgress)) (*DRFLNoiseResult, error) {
+func RunNoise(ctx context.Context, d *datasets.Dataset, cfg NoiseConfig, store *experiments.Store, progress func(Progress)) (*NoiseResult, error) {
 	if cfg.Repetitions < 1 {
 		return nil, &experiments.ConfigError{Field: "repetitions", Value: cfg.Repetitions, Reason: "want ≥ 1"}
 	}
-	cfg.Params = append([]DRFLParams(nil), cfg.Params...)
+	cfg.Params = append([]Params(nil), cfg.Params...)
 	for k, p := range cfg.Params {
 		if p.Loss == "" && d.Regression {
 			p.Loss = "huber" // abalone: Huber regression (Figure 2)
@@ -181,9 +181,9 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 		cfg.Params[k].Spell()
 	}
 	M, L := len(cfg.Params), len(cfg.Levels)
-	res := &DRFLNoiseResult{Config: cfg, Runs: make([][]*DRFLRun, M)}
+	res := &NoiseResult{Config: cfg, Runs: make([][]*RunResult, M)}
 	if cfg.CV != nil {
-		res.CVs = make([][]*DRFLCV, M)
+		res.CVs = make([][]*CV, M)
 		if cfg.Folds < 2 {
 			return nil, &experiments.ConfigError{Field: "folds", Value: cfg.Folds, Reason: "want ≥ 2"}
 		}
@@ -253,9 +253,9 @@ func RunDRFLNoise(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig,
 }
 
 // runDRFLRep computes repetition r (seed) of a noise figure.
-func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, seed uint64, r int,
-	progress func(DRFLProgress)) (*drflRep, error) {
-	sp, err := NewDRFLSplit(d, cfg.Data, seed)
+func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg NoiseConfig, seed uint64, r int,
+	progress func(Progress)) (*drflRep, error) {
+	sp, err := NewSplit(d, cfg.Data, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +263,7 @@ func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, s
 	rep := &drflRep{}
 	for _, p := range cfg.Params {
 		set := &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: cfg.Workers}
-		var cv *DRFLCV
+		var cv *CV
 		var cvSeconds float64
 		if cfg.CV != nil {
 			start := time.Now()
@@ -275,7 +275,7 @@ func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, s
 			rep.CVs = append(rep.CVs, cv)
 			p = cv.Best
 		}
-		run, err := RunDRFL(ctx, sp, p, sp.TestX, set)
+		run, err := Run(ctx, sp, p, sp.TestX, set)
 		if err != nil {
 			return nil, fmt.Errorf("repetition %d, %s: %w", r+1, p.Model, err)
 		}
@@ -283,20 +283,20 @@ func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg DRFLNoiseConfig, s
 		acc, clients, worst := noisyScores(sp, p.Metric(), tests, run.V)
 		rep.Acc, rep.Worst, rep.Clients = append(rep.Acc, acc), append(rep.Worst, worst), append(rep.Clients, clients)
 		if progress != nil {
-			progress(DRFLProgress{Rep: r + 1, Model: p.Model, Run: run, CV: cv, CVSeconds: cvSeconds})
+			progress(Progress{Rep: r + 1, Model: p.Model, Run: run, CV: cv, CVSeconds: cvSeconds})
 		}
 	}
 	return rep, nil
 }
 
-// DRFLProgress reports one model's finished fit of one repetition.
-type DRFLProgress struct {
+// Progress reports one model's finished fit of one repetition.
+type Progress struct {
 	Rep   int // 1-based
 	Model string
-	Run   *DRFLRun
+	Run   *RunResult
 	// CV is the model's cross-validation (nil without --cv or when its
 	// grid has one point) and CVSeconds its wall time.
-	CV        *DRFLCV
+	CV        *CV
 	CVSeconds float64
 }
 
@@ -309,7 +309,7 @@ func sampleMeanStd(x []float64) (float64, float64) {
 	return m, s
 }
 
-func (r *DRFLNoiseResult) draw() experiments.Figure {
+func (r *NoiseResult) draw() experiments.Figure {
 	f := r.Config.Figure
 	titles := []string{
 		fmt.Sprintf("noise mean varies, SD = %g", f.FixedSD),
@@ -344,14 +344,14 @@ func (r *DRFLNoiseResult) draw() experiments.Figure {
 
 // CSV returns one row per model, protocol and level: mean and std of the
 // pooled and the worst client's score, under a header naming the metric.
-func (r *DRFLNoiseResult) CSV() string {
+func (r *NoiseResult) CSV() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "dataset,model,protocol,level,%[1]s_mean,%[1]s_std,worst_client_mean,worst_client_std\n", r.Metric)
 	r.csvRows(&b)
 	return b.String()
 }
 
-func (r *DRFLNoiseResult) csvRows(b *strings.Builder) {
+func (r *NoiseResult) csvRows(b *strings.Builder) {
 	for m, p := range r.Config.Params {
 		for k, name := range []string{"A", "B", "C"} {
 			for l, x := range r.Config.Levels {
@@ -363,17 +363,17 @@ func (r *DRFLNoiseResult) csvRows(b *strings.Builder) {
 	}
 }
 
-// DRFLFigure2Result is a noise figure of several rows, as the paper's
+// Figure2Result is a noise figure of several rows, as the paper's
 // Figure 2: one noise run per dataset, drawn as one row of three panels
 // each.
-type DRFLFigure2Result struct {
-	Rows   []*DRFLNoiseResult `json:"rows"`
+type Figure2Result struct {
+	Rows   []*NoiseResult     `json:"rows"`
 	Figure experiments.Figure `json:"figure"`
 }
 
-// NewDRFLFigure2 combines the rows' figures into one (three columns).
-func NewDRFLFigure2(rows []*DRFLNoiseResult) *DRFLFigure2Result {
-	out := &DRFLFigure2Result{Rows: rows}
+// NewFigure2 combines the rows' figures into one (three columns).
+func NewFigure2(rows []*NoiseResult) *Figure2Result {
+	out := &Figure2Result{Rows: rows}
 	var names []string
 	for _, r := range rows {
 		names = append(names, fmt.Sprintf("%s (%s)", r.Config.Figure.Dataset, map[string]string{"accuracy": "SVM, test accuracy", "mse": "Huber, test MSE"}[r.Metric]))
@@ -392,7 +392,7 @@ func NewDRFLFigure2(rows []*DRFLNoiseResult) *DRFLFigure2Result {
 
 // CSV returns the rows' CSV under one header (the metric column is the
 // row's own: accuracy for heart, MSE for abalone).
-func (r *DRFLFigure2Result) CSV() string {
+func (r *Figure2Result) CSV() string {
 	var b strings.Builder
 	b.WriteString("dataset,model,protocol,level,score_mean,score_std,worst_client_mean,worst_client_std\n")
 	for _, row := range r.Rows {

@@ -39,16 +39,16 @@ func huberClients(S, N int) []pd.Client {
 
 // drflObjective is (4) at v: the largest Σ q_s f_s(v) over q ∈ Q, f_s the
 // clients' worst-case losses in closed form.
-func drflObjective(clients []pd.Client, p DRFLParams, v []float64) float64 {
+func drflObjective(clients []pd.Client, p Params, v []float64) float64 {
 	obj, _ := drflWorst(clients, p, v)
 	return obj
 }
 
 // solveDRFL solves model p on the clients by Algorithm 1, which must
 // converge, and returns (w, b).
-func solveDRFL(t *testing.T, clients []pd.Client, p DRFLParams, set *sd.Settings) []float64 {
+func solveDRFL(t *testing.T, clients []pd.Client, p Params, set *sd.Settings) []float64 {
 	t.Helper()
-	prob, err := DRFLProblem(clients, p)
+	prob, err := Problem(clients, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,9 +67,9 @@ func solveDRFL(t *testing.T, clients []pd.Client, p DRFLParams, set *sd.Settings
 func TestHuberShares(t *testing.T) {
 	clients := huberClients(3, 30)
 	set := &sd.Settings{Tol: 1e-7, MaxRounds: 20000}
-	solve := func(p DRFLParams) []float64 { t.Helper(); return solveDRFL(t, clients, p, set) }
-	for _, model := range []string{DRFLModel, DRFLWAFL} {
-		base := DRFLParams{Model: model, Theta: 0.1, P: 1, Loss: "huber"}
+	solve := func(p Params) []float64 { t.Helper(); return solveDRFL(t, clients, p, set) }
+	for _, model := range []string{ModelDRFL, ModelWAFL} {
+		base := Params{Model: model, Theta: 0.1, P: 1, Loss: "huber"}
 		zp := base
 		zp.Kappa = 1
 		zero := solve(zp)
@@ -83,7 +83,7 @@ func TestHuberShares(t *testing.T) {
 		// Sources: the ρ = 0 fit and every candidate solved before, at any
 		// ρ and κ (so that dropping a condition shares a wrong fit).
 		type fit struct {
-			p DRFLParams
+			p Params
 			v []float64
 		}
 		solved := []fit{{zp, zero}}
@@ -114,14 +114,14 @@ func TestHuberShares(t *testing.T) {
 		// Other θ, ε, models or radii per client: never shared.
 		other := base
 		other.Rho, other.Kappa = 0.05, 0.3
-		for _, edit := range []func(p *DRFLParams){
-			func(p *DRFLParams) { p.Theta = 0.2 },
-			func(p *DRFLParams) { p.Epsilon = 2 },
-			func(p *DRFLParams) { p.Model = DRFLAFL },
-			func(p *DRFLParams) { p.Rhos = []float64{0.05, 0.05, 0.05} },
-			func(p *DRFLParams) { p.Loss = "hinge" },
-			func(p *DRFLParams) { p.P = 2 },
-			func(p *DRFLParams) { p.QHat = []float64{0.2, 0.3, 0.5} },
+		for _, edit := range []func(p *Params){
+			func(p *Params) { p.Theta = 0.2 },
+			func(p *Params) { p.Epsilon = 2 },
+			func(p *Params) { p.Model = ModelAFL },
+			func(p *Params) { p.Rhos = []float64{0.05, 0.05, 0.05} },
+			func(p *Params) { p.Loss = "hinge" },
+			func(p *Params) { p.P = 2 },
+			func(p *Params) { p.QHat = []float64{0.2, 0.3, 0.5} },
 		} {
 			o := other
 			edit(&o)
@@ -138,10 +138,10 @@ func TestHuberShares(t *testing.T) {
 // on the workers.
 func TestCrossValidateHuberShares(t *testing.T) {
 	clients := huberClients(3, 30)
-	grid := DRFLGrid{Rho: []float64{0.5, 0.05, 1e-3}, Kappa: []float64{0.2, 0.4, 1}, Theta: []float64{0.01, 0.1}}
-	base := DRFLParams{Model: DRFLModel, P: 1, Loss: "huber"}
+	grid := Grid{Rho: []float64{0.5, 0.05, 1e-3}, Kappa: []float64{0.2, 0.4, 1}, Theta: []float64{0.01, 0.1}}
+	base := Params{Model: ModelDRFL, P: 1, Loss: "huber"}
 	set := &sd.Settings{Tol: 1e-8, MaxRounds: 50000}
-	var first *DRFLCV
+	var first *CV
 	var fits *cvFits
 	for _, w := range []int{1, 3} {
 		set.Workers = w
@@ -174,23 +174,23 @@ func TestCrossValidateHuberShares(t *testing.T) {
 		}
 	}
 	t.Logf("%d fits, %d shared, %d ρ = 0 fits; best %+v", first.Fits, first.Shared, first.ZeroRadius, first.Best)
-	if _, err := CrossValidate(context.Background(), clients, base, DRFLGrid{Kappa: []float64{1}, Theta: []float64{0.1}}, 3, 5, nil); err == nil {
+	if _, err := CrossValidate(context.Background(), clients, base, Grid{Kappa: []float64{1}, Theta: []float64{0.1}}, 3, 5, nil); err == nil {
 		t.Error("empty ρ list: no error")
 	}
 }
 
 func TestAlgorithm1Chains(t *testing.T) {
-	g := DRFLGrid{Rho: []float64{0.1, 1e-3}, Kappa: []float64{0.2, 1}, Theta: []float64{0.01, 0.1}}
-	base := DRFLParams{Rho: 0.5, Kappa: 0.5, Theta: 0.3, P: 1}
+	g := Grid{Rho: []float64{0.1, 1e-3}, Kappa: []float64{0.2, 1}, Theta: []float64{0.01, 0.1}}
+	base := Params{Rho: 0.5, Kappa: 0.5, Theta: 0.3, P: 1}
 	for _, tc := range []struct {
 		model string
 		want  [][]int
 	}{
 		// ρ outermost, then κ, then θ: (0.1,0.2,0.01)=0, (0.1,0.2,0.1)=1,
 		// (0.1,1,0.01)=2, (0.1,1,0.1)=3, (1e-3,0.2,0.01)=4, ...
-		{DRFLModel, [][]int{{6, 4, 2, 0}, {7, 5, 3, 1}}},
-		{DRFLWAFL, [][]int{{3, 2, 1, 0}}},
-		{DRFLAFL, [][]int{{0, 1}}},
+		{ModelDRFL, [][]int{{6, 4, 2, 0}, {7, 5, 3, 1}}},
+		{ModelWAFL, [][]int{{3, 2, 1, 0}}},
+		{ModelAFL, [][]int{{0, 1}}},
 	} {
 		base.Model = tc.model
 		got := algorithm1Chains(g.candidates(base))
@@ -205,14 +205,14 @@ func TestAlgorithm1Chains(t *testing.T) {
 // θ equals a direct central solve's to the LPs' accuracy; AFL (θ only)
 // shares too. Scores do not depend on the workers.
 func TestCrossValidateThetaShares(t *testing.T) {
-	sp, err := NewDRFLSplit(synthDataset(90, 2), DRFLDataConfig{TrainShare: 0.6, Clients: 3}, 3)
+	sp, err := NewSplit(synthDataset(90, 2), DataConfig{TrainShare: 0.6, Clients: 3}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	grid := DRFLGrid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: PaperDRFLGrid().Theta}
-	for _, model := range []string{DRFLModel, DRFLAFL} {
-		base := DRFLParams{Model: model, Kappa: 0.5, P: 1}
-		var first *DRFLCV
+	grid := Grid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: PaperGrid().Theta}
+	for _, model := range []string{ModelDRFL, ModelAFL} {
+		base := Params{Model: model, Kappa: 0.5, P: 1}
+		var first *CV
 		var fits *cvFits
 		for _, w := range []int{1, 3} {
 			cv, cf, err := crossValidate(context.Background(), sp.Train, base, grid, 3, 7, &sd.Settings{Workers: w}, drflCVTol)
@@ -246,7 +246,7 @@ func TestCrossValidateThetaShares(t *testing.T) {
 				if !lower {
 					t.Errorf("%s ρ %v θ %v fold %d: shared fit is not a solved fit at a smaller θ", model, p.Rho, p.Theta, f+1)
 				}
-				spec := NewDRFLSpec(fold, p)
+				spec := NewSpec(fold, p)
 				v, _, err := lp.Solve(context.Background(), spec.Clients, spec.Model, spec.Theta, spec.Norm, spec.Qhat)
 				if err != nil {
 					t.Fatal(err)
@@ -265,7 +265,7 @@ func TestCrossValidateThetaShares(t *testing.T) {
 // in θ, for p = 1, 2, ∞ (checked on a θ grid), and is attained for p = 1
 // at small θ (so the bound is not loose where the CV uses it).
 func TestThetaBound(t *testing.T) {
-	sp, err := NewDRFLSplit(synthDataset(90, 2), DRFLDataConfig{TrainShare: 0.6, Clients: 3}, 3)
+	sp, err := NewSplit(synthDataset(90, 2), DataConfig{TrainShare: 0.6, Clients: 3}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestThetaBound(t *testing.T) {
 	for trial := range 20 {
 		v := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 		for _, norm := range []float64{1, 2, math.Inf(1)} {
-			p := DRFLParams{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, P: norm}
+			p := Params{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, P: norm}
 			thetas := []float64{0, 1e-4, 1e-2, 0.1, 0.3, 1, 2}
 			for a, ta := range thetas {
 				p.Theta = ta
@@ -304,11 +304,11 @@ func TestThetaBound(t *testing.T) {
 func TestCentralLPSaturatedTheta(t *testing.T) {
 	testutil.Slow(t)
 	d := drflDataOrSkip(t, "breast-cancer-wisc")
-	sp, err := NewDRFLSplit(d, DefaultDRFLData("breast-cancer-wisc"), 1)
+	sp, err := NewSplit(d, DefaultData("breast-cancer-wisc"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	folds, err := DRFLFolds(sp.Train, 5, 1, false)
+	folds, err := Folds(sp.Train, 5, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestCentralLPSaturatedTheta(t *testing.T) {
 		}
 		vs := make([][]float64, len(thetas))
 		for k, theta := range thetas {
-			p := DRFLParams{Model: DRFLModel, Rho: 1e-6, Kappa: 0.5, Theta: theta, P: 1}
+			p := Params{Model: ModelDRFL, Rho: 1e-6, Kappa: 0.5, Theta: theta, P: 1}
 			if f == 3 && theta == 1 {
 				lps := [2]pd.CentralLP{{Eps: drflCVLPEps}, {Eps: 10 * drflCVLPEps}}
 				var central bool
@@ -333,13 +333,13 @@ func TestCentralLPSaturatedTheta(t *testing.T) {
 				}
 				continue
 			}
-			spec := NewDRFLSpec(fit, p)
+			spec := NewSpec(fit, p)
 			if vs[k], _, err = lp.Solve(context.Background(), spec.Clients, spec.Model, spec.Theta, spec.Norm, spec.Qhat); err != nil {
 				t.Fatalf("fold %d θ %v: %v", f+1, theta, err)
 			}
 		}
 		for k, theta := range thetas {
-			p := DRFLParams{Model: DRFLModel, Rho: 1e-6, Kappa: 0.5, Theta: theta, P: 1}
+			p := Params{Model: ModelDRFL, Rho: 1e-6, Kappa: 0.5, Theta: theta, P: 1}
 			own := drflObjective(fit, p, vs[k])
 			for o := range thetas {
 				if other := drflObjective(fit, p, vs[o]); other < own-2e-6*(1+own) {

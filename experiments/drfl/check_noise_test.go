@@ -61,7 +61,7 @@ func TestClientLossAgrees(t *testing.T) {
 		{"heart", []pd.Model{{Kappa: 0.5}, {Kappa: 2, Support: pd.Free}, {Epigraph: true}}, drflAgree},
 		{"abalone", []pd.Model{{Loss: pd.LossHuber, Kappa: 0.5}, {Loss: pd.LossHuber, Epigraph: true}}, 1e-13},
 	} {
-		sp, err := NewDRFLSplit(drflDataOrSkip(t, c.data), DefaultDRFLData(c.data), 1)
+		sp, err := NewSplit(drflDataOrSkip(t, c.data), DefaultData(c.data), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,18 +93,18 @@ func TestGateDRFLNoise(t *testing.T) {
 	if _, err := datasets.Load("heart", dirs); err != nil {
 		t.Skipf("heart not available: %v", err)
 	}
-	fig := DRFLNoiseFigure{Name: "drfl-figure2", Dataset: "heart", FixedSD: 0.5, Ratio: 1}
-	cfg := DefaultDRFLConfig().Noise(fig, DRFLParams{P: 1}, true, false)
+	fig := NoiseFigure{Name: "drfl-figure2", Dataset: "heart", FixedSD: 0.5, Ratio: 1}
+	cfg := DefaultConfig().Noise(fig, Params{P: 1}, true, false)
 	cfg.Repetitions = 1
 	cfg.Levels = cfg.Levels[:2]
-	cfg.Params = []DRFLParams{
-		{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1},
-		{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, Theta: 0.05, P: math.Inf(1), Support: pd.Free},
-		{Model: DRFLAFL, Theta: 0.1, P: 2},
-		{Model: DRFLWAFL, Rho: 0.01, Kappa: 0.5, P: 1},
+	cfg.Params = []Params{
+		{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1},
+		{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, Theta: 0.05, P: math.Inf(1), Support: pd.Free},
+		{Model: ModelAFL, Theta: 0.1, P: 2},
+		{Model: ModelWAFL, Rho: 0.01, Kappa: 0.5, P: 1},
 	}
 	d, _ := datasets.Load("heart", dirs)
-	res, err := RunDRFLNoise(context.Background(), d, cfg, nil, nil)
+	res, err := RunNoise(context.Background(), d, cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,21 +114,21 @@ func TestGateDRFLNoise(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		edit   func(r *DRFLNoiseResult)
+		edit   func(r *NoiseResult)
 		dirs   []string
 		failed []string
 	}{
-		{"honest", func(*DRFLNoiseResult) {}, dirs, nil},
+		{"honest", func(*NoiseResult) {}, dirs, nil},
 		// 1e-3 flips no prediction: only the objective sees it.
-		{"weight edited", func(r *DRFLNoiseResult) { r.Runs[0][0].V[0] += 1e-3 }, dirs, []string{"objective recomputed"}},
-		{"intercept moved", func(r *DRFLNoiseResult) { r.Runs[1][0].V[len(r.Runs[1][0].V)-1] += 1 }, dirs, []string{"objective recomputed", "scores recomputed"}},
-		{"objective edited", func(r *DRFLNoiseResult) { r.Runs[2][0].WorstCase *= 1 + 1e-7 }, dirs, []string{"objective recomputed"}},
-		{"test score edited", func(r *DRFLNoiseResult) { r.Runs[1][0].Test += 0.01 }, dirs, []string{"scores recomputed"}},
-		{"noisy score edited", func(r *DRFLNoiseResult) { r.Score[3][2][1][0] += 0.01 }, dirs, []string{"scores recomputed"}},
-		{"data not found", func(*DRFLNoiseResult) {}, []string{t.TempDir()}, []string{"objective recomputed", "scores recomputed"}},
+		{"weight edited", func(r *NoiseResult) { r.Runs[0][0].V[0] += 1e-3 }, dirs, []string{"objective recomputed"}},
+		{"intercept moved", func(r *NoiseResult) { r.Runs[1][0].V[len(r.Runs[1][0].V)-1] += 1 }, dirs, []string{"objective recomputed", "scores recomputed"}},
+		{"objective edited", func(r *NoiseResult) { r.Runs[2][0].WorstCase *= 1 + 1e-7 }, dirs, []string{"objective recomputed"}},
+		{"test score edited", func(r *NoiseResult) { r.Runs[1][0].Test += 0.01 }, dirs, []string{"scores recomputed"}},
+		{"noisy score edited", func(r *NoiseResult) { r.Score[3][2][1][0] += 0.01 }, dirs, []string{"scores recomputed"}},
+		{"data not found", func(*NoiseResult) {}, []string{t.TempDir()}, []string{"objective recomputed", "scores recomputed"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var r DRFLNoiseResult
+			var r NoiseResult
 			if err := json.Unmarshal(honest, &r); err != nil {
 				t.Fatal(err)
 			}

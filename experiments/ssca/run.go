@@ -24,9 +24,9 @@ import (
 	"github.com/fedcon/fedcon/solver/ssca"
 )
 
-// SSCAStep is one row of Section VI's step-size table: ρ_t = A1/t^Alpha,
+// Step is one row of Section VI's step-size table: ρ_t = A1/t^Alpha,
 // γ_t = A2/t^(Alpha+gamma_offset) for batch size Batch.
-type SSCAStep struct {
+type Step struct {
 	Batch int     `mapstructure:"batch" json:"batch"`
 	A1    float64 `mapstructure:"a1" json:"a1"`
 	A2    float64 `mapstructure:"a2" json:"a2"`
@@ -56,9 +56,9 @@ type FedAvgRun struct {
 	LocalSteps int `mapstructure:"local_steps" json:"local_steps"`
 }
 
-// SSCAConfig configures the SSCA experiments (Figures 2-4); each field is a
+// Config configures the SSCA experiments (Figures 2-4); each field is a
 // YAML key of configs/ssca/ssca.yaml.
-type SSCAConfig struct {
+type Config struct {
 	Seed uint64 `mapstructure:"seed" json:"seed"`
 	// Runs are the independent runs; run r uses seed Seed+r for everything
 	// (shards, w^1, mini-batches) and every algorithm.
@@ -76,9 +76,9 @@ type SSCAConfig struct {
 	GammaOffset float64            `mapstructure:"gamma_offset" json:"gamma_offset"`
 	// Labels: "all" (every feature-based client holds y, as the paper's
 	// messages need) or "client0" (client 0 sends Q - y to the others).
-	Labels       string     `mapstructure:"labels" json:"labels"`
-	SampleSteps  []SSCAStep `mapstructure:"sample_steps" json:"sample_steps"`
-	FeatureSteps []SSCAStep `mapstructure:"feature_steps" json:"feature_steps"`
+	Labels       string `mapstructure:"labels" json:"labels"`
+	SampleSteps  []Step `mapstructure:"sample_steps" json:"sample_steps"`
+	FeatureSteps []Step `mapstructure:"feature_steps" json:"feature_steps"`
 	// SampleBatches and FeatureBatches are Figures 2-3's SSCA batch sizes.
 	SampleBatches  []int       `mapstructure:"sample_batches" json:"sample_batches"`
 	FeatureBatches []int       `mapstructure:"feature_batches" json:"feature_batches"`
@@ -106,7 +106,7 @@ const QuickRuns = 2
 
 // Quick shrinks c to the smoke run: 2 runs, evaluation every 10 rounds on
 // fixed 5000-image training and test subsets.
-func (c *SSCAConfig) Quick() {
+func (c *Config) Quick() {
 	c.QuickRun = true
 	c.Runs = QuickRuns
 	c.EvalEvery = 10
@@ -115,13 +115,13 @@ func (c *SSCAConfig) Quick() {
 
 // TrialHash is the hash stored with each trial: everything but the number
 // of runs and the SGD rates (a baseline's rate is in its trial key).
-func (c *SSCAConfig) TrialHash() string { return experiments.TrialHash(c, "runs", "sgd_rates") }
+func (c *Config) TrialHash() string { return experiments.TrialHash(c, "runs", "sgd_rates") }
 
 // UValue is U for the configured data set.
-func (c *SSCAConfig) UValue() float64 { return c.U[c.Dataset] }
+func (c *Config) UValue() float64 { return c.U[c.Dataset] }
 
 // Validate reports the first invalid value as a *ConfigError.
-func (c *SSCAConfig) Validate() error {
+func (c *Config) Validate() error {
 	pos := func(name string, v float64) error {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return &experiments.ConfigError{Field: name, Value: v, Reason: "must be a finite number > 0"}
@@ -162,7 +162,7 @@ func (c *SSCAConfig) Validate() error {
 	case c.EvalEvery < 0 || c.EvalSubset < 0:
 		return &experiments.ConfigError{Field: "eval_every/eval_subset", Value: fmt.Sprint(c.EvalEvery, ", ", c.EvalSubset), Reason: "must be >= 0"}
 	}
-	for _, rows := range [][]SSCAStep{c.SampleSteps, c.FeatureSteps} {
+	for _, rows := range [][]Step{c.SampleSteps, c.FeatureSteps} {
 		for _, r := range rows {
 			switch {
 			case !(r.Alpha > 0 && r.Alpha <= 1):
@@ -198,7 +198,7 @@ func (c *SSCAConfig) Validate() error {
 
 // schedule returns the step sizes of spec s (SSCA) or an error naming the
 // batch size without a row.
-func (c *SSCAConfig) schedule(s SSCASpec) (ssca.Schedule, error) {
+func (c *Config) schedule(s Spec) (ssca.Schedule, error) {
 	if !s.ssca() {
 		if _, ok := c.SGDRates[s.rateKey()]; !ok && s.Rate == (SGDRate{}) {
 			return ssca.Schedule{}, &experiments.ConfigError{Field: "sgd_rates", Value: s.rateKey(), Reason: "no learning rate for this baseline: run 'fedcon tune ssca-sgd'"}
@@ -217,9 +217,9 @@ func (c *SSCAConfig) schedule(s SSCASpec) (ssca.Schedule, error) {
 	return ssca.Schedule{}, &experiments.ConfigError{Field: key, Value: s.Batch, Reason: "no step-size row for this batch size"}
 }
 
-// SSCASpec is one curve: an algorithm at a batch size (and local steps,
+// Spec is one curve: an algorithm at a batch size (and local steps,
 // λ or U where they vary).
-type SSCASpec struct {
+type Spec struct {
 	Algo       string  `json:"algo"` // alg1..alg4, fedavg, fsgd
 	Batch      int     `json:"batch"`
 	LocalSteps int     `json:"local_steps,omitempty"`
@@ -232,15 +232,15 @@ type SSCASpec struct {
 	Rate SGDRate `json:"rate,omitempty"`
 }
 
-// SSCAAlgos are the algorithm names of `run ssca --algo`.
-var SSCAAlgos = []string{"alg1", "alg2", "alg3", "alg4", "fedavg", "fsgd"}
+// Algos are the algorithm names of `run ssca --algo`.
+var Algos = []string{"alg1", "alg2", "alg3", "alg4", "fedavg", "fsgd"}
 
-func (s SSCASpec) ssca() bool        { return strings.HasPrefix(s.Algo, "alg") }
-func (s SSCASpec) feature() bool     { return s.Algo == "alg3" || s.Algo == "alg4" || s.Algo == "fsgd" }
-func (s SSCASpec) constrained() bool { return s.Algo == "alg2" || s.Algo == "alg4" }
+func (s Spec) ssca() bool        { return strings.HasPrefix(s.Algo, "alg") }
+func (s Spec) feature() bool     { return s.Algo == "alg3" || s.Algo == "alg4" || s.Algo == "fsgd" }
+func (s Spec) constrained() bool { return s.Algo == "alg2" || s.Algo == "alg4" }
 
 // rateKey names an SGD baseline in sgd_rates.
-func (s SSCASpec) rateKey() string {
+func (s Spec) rateKey() string {
 	if s.Algo == "fedavg" {
 		return fmt.Sprintf("fedavg-b%d-e%d", s.Batch, max(1, s.LocalSteps))
 	}
@@ -248,7 +248,7 @@ func (s SSCASpec) rateKey() string {
 }
 
 // Key names the spec's trials in the store.
-func (s SSCASpec) Key() string {
+func (s Spec) Key() string {
 	k := fmt.Sprintf("%s-b%d", s.Algo, s.Batch)
 	if s.Algo == "fedavg" {
 		k += fmt.Sprintf("-e%d", max(1, s.LocalSteps))
@@ -268,7 +268,7 @@ func (s SSCASpec) Key() string {
 }
 
 // Label is the legend entry.
-func (s SSCASpec) Label() string {
+func (s Spec) Label() string {
 	switch s.Algo {
 	case "fedavg":
 		return fmt.Sprintf("FedAvg B=%d E=%d", s.Batch, max(1, s.LocalSteps))
@@ -279,7 +279,7 @@ func (s SSCASpec) Label() string {
 }
 
 // withRates sets the SGD baselines' rates from sgd_rates.
-func (c *SSCAConfig) withRates(specs []SSCASpec) []SSCASpec {
+func (c *Config) withRates(specs []Spec) []Spec {
 	for i, s := range specs {
 		if !s.ssca() {
 			specs[i].Rate = c.SGDRates[s.rateKey()]
@@ -289,8 +289,8 @@ func (c *SSCAConfig) withRates(specs []SSCASpec) []SSCASpec {
 }
 
 // allSpecs are the curves of Figures 2-4.
-func (c *SSCAConfig) allSpecs() []SSCASpec {
-	var out []SSCASpec
+func (c *Config) allSpecs() []Spec {
+	var out []Spec
 	for _, f := range []string{"figure2", "figure3", "figure4"} {
 		out = append(out, c.FigureSpecs(f)...)
 	}
@@ -298,31 +298,31 @@ func (c *SSCAConfig) allSpecs() []SSCASpec {
 }
 
 // FigureSpecs are the curves of one figure.
-func (c *SSCAConfig) FigureSpecs(fig string) []SSCASpec { return c.withRates(c.figureSpecs(fig)) }
+func (c *Config) FigureSpecs(fig string) []Spec { return c.withRates(c.figureSpecs(fig)) }
 
-func (c *SSCAConfig) figureSpecs(fig string) []SSCASpec {
-	var out []SSCASpec
+func (c *Config) figureSpecs(fig string) []Spec {
+	var out []Spec
 	U := c.UValue()
 	switch fig {
 	case "figure2":
 		for _, b := range c.SampleBatches {
-			out = append(out, SSCASpec{Algo: "alg1", Batch: b, Lambda: c.Lambda})
+			out = append(out, Spec{Algo: "alg1", Batch: b, Lambda: c.Lambda})
 		}
 		for _, f := range c.FedAvg {
-			out = append(out, SSCASpec{Algo: "fedavg", Batch: f.Batch, LocalSteps: f.LocalSteps, Lambda: c.Lambda})
+			out = append(out, Spec{Algo: "fedavg", Batch: f.Batch, LocalSteps: f.LocalSteps, Lambda: c.Lambda})
 		}
 		for _, b := range c.SampleBatches {
-			out = append(out, SSCASpec{Algo: "alg2", Batch: b, U: U})
+			out = append(out, Spec{Algo: "alg2", Batch: b, U: U})
 		}
 	case "figure3":
 		for _, b := range c.FeatureBatches {
-			out = append(out, SSCASpec{Algo: "alg3", Batch: b, Lambda: c.Lambda})
+			out = append(out, Spec{Algo: "alg3", Batch: b, Lambda: c.Lambda})
 		}
 		for _, b := range c.FSGDBatches {
-			out = append(out, SSCASpec{Algo: "fsgd", Batch: b, Lambda: c.Lambda})
+			out = append(out, Spec{Algo: "fsgd", Batch: b, Lambda: c.Lambda})
 		}
 		for _, b := range c.FeatureBatches {
-			out = append(out, SSCASpec{Algo: "alg4", Batch: b, U: U})
+			out = append(out, Spec{Algo: "alg4", Batch: b, U: U})
 		}
 	case "figure4":
 		for _, a := range []struct {
@@ -330,7 +330,7 @@ func (c *SSCAConfig) figureSpecs(fig string) []SSCASpec {
 			b    int
 		}{{"alg2", c.Fig4SampleB}, {"alg4", c.Fig4FeatureB}} {
 			for _, u := range c.USweep {
-				out = append(out, SSCASpec{Algo: a.algo, Batch: a.b, U: u, FinalOnly: true})
+				out = append(out, Spec{Algo: a.algo, Batch: a.b, U: u, FinalOnly: true})
 			}
 		}
 		for _, a := range []struct {
@@ -338,7 +338,7 @@ func (c *SSCAConfig) figureSpecs(fig string) []SSCASpec {
 			b    int
 		}{{"alg1", c.Fig4SampleB}, {"alg3", c.Fig4FeatureB}} {
 			for _, l := range c.LambdaSweep {
-				out = append(out, SSCASpec{Algo: a.algo, Batch: a.b, Lambda: l, FinalOnly: true})
+				out = append(out, Spec{Algo: a.algo, Batch: a.b, Lambda: l, FinalOnly: true})
 			}
 		}
 	}
@@ -346,10 +346,10 @@ func (c *SSCAConfig) figureSpecs(fig string) []SSCASpec {
 }
 
 // CheckSpec validates one spec (`run ssca`): algorithm, sizes, step-size row.
-func (c *SSCAConfig) CheckSpec(s SSCASpec) error {
+func (c *Config) CheckSpec(s Spec) error {
 	switch {
-	case !slices.Contains(SSCAAlgos, s.Algo):
-		return &experiments.ConfigError{Field: "algo", Value: s.Algo, Reason: fmt.Sprintf("must be one of %v", SSCAAlgos)}
+	case !slices.Contains(Algos, s.Algo):
+		return &experiments.ConfigError{Field: "algo", Value: s.Algo, Reason: fmt.Sprintf("must be one of %v", Algos)}
 	case s.Batch < 1:
 		return &experiments.ConfigError{Field: "batch", Value: s.Batch, Reason: "must be >= 1"}
 	case s.LocalSteps < 0:
@@ -359,21 +359,21 @@ func (c *SSCAConfig) CheckSpec(s SSCASpec) error {
 	return err
 }
 
-// SSCAData is the loaded data set with the fixed evaluation subsets.
-type SSCAData struct {
+// Data is the loaded data set with the fixed evaluation subsets.
+type Data struct {
 	Set *datasets.IDXSet
 	// EvalTrain and EvalTest are what costs and accuracies are computed on:
 	// the full sets, or fixed subsets (eval_subset).
 	EvalTrain, EvalTest *datasets.Images
 }
 
-// LoadSSCAData reads cfg's data set from dirs and picks the evaluation sets.
-func LoadSSCAData(cfg *SSCAConfig, dirs []string) (*SSCAData, error) {
+// LoadData reads cfg's data set from dirs and picks the evaluation sets.
+func LoadData(cfg *Config, dirs []string) (*Data, error) {
 	set, err := datasets.LoadIDXSet(cfg.Dataset, dirs, 10)
 	if err != nil {
 		return nil, err
 	}
-	d := &SSCAData{Set: set, EvalTrain: set.Train, EvalTest: set.Test}
+	d := &Data{Set: set, EvalTrain: set.Train, EvalTest: set.Test}
 	if n := cfg.EvalSubset; n > 0 {
 		// Fixed subsets (independent of the runs): a permutation from stream 0xE5.
 		rng := rand.New(rand.NewPCG(cfg.Seed, 0xE5))
@@ -387,11 +387,11 @@ func LoadSSCAData(cfg *SSCAConfig, dirs []string) (*SSCAData, error) {
 	return d, nil
 }
 
-// SSCATrial is one run of one spec: the curve points and the costs.
-type SSCATrial struct {
-	Spec SSCASpec `json:"spec"`
-	Run  int      `json:"run"`
-	Seed uint64   `json:"seed"`
+// Trial is one run of one spec: the curve points and the costs.
+type Trial struct {
+	Spec Spec   `json:"spec"`
+	Run  int    `json:"run"`
+	Seed uint64 `json:"seed"`
 	// T are the evaluated iterations; TrainCost is F(w^t) (25) on the
 	// (evaluation) training set, Objective F + λ‖w‖² (27), TestAcc the
 	// test accuracy and Norm2 ‖w^t‖².
@@ -476,7 +476,7 @@ const (
 )
 
 // evalAt reports whether iteration t is evaluated.
-func (c *SSCAConfig) evalAt(s SSCASpec) func(int) bool {
+func (c *Config) evalAt(s Spec) func(int) bool {
 	return func(t int) bool {
 		switch {
 		case s.FinalOnly:
@@ -489,10 +489,10 @@ func (c *SSCAConfig) evalAt(s SSCASpec) func(int) bool {
 	}
 }
 
-// RunSSCATrial runs spec s with run index r.
-func RunSSCATrial(ctx context.Context, cfg *SSCAConfig, data *SSCAData, s SSCASpec, r int) (SSCATrial, error) {
+// RunTrial runs spec s with run index r.
+func RunTrial(ctx context.Context, cfg *Config, data *Data, s Spec, r int) (Trial, error) {
 	seed := cfg.Seed + uint64(r)
-	tr := SSCATrial{Spec: s, Run: r, Seed: seed}
+	tr := Trial{Spec: s, Run: r, Seed: seed}
 	train := data.Set.Train
 	net := swishnet.Net{K: train.K, J: cfg.Hidden, L: 10}
 	w1 := make([]float64, net.Dim())
@@ -578,7 +578,7 @@ var errDiverged = errors.New("diverged")
 const statusDiverged = "Diverged"
 
 // fill copies res into tr; a run stopped by errDiverged is Diverged, not an error.
-func (tr *SSCATrial) fill(res *ssca.Result, err error) error {
+func (tr *Trial) fill(res *ssca.Result, err error) error {
 	tr.Status, tr.Stats, tr.Nu, tr.Slack = res.Status.String(), res.Stats, res.Nu, res.Slack
 	tr.W = res.W
 	if errors.Is(err, errDiverged) {
@@ -592,7 +592,7 @@ func (tr *SSCATrial) fill(res *ssca.Result, err error) error {
 }
 
 // sampleClients shuffles the training set iid into I shards (seed-driven).
-func sampleClients(cfg *SSCAConfig, net swishnet.Net, train *datasets.Images, seed uint64, B int) ([]ssca.SampleClient, error) {
+func sampleClients(cfg *Config, net swishnet.Net, train *datasets.Images, seed uint64, B int) ([]ssca.SampleClient, error) {
 	perm := rand.New(rand.NewPCG(seed, streamShard)).Perm(train.N)
 	I := cfg.Clients
 	var out []ssca.SampleClient
@@ -607,7 +607,7 @@ func sampleClients(cfg *SSCAConfig, net swishnet.Net, train *datasets.Images, se
 }
 
 // featureProblem splits the pixels into I contiguous blocks.
-func featureProblem(cfg *SSCAConfig, net swishnet.Net, train *datasets.Images) (*ssca.FeatureProblem, error) {
+func featureProblem(cfg *Config, net swishnet.Net, train *datasets.Images) (*ssca.FeatureProblem, error) {
 	if cfg.Clients > net.K {
 		return nil, &experiments.ConfigError{Field: "clients", Value: cfg.Clients, Reason: fmt.Sprintf("more clients than the %d features", net.K)}
 	}
@@ -619,29 +619,29 @@ func featureProblem(cfg *SSCAConfig, net swishnet.Net, train *datasets.Images) (
 	return fp, nil
 }
 
-// SSCACurve is one spec's trials.
-type SSCACurve struct {
-	Spec   SSCASpec    `json:"spec"`
-	Trials []SSCATrial `json:"trials"`
+// Curve is one spec's trials.
+type Curve struct {
+	Spec   Spec    `json:"spec"`
+	Trials []Trial `json:"trials"`
 }
 
-// RunSSCASpecs runs cfg.Runs trials of every spec, opt.Workers at a time,
+// RunSpecs runs cfg.Runs trials of every spec, opt.Workers at a time,
 // reusing stored trials; the curves come back in spec order.
-func RunSSCASpecs(ctx context.Context, cfg *SSCAConfig, data *SSCAData, specs []SSCASpec, runs int, opt experiments.RunOptions) ([]SSCACurve, error) {
-	out := make([]SSCACurve, len(specs))
+func RunSpecs(ctx context.Context, cfg *Config, data *Data, specs []Spec, runs int, opt experiments.RunOptions) ([]Curve, error) {
+	out := make([]Curve, len(specs))
 	pc := experiments.NewProgressCounter(len(specs)*runs, opt.Progress)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.NumWorkers())
 	for k, s := range specs {
-		out[k] = SSCACurve{Spec: s, Trials: make([]SSCATrial, runs)}
+		out[k] = Curve{Spec: s, Trials: make([]Trial, runs)}
 		for r := 0; r < runs; r++ {
 			g.Go(func() error {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
 				key := experiments.TrialKey(s.Key(), r)
-				tr, err := experiments.Cached(opt.Store, key, cfg.Seed+uint64(r), func() (SSCATrial, error) {
-					tr, err := RunSSCATrial(gctx, cfg, data, s, r)
+				tr, err := experiments.Cached(opt.Store, key, cfg.Seed+uint64(r), func() (Trial, error) {
+					tr, err := RunTrial(gctx, cfg, data, s, r)
 					// w^T is stored before the trial file that names it.
 					if err == nil && r == WeightsRun && opt.Store != nil && tr.W != nil && tr.Status != statusDiverged {
 						tr.FinalW, err = writeWeights(opt.Store.Dir, key, tr.W)
@@ -673,7 +673,7 @@ var curveKeys = map[string]string{
 
 // reads returns the keys of curveKeys that curve s reads. Figure 4's curves
 // (FinalOnly) take their U or λ from u_sweep or lambda_sweep.
-func (s SSCASpec) reads() []string {
+func (s Spec) reads() []string {
 	var k []string
 	switch {
 	case !s.ssca():
@@ -698,7 +698,7 @@ func (s SSCASpec) reads() []string {
 // UnreadKeys returns the keys that only some curves read and that no curve
 // of specs reads, each with what it sets: the keys a command running
 // specs must refuse.
-func UnreadKeys(specs []SSCASpec) map[string]string {
+func UnreadKeys(specs []Spec) map[string]string {
 	out := maps.Clone(curveKeys)
 	for _, s := range specs {
 		for _, k := range s.reads() {
@@ -711,8 +711,8 @@ func UnreadKeys(specs []SSCASpec) map[string]string {
 // FigureCurves are the kinds of curve figure fig draws (one per algorithm
 // and role, whatever the configured batch sizes and sweeps), known before
 // any configuration is loaded.
-func FigureCurves(fig string) []SSCASpec {
-	one := &SSCAConfig{SampleBatches: []int{1}, FeatureBatches: []int{1}, FedAvg: []FedAvgRun{{Batch: 1}},
+func FigureCurves(fig string) []Spec {
+	one := &Config{SampleBatches: []int{1}, FeatureBatches: []int{1}, FedAvg: []FedAvgRun{{Batch: 1}},
 		FSGDBatches: []int{1}, USweep: []float64{1}, LambdaSweep: []float64{1}}
 	return one.figureSpecs(fig)
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/fedcon/fedcon/solver"
 )
 
-func smallConicConfig() *ConicQPConfig {
-	return &ConicQPConfig{
+func smallConicConfig() *QPConfig {
+	return &QPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 3, Trials: 2, RNG: "fedcon"},
 		Cells:       [][]int{{20, 1, 1}, {24, 3, 2}},
 		W0:          "ones", BallParties: "all", BallRatio: 0.5, Subsolver: "newton",
@@ -26,19 +26,19 @@ func smallConicConfig() *ConicQPConfig {
 func TestConicQPConfigValidate(t *testing.T) {
 	cases := []struct {
 		name  string
-		edit  func(c *ConicQPConfig)
+		edit  func(c *QPConfig)
 		field string
 	}{
-		{"numpy stream", func(c *ConicQPConfig) { c.RNG = "numpy" }, "rng"},
-		{"bad w0", func(c *ConicQPConfig) { c.W0 = "half" }, "w0"},
-		{"negative ball rows", func(c *ConicQPConfig) { c.BallRows = -1 }, "ball_rows"},
-		{"ball ratio 1", func(c *ConicQPConfig) { c.BallRows, c.BallRatio = 2, 1 }, "ball_ratio"},
-		{"ball parties", func(c *ConicQPConfig) { c.BallRows, c.BallParties = 2, "some" }, "ball_parties"},
-		{"subsolver", func(c *ConicQPConfig) { c.Subsolver = "sgd" }, "subsolver"},
-		{"cell shape", func(c *ConicQPConfig) { c.Cells = [][]int{{10, 1}} }, "cells"},
+		{"numpy stream", func(c *QPConfig) { c.RNG = "numpy" }, "rng"},
+		{"bad w0", func(c *QPConfig) { c.W0 = "half" }, "w0"},
+		{"negative ball rows", func(c *QPConfig) { c.BallRows = -1 }, "ball_rows"},
+		{"ball ratio 1", func(c *QPConfig) { c.BallRows, c.BallRatio = 2, 1 }, "ball_ratio"},
+		{"ball parties", func(c *QPConfig) { c.BallRows, c.BallParties = 2, "some" }, "ball_parties"},
+		{"subsolver", func(c *QPConfig) { c.Subsolver = "sgd" }, "subsolver"},
+		{"cell shape", func(c *QPConfig) { c.Cells = [][]int{{10, 1}} }, "cells"},
 		// (n+1)·m̃ = 10 stacked equalities in R^10 leave no room.
-		{"too many equalities", func(c *ConicQPConfig) { c.Cells = [][]int{{10, 4, 2}} }, "constraints"},
-		{"beta", func(c *ConicQPConfig) { c.Beta = -1 }, "beta"},
+		{"too many equalities", func(c *QPConfig) { c.Cells = [][]int{{10, 4, 2}} }, "constraints"},
+		{"beta", func(c *QPConfig) { c.Beta = -1 }, "beta"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,15 +62,15 @@ func TestConicQPConfigValidate(t *testing.T) {
 func TestRunConicQP(t *testing.T) {
 	cases := []struct {
 		name string
-		edit func(c *ConicQPConfig)
+		edit func(c *QPConfig)
 	}{
-		{"eq. (25)", func(*ConicQPConfig) {}},
+		{"eq. (25)", func(*QPConfig) {}},
 		// One ball: ExactSingleBall gives f*. β = ρ = 10 keeps the large
 		// ball multiplier from needing hundreds of outer iterations.
-		{"server ball", func(c *ConicQPConfig) {
+		{"server ball", func(c *QPConfig) {
 			c.BallRows, c.BallParties, c.Beta, c.Rho = 3, "server", 10, 10
 		}},
-		{"balls everywhere", func(c *ConicQPConfig) { c.BallRows, c.Beta, c.Rho = 2, 10, 10 }},
+		{"balls everywhere", func(c *QPConfig) { c.BallRows, c.Beta, c.Rho = 2, 10, 10 }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestRunConicQP(t *testing.T) {
 			}
 			cfg := smallConicConfig()
 			c.edit(cfg)
-			res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
+			res, err := RunQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestRunConicQP(t *testing.T) {
 				}
 			}
 			// Determinism: two workers give the same trials, bit for bit.
-			res2, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 2})
+			res2, err := RunQP(context.Background(), cfg, experiments.RunOptions{Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,9 +134,9 @@ func TestRunConicQP(t *testing.T) {
 }
 
 // stripConicWall encodes trials without their wall times and runtimes.
-func stripConicWall(t *testing.T, trials []ConicQPTrial) string {
+func stripConicWall(t *testing.T, trials []QPTrial) string {
 	t.Helper()
-	c := append([]ConicQPTrial(nil), trials...)
+	c := append([]QPTrial(nil), trials...)
 	for i := range c {
 		c[i].Alg1.Wall, c[i].CProx.Wall = 0, 0
 		c[i].Alg1.Stats.Runtime, c[i].CProx.Stats.Runtime = 0, 0
@@ -188,9 +188,9 @@ func TestQPJSONLayout(t *testing.T) {
 		want []string
 	}{
 		{"QPTrial", proxal.QPTrial{}, []string{"n", "d", "m", "trial", "f_star", "nu_star_l1", "alg1", "cprox", "reldiff"}},
-		{"ConicQPTrial", ConicQPTrial{}, []string{"d", "n", "m", "trial", "balls", "exact_reference", "f_star", "alg1", "cprox", "reldiff"}},
+		{"QPTrial", QPTrial{}, []string{"d", "n", "m", "trial", "balls", "exact_reference", "f_star", "alg1", "cprox", "reldiff"}},
 		{"QPRow", proxal.QPRow{}, []string{"N", "D", "M", "f_star", "objective_alg1", "reldiff", "outer_cprox", "kkt_max_alg1", "flags", "diverged_alg1", "reldiff_trials", "nu_star_l1", "objective_kkt_band_alg1"}},
-		{"ConicQPRow", ConicQPRow{}, []string{"D", "N", "M", "exact_reference", "f_star", "objective_cprox", "feasviol_alg1", "dist_opt_cprox", "kkt_max_cprox", "flags", "diverged_cprox", "trials"}},
+		{"QPRow", QPRow{}, []string{"D", "N", "M", "exact_reference", "f_star", "objective_cprox", "feasviol_alg1", "dist_opt_cprox", "kkt_max_cprox", "flags", "diverged_cprox", "trials"}},
 		{"ClassRow", proxal.ClassRow{}, []string{"dataset", "objective_alg1", "diverged_alg1", "diverged_cprox", "trials", "reldiff_trials", "rows_dropped_by_partition"}},
 	} {
 		got := keys(c.v)
@@ -214,8 +214,8 @@ func TestConicQPRowDiverged(t *testing.T) {
 	cprox.Residuals.Stationarity, cprox.Residuals.Feasibility = 1e-4, 1e-4
 	runs := []*proxal.QPRuns{{Alg1: alg1, CProx: cprox, RelDiff: 3e19}}
 	row := struct{ QPStats proxal.QPStats }{proxal.QPStatsOf(runs, [2]float64{1e-3, 1e-3})}
-	crow := ConicQPRow{D: 2, N: 1, M: 1, Exact: true, QPStats: row.QPStats}
-	cres := &ConicQPResult{Info: experiments.NewRunInfo("t", "test", &ConicQPConfig{}, 1), Rows: []ConicQPRow{crow}}
+	crow := QPRow{D: 2, N: 1, M: 1, Exact: true, QPStats: row.QPStats}
+	cres := &QPResult{Info: experiments.NewRunInfo("t", "test", &QPConfig{}, 1), Rows: []QPRow{crow}}
 	cm, ce := cres.Tables()[0].Rows[0], cres.Tables()[1].Rows[0]
 	if cm[3] != "-" || cm[4] == "-" || !strings.HasPrefix(cm[6], "- / ") || ce[6] != "-" || ce[7] != "-" || ce[8] == "-" {
 		t.Errorf("conic Table 1, every Alg. 1 run diverged: %q / %q", cm, ce)

@@ -18,15 +18,15 @@ import (
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
-// DRFLPreset names the embedded preset of the DRFL commands,
+// Preset names the embedded preset of the DRFL commands,
 // configs/drfl/drfl.yaml.
-const DRFLPreset = "drfl/drfl"
+const Preset = "drfl/drfl"
 
-// DRFLConfig is configs/drfl/drfl.yaml: every setting of `fedcon run drfl`
+// Config is configs/drfl/drfl.yaml: every setting of `fedcon run drfl`
 // and `fedcon reproduce drfl-figure1..5`. The keys the flags take as lists
 // or names (rho, p, qhat, support) stay strings, parsed by cmd as the
 // flags are.
-type DRFLConfig struct {
+type Config struct {
 	// Algorithm 1's settings (solver/drfl.Settings).
 	C         float64 `mapstructure:"c"`
 	Tol       float64 `mapstructure:"tol"`
@@ -42,46 +42,46 @@ type DRFLConfig struct {
 	Theta   float64 `mapstructure:"theta"`
 	// Seed is the first repetition's seed.
 	Seed uint64 `mapstructure:"seed"`
-	// The split (DRFLDataConfig); TrainNoise by dataset, "default" for
+	// The split (DataConfig); TrainNoise by dataset, "default" for
 	// the others.
-	TrainShare float64                   `mapstructure:"train_share"`
-	Clients    int                       `mapstructure:"clients"`
-	TrainNoise map[string]DRFLTrainNoise `mapstructure:"train_noise"`
-	Imbalance  []float64                 `mapstructure:"imbalance"`
+	TrainShare float64               `mapstructure:"train_share"`
+	Clients    int                   `mapstructure:"clients"`
+	TrainNoise map[string]TrainNoise `mapstructure:"train_noise"`
+	Imbalance  []float64             `mapstructure:"imbalance"`
 	// Figures 2-5.
-	Repetitions      int      `mapstructure:"repetitions"`
-	QuickRepetitions int      `mapstructure:"quick_repetitions"`
-	NoiseMax         float64  `mapstructure:"noise_max"`
-	NoiseStep        float64  `mapstructure:"noise_step"`
-	QuickNoiseStep   float64  `mapstructure:"quick_noise_step"`
-	Folds            int      `mapstructure:"folds"`
-	Grid             DRFLGrid `mapstructure:"cv_grid"`
-	QuickGridThin    int      `mapstructure:"quick_grid_thin"`
+	Repetitions      int     `mapstructure:"repetitions"`
+	QuickRepetitions int     `mapstructure:"quick_repetitions"`
+	NoiseMax         float64 `mapstructure:"noise_max"`
+	NoiseStep        float64 `mapstructure:"noise_step"`
+	QuickNoiseStep   float64 `mapstructure:"quick_noise_step"`
+	Folds            int     `mapstructure:"folds"`
+	Grid             Grid    `mapstructure:"cv_grid"`
+	QuickGridThin    int     `mapstructure:"quick_grid_thin"`
 	// The rows (datasets) of each noise figure.
-	Figure2 []DRFLNoiseFigure `mapstructure:"figure2"`
-	Figure3 []DRFLNoiseFigure `mapstructure:"figure3"`
-	Figure4 []DRFLNoiseFigure `mapstructure:"figure4"`
-	Figure5 []DRFLNoiseFigure `mapstructure:"figure5"`
-	Figure1 DRFLFigure1Preset `mapstructure:"figure1"`
+	Figure2 []NoiseFigure `mapstructure:"figure2"`
+	Figure3 []NoiseFigure `mapstructure:"figure3"`
+	Figure4 []NoiseFigure `mapstructure:"figure4"`
+	Figure5 []NoiseFigure `mapstructure:"figure5"`
+	Figure1 Figure1Preset `mapstructure:"figure1"`
 }
 
-// DRFLTrainNoise is the N(Mean, SD²) noise on client 1's training features.
-type DRFLTrainNoise struct {
+// TrainNoise is the N(Mean, SD²) noise on client 1's training features.
+type TrainNoise struct {
 	Mean float64 `mapstructure:"mean"`
 	SD   float64 `mapstructure:"sd"`
 }
 
-// DRFLFigure1Preset is Figure 1's section: its sizes and those of --quick.
-type DRFLFigure1Preset struct {
-	DRFLFigure1Config `mapstructure:",squash"`
-	QuickDraws        int     `mapstructure:"quick_draws"`
-	QuickRhoStep      float64 `mapstructure:"quick_rho_step"`
+// Figure1Preset is Figure 1's section: its sizes and those of --quick.
+type Figure1Preset struct {
+	Figure1Config `mapstructure:",squash"`
+	QuickDraws    int     `mapstructure:"quick_draws"`
+	QuickRhoStep  float64 `mapstructure:"quick_rho_step"`
 }
 
-// DefaultDRFLConfig returns the embedded preset, the one source of the
+// DefaultConfig returns the embedded preset, the one source of the
 // DRFL defaults: a copy the caller may change. It panics if the preset
 // does not decode: a build defect, which TestDRFLPreset catches.
-func DefaultDRFLConfig() *DRFLConfig {
+func DefaultConfig() *Config {
 	c, err := drflPreset()
 	if err != nil {
 		panic(err)
@@ -91,33 +91,33 @@ func DefaultDRFLConfig() *DRFLConfig {
 
 // drflPreset decodes the preset once (about 1 ms; every DRFL command's
 // flags read it at start-up).
-var drflPreset = sync.OnceValues(func() (*DRFLConfig, error) {
-	b, err := configs.Preset(DRFLPreset)
+var drflPreset = sync.OnceValues(func() (*Config, error) {
+	b, err := configs.Preset(Preset)
 	if err != nil {
 		return nil, err
 	}
 	var raw map[string]any
 	if err := yaml.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("experiments: preset %s: %w", DRFLPreset, err)
+		return nil, fmt.Errorf("experiments: preset %s: %w", Preset, err)
 	}
 	// The decoder of cmd's loadConfig (viper): weakly typed, no unknown keys.
-	c := &DRFLConfig{}
+	c := &Config{}
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{WeaklyTypedInput: true, ErrorUnused: true, Result: c})
 	if err == nil {
 		err = dec.Decode(raw)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("experiments: preset %s: %w", DRFLPreset, err)
+		return nil, fmt.Errorf("experiments: preset %s: %w", Preset, err)
 	}
 	return c, nil
 })
 
 // Clone returns a deep copy of c.
-func (c *DRFLConfig) Clone() *DRFLConfig {
+func (c *Config) Clone() *Config {
 	d := *c
 	d.TrainNoise = maps.Clone(c.TrainNoise)
 	d.Imbalance = slices.Clone(c.Imbalance)
-	d.Grid = DRFLGrid{Rho: slices.Clone(c.Grid.Rho), Kappa: slices.Clone(c.Grid.Kappa), Theta: slices.Clone(c.Grid.Theta)}
+	d.Grid = Grid{Rho: slices.Clone(c.Grid.Rho), Kappa: slices.Clone(c.Grid.Kappa), Theta: slices.Clone(c.Grid.Theta)}
 	d.Figure2, d.Figure3 = slices.Clone(c.Figure2), slices.Clone(c.Figure3)
 	d.Figure4, d.Figure5 = slices.Clone(c.Figure4), slices.Clone(c.Figure5)
 	return &d
@@ -126,12 +126,12 @@ func (c *DRFLConfig) Clone() *DRFLConfig {
 // Data returns the split of dataset: the training share, the clients,
 // dataset's training noise (train_noise.default if it has none) and, if
 // imbalanced, the imbalance ratios.
-func (c *DRFLConfig) Data(dataset string, imbalanced bool) DRFLDataConfig {
+func (c *Config) Data(dataset string, imbalanced bool) DataConfig {
 	n, ok := c.TrainNoise[dataset]
 	if !ok {
 		n = c.TrainNoise["default"]
 	}
-	d := DRFLDataConfig{TrainShare: c.TrainShare, Clients: c.Clients, NoiseMean: n.Mean, NoiseSD: n.SD}
+	d := DataConfig{TrainShare: c.TrainShare, Clients: c.Clients, NoiseMean: n.Mean, NoiseSD: n.SD}
 	if imbalanced {
 		d.Imbalance = slices.Clone(c.Imbalance)
 	}
@@ -139,7 +139,7 @@ func (c *DRFLConfig) Data(dataset string, imbalanced bool) DRFLDataConfig {
 }
 
 // ValidateData checks the split's keys.
-func (c *DRFLConfig) ValidateData() error {
+func (c *Config) ValidateData() error {
 	if !(c.TrainShare > 0 && c.TrainShare < 1) {
 		return &experiments.ConfigError{Field: "train_share", Value: c.TrainShare, Reason: "want in (0, 1)"}
 	}
@@ -167,8 +167,8 @@ func (c *DRFLConfig) ValidateData() error {
 
 // FigureRows returns the rows (datasets) of noise figure name
 // ("drfl-figure2" to "drfl-figure5"), each named name; nil for another name.
-func (c *DRFLConfig) FigureRows(name string) []DRFLNoiseFigure {
-	rows := map[string][]DRFLNoiseFigure{"drfl-figure2": c.Figure2, "drfl-figure3": c.Figure3,
+func (c *Config) FigureRows(name string) []NoiseFigure {
+	rows := map[string][]NoiseFigure{"drfl-figure2": c.Figure2, "drfl-figure3": c.Figure3,
 		"drfl-figure4": c.Figure4, "drfl-figure5": c.Figure5}[name]
 	rows = slices.Clone(rows)
 	for i := range rows {
@@ -179,7 +179,7 @@ func (c *DRFLConfig) FigureRows(name string) []DRFLNoiseFigure {
 
 // ValidateNoise checks the keys of Figures 2-5; the grid only with cv.
 // folds is checked always: a bad --folds without --cv is a mistake too.
-func (c *DRFLConfig) ValidateNoise(cv bool) error {
+func (c *Config) ValidateNoise(cv bool) error {
 	if c.Repetitions < 1 {
 		return &experiments.ConfigError{Field: "repetitions", Value: c.Repetitions, Reason: "want ≥ 1"}
 	}
@@ -245,8 +245,8 @@ func (c *DRFLConfig) ValidateNoise(cv bool) error {
 // base's parameters (tuned by cross-validation over the grid if cv), the
 // preset's repetitions, levels, split and solver settings; quick takes the
 // quick_ keys.
-func (c *DRFLConfig) Noise(fig DRFLNoiseFigure, base DRFLParams, quick, cv bool) DRFLNoiseConfig {
-	n := DRFLNoiseConfig{Figure: fig, Repetitions: c.Repetitions, Seed: c.Seed, Data: c.Data(fig.Dataset, fig.Imbalanced),
+func (c *Config) Noise(fig NoiseFigure, base Params, quick, cv bool) NoiseConfig {
+	n := NoiseConfig{Figure: fig, Repetitions: c.Repetitions, Seed: c.Seed, Data: c.Data(fig.Dataset, fig.Imbalanced),
 		C: c.C, Tol: c.Tol, MaxRounds: c.MaxRounds}
 	step := c.NoiseStep
 	if quick {
@@ -256,7 +256,7 @@ func (c *DRFLConfig) Noise(fig DRFLNoiseFigure, base DRFLParams, quick, cv bool)
 		// Rounded, so that the CSV reads 0.6, not 0.6000000000000001.
 		n.Levels = append(n.Levels, math.Round(float64(k)*step*1e9)/1e9)
 	}
-	for _, m := range DRFLModels() {
+	for _, m := range Models() {
 		p := base
 		p.Model = m
 		p.Spell() // for the run record
@@ -274,8 +274,8 @@ func (c *DRFLConfig) Noise(fig DRFLNoiseFigure, base DRFLParams, quick, cv bool)
 
 // Figure1Config returns Figure 1's sizes; quick takes quick_draws and
 // quick_rho_step.
-func (c *DRFLConfig) Figure1Config(quick bool) DRFLFigure1Config {
-	f := c.Figure1.DRFLFigure1Config
+func (c *Config) Figure1Config(quick bool) Figure1Config {
+	f := c.Figure1.Figure1Config
 	if quick {
 		f.Draws, f.RhoStep = c.Figure1.QuickDraws, c.Figure1.QuickRhoStep
 	}
@@ -297,9 +297,9 @@ func FloatList(field, s string) ([]float64, error) {
 
 // Params turns cfg's model and solver keys into validated parameters of
 // model; loss "" is settled by the dataset later.
-func (cfg *DRFLConfig) Params(model, loss string) (DRFLParams, error) {
+func (cfg *Config) Params(model, loss string) (Params, error) {
 	S := cfg.Clients
-	p := DRFLParams{Model: model, Kappa: cfg.Kappa, Theta: cfg.Theta, Loss: loss}
+	p := Params{Model: model, Kappa: cfg.Kappa, Theta: cfg.Theta, Loss: loss}
 	if loss == "huber" {
 		p.Epsilon = cfg.Epsilon
 	}
@@ -313,7 +313,7 @@ func (cfg *DRFLConfig) Params(model, loss string) (DRFLParams, error) {
 	switch {
 	case len(rhos) == 1:
 		p.Rho = rhos[0]
-	case len(rhos) == S && model == DRFLModel:
+	case len(rhos) == S && model == ModelDRFL:
 		p.Rhos = rhos
 	default:
 		return p, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
@@ -368,6 +368,6 @@ func (cfg *DRFLConfig) Params(model, loss string) (DRFLParams, error) {
 }
 
 // Settings are Algorithm 1's settings of cfg, workers clients at a time.
-func (cfg *DRFLConfig) Settings(workers int) *sd.Settings {
+func (cfg *Config) Settings(workers int) *sd.Settings {
 	return &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: workers}
 }

@@ -14,11 +14,11 @@ import (
 	"github.com/fedcon/fedcon/solver"
 )
 
-// ConicQPConfig configures the QP experiment of the conic paper (eq. (25),
+// QPConfig configures the QP experiment of the conic paper (eq. (25),
 // Table 1), optionally with a norm ball ||G_iw - h_i||₂ <= t_i per party (a
 // second-order-cone constraint; not in the paper). Every field is a YAML key
 // of configs/conic-table1.yaml.
-type ConicQPConfig struct {
+type QPConfig struct {
 	experiments.TrialConfig `mapstructure:",squash"`
 	// Cells are [d, n, m̃], the paper's column order; each cell draws
 	// `trials` independent instances (the paper's "10 instances").
@@ -39,7 +39,7 @@ type ConicQPConfig struct {
 }
 
 // Validate reports the first invalid value as a *ConfigError.
-func (c *ConicQPConfig) Validate() error {
+func (c *QPConfig) Validate() error {
 	if err := experiments.ValidateAll(c.TrialConfig.ValidateTrials, c.MethodConfig.ValidateMethod); err != nil {
 		return err
 	}
@@ -80,16 +80,16 @@ func (c *ConicQPConfig) Validate() error {
 }
 
 // TrialHash is what one trial depends on: all keys but those choosing the cells and trials.
-func (c *ConicQPConfig) TrialHash() string { return experiments.TrialHash(c, "trials", "cells") }
+func (c *QPConfig) TrialHash() string { return experiments.TrialHash(c, "trials", "cells") }
 
-func (c *ConicQPConfig) ballSpec() problems.BallSpec {
+func (c *QPConfig) ballSpec() problems.BallSpec {
 	return problems.BallSpec{Rows: c.BallRows, Ratio: c.BallRatio,
 		Server:  c.BallParties == "server" || c.BallParties == "all",
 		Clients: c.BallParties == "clients" || c.BallParties == "all"}
 }
 
-// ConicQPTrial is one instance of one cell, both algorithms from one w0.
-type ConicQPTrial struct {
+// QPTrial is one instance of one cell, both algorithms from one w0.
+type QPTrial struct {
 	D     int  `json:"d"`
 	N     int  `json:"n"`
 	M     int  `json:"m"`
@@ -102,38 +102,38 @@ type ConicQPTrial struct {
 	proxal.QPRuns
 }
 
-// ConicQPRow aggregates one cell over its instances: Table 4's columns
+// QPRow aggregates one cell over its instances: Table 4's columns
 // (QPStats) with f* per instance, hence its mean and std.
-type ConicQPRow struct {
+type QPRow struct {
 	D, N, M int
 	Exact   bool                `json:"exact_reference"`
 	FStar   experiments.MeanStd `json:"f_star"`
 	proxal.QPStats
 }
 
-// ConicQPResult is the whole experiment.
-type ConicQPResult proxal.QPResultFile[ConicQPRow, ConicQPTrial]
+// QPResult is the whole experiment.
+type QPResult proxal.QPResultFile[QPRow, QPTrial]
 
 // conicInstance draws instance t of cell (d, n, m) from its own stream.
-func conicInstance(cfg *ConicQPConfig, d, n, m, t int) (*problems.ConicQP, error) {
+func conicInstance(cfg *QPConfig, d, n, m, t int) (*problems.ConicQP, error) {
 	stream := uint64(0xC0)<<56 | uint64(d)<<36 | uint64(n)<<26 | uint64(m)<<16 | uint64(t)
 	return problems.NewConicQP(rand.New(rand.NewPCG(cfg.Seed, stream)), d, n, m, cfg.ballSpec())
 }
 
-// RunConicQP runs every cell and instance of cfg, opt.Workers instances at a
+// RunQP runs every cell and instance of cfg, opt.Workers instances at a
 // time; results are identical for any workers. On cancellation it returns
 // the finished cells with an error wrapping ctx.Err().
-func RunConicQP(ctx context.Context, cfg *ConicQPConfig, opt experiments.RunOptions) (*ConicQPResult, error) {
+func RunQP(ctx context.Context, cfg *QPConfig, opt experiments.RunOptions) (*QPResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	res := &ConicQPResult{}
+	res := &QPResult{}
 	pc := experiments.NewProgressCounter(len(cfg.Cells)*cfg.Trials, opt.Progress)
 	for _, cell := range cfg.Cells {
 		d, n, m := cell[0], cell[1], cell[2]
 		label := fmt.Sprintf("d=%d n=%d m=%d", d, n, m)
 		trials, err := experiments.RunTrials(ctx, cfg.Trials, opt, pc, label, fmt.Sprintf("d%d-n%d-m%d", d, n, m), cfg.Seed,
-			func(ctx context.Context, t int) (ConicQPTrial, error) { return conicQPTrial(ctx, cfg, d, n, m, t) })
+			func(ctx context.Context, t int) (QPTrial, error) { return conicQPTrial(ctx, cfg, d, n, m, t) })
 		if err != nil {
 			return res, err
 		}
@@ -143,12 +143,12 @@ func RunConicQP(ctx context.Context, cfg *ConicQPConfig, opt experiments.RunOpti
 	return res, nil
 }
 
-func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (ConicQPTrial, error) {
+func conicQPTrial(ctx context.Context, cfg *QPConfig, d, n, m, t int) (QPTrial, error) {
 	inst, err := experiments.Interruptible(ctx, func() (*problems.ConicQP, error) { return conicInstance(cfg, d, n, m, t) })
 	if err != nil {
-		return ConicQPTrial{}, err
+		return QPTrial{}, err
 	}
-	tr := ConicQPTrial{D: d, N: n, M: m, Trial: t, Balls: inst.NumBalls()}
+	tr := QPTrial{D: d, N: n, M: m, Trial: t, Balls: inst.NumBalls()}
 	var wstar []float64
 	var nu1 float64 // ||ν*||₁ of the exact multipliers, zero cones only
 	if tr.Balls == 0 {
@@ -219,10 +219,10 @@ func conicQPTrial(ctx context.Context, cfg *ConicQPConfig, d, n, m, t int) (Coni
 	return tr, nil
 }
 
-func conicQPRow(d, n, m int, trials []ConicQPTrial, eps [2]float64) ConicQPRow {
+func conicQPRow(d, n, m int, trials []QPTrial, eps [2]float64) QPRow {
 	runs := make([]*proxal.QPRuns, len(trials))
 	fstar := make([]float64, len(trials))
-	row := ConicQPRow{D: d, N: n, M: m, Exact: true}
+	row := QPRow{D: d, N: n, M: m, Exact: true}
 	for i := range trials {
 		runs[i], fstar[i] = &trials[i].QPRuns, trials[i].FStar
 		row.Exact = row.Exact && trials[i].Exact
@@ -234,9 +234,9 @@ func conicQPRow(d, n, m int, trials []ConicQPTrial, eps [2]float64) ConicQPRow {
 
 // Tables renders the conic paper's Table 1 with the published values beside
 // ours, and a table of what the paper does not report.
-func (r *ConicQPResult) Tables() []*experiments.Table {
+func (r *QPResult) Tables() []*experiments.Table {
 	balls := false
-	if cfg, ok := r.Info.Config.(*ConicQPConfig); ok {
+	if cfg, ok := r.Info.Config.(*QPConfig); ok {
 		balls = cfg.BallRows > 0
 	}
 	title := "Conic paper, Table 1: QP eq. (25), Algorithm 1 vs cProx-AL — mean over instances (paper beside ours)"
@@ -306,19 +306,19 @@ func (r *ConicQPResult) Tables() []*experiments.Table {
 
 // TrialSchema is the trial file format of a conic QP trial: schema 4
 // stores each algorithm's point and multipliers, and requires them.
-func (ConicQPTrial) TrialSchema() int { return experiments.PointTrialSchema }
+func (QPTrial) TrialSchema() int { return experiments.PointTrialSchema }
 
 // OldestTrialSchema is the format still read: schema 3 files, of a fedcon
 // that stored no point, are reused and the gate counts their runs as not
 // checked.
-func (ConicQPTrial) OldestTrialSchema() int { return experiments.TrialSchema }
+func (QPTrial) OldestTrialSchema() int { return experiments.TrialSchema }
 
 // CheckSchema validates a trial file of the given schema beyond the
 // presence of its fields: from schema 4 on, each run has its w (d entries)
 // and μ, so that a deleted point fails rather than reading as an old file;
 // in any schema a run has w, μ and inner_capped all or none of them (a
 // schema 3 file with some was written with all three).
-func (t *ConicQPTrial) CheckSchema(schema int) error {
+func (t *QPTrial) CheckSchema(schema int) error {
 	if t.N < 1 || t.D < 1 || t.M < 1 || t.Trial < 0 {
 		return fmt.Errorf("trial: bad cell d=%d n=%d m=%d trial %d", t.D, t.N, t.M, t.Trial)
 	}
@@ -340,7 +340,7 @@ func (t *ConicQPTrial) CheckSchema(schema int) error {
 }
 
 // Quick shrinks c to the smoke run: 2 instances, the cells with n in {1, 5}.
-func (c *ConicQPConfig) Quick() {
+func (c *QPConfig) Quick() {
 	c.Trials = min(c.Trials, experiments.QuickTrials)
 	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) < 2 || !slices.Contains(experiments.QuickClients, cell[1]) })
 }

@@ -24,8 +24,8 @@ func TestConicFigures(t *testing.T) {
 	al := proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 		MaxOuter: 3, MaxInner: 20, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
 	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
-		Clients: []int{2}, R: 0.2, W0: "ones", AdmmStart: "wk", ALConfig: al}
-	f1, err := RunConicFigure1(context.Background(), np, dirs, experiments.RunOptions{Workers: 2})
+		Clients: []int{2}, R: 0.2, W0: "ones", ADMMStart: "wk", ALConfig: al}
+	f1, err := RunFigure1(context.Background(), np, dirs, experiments.RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestConicFigures(t *testing.T) {
 	al.Beta, al.Rho = 10, 1e8
 	fair := &proxal.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2, 3},
 		R: 0.01, W0: "zeros", ALConfig: al}
-	f2, err := RunConicFigure2(context.Background(), fair, dirs, experiments.RunOptions{Workers: 2})
+	f2, err := RunFigure2(context.Background(), fair, dirs, experiments.RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // used before it was a preset (so results are unchanged), and the
 // constants of the lower layers, which cannot read it, equal it.
 func TestDRFLPreset(t *testing.T) {
-	c := DefaultDRFLConfig()
+	c := DefaultConfig()
 	cases := []struct {
 		name      string
 		got, want any
@@ -25,18 +25,18 @@ func TestDRFLPreset(t *testing.T) {
 		{"epsilon", c.Epsilon, pd.DefaultHuberEpsilon},
 		{"p, qhat, support", []string{c.P, c.QHat, c.Support}, []string{"1", "size", "box"}},
 		{"rho, kappa, theta, seed", []any{c.Rho, c.Kappa, c.Theta, c.Seed}, []any{"0.01", 0.5, 0.01, uint64(1)}},
-		{"heart split", c.Data("heart", false), DRFLDataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},
-		{"abalone split", c.Data("abalone", false), DRFLDataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},
-		{"breast cancer split", c.Data("breast-cancer-wisc", true), DRFLDataConfig{TrainShare: 0.6, Clients: 3, NoiseMean: 0.5, NoiseSD: 0.5, Imbalance: []float64{0.5, 0.5, 1}}},
-		{"other datasets' split", DefaultDRFLData("adult-a"), DRFLDataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},
-		{"figure2", c.FigureRows("drfl-figure2"), []DRFLNoiseFigure{
+		{"heart split", c.Data("heart", false), DataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},
+		{"abalone split", c.Data("abalone", false), DataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},
+		{"breast cancer split", c.Data("breast-cancer-wisc", true), DataConfig{TrainShare: 0.6, Clients: 3, NoiseMean: 0.5, NoiseSD: 0.5, Imbalance: []float64{0.5, 0.5, 1}}},
+		{"other datasets' split", DefaultData("adult-a"), DataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},
+		{"figure2", c.FigureRows("drfl-figure2"), []NoiseFigure{
 			{Name: "drfl-figure2", Dataset: "heart", FixedSD: 0.5, FixedMean: 0, Ratio: 1},
 			{Name: "drfl-figure2", Dataset: "abalone", FixedSD: 0.5, FixedMean: 0, Ratio: 1}}},
-		{"figure3", c.FigureRows("drfl-figure3"), []DRFLNoiseFigure{{Name: "drfl-figure3", Dataset: "breast-cancer-wisc", FixedSD: 2, FixedMean: 0, Ratio: 2}}},
-		{"figure4", c.FigureRows("drfl-figure4"), []DRFLNoiseFigure{{Name: "drfl-figure4", Dataset: "breast-cancer-wisc", Imbalanced: true, FixedSD: 0.4, FixedMean: 0.1, Ratio: 2}}},
-		{"figure5", c.FigureRows("drfl-figure5"), []DRFLNoiseFigure{{Name: "drfl-figure5", Dataset: "heart", Imbalanced: true, FixedSD: 0.1, FixedMean: 0.5, Ratio: 0.5}}},
-		{"figure1", DefaultDRFLFigure1(), DRFLFigure1Config{Seed: 1, Runs: 100, Samples: 1000, RhoStep: 1e-5, RhoMax: 0.5, Draws: 10000}},
-		{"figure1 quick", c.Figure1Config(true), DRFLFigure1Config{Seed: 1, Runs: 100, Samples: 1000, RhoStep: 1e-4, RhoMax: 0.5, Draws: 2000}},
+		{"figure3", c.FigureRows("drfl-figure3"), []NoiseFigure{{Name: "drfl-figure3", Dataset: "breast-cancer-wisc", FixedSD: 2, FixedMean: 0, Ratio: 2}}},
+		{"figure4", c.FigureRows("drfl-figure4"), []NoiseFigure{{Name: "drfl-figure4", Dataset: "breast-cancer-wisc", Imbalanced: true, FixedSD: 0.4, FixedMean: 0.1, Ratio: 2}}},
+		{"figure5", c.FigureRows("drfl-figure5"), []NoiseFigure{{Name: "drfl-figure5", Dataset: "heart", Imbalanced: true, FixedSD: 0.1, FixedMean: 0.5, Ratio: 0.5}}},
+		{"figure1", DefaultFigure1(), Figure1Config{Seed: 1, Runs: 100, Samples: 1000, RhoStep: 1e-5, RhoMax: 0.5, Draws: 10000}},
+		{"figure1 quick", c.Figure1Config(true), Figure1Config{Seed: 1, Runs: 100, Samples: 1000, RhoStep: 1e-4, RhoMax: 0.5, Draws: 2000}},
 		{"folds, quick thinning", []int{c.Folds, c.QuickGridThin}, []int{5, 3}},
 	}
 	for _, tc := range cases {
@@ -59,14 +59,14 @@ func TestDRFLPreset(t *testing.T) {
 // 0.4, …, 2, the five models at the base parameters, the grid thinned
 // to 5 × 4 × 2 with --quick.
 func TestDRFLPresetNoise(t *testing.T) {
-	c := DefaultDRFLConfig()
+	c := DefaultConfig()
 	fig := c.FigureRows("drfl-figure4")[0]
-	base := DRFLParams{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+	base := Params{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
 	full := c.Noise(fig, base, false, false)
 	if want := []float64{0, 0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.6, 1.8, 2}; !reflect.DeepEqual(full.Levels, want) || full.Repetitions != 10 || full.CV != nil {
 		t.Errorf("full run: levels %v, %d repetitions, cv %v", full.Levels, full.Repetitions, full.CV)
 	}
-	if len(full.Params) != 5 || full.Params[3].Model != DRFLWAFL || full.Params[3].Rho != 0.01 || full.Seed != 1 {
+	if len(full.Params) != 5 || full.Params[3].Model != ModelWAFL || full.Params[3].Rho != 0.01 || full.Seed != 1 {
 		t.Errorf("params %+v, seed %d", full.Params, full.Seed)
 	}
 	if !reflect.DeepEqual(full.Data.Imbalance, []float64{0.5, 0.5, 1}) || full.Data.NoiseMean != 0.5 || full.C != 1 || full.Tol != 1e-4 || full.MaxRounds != 10000 {
@@ -104,18 +104,18 @@ func TestDRFLConfigClone(t *testing.T) {
 			t.Errorf("%s: a pointer, which Clone does not copy", path)
 		}
 	}
-	walk("DRFLConfig", reflect.ValueOf(*DefaultDRFLConfig()), reflect.ValueOf(*DefaultDRFLConfig()))
+	walk("Config", reflect.ValueOf(*DefaultConfig()), reflect.ValueOf(*DefaultConfig()))
 }
 
 // TestPaperDRFLGrid: the preset's grid is the one Section 6.1 prints,
 // value for value and in its order.
 func TestPaperDRFLGrid(t *testing.T) {
-	paper := DRFLGrid{
+	paper := Grid{
 		Rho:   []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 2e-6, 2e-5, 2e-4, 2e-3, 2e-2, 5e-6, 5e-4, 5e-2, 5e-1, 1e+0},
 		Kappa: []float64{1e-1, 2e-1, 3e-1, 4e-1, 5e-1, 6e-1, 7e-1, 8e-1, 9e-1, 1e+0},
 		Theta: []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e+0},
 	}
-	if got := PaperDRFLGrid(); !reflect.DeepEqual(got, paper) {
+	if got := PaperGrid(); !reflect.DeepEqual(got, paper) {
 		t.Fatalf("preset grid %+v\nthe paper's %+v", got, paper)
 	}
 }
@@ -124,32 +124,32 @@ func TestPaperDRFLGrid(t *testing.T) {
 func TestDRFLConfigValidate(t *testing.T) {
 	cases := []struct {
 		key  string
-		edit func(c *DRFLConfig)
+		edit func(c *Config)
 		cv   bool
 	}{
-		{"train_share", func(c *DRFLConfig) { c.TrainShare = 1 }, false},
-		{"clients", func(c *DRFLConfig) { c.Clients = 0 }, false},
-		{"imbalance", func(c *DRFLConfig) { c.Clients = 4 }, false},
-		{"imbalance", func(c *DRFLConfig) { c.Imbalance = []float64{0.5, 0, 1} }, false},
-		{"train_noise.heart", func(c *DRFLConfig) { c.TrainNoise["heart"] = DRFLTrainNoise{SD: -1} }, false},
-		{"train_noise.default", func(c *DRFLConfig) { delete(c.TrainNoise, "default") }, false},
-		{"repetitions", func(c *DRFLConfig) { c.Repetitions = 0 }, false},
-		{"quick_repetitions", func(c *DRFLConfig) { c.QuickRepetitions = -1 }, false},
-		{"noise_max", func(c *DRFLConfig) { c.NoiseMax = math.Inf(1) }, false},
-		{"noise_step", func(c *DRFLConfig) { c.NoiseStep = 0 }, false},
-		{"quick_noise_step", func(c *DRFLConfig) { c.QuickNoiseStep = 1e-9 }, false},
-		{"figure3", func(c *DRFLConfig) { c.Figure3 = nil }, false},
-		{"figure5", func(c *DRFLConfig) { c.Figure5[0].FixedSD = -0.1 }, false},
-		{"figure2", func(c *DRFLConfig) { c.Figure2[1].Dataset = "" }, false},
-		{"folds", func(c *DRFLConfig) { c.Folds = 1 }, true},
-		{"quick_grid_thin", func(c *DRFLConfig) { c.QuickGridThin = 0 }, true},
-		{"cv_grid.kappa", func(c *DRFLConfig) { c.Grid.Kappa = []float64{0, 0.5} }, true},
-		{"cv_grid.rho", func(c *DRFLConfig) { c.Grid.Rho = nil }, true},
-		{"cv_grid.theta", func(c *DRFLConfig) { c.Grid.Theta = []float64{-1} }, true},
+		{"train_share", func(c *Config) { c.TrainShare = 1 }, false},
+		{"clients", func(c *Config) { c.Clients = 0 }, false},
+		{"imbalance", func(c *Config) { c.Clients = 4 }, false},
+		{"imbalance", func(c *Config) { c.Imbalance = []float64{0.5, 0, 1} }, false},
+		{"train_noise.heart", func(c *Config) { c.TrainNoise["heart"] = TrainNoise{SD: -1} }, false},
+		{"train_noise.default", func(c *Config) { delete(c.TrainNoise, "default") }, false},
+		{"repetitions", func(c *Config) { c.Repetitions = 0 }, false},
+		{"quick_repetitions", func(c *Config) { c.QuickRepetitions = -1 }, false},
+		{"noise_max", func(c *Config) { c.NoiseMax = math.Inf(1) }, false},
+		{"noise_step", func(c *Config) { c.NoiseStep = 0 }, false},
+		{"quick_noise_step", func(c *Config) { c.QuickNoiseStep = 1e-9 }, false},
+		{"figure3", func(c *Config) { c.Figure3 = nil }, false},
+		{"figure5", func(c *Config) { c.Figure5[0].FixedSD = -0.1 }, false},
+		{"figure2", func(c *Config) { c.Figure2[1].Dataset = "" }, false},
+		{"folds", func(c *Config) { c.Folds = 1 }, true},
+		{"quick_grid_thin", func(c *Config) { c.QuickGridThin = 0 }, true},
+		{"cv_grid.kappa", func(c *Config) { c.Grid.Kappa = []float64{0, 0.5} }, true},
+		{"cv_grid.rho", func(c *Config) { c.Grid.Rho = nil }, true},
+		{"cv_grid.theta", func(c *Config) { c.Grid.Theta = []float64{-1} }, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.key, func(t *testing.T) {
-			c := DefaultDRFLConfig()
+			c := DefaultConfig()
 			tc.edit(c)
 			err := c.ValidateData()
 			if err == nil {
@@ -162,7 +162,7 @@ func TestDRFLConfigValidate(t *testing.T) {
 	}
 	// The grid matters only with --cv; a bad folds value is an error
 	// either way.
-	c := DefaultDRFLConfig()
+	c := DefaultConfig()
 	c.Grid.Rho = nil
 	if err := c.ValidateNoise(false); err != nil {
 		t.Errorf("without cv: %v", err)

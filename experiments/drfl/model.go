@@ -16,23 +16,23 @@ import (
 
 // DRFL models (issue 10): the paper's model and its four comparisons.
 const (
-	DRFLModel    = "drfl"     // Wasserstein ball per client, Q of radius θ
-	DRFLAFL      = "afl"      // ρ_s = 0: loss epigraph, Q of radius θ, eqs. (17)-(19)
-	DRFLDRFA     = "drfa"     // AFL with θ = 2 (Q = Δ_S), eqs. (20)-(22)
-	DRFLWAFL     = "wafl"     // one ball of radius ρ around the pooled P̂, solved centrally
-	DRFLStandard = "standard" // ρ_s = 0, θ = 0, q̂ = 1/S: Cor. 6.2
+	ModelDRFL     = "drfl"     // Wasserstein ball per client, Q of radius θ
+	ModelAFL      = "afl"      // ρ_s = 0: loss epigraph, Q of radius θ, eqs. (17)-(19)
+	ModelDRFA     = "drfa"     // AFL with θ = 2 (Q = Δ_S), eqs. (20)-(22)
+	ModelWAFL     = "wafl"     // one ball of radius ρ around the pooled P̂, solved centrally
+	ModelStandard = "standard" // ρ_s = 0, θ = 0, q̂ = 1/S: Cor. 6.2
 )
 
-// DRFLModels lists the model names in the figures' order.
-func DRFLModels() []string {
-	return []string{DRFLModel, DRFLDRFA, DRFLAFL, DRFLWAFL, DRFLStandard}
+// Models lists the model names in the figures' order.
+func Models() []string {
+	return []string{ModelDRFL, ModelDRFA, ModelAFL, ModelWAFL, ModelStandard}
 }
 
-// DRFLSplit is one repetition's data: the clients' training rows (client 1
+// Split is one repetition's data: the clients' training rows (client 1
 // with training noise) and the pooled test rows, features min-max scaled to
 // [−1, 1] with the training rows' ranges, labels ±1 (classification) or the
 // real target (regression: abalone's rings).
-type DRFLSplit struct {
+type Split struct {
 	Regression bool
 	Train      []pd.Client
 	TestX      [][]float64
@@ -42,8 +42,8 @@ type DRFLSplit struct {
 	Features   []string
 }
 
-// DRFLDataConfig describes how a repetition's split is drawn.
-type DRFLDataConfig struct {
+// DataConfig describes how a repetition's split is drawn.
+type DataConfig struct {
 	// TrainShare is the training share (0.6), stratified by class.
 	TrainShare float64 `json:"train_share"`
 	// Clients is the number of clients S (3).
@@ -57,16 +57,16 @@ type DRFLDataConfig struct {
 	Imbalance []float64 `json:"imbalance,omitempty"`
 }
 
-// DefaultDRFLData returns the preset's split of a dataset, balanced.
-func DefaultDRFLData(dataset string) DRFLDataConfig {
-	return DefaultDRFLConfig().Data(dataset, false)
+// DefaultData returns the preset's split of a dataset, balanced.
+func DefaultData(dataset string) DataConfig {
+	return DefaultConfig().Data(dataset, false)
 }
 
-// NewDRFLSplit draws repetition seed's split of d (0/1 labels, or a real
+// NewSplit draws repetition seed's split of d (0/1 labels, or a real
 // target for a regression dataset, and an intercept column, which is
 // dropped). Classification splits are stratified by class; regression
 // splits are uniform and cannot be imbalanced.
-func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSplit, error) {
+func NewSplit(d *datasets.Dataset, cfg DataConfig, seed uint64) (*Split, error) {
 	if err := validateSplit(d, cfg); err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 	x, y, n := drflRows(d)
 	train, test := splitRows(y, d.Regression, cfg.TrainShare, rng)
 	scale := minMaxScaler(x, train, n)
-	sp := &DRFLSplit{Train: make([]pd.Client, S), Features: d.FeatureNames[:n], Regression: d.Regression}
+	sp := &Split{Train: make([]pd.Client, S), Features: d.FeatureNames[:n], Regression: d.Regression}
 	for k, i := range train {
 		s := k * S / len(train)
 		sp.Train[s].X = append(sp.Train[s].X, scale(x[i]))
@@ -108,7 +108,7 @@ func NewDRFLSplit(d *datasets.Dataset, cfg DRFLDataConfig, seed uint64) (*DRFLSp
 
 // validateSplit checks the keys of cfg that the split uses, before any
 // random draw, so that a bad preset fails whatever the data.
-func validateSplit(d *datasets.Dataset, cfg DRFLDataConfig) error {
+func validateSplit(d *datasets.Dataset, cfg DataConfig) error {
 	if d.Regression && cfg.Imbalance != nil {
 		return &experiments.ConfigError{Field: "imbalance", Value: cfg.Imbalance, Reason: "class imbalance needs a classification dataset, " + d.Name + " is a regression one"}
 	}
@@ -245,7 +245,7 @@ func checkClasses(train []pd.Client, ratios []float64) error {
 
 // NoisyTest returns the test features with fresh N(mean, sd²) noise from
 // rng (shared by all models of a repetition when given the same stream).
-func (sp *DRFLSplit) NoisyTest(mean, sd float64, rng *rand.Rand) [][]float64 {
+func (sp *Split) NoisyTest(mean, sd float64, rng *rand.Rand) [][]float64 {
 	out := make([][]float64, len(sp.TestX))
 	for i, r := range sp.TestX {
 		out[i] = make([]float64, len(r))
@@ -256,12 +256,12 @@ func (sp *DRFLSplit) NoisyTest(mean, sd float64, rng *rand.Rand) [][]float64 {
 	return out
 }
 
-// DRFLParams are one model's hyperparameters, as configured: a model
+// Params are one model's hyperparameters, as configured: a model
 // ignores what it fixes (newDRFLSpec), so result files record the inputs,
 // not the values used: AFL ignores ρ and κ, DRFA also θ, p and q̂ (θ = 2,
 // p = 1, Q = Δ_S), standard FL everything but the loss (θ = 0, q̂ = 1/S),
 // WAFL θ and q̂.
-type DRFLParams struct {
+type Params struct {
 	Model string  `json:"model"`
 	Rho   float64 `json:"rho"`
 	// Rhos, if set, gives each client its own ρ_s (drfl only; length S).
@@ -269,10 +269,10 @@ type DRFLParams struct {
 	Kappa   float64    `json:"kappa"`
 	Theta   float64    `json:"theta"`
 	P       float64    `json:"-"`              // see PName
-	PName   string     `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by RunDRFL
+	PName   string     `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by Run
 	QHat    []float64  `json:"qhat,omitempty"` // nil: N_s/N
 	Support pd.Support `json:"-"`              // see SupportName
-	// SupportName is "box" or "free", set by RunDRFL.
+	// SupportName is "box" or "free", set by Run.
 	SupportName string `json:"support,omitempty"`
 	// Loss is "hinge" (the SVM; "" means hinge) or "huber" (regression,
 	// threshold Epsilon, 0 meaning 1.35).
@@ -281,17 +281,17 @@ type DRFLParams struct {
 }
 
 // Spell sets PName and SupportName, the JSON forms of P and Support.
-func (p *DRFLParams) Spell() {
+func (p *Params) Spell() {
 	p.PName, p.SupportName = normName(p.P), p.Support.String()
 }
 
 // loss returns the problems/drfl loss of p (Validate has checked it).
-func (p DRFLParams) loss() pd.Loss {
+func (p Params) loss() pd.Loss {
 	l, _ := pd.ParseLoss(p.lossName())
 	return l
 }
 
-func (p DRFLParams) lossName() string {
+func (p Params) lossName() string {
 	if p.Loss == "" {
 		return "hinge"
 	}
@@ -300,21 +300,21 @@ func (p DRFLParams) lossName() string {
 
 // Metric returns the test metric of p's loss: accuracy for the hinge loss,
 // MSE for Huber regression.
-func (p DRFLParams) Metric() DRFLMetric {
+func (p Params) Metric() Metric {
 	if p.loss() == pd.LossHuber {
-		return DRFLMetric{Name: "mse", LowerIsBetter: true}
+		return Metric{Name: "mse", LowerIsBetter: true}
 	}
-	return DRFLMetric{Name: "accuracy"}
+	return Metric{Name: "accuracy"}
 }
 
-// DRFLMetric is a test metric of the DRFL experiments.
-type DRFLMetric struct {
+// Metric is a test metric of the DRFL experiments.
+type Metric struct {
 	Name          string
 	LowerIsBetter bool
 }
 
 // Eval returns the metric of v = (w, b) on the rows (x, y).
-func (m DRFLMetric) Eval(x [][]float64, y, v []float64) float64 {
+func (m Metric) Eval(x [][]float64, y, v []float64) float64 {
 	if m.LowerIsBetter {
 		return pd.MSE(x, y, v)
 	}
@@ -323,7 +323,7 @@ func (m DRFLMetric) Eval(x [][]float64, y, v []float64) float64 {
 
 // Better reports whether score a is strictly better than b; NaN (a
 // diverged fit, a client without test rows) is worse than any number.
-func (m DRFLMetric) Better(a, b float64) bool {
+func (m Metric) Better(a, b float64) bool {
 	if math.IsNaN(a) || math.IsNaN(b) {
 		return !math.IsNaN(a) && math.IsNaN(b)
 	}
@@ -334,7 +334,7 @@ func (m DRFLMetric) Better(a, b float64) bool {
 }
 
 // Worst returns the worse of a and b.
-func (m DRFLMetric) Worst(a, b float64) float64 {
+func (m Metric) Worst(a, b float64) float64 {
 	if m.Better(a, b) {
 		return b
 	}
@@ -342,8 +342,8 @@ func (m DRFLMetric) Worst(a, b float64) float64 {
 }
 
 // Validate checks the parameters the model uses.
-func (p DRFLParams) Validate() error {
-	if !slices.Contains(DRFLModels(), p.Model) {
+func (p Params) Validate() error {
+	if !slices.Contains(Models(), p.Model) {
 		return &experiments.ConfigError{Field: "model", Value: p.Model, Reason: "want one of drfl, afl, drfa, wafl, standard"}
 	}
 	if !(p.P == 1 || p.P == 2 || math.IsInf(p.P, 1)) {
@@ -358,7 +358,7 @@ func (p DRFLParams) Validate() error {
 	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 1) {
 		return &experiments.ConfigError{Field: "epsilon", Value: p.Epsilon, Reason: "want > 0 (0: 1.35)"}
 	}
-	if (p.Model == DRFLModel || p.Model == DRFLWAFL) && (!(p.Kappa > 0) || math.IsInf(p.Kappa, 1)) {
+	if (p.Model == ModelDRFL || p.Model == ModelWAFL) && (!(p.Kappa > 0) || math.IsInf(p.Kappa, 1)) {
 		return &experiments.ConfigError{Field: "kappa", Value: p.Kappa, Reason: "want a finite value > 0"}
 	}
 	if !(p.Rho >= 0) || math.IsInf(p.Rho, 1) {
@@ -372,45 +372,45 @@ func (p DRFLParams) Validate() error {
 	return nil
 }
 
-// DRFLSpec is model p on the clients in problems/drfl terms: the clients
+// Spec is model p on the clients in problems/drfl terms: the clients
 // (with their radii; WAFL's pooled into one), the model, θ, the norm p and
 // q̂ (nil: N_s/N).
-type DRFLSpec struct {
+type Spec struct {
 	Clients     []pd.Client
 	Model       pd.Model
 	Theta, Norm float64
 	Qhat        []float64
 }
 
-// NewDRFLSpec is model p on clients (copied; WAFL pools them into one).
-func NewDRFLSpec(clients []pd.Client, p DRFLParams) DRFLSpec {
+// NewSpec is model p on clients (copied; WAFL pools them into one).
+func NewSpec(clients []pd.Client, p Params) Spec {
 	cl := make([]pd.Client, len(clients))
 	copy(cl, clients)
 	loss, eps := p.loss(), p.Epsilon
-	sp := DRFLSpec{Clients: cl, Model: pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
+	sp := Spec{Clients: cl, Model: pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
 		Theta: p.Theta, Norm: p.P, Qhat: p.QHat}
 	epigraph := pd.Model{Loss: loss, Epsilon: eps, Epigraph: true}
 	switch p.Model {
-	case DRFLModel:
+	case ModelDRFL:
 		for s := range cl {
 			cl[s].Rho = p.Rho
 			if p.Rhos != nil {
 				cl[s].Rho = p.Rhos[s]
 			}
 		}
-	case DRFLAFL:
+	case ModelAFL:
 		sp.Model = epigraph
-	case DRFLDRFA:
+	case ModelDRFA:
 		sp.Model = epigraph
 		sp.Theta, sp.Norm, sp.Qhat = 2, 1, nil
-	case DRFLStandard:
+	case ModelStandard:
 		sp.Model = epigraph
 		sp.Theta = 0
 		sp.Qhat = make([]float64, len(cl))
 		for s := range cl {
 			sp.Qhat[s] = 1 / float64(len(cl))
 		}
-	case DRFLWAFL:
+	case ModelWAFL:
 		var pooled pd.Client
 		for _, c := range cl {
 			pooled.X = append(pooled.X, c.X...)
@@ -425,13 +425,13 @@ func NewDRFLSpec(clients []pd.Client, p DRFLParams) DRFLSpec {
 
 // central reports whether (4) is an LP for this spec (hinge loss, p ∈
 // {1, ∞}), so that pd.Central can solve it.
-func (sp DRFLSpec) central() bool {
+func (sp Spec) central() bool {
 	return sp.Model.Loss == pd.LossHinge && (sp.Norm == 1 || math.IsInf(sp.Norm, 1))
 }
 
-// DRFLProblem returns the solver problem of model p on the clients.
-func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
-	sp := NewDRFLSpec(clients, p)
+// Problem returns the solver problem of model p on the clients.
+func Problem(clients []pd.Client, p Params) (*sd.Problem, error) {
+	sp := NewSpec(clients, p)
 	fed, n, err := pd.Federate(sp.Clients, sp.Model, nil)
 	if err != nil {
 		return nil, err
@@ -439,15 +439,15 @@ func DRFLProblem(clients []pd.Client, p DRFLParams) (*sd.Problem, error) {
 	return &sd.Problem{Clients: fed, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
 }
 
-// DRFLRun is the outcome of one model on one split.
-type DRFLRun struct {
-	Params    DRFLParams `json:"params"`
-	Status    string     `json:"status"`
-	Rounds    int        `json:"rounds"`
-	Objective float64    `json:"objective"`
-	WorstCase float64    `json:"worst_case"`
-	QStar     []float64  `json:"q_star"`
-	V         []float64  `json:"w_b"`
+// RunResult is the outcome of one model on one split.
+type RunResult struct {
+	Params    Params    `json:"params"`
+	Status    string    `json:"status"`
+	Rounds    int       `json:"rounds"`
+	Objective float64   `json:"objective"`
+	WorstCase float64   `json:"worst_case"`
+	QStar     []float64 `json:"q_star"`
+	V         []float64 `json:"w_b"`
 	// Metric names the scores: "accuracy" (hinge) or "mse" (Huber).
 	Metric string `json:"metric"`
 	// Train and Test are pooled; ClientTest per client, WorstClient the
@@ -471,7 +471,7 @@ type DRFLRun struct {
 }
 
 // CheckLoss rejects a loss that does not fit the split's labels.
-func (sp *DRFLSplit) CheckLoss(p DRFLParams) error {
+func (sp *Split) CheckLoss(p Params) error {
 	if sp.Regression != (p.loss() == pd.LossHuber) {
 		kind := map[bool]string{true: "regression", false: "classification"}[sp.Regression]
 		return &experiments.ConfigError{Field: "loss", Value: p.lossName(),
@@ -480,9 +480,9 @@ func (sp *DRFLSplit) CheckLoss(p DRFLParams) error {
 	return nil
 }
 
-// RunDRFL solves model p on split sp and scores it on testX (the split's
+// Run solves model p on split sp and scores it on testX (the split's
 // test rows, possibly noisy).
-func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64, set *sd.Settings) (*DRFLRun, error) {
+func Run(ctx context.Context, sp *Split, p Params, testX [][]float64, set *sd.Settings) (*RunResult, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -493,7 +493,7 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 		return nil, &experiments.ConfigError{Field: "rho", Value: p.Rhos, Reason: fmt.Sprintf("%d radii for %d clients", len(p.Rhos), len(sp.Train))}
 	}
 	p.Spell()
-	prob, err := DRFLProblem(sp.Train, p)
+	prob, err := Problem(sp.Train, p)
 	if err != nil {
 		return nil, err
 	}
@@ -502,7 +502,7 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 		return nil, err
 	}
 	m := p.Metric()
-	out := &DRFLRun{Params: p, Status: res.Status.String(), Rounds: res.Rounds, Objective: res.Objective,
+	out := &RunResult{Params: p, Status: res.Status.String(), Rounds: res.Rounds, Objective: res.Objective,
 		WorstCase: res.WorstCase, QStar: res.QStar, V: res.V, BytesPerRound: res.BytesPerRound,
 		BytesReport: res.BytesReport, BytesTotal: res.BytesTotal, InnerCapHits: res.InnerCapHits, QPIterations: res.QPIterations, Seconds: res.Runtime.Seconds(), Metric: m.Name}
 	var tx [][]float64
@@ -517,7 +517,7 @@ func RunDRFL(ctx context.Context, sp *DRFLSplit, p DRFLParams, testX [][]float64
 
 // score returns metric m of v on testX: pooled, per client, and the worst
 // client's.
-func (sp *DRFLSplit) score(m DRFLMetric, testX [][]float64, v []float64) (pooled float64, clients []float64, worst float64) {
+func (sp *Split) score(m Metric, testX [][]float64, v []float64) (pooled float64, clients []float64, worst float64) {
 	pooled = m.Eval(testX, sp.TestY, v)
 	for s := range sp.Train {
 		var cx [][]float64
@@ -538,11 +538,11 @@ func (sp *DRFLSplit) score(m DRFLMetric, testX [][]float64, v []float64) (pooled
 }
 
 // Converged reports whether Algorithm 1 met its tolerance.
-func (r *DRFLRun) Converged() bool { return r.Status == sd.Converged.String() }
+func (r *RunResult) Converged() bool { return r.Status == sd.Converged.String() }
 
 // StatusFlags is Status with the inner cap hits, if any: "Converged
 // (2 inner caps)".
-func (r *DRFLRun) StatusFlags() string {
+func (r *RunResult) StatusFlags() string {
 	if r.InnerCapHits > 0 {
 		return fmt.Sprintf("%s (%d inner caps)", r.Status, r.InnerCapHits)
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/fedcon/fedcon/experiments"
 )
 
-// SSCAResult is one SSCA figure's output: every trial (each point with its
+// Result is one SSCA figure's output: every trial (each point with its
 // seed), the figure data and the summary table.
-type SSCAResult struct {
+type Result struct {
 	Info       *experiments.RunInfo `json:"info"`
 	Name       string               `json:"name"`
 	Dataset    string               `json:"dataset"`
@@ -18,11 +18,11 @@ type SSCAResult struct {
 	DataPaths  []string             `json:"data_paths"`
 	EvalTrainN int                  `json:"eval_train_n"`
 	EvalTestN  int                  `json:"eval_test_n"`
-	Curves     []SSCACurve          `json:"curves"`
+	Curves     []Curve              `json:"curves"`
 	Figure     experiments.Figure   `json:"figure"`
 	Summary    *experiments.Table   `json:"summary"`
 	// Rounds is the per-iteration summary (RoundsTable) and Claims the
-	// paired comparisons of Section VI's claims (SSCAClaims), written
+	// paired comparisons of Section VI's claims (Claims), written
 	// beside the figure as <name>-rounds.{csv,md} and <name>-claims.*.
 	Rounds *experiments.Table `json:"-"`
 	Claims []ClaimRow         `json:"-"`
@@ -47,9 +47,9 @@ func datasetTitle(name string) string {
 	return "Fashion-MNIST"
 }
 
-// NewSSCAResult aggregates curves into figure fig ("figure2".."figure4").
-func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACurve) *SSCAResult {
-	r := &SSCAResult{Name: "ssca-" + fig, Dataset: cfg.Dataset, DataSHA256: data.Set.SHA256, DataPaths: data.Set.Paths,
+// NewResult aggregates curves into figure fig ("figure2".."figure4").
+func NewResult(fig string, cfg *Config, data *Data, curves []Curve) *Result {
+	r := &Result{Name: "ssca-" + fig, Dataset: cfg.Dataset, DataSHA256: data.Set.SHA256, DataPaths: data.Set.Paths,
 		EvalTrainN: data.EvalTrain.N, EvalTestN: data.EvalTest.N, Curves: curves}
 	ds := datasetTitle(cfg.Dataset)
 	sub := ""
@@ -72,7 +72,7 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 			base, name = "feature SGD", "Algorithm 3 or 4"
 		}
 		r.Figure.Caption = fmt.Sprintf("Curves: the mean over the %d runs (seeds) at each evaluated iteration; shaded band: ± one standard deviation over the runs. Solid: SSCA (%s); dashed: the SGD baselines (%s); colour: the batch size B, the same in every panel.", runs, name, base)
-		var unc, cons []SSCACurve
+		var unc, cons []Curve
 		for _, c := range curves {
 			if c.Spec.Algo == con {
 				cons = append(cons, c)
@@ -82,10 +82,10 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 		}
 		u := cfg.UValue()
 		r.Figure.Panels = []experiments.Panel{
-			curvePanel("(a) training cost, Alg. "+un[3:]+" vs SGD", "training cost F(w)", unc, func(t SSCATrial) []float64 { return t.TrainCost }),
-			curvePanel("(b) test accuracy", "test accuracy", unc, func(t SSCATrial) []float64 { return t.TestAcc }),
-			curvePanel(fmt.Sprintf("(c) training cost, Alg. %s (U = %g)", con[3:], u), "training cost F(w)", cons, func(t SSCATrial) []float64 { return t.TrainCost }),
-			curvePanel("(d) test accuracy, Alg. "+con[3:], "test accuracy", cons, func(t SSCATrial) []float64 { return t.TestAcc }),
+			curvePanel("(a) training cost, Alg. "+un[3:]+" vs SGD", "training cost F(w)", unc, func(t Trial) []float64 { return t.TrainCost }),
+			curvePanel("(b) test accuracy", "test accuracy", unc, func(t Trial) []float64 { return t.TestAcc }),
+			curvePanel(fmt.Sprintf("(c) training cost, Alg. %s (U = %g)", con[3:], u), "training cost F(w)", cons, func(t Trial) []float64 { return t.TrainCost }),
+			curvePanel("(d) test accuracy, Alg. "+con[3:], "test accuracy", cons, func(t Trial) []float64 { return t.TestAcc }),
 		}
 		r.Figure.Panels[2].HLines = []experiments.HLine{{Name: fmt.Sprintf("U = %g", u), Y: u}}
 		// Cost axes in log scale: τ = 0.1's early overshoot is drawn whole
@@ -107,11 +107,11 @@ func NewSSCAResult(fig string, cfg *SSCAConfig, data *SSCAData, curves []SSCACur
 					continue
 				}
 				s.Name = fmt.Sprintf("Alg. %s B=%d", algo[3:], c.Spec.Batch)
-				cost := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
-				n2 := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
+				cost := experiments.MeanStdOf(lastOf(c.Trials, func(t Trial) []float64 { return t.TrainCost }))
+				n2 := experiments.MeanStdOf(lastOf(c.Trials, func(t Trial) []float64 { return t.Norm2 }))
 				s.X, s.Y = append(s.X, cost.Mean), append(s.Y, n2.Mean)
 				if c.Spec.constrained() {
-					ac := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
+					ac := experiments.MeanStdOf(lastOf(c.Trials, func(t Trial) []float64 { return t.TestAcc }))
 					a.Name = s.Name
 					a.X, a.Y = append(a.X, c.Spec.U), append(a.Y, ac.Mean)
 					a.Lo, a.Hi = append(a.Lo, ac.Mean-ac.Std), append(a.Hi, ac.Mean+ac.Std)
@@ -165,7 +165,7 @@ func batchColor(b int) int {
 // curvePanel draws mean ± std of val over each curve's trials against t,
 // coloured by batch size (feature-based figures shift by one decade: 10,
 // 100, 1000 get the colours of 1, 10, 100).
-func curvePanel(title, ylabel string, curves []SSCACurve, val func(SSCATrial) []float64) experiments.Panel {
+func curvePanel(title, ylabel string, curves []Curve, val func(Trial) []float64) experiments.Panel {
 	p := experiments.Panel{Title: title, XLabel: "iteration t", YLabel: ylabel}
 	for k, c := range curves {
 		col := batchColor(c.Spec.Batch)
@@ -195,7 +195,7 @@ func curvePanel(title, ylabel string, curves []SSCACurve, val func(SSCATrial) []
 }
 
 // commonLen is the number of points every trial has (a diverged run stops early).
-func commonLen(ts []SSCATrial) int {
+func commonLen(ts []Trial) int {
 	if len(ts) == 0 {
 		return 0
 	}
@@ -207,7 +207,7 @@ func commonLen(ts []SSCATrial) int {
 }
 
 // lastOf collects each trial's last value of val.
-func lastOf(ts []SSCATrial, val func(SSCATrial) []float64) []float64 {
+func lastOf(ts []Trial, val func(Trial) []float64) []float64 {
 	var out []float64
 	for _, t := range ts {
 		if v := val(t); len(v) > 0 {
@@ -219,13 +219,13 @@ func lastOf(ts []SSCATrial, val func(SSCATrial) []float64) []float64 {
 
 // sscaSummary is the table: final cost, accuracy, rounds to the target
 // cost, bytes and ms per round.
-func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *experiments.Table {
+func sscaSummary(title string, cfg *Config, curves []Curve) *experiments.Table {
 	t := &experiments.Table{Title: title, Header: []string{"method", "λ / U", "runs", "F(w^T)", "test acc.", "‖w^T‖²",
 		fmt.Sprintf("t: F ≤ %g", cfg.TargetCost), "slack", "MB down/round", "MB up/round", "MB client/round", "ms/round", "diverged"}}
 	for _, c := range curves {
-		cost := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TrainCost }))
-		acc := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.TestAcc }))
-		n2 := experiments.MeanStdOf(lastOf(c.Trials, func(t SSCATrial) []float64 { return t.Norm2 }))
+		cost := experiments.MeanStdOf(lastOf(c.Trials, func(t Trial) []float64 { return t.TrainCost }))
+		acc := experiments.MeanStdOf(lastOf(c.Trials, func(t Trial) []float64 { return t.TestAcc }))
+		n2 := experiments.MeanStdOf(lastOf(c.Trials, func(t Trial) []float64 { return t.Norm2 }))
 		par := "λ=" + strconv.FormatFloat(c.Spec.Lambda, 'g', -1, 64)
 		if c.Spec.constrained() {
 			par = "U=" + strconv.FormatFloat(c.Spec.U, 'g', -1, 64)
@@ -277,7 +277,7 @@ func sscaSummary(title string, cfg *SSCAConfig, curves []SSCACurve) *experiments
 }
 
 // precisionNote says how F was computed when not in float64.
-func precisionNote(cfg *SSCAConfig) string {
+func precisionNote(cfg *Config) string {
 	if cfg.EvalPrecision != "float32" {
 		return ""
 	}
@@ -286,7 +286,7 @@ func precisionNote(cfg *SSCAConfig) string {
 
 func ms4(v experiments.MeanStd) string { return fmt.Sprintf("%.4f (%.4f)", v.Mean, v.Std) }
 
-func evalNote(cfg *SSCAConfig) string {
+func evalNote(cfg *Config) string {
 	if cfg.EvalSubset > 0 {
 		return fmt.Sprintf("%d-image subset of the", cfg.EvalSubset)
 	}
@@ -294,7 +294,7 @@ func evalNote(cfg *SSCAConfig) string {
 }
 
 // Points is every evaluated point of every trial, one row each (the CSV).
-func (r *SSCAResult) Points() *experiments.Table {
+func (r *Result) Points() *experiments.Table {
 	t := &experiments.Table{Header: []string{"figure", "dataset", "data_sha256", "fedcon_version", "config_hash", "method", "key", "run", "seed", "t", "train_cost", "objective", "test_acc", "norm2"}}
 	var version, hash string
 	if r.Info != nil {
@@ -319,7 +319,7 @@ func g17(x float64) string {
 }
 
 // ClaimsTitle is the title of figure fig's claims table.
-func (r *SSCAResult) ClaimsTitle(fig string) string {
+func (r *Result) ClaimsTitle(fig string) string {
 	runs := 0
 	if len(r.Curves) > 0 {
 		runs = len(r.Curves[0].Trials)
@@ -330,7 +330,7 @@ func (r *SSCAResult) ClaimsTitle(fig string) string {
 // ProvenanceNote says what the statistics were computed from: the data,
 // the fedcon version and configuration hash of r.Info, the runs and seeds.
 // Times are the manifest's: a rerun over stored runs takes seconds.
-func (r *SSCAResult) ProvenanceNote() string {
+func (r *Result) ProvenanceNote() string {
 	var version, hash string
 	if r.Info != nil {
 		version, hash = r.Info.Version, r.Info.ConfigHash
@@ -349,11 +349,11 @@ func (r *SSCAResult) ProvenanceNote() string {
 		runs, lo, hi, datasetTitle(r.Dataset), r.DataSHA256, version, hash)
 }
 
-// SSCAFigures are the reproducible SSCA figures.
-var SSCAFigures = []string{"figure2", "figure3", "figure4"}
+// Figures are the reproducible SSCA figures.
+var Figures = []string{"figure2", "figure3", "figure4"}
 
 // FigureRuns is the number of runs of fig under cfg (figure 4: 1 when quick).
-func (c *SSCAConfig) FigureRuns(fig string) int {
+func (c *Config) FigureRuns(fig string) int {
 	if c.QuickRun && fig == "figure4" {
 		return 1
 	}

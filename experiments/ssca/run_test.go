@@ -11,10 +11,10 @@ import (
 	"github.com/fedcon/fedcon/solver"
 )
 
-func sscaTestConfig() *SSCAConfig {
-	return &SSCAConfig{Seed: 1, Runs: 100, Dataset: "fashion-mnist", Clients: 10, Hidden: 128, Rounds: 100, Tau: 0.1, C: 1e5,
+func sscaTestConfig() *Config {
+	return &Config{Seed: 1, Runs: 100, Dataset: "fashion-mnist", Clients: 10, Hidden: 128, Rounds: 100, Tau: 0.1, C: 1e5,
 		Lambda: 1e-3, U: map[string]float64{"fashion-mnist": 0.6}, GammaOffset: 0.05, Labels: "all", EvalPrecision: "float32",
-		SampleSteps: []SSCAStep{{1, 0.4, 0.4, 0.4}}, FeatureSteps: []SSCAStep{{10, 0.4, 0.4, 0.4}},
+		SampleSteps: []Step{{1, 0.4, 0.4, 0.4}}, FeatureSteps: []Step{{10, 0.4, 0.4, 0.4}},
 		SampleBatches: []int{1}, FeatureBatches: []int{10}, FedAvg: []FedAvgRun{{1, 1}}, FSGDBatches: []int{10},
 		SGDRates: map[string]SGDRate{"fedavg-b1-e1": {0.1, 0}, "fsgd-b10": {0.1, 0}}}
 }
@@ -22,26 +22,26 @@ func sscaTestConfig() *SSCAConfig {
 func TestSSCAConfigValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		edit  func(*SSCAConfig)
+		edit  func(*Config)
 		field string
 	}{
-		{"ok", func(*SSCAConfig) {}, ""},
-		{"U <= 0", func(c *SSCAConfig) { c.U["fashion-mnist"] = 0 }, "u.fashion-mnist"},
-		{"U missing for mnist", func(c *SSCAConfig) { c.Dataset = "mnist" }, "u.mnist"},
-		{"alpha", func(c *SSCAConfig) { c.SampleSteps[0].Alpha = 0 }, "alpha"},
-		{"no step row", func(c *SSCAConfig) { c.SampleBatches = []int{7} }, "sample_steps"},
-		{"no sgd rate", func(c *SSCAConfig) { c.FSGDBatches = []int{100} }, "sgd_rates"},
-		{"labels", func(c *SSCAConfig) { c.Labels = "x" }, "labels"},
-		{"eval_precision", func(c *SSCAConfig) { c.EvalPrecision = "float16" }, "eval_precision"},
-		{"eval_precision empty", func(c *SSCAConfig) { c.EvalPrecision = "" }, "eval_precision"},
-		{"eval_precision float64", func(c *SSCAConfig) { c.EvalPrecision = "float64" }, ""},
-		{"lambda", func(c *SSCAConfig) { c.Lambda = -1 }, "lambda"},
-		{"gamma_offset 0", func(c *SSCAConfig) { c.GammaOffset = 0 }, "gamma_offset"},
-		{"gamma_offset inf", func(c *SSCAConfig) { c.GammaOffset = math.Inf(1) }, "gamma_offset"},
-		{"lambda_sweep inf", func(c *SSCAConfig) { c.LambdaSweep = []float64{1e-3, math.Inf(1)} }, "lambda_sweep"},
-		{"sgd rate a < 0", func(c *SSCAConfig) { c.SGDRates["fsgd-b10"] = SGDRate{-1, 0} }, "sgd_rates.fsgd-b10"},
-		{"sgd rate a inf", func(c *SSCAConfig) { c.SGDRates["fsgd-b10"] = SGDRate{math.Inf(1), 0} }, "sgd_rates.fsgd-b10"},
-		{"sgd rate beta > 1", func(c *SSCAConfig) { c.SGDRates["fedavg-b1-e1"] = SGDRate{0.1, 3} }, "sgd_rates.fedavg-b1-e1"},
+		{"ok", func(*Config) {}, ""},
+		{"U <= 0", func(c *Config) { c.U["fashion-mnist"] = 0 }, "u.fashion-mnist"},
+		{"U missing for mnist", func(c *Config) { c.Dataset = "mnist" }, "u.mnist"},
+		{"alpha", func(c *Config) { c.SampleSteps[0].Alpha = 0 }, "alpha"},
+		{"no step row", func(c *Config) { c.SampleBatches = []int{7} }, "sample_steps"},
+		{"no sgd rate", func(c *Config) { c.FSGDBatches = []int{100} }, "sgd_rates"},
+		{"labels", func(c *Config) { c.Labels = "x" }, "labels"},
+		{"eval_precision", func(c *Config) { c.EvalPrecision = "float16" }, "eval_precision"},
+		{"eval_precision empty", func(c *Config) { c.EvalPrecision = "" }, "eval_precision"},
+		{"eval_precision float64", func(c *Config) { c.EvalPrecision = "float64" }, ""},
+		{"lambda", func(c *Config) { c.Lambda = -1 }, "lambda"},
+		{"gamma_offset 0", func(c *Config) { c.GammaOffset = 0 }, "gamma_offset"},
+		{"gamma_offset inf", func(c *Config) { c.GammaOffset = math.Inf(1) }, "gamma_offset"},
+		{"lambda_sweep inf", func(c *Config) { c.LambdaSweep = []float64{1e-3, math.Inf(1)} }, "lambda_sweep"},
+		{"sgd rate a < 0", func(c *Config) { c.SGDRates["fsgd-b10"] = SGDRate{-1, 0} }, "sgd_rates.fsgd-b10"},
+		{"sgd rate a inf", func(c *Config) { c.SGDRates["fsgd-b10"] = SGDRate{math.Inf(1), 0} }, "sgd_rates.fsgd-b10"},
+		{"sgd rate beta > 1", func(c *Config) { c.SGDRates["fedavg-b1-e1"] = SGDRate{0.1, 3} }, "sgd_rates.fedavg-b1-e1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := sscaTestConfig()
@@ -77,11 +77,11 @@ func TestSSCAQuickAndKeys(t *testing.T) {
 	if c.Runs != QuickRuns || c.FigureRuns("figure4") != 1 || c.FigureRuns("figure2") != 2 || c.TrialHash() == h {
 		t.Errorf("quick: %+v", c)
 	}
-	at := c.evalAt(SSCASpec{})
+	at := c.evalAt(Spec{})
 	if !at(1) || at(5) || !at(10) || !at(100) {
 		t.Error("quick evaluation schedule")
 	}
-	full := sscaTestConfig().evalAt(SSCASpec{})
+	full := sscaTestConfig().evalAt(Spec{})
 	if !full(7) || full(11) || !full(15) {
 		t.Error("full evaluation schedule: t <= 10, then every 5")
 	}
@@ -113,18 +113,18 @@ func TestSGDGridSeedsDisjoint(t *testing.T) {
 func TestUnreadKeys(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		specs []SSCASpec
+		specs []Spec
 		want  []string
 	}{
 		{"figure2", FigureCurves("figure2"), []string{"labels"}},
 		{"figure3", FigureCurves("figure3"), nil},
 		{"figure4", FigureCurves("figure4"), []string{"lambda", "sgd_rates", "u"}},
 		{"all", append(append(FigureCurves("figure2"), FigureCurves("figure3")...), FigureCurves("figure4")...), nil},
-		{"alg1", []SSCASpec{{Algo: "alg1"}}, []string{"c", "labels", "sgd_rates", "u"}},
-		{"alg2", []SSCASpec{{Algo: "alg2"}}, []string{"labels", "lambda", "sgd_rates"}},
-		{"alg4", []SSCASpec{{Algo: "alg4"}}, []string{"lambda", "sgd_rates"}},
-		{"fedavg", []SSCASpec{{Algo: "fedavg"}}, []string{"c", "labels", "tau", "u"}},
-		{"fsgd", []SSCASpec{{Algo: "fsgd"}}, []string{"c", "tau", "u"}},
+		{"alg1", []Spec{{Algo: "alg1"}}, []string{"c", "labels", "sgd_rates", "u"}},
+		{"alg2", []Spec{{Algo: "alg2"}}, []string{"labels", "lambda", "sgd_rates"}},
+		{"alg4", []Spec{{Algo: "alg4"}}, []string{"lambda", "sgd_rates"}},
+		{"fedavg", []Spec{{Algo: "fedavg"}}, []string{"c", "labels", "tau", "u"}},
+		{"fsgd", []Spec{{Algo: "fsgd"}}, []string{"c", "tau", "u"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := slices.Sorted(maps.Keys(UnreadKeys(tc.specs)))

@@ -16,9 +16,9 @@ import (
 	"github.com/fedcon/fedcon/solver"
 )
 
-// CheckConicTable1 checks a conic-table1 result file (the QP of the conic
+// CheckTable1 checks a conic-table1 result file (the QP of the conic
 // paper's eq. (25)) with configs/reference/conic-table1.yaml.
-func CheckConicTable1(resultJSON []byte) ([]experiments.CheckRow, error) {
+func CheckTable1(resultJSON []byte) ([]experiments.CheckRow, error) {
 	b, err := configs.Reference("conic-table1")
 	if err != nil {
 		return nil, err
@@ -26,15 +26,15 @@ func CheckConicTable1(resultJSON []byte) ([]experiments.CheckRow, error) {
 	return checkConicQPWith(b, resultJSON)
 }
 
-// CheckConicTable2 checks a conic-table2 result file (Neyman-Pearson,
+// CheckTable2 checks a conic-table2 result file (Neyman-Pearson,
 // eq. (26)) with configs/reference/conic-table2.yaml.
-func CheckConicTable2(resultJSON []byte) ([]experiments.CheckRow, error) {
+func CheckTable2(resultJSON []byte) ([]experiments.CheckRow, error) {
 	return proxal.CheckClass("conic-table2", "conic-table2", resultJSON, proxal.NPCheckConfig)
 }
 
-// CheckConicTable3 checks a conic-table3 result file (fairness, eq. (28))
+// CheckTable3 checks a conic-table3 result file (fairness, eq. (28))
 // with configs/reference/conic-table3.yaml.
-func CheckConicTable3(resultJSON []byte) ([]experiments.CheckRow, error) {
+func CheckTable3(resultJSON []byte) ([]experiments.CheckRow, error) {
 	return proxal.CheckClass("conic-table3", "conic-table3", resultJSON, proxal.FairCheckConfig)
 }
 
@@ -43,8 +43,8 @@ type conicQPResult struct {
 	Info *struct {
 		Config json.RawMessage `json:"config"`
 	} `json:"run"`
-	Rows   []ConicQPRow   `json:"rows"`
-	Trials []ConicQPTrial `json:"trials"`
+	Rows   []QPRow   `json:"rows"`
+	Trials []QPTrial `json:"trials"`
 }
 
 // conicQPCell is a trial's baseline cell key, e.g. "d100-n5-m1".
@@ -60,7 +60,7 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 	if res.Info == nil {
 		return nil, fmt.Errorf("experiments: %s.json has no run record", experiment)
 	}
-	var cfg ConicQPConfig
+	var cfg QPConfig
 	if err := json.Unmarshal(res.Info.Config, &cfg); err != nil {
 		return nil, fmt.Errorf("experiments: %s.json: config: %w", experiment, err)
 	}
@@ -68,7 +68,7 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 	if err := yaml.Unmarshal(refYAML, &ref); err != nil {
 		return nil, fmt.Errorf("experiments: configs/reference/%s.yaml: %w", experiment, err)
 	}
-	cells := map[string][]ConicQPTrial{}
+	cells := map[string][]QPTrial{}
 	for _, t := range res.Trials {
 		k := conicQPCell(t.D, t.N, t.M)
 		cells[k] = append(cells[k], t)
@@ -94,10 +94,10 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 			}
 			for i, a := range []struct {
 				key, name string
-				get       func(*ConicQPTrial) *proxal.QPAlg
+				get       func(*QPTrial) *proxal.QPAlg
 			}{
-				{"alg1", "Alg. 1", func(t *ConicQPTrial) *proxal.QPAlg { return &t.Alg1 }},
-				{"cprox", "cProx-AL", func(t *ConicQPTrial) *proxal.QPAlg { return &t.CProx }},
+				{"alg1", "Alg. 1", func(t *QPTrial) *proxal.QPAlg { return &t.Alg1 }},
+				{"cprox", "cProx-AL", func(t *QPTrial) *proxal.QPAlg { return &t.CProx }},
 			} {
 				if !rule.Applies(a.key) {
 					continue
@@ -138,7 +138,7 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 						fmt.Sprintf("ratio of means, ours %.1f, paper %.1f", ours, pap))
 				case "optimum":
 					// Each instance against its own exact f* (zero cones:
-					// ConicQPTrial.FStar, QPAlg.ObjBand), up to rounding.
+					// QPTrial.FStar, QPAlg.ObjBand), up to rounding.
 					worst, n, at, gapAt, bandAt := 0.0, 0, -1, 0.0, 0.0
 					for j := range trials {
 						t := &trials[j]
@@ -165,7 +165,7 @@ func checkConicQPWith(refYAML, resultJSON []byte) ([]experiments.CheckRow, error
 	return out, nil
 }
 
-func conicQPKind(cfg *ConicQPConfig) experiments.VerifyKind[ConicQPRow, ConicQPTrial] {
+func conicQPKind(cfg *QPConfig) experiments.VerifyKind[QPRow, QPTrial] {
 	var cells []experiments.VerifyCell
 	for _, c := range cfg.Cells {
 		if len(c) != 3 {
@@ -174,19 +174,19 @@ func conicQPKind(cfg *ConicQPConfig) experiments.VerifyKind[ConicQPRow, ConicQPT
 		cells = append(cells, experiments.VerifyCell{Key: conicQPCell(c[0], c[1], c[2]), Label: fmt.Sprintf("d=%d n=%d m=%d", c[0], c[1], c[2]), D: c[0], N: c[1], M: c[2]})
 	}
 	eps := [2]float64{cfg.Eps1, cfg.Eps2}
-	return experiments.VerifyKind[ConicQPRow, ConicQPTrial]{
+	return experiments.VerifyKind[QPRow, QPTrial]{
 		TrialHash: cfg.TrialHash(), Cells: cells, Trials: cfg.Trials, Eps: eps,
-		CellOf: func(t *ConicQPTrial) string { return conicQPCell(t.D, t.N, t.M) },
-		Index:  func(t *ConicQPTrial) int { return t.Trial },
-		Row: func(c experiments.VerifyCell, trials []ConicQPTrial, _ *ConicQPRow) ConicQPRow {
+		CellOf: func(t *QPTrial) string { return conicQPCell(t.D, t.N, t.M) },
+		Index:  func(t *QPTrial) int { return t.Trial },
+		Row: func(c experiments.VerifyCell, trials []QPTrial, _ *QPRow) QPRow {
 			return conicQPRow(c.D, c.N, c.M, trials, eps)
 		},
-		RowKey: func(r *ConicQPRow) string { return conicQPCell(r.D, r.N, r.M) },
-		Tables: func(rows []ConicQPRow, trials []ConicQPTrial) []*experiments.Table {
-			return (&ConicQPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
+		RowKey: func(r *QPRow) string { return conicQPCell(r.D, r.N, r.M) },
+		Tables: func(rows []QPRow, trials []QPTrial) []*experiments.Table {
+			return (&QPResult{Info: &experiments.RunInfo{Config: cfg}, Rows: rows, Trials: trials}).Tables()
 		},
-		Runs: func(t *ConicQPTrial) [2]experiments.TrialRun { return proxal.QPTrialRuns(&t.QPRuns) },
-		Extra: func(cells []experiments.VerifyCell, byCell map[string][]ConicQPTrial, _ []ConicQPRow) []experiments.CheckRow {
+		Runs: func(t *QPTrial) [2]experiments.TrialRun { return proxal.QPTrialRuns(&t.QPRuns) },
+		Extra: func(cells []experiments.VerifyCell, byCell map[string][]QPTrial, _ []QPRow) []experiments.CheckRow {
 			return conicOptima(cfg, cells, byCell)
 		},
 	}
@@ -206,7 +206,7 @@ const ballSolveAgree = 1e-12
 // against, cannot be edited with them; and recomputes each run's
 // certificate at its stored point (conicPoints), with a ball also its
 // distance to that w*.
-func conicOptima(cfg *ConicQPConfig, cells []experiments.VerifyCell, byCell map[string][]ConicQPTrial) []experiments.CheckRow {
+func conicOptima(cfg *QPConfig, cells []experiments.VerifyCell, byCell map[string][]QPTrial) []experiments.CheckRow {
 	var v experiments.Verifier
 	var pts conicPoints
 	n := 0
@@ -375,8 +375,8 @@ type conicPoints struct {
 // independent w* and the objective band, as Table 4's gate
 // (proxal.QPRecheck); with one ball the distance to wstar, the gate's
 // optimum (nil with several balls, whose runs store no distance). A run without w is in a schema 3 file (schema 4
-// requires w: ConicQPTrial.CheckSchema), counted as not checked.
-func (p *conicPoints) add(label string, t *ConicQPTrial, inst *problems.ConicQP, data []recheck.QPData, wstar []float64, multi *ballsRef, eps [2]float64) {
+// requires w: QPTrial.CheckSchema), counted as not checked.
+func (p *conicPoints) add(label string, t *QPTrial, inst *problems.ConicQP, data []recheck.QPData, wstar []float64, multi *ballsRef, eps [2]float64) {
 	var (
 		q     *proxal.QPRecheck
 		qerr  error
@@ -531,7 +531,7 @@ func (p *conicPoints) row() experiments.CheckRow {
 }
 
 func verifyConicQP(in experiments.VerifyInput) []experiments.CheckRow {
-	var cfg ConicQPConfig
+	var cfg QPConfig
 	if err := experiments.StrictConfig(in.Config, &cfg); err != nil {
 		return experiments.FailedResult(in.Name, err)
 	}
@@ -547,7 +547,7 @@ func verifyConicNP(in experiments.VerifyInput) []experiments.CheckRow {
 		return experiments.PublishedRowIn("conic-published", "table2", c.Dataset, fmt.Sprint(c.N))
 	}
 	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
-		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
+		return (&ClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table2", Rows: rows, Trials: trials}).Tables()
 	}
 	k := proxal.WithNPPartition(proxal.NPVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs)
 	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, proxal.WithNPOptimum(k, in.Name, &cfg, in.DataDirs))
@@ -562,16 +562,16 @@ func verifyConicFair(in experiments.VerifyInput) []experiments.CheckRow {
 		return experiments.PublishedRowIn("conic-published", "table3", fmt.Sprint(c.N))
 	}
 	tables := func(rows []proxal.ClassRow, trials []proxal.ClassTrial) []*experiments.Table {
-		return (&ConicClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
+		return (&ClassResult{Info: &experiments.RunInfo{Config: &cfg}, Table: "table3", Rows: rows, Trials: trials}).Tables()
 	}
 	return experiments.VerifyWith(in.Dir, in.Name, in.Result, in.ConfigHash, &cfg, in.KKT, proxal.WithFairPartition(proxal.FairVerifyKind(&cfg, pub, tables), in.Name, &cfg, in.DataDirs))
 }
 
 // The conic version's tables are gated by `fedcon check`.
 func init() {
-	experiments.RegisterCheck("conic-table1", experiments.Check{Verify: verifyConicQP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable1(b) }})
-	experiments.RegisterCheck("conic-table2", experiments.Check{Verify: verifyConicNP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable2(b) },
+	experiments.RegisterCheck("conic-table1", experiments.Check{Verify: verifyConicQP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckTable1(b) }})
+	experiments.RegisterCheck("conic-table2", experiments.Check{Verify: verifyConicNP, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckTable2(b) },
 		Baseline: proxal.ClassBaselineYAML})
-	experiments.RegisterCheck("conic-table3", experiments.Check{Verify: verifyConicFair, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckConicTable3(b) },
+	experiments.RegisterCheck("conic-table3", experiments.Check{Verify: verifyConicFair, Rules: func(_ string, b []byte) ([]experiments.CheckRow, error) { return CheckTable3(b) },
 		Baseline: proxal.ClassBaselineYAML})
 }

@@ -22,7 +22,7 @@ type SGDGrid struct {
 }
 
 // Validate checks the grid and that its seeds miss the reporting ones.
-func (g *SGDGrid) Validate(cfg *SSCAConfig) error {
+func (g *SGDGrid) Validate(cfg *Config) error {
 	switch {
 	case len(g.A) == 0 || len(g.Beta) == 0:
 		return &experiments.ConfigError{Field: "a/beta", Value: fmt.Sprint(g.A, g.Beta), Reason: "need at least one value each"}
@@ -54,8 +54,8 @@ type TuneResult struct {
 }
 
 // SGDBaselines are the SGD specs of Figures 2-3 (with λ of the config).
-func (c *SSCAConfig) SGDBaselines() []SSCASpec {
-	var out []SSCASpec
+func (c *Config) SGDBaselines() []Spec {
+	var out []Spec
 	for _, s := range append(c.figureSpecs("figure2"), c.figureSpecs("figure3")...) {
 		if !s.ssca() {
 			s.FinalOnly = true
@@ -67,10 +67,10 @@ func (c *SSCAConfig) SGDBaselines() []SSCASpec {
 
 // RunSGDTune picks, per SGD baseline, the grid point with the lowest mean
 // F(w^T) over the grid's seeds (a diverged run counts as +Inf).
-func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDGrid, opt experiments.RunOptions) (*TuneResult, error) {
+func RunSGDTune(ctx context.Context, cfg *Config, data *Data, grid *SGDGrid, opt experiments.RunOptions) (*TuneResult, error) {
 	specs := cfg.SGDBaselines()
 	type point struct {
-		spec SSCASpec
+		spec Spec
 		rate SGDRate
 		cost []float64
 	}
@@ -96,7 +96,7 @@ func RunSGDTune(ctx context.Context, cfg *SSCAConfig, data *SSCAData, grid *SGDG
 					return err
 				}
 				key := fmt.Sprintf("tune-%s-t%02d", run.Key(), r)
-				tr, err := experiments.Cached(opt.Store, key, c.Seed+uint64(r), func() (SSCATrial, error) { return RunSSCATrial(gctx, &c, data, run, r) })
+				tr, err := experiments.Cached(opt.Store, key, c.Seed+uint64(r), func() (Trial, error) { return RunTrial(gctx, &c, data, run, r) })
 				if err != nil {
 					return fmt.Errorf("%s a=%g beta=%g run %d: %w", p.spec.Label(), p.rate.A, p.rate.Beta, r, err)
 				}

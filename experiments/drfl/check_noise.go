@@ -315,7 +315,7 @@ func worstOverQ(f, qhat []float64, theta, p float64) float64 {
 	return best
 }
 
-// parseP reads a DRFLParams.PName.
+// parseP reads a Params.PName.
 func parseP(s string) (float64, error) {
 	if s == "inf" {
 		return math.Inf(1), nil
@@ -326,8 +326,8 @@ func parseP(s string) (float64, error) {
 // drflNoiseFile is what the gate reads of a noise figure's result file:
 // Figure 2 holds rows (one per data set), Figures 3-5 one.
 type drflNoiseFile struct {
-	Rows []*DRFLNoiseResult `json:"rows"`
-	DRFLNoiseResult
+	Rows []*NoiseResult `json:"rows"`
+	NoiseResult
 }
 
 // genericDRFL is the recomputation rows of a DRFL noise figure's result
@@ -339,7 +339,7 @@ func genericDRFL(in experiments.VerifyInput) []experiments.CheckRow {
 	}
 	results := f.Rows
 	if len(results) == 0 && len(f.Runs) > 0 {
-		results = []*DRFLNoiseResult{&f.DRFLNoiseResult}
+		results = []*NoiseResult{&f.NoiseResult}
 	}
 	if len(results) == 0 || results[0].Config.Figure.Dataset == "" {
 		return nil
@@ -358,7 +358,7 @@ func genericDRFL(in experiments.VerifyInput) []experiments.CheckRow {
 
 // recheckNoise recomputes one data set's noise figure into obj and score
 // and returns how many fits and scores it compared.
-func recheckNoise(r *DRFLNoiseResult, dirs []string, obj, score *experiments.Verifier) (fits, scores int) {
+func recheckNoise(r *NoiseResult, dirs []string, obj, score *experiments.Verifier) (fits, scores int) {
 	cfg := r.Config
 	name := cfg.Figure.Dataset
 	d, err := datasets.Load(name, dirs)
@@ -379,7 +379,7 @@ func recheckNoise(r *DRFLNoiseResult, dirs []string, obj, score *experiments.Ver
 	}
 	for rep := range cfg.Repetitions {
 		seed := cfg.Seed + uint64(rep)
-		sp, err := NewDRFLSplit(d, cfg.Data, seed)
+		sp, err := NewSplit(d, cfg.Data, seed)
 		if err != nil {
 			obj.Fail("%s repetition %d: %v", name, rep+1, err)
 			continue
@@ -419,7 +419,7 @@ func recheckNoise(r *DRFLNoiseResult, dirs []string, obj, score *experiments.Ver
 // per-client and worst client's scores through same. It returns whether
 // the fit is scored by MSE, and false when its weights or parameters
 // cannot be read (a failure recorded in obj).
-func recheckFit(name, at string, sp *DRFLSplit, testX [][]float64, run *DRFLRun, obj *experiments.Verifier, same func(what string, got, want float64)) (mse, ok bool) {
+func recheckFit(name, at string, sp *Split, testX [][]float64, run *RunResult, obj *experiments.Verifier, same func(what string, got, want float64)) (mse, ok bool) {
 	if len(run.V) != len(sp.Features)+1 {
 		obj.Fail("%s %s: %d weights for %d features and b", name, at, len(run.V), len(sp.Features))
 		return false, false
@@ -434,7 +434,7 @@ func recheckFit(name, at string, sp *DRFLSplit, testX [][]float64, run *DRFLRun,
 		obj.Fail("%s %s: support %q", name, at, p.SupportName)
 		return false, false
 	}
-	spec := NewDRFLSpec(sp.Train, p)
+	spec := NewSpec(sp.Train, p)
 	fs := make([]float64, len(spec.Clients))
 	for k, c := range spec.Clients {
 		fs[k] = clientLoss(c, spec.Model, run.V)
@@ -473,7 +473,7 @@ func recheckFit(name, at string, sp *DRFLSplit, testX [][]float64, run *DRFLRun,
 // plainScores is the score of v on test rows x (labels sp.TestY): pooled,
 // per client and the worst client's (lowest accuracy, highest MSE; NaN,
 // a client without rows, is the worst).
-func plainScores(sp *DRFLSplit, mse bool, x [][]float64, v []float64) (pooled float64, clients []float64, worst float64) {
+func plainScores(sp *Split, mse bool, x [][]float64, v []float64) (pooled float64, clients []float64, worst float64) {
 	pooled = plainScore(mse, x, sp.TestY, v)
 	for s := range sp.Train {
 		var cx [][]float64

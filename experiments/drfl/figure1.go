@@ -19,8 +19,8 @@ var (
 	fig1Q       = [2]float64{0.4, 0.6}
 )
 
-// DRFLFigure1Config sets the sizes of Appendix D.
-type DRFLFigure1Config struct {
+// Figure1Config sets the sizes of Appendix D.
+type Figure1Config struct {
 	Seed uint64 `mapstructure:"seed" json:"seed"`
 	// Runs of Samples samples each for the coverage curve (100 of 1000).
 	Runs    int `mapstructure:"runs" json:"runs"`
@@ -33,13 +33,13 @@ type DRFLFigure1Config struct {
 	Draws int `mapstructure:"draws" json:"draws"`
 }
 
-// DefaultDRFLFigure1 returns Appendix D's sizes, from the preset.
-func DefaultDRFLFigure1() DRFLFigure1Config {
-	return DefaultDRFLConfig().Figure1Config(false)
+// DefaultFigure1 returns Appendix D's sizes, from the preset.
+func DefaultFigure1() Figure1Config {
+	return DefaultConfig().Figure1Config(false)
 }
 
 // Validate checks the sizes.
-func (c DRFLFigure1Config) Validate() error {
+func (c Figure1Config) Validate() error {
 	switch {
 	case c.Runs < 1:
 		return &experiments.ConfigError{Field: "runs", Value: c.Runs, Reason: "want ≥ 1"}
@@ -145,9 +145,9 @@ func fig1Random(rng *rand.Rand) fig1Dist {
 // fig1Stream is the PCG stream of Figure 1's draws under its seed.
 const fig1Stream = 0xf161
 
-// DRFLFigure1 is Figure 1's data.
-type DRFLFigure1 struct {
-	Config DRFLFigure1Config `json:"config"`
+// Figure1 is Figure 1's data.
+type Figure1 struct {
+	Config Figure1Config `json:"config"`
 	// Distances per run: DRFL's max_s W(P*_s, P̂_s), WAFL's W(P*, P̂_agg).
 	DistDRFL []float64 `json:"dist_drfl"`
 	DistWAFL []float64 `json:"dist_wafl"`
@@ -200,15 +200,15 @@ func smallestRho(sorted []float64, level, step, max float64) float64 {
 	return k * step
 }
 
-// RunDRFLFigure1 computes Figure 1: coverage P(P* ∈ ball) against ρ, and
+// RunFigure1 computes Figure 1: coverage P(P* ∈ ball) against ρ, and
 // the normalised volume of the ball at each guarantee level.
-func RunDRFLFigure1(cfg DRFLFigure1Config) (*DRFLFigure1, error) {
+func RunFigure1(cfg Figure1Config) (*Figure1, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, fig1Stream))
 	truth := fig1Dist{q: fig1Q, p: fig1P}
-	out := &DRFLFigure1{Config: cfg}
+	out := &Figure1{Config: cfg}
 	for range cfg.Runs {
 		e := fig1Empirical(rng, cfg.Samples)
 		a, b := truth.distances(e)
@@ -262,7 +262,7 @@ func RunDRFLFigure1(cfg DRFLFigure1Config) (*DRFLFigure1, error) {
 
 // CSV returns the figure's numbers: the volume table, then the coverage
 // curve (ρ, DRFL, WAFL) on the grid up to where both reach 1.
-func (f *DRFLFigure1) CSV() string {
+func (f *Figure1) CSV() string {
 	var b strings.Builder
 	b.WriteString("level,rho_drfl,rho_wafl,volume_drfl,volume_wafl\n")
 	for i, l := range f.Levels {

@@ -15,21 +15,21 @@ import (
 	sd "github.com/fedcon/fedcon/solver/drfl"
 )
 
-// DRFLGrid is the cross-validation grid of Section 6.
-type DRFLGrid struct {
+// Grid is the cross-validation grid of Section 6.
+type Grid struct {
 	Rho   []float64 `json:"rho"`
 	Kappa []float64 `json:"kappa"`
 	Theta []float64 `json:"theta"`
 }
 
-// PaperDRFLGrid returns the paper's values (15 radii, 10 κ, 6 θ), the
+// PaperGrid returns the paper's values (15 radii, 10 κ, 6 θ), the
 // preset's cv_grid.
-func PaperDRFLGrid() DRFLGrid {
-	return DefaultDRFLConfig().Grid
+func PaperGrid() Grid {
+	return DefaultConfig().Grid
 }
 
 // Thin keeps every k-th value of each list (k ≥ 1), starting with the first.
-func (g DRFLGrid) Thin(k int) DRFLGrid {
+func (g Grid) Thin(k int) Grid {
 	thin := func(x []float64) []float64 {
 		var o []float64
 		for i := 0; i < len(x); i += k {
@@ -37,22 +37,22 @@ func (g DRFLGrid) Thin(k int) DRFLGrid {
 		}
 		return o
 	}
-	return DRFLGrid{Rho: thin(g.Rho), Kappa: thin(g.Kappa), Theta: thin(g.Theta)}
+	return Grid{Rho: thin(g.Rho), Kappa: thin(g.Kappa), Theta: thin(g.Theta)}
 }
 
 // candidates returns the grid points model base.Model is tuned over: DRFL
 // ρ × κ × θ, AFL θ, WAFL ρ × κ, DRFA and standard none (base itself).
-func (g DRFLGrid) candidates(base DRFLParams) []DRFLParams {
+func (g Grid) candidates(base Params) []Params {
 	rho, kappa, theta := []float64{base.Rho}, []float64{base.Kappa}, []float64{base.Theta}
 	switch base.Model {
-	case DRFLModel:
+	case ModelDRFL:
 		rho, kappa, theta = g.Rho, g.Kappa, g.Theta
-	case DRFLAFL:
+	case ModelAFL:
 		theta = g.Theta
-	case DRFLWAFL:
+	case ModelWAFL:
 		rho, kappa = g.Rho, g.Kappa
 	}
-	var out []DRFLParams
+	var out []Params
 	for _, r := range rho {
 		for _, k := range kappa {
 			for _, t := range theta {
@@ -66,11 +66,11 @@ func (g DRFLGrid) candidates(base DRFLParams) []DRFLParams {
 	return out
 }
 
-// DRFLFolds assigns each training row of each client to one of k folds
+// Folds assigns each training row of each client to one of k folds
 // (client by client, stratified by class unless regression, rows dealt
 // after a shuffle); fold f of every client together is validation fold f.
 // A client with fewer than k rows (of a class) is a *ConfigError naming it.
-func DRFLFolds(train []pd.Client, k int, seed uint64, regression bool) ([][]int, error) {
+func Folds(train []pd.Client, k int, seed uint64, regression bool) ([][]int, error) {
 	rng := rand.New(rand.NewPCG(seed, 0xc5))
 	folds := make([][]int, len(train))
 	strata := [][]float64{{-1}, {1}}
@@ -110,8 +110,8 @@ func DRFLFolds(train []pd.Client, k int, seed uint64, regression bool) ([][]int,
 // central LPs at the CV's tolerance and ten times it (each keeps its KKT
 // ordering). It returns (w, b), whether the fit was central, and
 // Algorithm 1's final state (nil for central fits).
-func cvFit(ctx context.Context, fit []pd.Client, lps *[2]pd.CentralLP, p DRFLParams, start *sd.State, set *sd.Settings, tol float64) ([]float64, bool, *sd.State, error) {
-	if spec := NewDRFLSpec(fit, p); spec.central() {
+func cvFit(ctx context.Context, fit []pd.Client, lps *[2]pd.CentralLP, p Params, start *sd.State, set *sd.Settings, tol float64) ([]float64, bool, *sd.State, error) {
+	if spec := NewSpec(fit, p); spec.central() {
 		// The interior point can stall in its last digits on degenerate
 		// LPs (rounding in the KKT solves): a looser tolerance still gives
 		// a fit far more accurate than Algorithm 1's at drflCVTol, at a
@@ -135,7 +135,7 @@ func cvFit(ctx context.Context, fit []pd.Client, lps *[2]pd.CentralLP, p DRFLPar
 	// Validation scores only rank the candidates: a looser tolerance than
 	// the final fit's is enough and saves most rounds.
 	fs.Tol = math.Max(fs.Tol, tol)
-	prob, err := DRFLProblem(fit, p)
+	prob, err := Problem(fit, p)
 	if err != nil {
 		return nil, false, nil, err
 	}
@@ -159,15 +159,15 @@ const drflCVLPEps = 1e-6
 // fits (the final fits use the Settings' tolerance, 1e-4 by default).
 const drflCVTol = 1e-3
 
-// DRFLCV is the outcome of cross-validating one model.
-type DRFLCV struct {
-	Best DRFLParams `json:"best"`
+// CV is the outcome of cross-validating one model.
+type CV struct {
+	Best Params `json:"best"`
 	// Scores holds the mean validation score (Metric: accuracy, or MSE for
 	// Huber regression) of each candidate, in the order of the grid (ρ
 	// outermost, then κ, then θ). A model with one candidate (DRFA,
 	// standard FL) is not cross-validated: Scores = [0] and Fits = 0.
-	Candidates []DRFLParams `json:"candidates"`
-	Scores     []float64    `json:"scores"`
+	Candidates []Params  `json:"candidates"`
+	Scores     []float64 `json:"scores"`
 	// Fits counts the (candidate, fold) fits scored. Central counts those
 	// solved as one central LP (pd.Central), Shared those taken from
 	// another fit that is provably as good (huberShares, thetaShares), not solved; the
@@ -187,7 +187,7 @@ type DRFLCV struct {
 // previous fit on the same fold; Huber fits share solutions where
 // huberShares proves them equally good, central fits across θ where
 // thetaShares certifies them.
-func CrossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid DRFLGrid, k int, seed uint64, set *sd.Settings) (*DRFLCV, error) {
+func CrossValidate(ctx context.Context, train []pd.Client, base Params, grid Grid, k int, seed uint64, set *sd.Settings) (*CV, error) {
 	out, _, err := crossValidate(ctx, train, base, grid, k, seed, set, drflCVTol)
 	return out, err
 }
@@ -202,9 +202,9 @@ type cvFits struct {
 
 // crossValidate is CrossValidate with Algorithm 1's tolerance tol (at
 // least the Settings'), also returning the fits.
-func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid DRFLGrid, k int, seed uint64, set *sd.Settings, tol float64) (*DRFLCV, *cvFits, error) {
+func crossValidate(ctx context.Context, train []pd.Client, base Params, grid Grid, k int, seed uint64, set *sd.Settings, tol float64) (*CV, *cvFits, error) {
 	cands := grid.candidates(base)
-	out := &DRFLCV{Candidates: cands, Best: base}
+	out := &CV{Candidates: cands, Best: base}
 	if len(cands) == 0 {
 		return nil, nil, &experiments.ConfigError{Field: "cv_grid", Value: grid, Reason: "an empty list leaves no candidate for " + base.Model}
 	}
@@ -213,7 +213,7 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		out.Best = cands[0]
 		return out, nil, nil
 	}
-	folds, err := DRFLFolds(train, k, seed, base.loss() == pd.LossHuber)
+	folds, err := Folds(train, k, seed, base.loss() == pd.LossHuber)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -228,7 +228,7 @@ func crossValidate(ctx context.Context, train []pd.Client, base DRFLParams, grid
 		}
 	}
 	r := newCVRun(cands, k, base.Metric(), fits, vxs, vys, set, tol)
-	if NewDRFLSpec(fits[0], base).central() {
+	if NewSpec(fits[0], base).central() {
 		err = r.runCentral(ctx, workers)
 	} else {
 		err = r.runAlgorithm1(ctx, workers, base.Model, out)
@@ -264,9 +264,9 @@ func splitFolds(train []pd.Client, folds [][]int, k int) (fits [][]pd.Client, vx
 // cvRun is the state one cross-validation's fits share. Every (candidate,
 // fold) fit writes only its own slots, so the pools' tasks need no lock.
 type cvRun struct {
-	cands  []DRFLParams
+	cands  []Params
 	k      int
-	metric DRFLMetric
+	metric Metric
 	fits   [][]pd.Client
 	vxs    [][][]float64
 	vys    [][]float64
@@ -291,7 +291,7 @@ type cvRun struct {
 
 // newCVRun allocates every slot up front, so that the tasks that fill
 // them can run in any order.
-func newCVRun(cands []DRFLParams, k int, metric DRFLMetric, fits [][]pd.Client, vxs [][][]float64, vys [][]float64, set *sd.Settings, tol float64) *cvRun {
+func newCVRun(cands []Params, k int, metric Metric, fits [][]pd.Client, vxs [][][]float64, vys [][]float64, set *sd.Settings, tol float64) *cvRun {
 	r := &cvRun{cands: cands, k: k, metric: metric, fits: fits, vxs: vxs, vys: vys, set: set, tol: tol}
 	r.scores, r.central, r.vs = make([][]float64, len(cands)), make([][]bool, len(cands)), make([][][]float64, len(cands))
 	for c := range cands {
@@ -327,7 +327,7 @@ func (r *cvRun) share(c, f int, v []float64) {
 
 // zeroP is chain ch's first candidate at ρ = 0, the fit its Huber
 // candidates may share.
-func (r *cvRun) zeroP(ch int) DRFLParams { p := r.cands[r.chains[ch][0]]; p.Rho = 0; return p }
+func (r *cvRun) zeroP(ch int) Params { p := r.cands[r.chains[ch][0]]; p.Rho = 0; return p }
 
 // runChain fits chain ch's candidates on fold f one after another,
 // each warm-started from the last fit solved.
@@ -338,7 +338,7 @@ func (r *cvRun) runChain(ctx context.Context, f, ch int) error {
 		z, prev = r.zero[f][ch], r.zeroSt[f][ch]
 	}
 	var last []float64
-	var lastP DRFLParams
+	var lastP Params
 	for _, c := range r.chains[ch] {
 		p := r.cands[c]
 		var v []float64
@@ -429,7 +429,7 @@ func (r *cvRun) runCentral(ctx context.Context, workers int) error {
 // a chain per (fold, θ), radii ascending (neighbouring grid points: fewer
 // rounds); the chains are independent, so one pool runs them. The Huber
 // models' ρ = 0 fits come first (counted in out.ZeroRadius).
-func (r *cvRun) runAlgorithm1(ctx context.Context, workers int, model string, out *DRFLCV) error {
+func (r *cvRun) runAlgorithm1(ctx context.Context, workers int, model string, out *CV) error {
 	if huberKappaOnBall(r.zeroP(0)) {
 		if err := r.fitZeros(ctx, workers, model); err != nil {
 			return err
@@ -475,7 +475,7 @@ func (r *cvRun) fitZeros(ctx context.Context, workers int, model string) error {
 
 // score sums each candidate's fold scores in fold order, counts the fits
 // and picks the best candidate (the first of equals, in grid order).
-func (r *cvRun) score(out *DRFLCV) {
+func (r *cvRun) score(out *CV) {
 	var best float64
 	for c, p := range r.cands {
 		var score float64
@@ -500,7 +500,7 @@ func (r *cvRun) score(out *DRFLCV) {
 // one per θ (in grid order), radii ascending and, per radius, κ
 // descending (the order huberShares' second rule needs); one chain in
 // grid order if only θ varies (AFL), which would leave chains of one.
-func algorithm1Chains(cands []DRFLParams) [][]int {
+func algorithm1Chains(cands []Params) [][]int {
 	thetaOnly := true
 	for _, p := range cands {
 		thetaOnly = thetaOnly && p.Rho == cands[0].Rho && p.Kappa == cands[0].Kappa
@@ -532,8 +532,8 @@ func algorithm1Chains(cands []DRFLParams) [][]int {
 // huberKappaOnBall reports whether p is a Huber model whose worst-case
 // loss has the form huberShares needs: the DRFL or WAFL model with one
 // radius for all clients.
-func huberKappaOnBall(p DRFLParams) bool {
-	return p.loss() == pd.LossHuber && (p.Model == DRFLModel || p.Model == DRFLWAFL) && p.Rhos == nil
+func huberKappaOnBall(p Params) bool {
+	return p.loss() == pd.LossHuber && (p.Model == ModelDRFL || p.Model == ModelWAFL) && p.Rhos == nil
 }
 
 // huberShares reports whether v, a fit of from, is as good a fit of to
@@ -548,7 +548,7 @@ func huberKappaOnBall(p DRFLParams) bool {
 //     P_{ρ,κ}(w') ≥ ρε/κ + G(w') ≥ ρε/κ + G(v) = P_{ρ,κ}(v);
 //   - v minimising P_{ρ,κ} with ‖w‖∞ ≥ 1/κ' minimises P_{ρ,κ'} for κ' ≤ κ:
 //     P_{ρ,κ'} ≥ P_{ρ,κ} everywhere, with equality at v.
-func huberShares(from DRFLParams, v []float64, to DRFLParams) bool {
+func huberShares(from Params, v []float64, to Params) bool {
 	if !huberKappaOnBall(from) || !huberKappaOnBall(to) || from.Model != to.Model ||
 		from.Theta != to.Theta || from.P != to.P || from.Epsilon != to.Epsilon || !slices.Equal(from.QHat, to.QHat) {
 		return false
@@ -566,7 +566,7 @@ func huberShares(from DRFLParams, v []float64, to DRFLParams) bool {
 
 // thetaGroups groups the candidates' indices by all but θ, each group θ
 // ascending (groups of one where θ is not tuned).
-func thetaGroups(cands []DRFLParams) [][]int {
+func thetaGroups(cands []Params) [][]int {
 	var groups [][]int
 	var keys [][2]float64
 	for c, p := range cands {
@@ -643,8 +643,8 @@ func thetaMiddle(theta func(k int) float64, i, j int) int {
 // S^{1−1/p}·(max_s f_s − min_s f_s)/2. (For θ < θ', each q' ∈ Q_θ' has
 // q = q̂ + (θ/θ')(q' − q̂) ∈ Q_θ with ‖q' − q‖₁ ≤ S^{1−1/p}(θ' − θ), and
 // (q' − q)·f ≤ ‖q' − q‖₁(max f − min f)/2 as both sum to 1.)
-func drflWorst(clients []pd.Client, p DRFLParams, v []float64) (obj, slope float64) {
-	sp := NewDRFLSpec(clients, p)
+func drflWorst(clients []pd.Client, p Params, v []float64) (obj, slope float64) {
+	sp := NewSpec(clients, p)
 	S := len(sp.Clients)
 	f, qhat := make([]float64, S), sp.Qhat
 	if qhat == nil {

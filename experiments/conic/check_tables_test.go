@@ -15,11 +15,11 @@ import (
 
 // conicCheckRun runs the paper's cell (d, n, m̃) = (100, 1, 1) with its
 // Section 5.1 settings: two instances, a few milliseconds each.
-func conicCheckRun(t *testing.T) *ConicQPResult {
+func conicCheckRun(t *testing.T) *QPResult {
 	t.Helper()
 	cfg := smallConicConfig()
 	cfg.Seed, cfg.Cells = 1, [][]int{{100, 1, 1}}
-	res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 2})
+	res, err := RunQP(context.Background(), cfg, experiments.RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,26 +57,26 @@ func TestCheckConicTable1Rules(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		fail   []string
-		damage func(r *ConicQPResult)
+		damage func(r *QPResult)
 	}{
-		{"clean", nil, func(*ConicQPResult) {}},
-		{"capped", []string{"status Alg. 1"}, func(r *ConicQPResult) { r.Trials[1].Alg1.Status = solver.InnerIterationLimit }},
-		{"stationarity", []string{"kkt stationarity cProx-AL"}, func(r *ConicQPResult) { r.Trials[0].CProx.Residuals.Stationarity = 2e-3 }},
-		{"infeasible", []string{"feasibility violation Alg. 1"}, func(r *ConicQPResult) { r.Trials[0].Alg1.Violation = 5e-3 }},
+		{"clean", nil, func(*QPResult) {}},
+		{"capped", []string{"status Alg. 1"}, func(r *QPResult) { r.Trials[1].Alg1.Status = solver.InnerIterationLimit }},
+		{"stationarity", []string{"kkt stationarity cProx-AL"}, func(r *QPResult) { r.Trials[0].CProx.Residuals.Stationarity = 2e-3 }},
+		{"infeasible", []string{"feasibility violation Alg. 1"}, func(r *QPResult) { r.Trials[0].Alg1.Violation = 5e-3 }},
 		// 0.2 apart at f ≈ -7: 3e-2 after scaling, above 5e-3; the
 		// instance's exact f* sees the change too.
-		{"disagree", []string{"objective agreement", "objective vs exact f* cProx-AL"}, func(r *ConicQPResult) { r.Trials[1].CProx.Objective += 0.2 }},
+		{"disagree", []string{"objective agreement", "objective vs exact f* cProx-AL"}, func(r *QPResult) { r.Trials[1].CProx.Objective += 0.2 }},
 		// The paper's 5.6 / 5.0 outer iterations; 12 is a factor 2.1 off.
-		{"outer", []string{"outer iterations vs paper Alg. 1"}, func(r *ConicQPResult) { r.Rows[0].Outer1.Mean = 12 }},
+		{"outer", []string{"outer iterations vs paper Alg. 1"}, func(r *QPResult) { r.Rows[0].Outer1.Mean = 12 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var r ConicQPResult
+			var r QPResult
 			if err := json.Unmarshal(b, &r); err != nil {
 				t.Fatal(err)
 			}
 			r.Info = clean.Info
 			tc.damage(&r)
-			if got := failedRules(t, &r, CheckConicTable1); !slices.Equal(got, tc.fail) {
+			if got := failedRules(t, &r, CheckTable1); !slices.Equal(got, tc.fail) {
 				t.Errorf("failed rules %v, want %v", got, tc.fail)
 			}
 		})
@@ -101,27 +101,27 @@ func TestConicTable1Optimum(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		fail   []string
-		damage func(r *ConicQPResult)
+		damage func(r *QPResult)
 	}{
-		{"clean", nil, func(*ConicQPResult) {}},
-		{"objective within half its band", nil, func(r *ConicQPResult) {
+		{"clean", nil, func(*QPResult) {}},
+		{"objective within half its band", nil, func(r *QPResult) {
 			r.Trials[0].Alg1.Objective = r.Trials[0].FStar + 0.5*band
 		}},
-		{"objective 2 bands off", []string{"objective vs exact f* Alg. 1"}, func(r *ConicQPResult) { r.Trials[0].Alg1.Objective = r.Trials[0].FStar + 2*band }},
+		{"objective 2 bands off", []string{"objective vs exact f* Alg. 1"}, func(r *QPResult) { r.Trials[0].Alg1.Objective = r.Trials[0].FStar + 2*band }},
 		// f* is the instance's: both algorithms are measured against it.
-		{"f* edited", []string{"objective vs exact f* Alg. 1", "objective vs exact f* cProx-AL"}, func(r *ConicQPResult) { r.Trials[0].FStar = r.Trials[0].Alg1.Objective - 2*band }},
-		{"band zeroed", []string{"objective vs exact f* Alg. 1"}, func(r *ConicQPResult) {
+		{"f* edited", []string{"objective vs exact f* Alg. 1", "objective vs exact f* cProx-AL"}, func(r *QPResult) { r.Trials[0].FStar = r.Trials[0].Alg1.Objective - 2*band }},
+		{"band zeroed", []string{"objective vs exact f* Alg. 1"}, func(r *QPResult) {
 			r.Trials[0].Alg1.ObjBand, r.Trials[0].Alg1.Objective = 0, r.Trials[0].FStar+1e-9
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var r ConicQPResult
+			var r QPResult
 			if err := json.Unmarshal(b, &r); err != nil {
 				t.Fatal(err)
 			}
 			r.Info = clean.Info
 			tc.damage(&r)
-			if got := failedRules(t, &r, CheckConicTable1); !slices.Equal(got, tc.fail) {
+			if got := failedRules(t, &r, CheckTable1); !slices.Equal(got, tc.fail) {
 				t.Errorf("failed rules %v, want %v", got, tc.fail)
 			}
 		})
@@ -130,9 +130,9 @@ func TestConicTable1Optimum(t *testing.T) {
 
 // conicClassFixture is a two-trial conic Table 2 (or 3) result that passes
 // every rule; the fairness one has adult-b and r = 0.01.
-func conicClassFixture(fair bool) *ConicClassResult {
+func conicClassFixture(fair bool) *ClassResult {
 	np := npFixture()
-	res := &ConicClassResult{Info: np.Info, Table: "table2", Rows: np.Rows, Trials: np.Trials}
+	res := &ClassResult{Info: np.Info, Table: "table2", Rows: np.Rows, Trials: np.Trials}
 	if fair {
 		cfg := &proxal.FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.01,
 			W0: "zeros", ALConfig: np.Info.Config.(*proxal.NPConfig).ALConfig}
@@ -155,28 +155,28 @@ func TestCheckConicClassRules(t *testing.T) {
 		name     string
 		fair     bool
 		failRule string
-		damage   func(r *ConicClassResult)
+		damage   func(r *ClassResult)
 	}{
-		{"np clean", false, "", func(*ConicClassResult) {}},
-		{"np cprox capped", false, "status cProx-AL", func(r *ConicClassResult) { r.Trials[0].CProx.Status = solver.OuterIterationLimit }},
-		{"np infeasible", false, "max constraint value Alg. 1", func(r *ConicClassResult) { r.Trials[1].Alg1.Loss1[0] = 0.21 }},
-		{"np kkt", false, "kkt feasibility cProx-AL", func(r *ConicClassResult) { r.Trials[1].CProx.Residuals.Feasibility = 2e-3 }},
+		{"np clean", false, "", func(*ClassResult) {}},
+		{"np cprox capped", false, "status cProx-AL", func(r *ClassResult) { r.Trials[0].CProx.Status = solver.OuterIterationLimit }},
+		{"np infeasible", false, "max constraint value Alg. 1", func(r *ClassResult) { r.Trials[1].Alg1.Loss1[0] = 0.21 }},
+		{"np kkt", false, "kkt feasibility cProx-AL", func(r *ClassResult) { r.Trials[1].CProx.Residuals.Feasibility = 2e-3 }},
 		// Per trial: 1.5e-2 in one trial fails although the mean is 7.5e-3.
-		{"np reldiff in one trial", false, "relative difference", func(r *ConicClassResult) { r.Trials[0].CProx.Objective = 1.1 / (1 + 1.5e-2) }},
-		{"fair reldiff in one trial", true, "relative difference", func(r *ConicClassResult) { r.Trials[1].Alg1.Objective = 1.1001 * (1 - 1.5e-2) }},
-		{"fair clean", true, "", func(*ConicClassResult) {}},
+		{"np reldiff in one trial", false, "relative difference", func(r *ClassResult) { r.Trials[0].CProx.Objective = 1.1 / (1 + 1.5e-2) }},
+		{"fair reldiff in one trial", true, "relative difference", func(r *ClassResult) { r.Trials[1].Alg1.Objective = 1.1001 * (1 - 1.5e-2) }},
+		{"fair clean", true, "", func(*ClassResult) {}},
 		// Under the default rule Algorithm 1 must end Converged too.
-		{"fair alg1 capped", true, "status Alg. 1", func(r *ConicClassResult) { r.Trials[0].Alg1.Status = solver.InnerIterationLimit }},
-		{"fair cprox capped", true, "status cProx-AL", func(r *ConicClassResult) { r.Trials[1].CProx.Status = solver.ConvergedInaccurate }},
+		{"fair alg1 capped", true, "status Alg. 1", func(r *ClassResult) { r.Trials[0].Alg1.Status = solver.InnerIterationLimit }},
+		{"fair cprox capped", true, "status cProx-AL", func(r *ClassResult) { r.Trials[1].CProx.Status = solver.ConvergedInaccurate }},
 		// r + ε2 = 0.011.
-		{"fair disparity", true, "max constraint value cProx-AL", func(r *ConicClassResult) { r.Trials[0].CProx.Loss1[2] = 0.0115 }},
+		{"fair disparity", true, "max constraint value cProx-AL", func(r *ClassResult) { r.Trials[0].CProx.Loss1[2] = 0.0115 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := conicClassFixture(tc.fair)
 			tc.damage(r)
-			check := CheckConicTable2
+			check := CheckTable2
 			if tc.fair {
-				check = CheckConicTable3
+				check = CheckTable3
 			}
 			want := []string(nil)
 			if tc.failRule != "" {
@@ -192,7 +192,7 @@ func TestCheckConicClassRules(t *testing.T) {
 // npFixture is a two-trial Table 1 result on monks-1 that passes every rule.
 func npFixture() *proxal.NPResult {
 	cfg := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
-		AdmmStart: "wk", ALConfig: proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
+		ADMMStart: "wk", ALConfig: proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
 			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
 	alg := func(obj float64) proxal.ClassAlg {
 		return proxal.ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
@@ -211,14 +211,14 @@ func npFixture() *proxal.NPResult {
 // moved along, the optimum rule alone would not see it).
 func TestConicOptimaRecomputed(t *testing.T) {
 	res := conicCheckRun(t)
-	cfg := res.Info.Config.(*ConicQPConfig)
+	cfg := res.Info.Config.(*QPConfig)
 	kind := conicQPKind(cfg)
 	for _, tc := range []struct {
 		name  string
 		shift float64
 		pass  bool
 	}{{"honest", 0, true}, {"f* moved 1e-6", 1e-6, false}} {
-		byCell := map[string][]ConicQPTrial{}
+		byCell := map[string][]QPTrial{}
 		for _, tr := range res.Trials {
 			if tr.Trial == 1 {
 				tr.FStar += tc.shift
@@ -257,7 +257,7 @@ func ruleRow(t *testing.T, rows []experiments.CheckRow, rule string) experiments
 // it, the row saying they were not checked.
 func TestConicPointsRecomputed(t *testing.T) {
 	res := conicCheckRun(t)
-	cfg := res.Info.Config.(*ConicQPConfig)
+	cfg := res.Info.Config.(*QPConfig)
 	kind := conicQPKind(cfg)
 	for _, tr := range res.Trials {
 		for _, a := range []proxal.QPAlg{tr.Alg1, tr.CProx} {
@@ -272,35 +272,35 @@ func TestConicPointsRecomputed(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		edit   func(tr *ConicQPTrial)
+		edit   func(tr *QPTrial)
 		pass   bool
 		detail string // a part of the row's detail
 	}{
-		{"honest", func(*ConicQPTrial) {}, true, "4 runs: objective, violation, KKT residuals and status recomputed"},
+		{"honest", func(*QPTrial) {}, true, "4 runs: objective, violation, KKT residuals and status recomputed"},
 		// 1e-7 in one coordinate moves the stationarity residual by about
 		// 1e-7·||A||, far beyond Gamma·(1 + its terms' magnitude) ≈ 1e-8.
-		{"w edited", func(tr *ConicQPTrial) { tr.Alg1.W[3] += 1e-7 }, false, "trial 1 Algorithm 1"},
-		{"w truncated", func(tr *ConicQPTrial) { tr.CProx.W = tr.CProx.W[:len(tr.CProx.W)-1] }, false, "w has 99 entries"},
-		{"mu edited", func(tr *ConicQPTrial) { tr.CProx.Mu[1][0] += 1e-7 }, false, "trial 1 cProx-AL: residuals"},
-		{"mu block removed", func(tr *ConicQPTrial) { tr.Alg1.Mu = tr.Alg1.Mu[1:] }, false, "multiplier blocks"},
-		{"objective edited", func(tr *ConicQPTrial) { tr.Alg1.Objective += 1e-6 }, false, "objective"},
-		{"violation edited", func(tr *ConicQPTrial) { tr.CProx.Violation /= 2 }, false, "feasibility_violation"},
-		{"residuals lowered", func(tr *ConicQPTrial) { tr.Alg1.Residuals.Stationarity /= 2 }, false, "residuals"},
-		{"status demoted", func(tr *ConicQPTrial) { tr.Alg1.Status = solver.OuterIterationLimit }, false, "status OuterIterationLimit"},
-		{"capped but Converged", func(tr *ConicQPTrial) { tr.Alg1.InnerCapped = new(true) }, false, "inner cap"},
-		{"distance to w* edited", func(tr *ConicQPTrial) { tr.CProx.DistOpt *= 2 }, false, "dist_to_optimum_inf"},
-		{"file of an older fedcon", func(tr *ConicQPTrial) {
+		{"w edited", func(tr *QPTrial) { tr.Alg1.W[3] += 1e-7 }, false, "trial 1 Algorithm 1"},
+		{"w truncated", func(tr *QPTrial) { tr.CProx.W = tr.CProx.W[:len(tr.CProx.W)-1] }, false, "w has 99 entries"},
+		{"mu edited", func(tr *QPTrial) { tr.CProx.Mu[1][0] += 1e-7 }, false, "trial 1 cProx-AL: residuals"},
+		{"mu block removed", func(tr *QPTrial) { tr.Alg1.Mu = tr.Alg1.Mu[1:] }, false, "multiplier blocks"},
+		{"objective edited", func(tr *QPTrial) { tr.Alg1.Objective += 1e-6 }, false, "objective"},
+		{"violation edited", func(tr *QPTrial) { tr.CProx.Violation /= 2 }, false, "feasibility_violation"},
+		{"residuals lowered", func(tr *QPTrial) { tr.Alg1.Residuals.Stationarity /= 2 }, false, "residuals"},
+		{"status demoted", func(tr *QPTrial) { tr.Alg1.Status = solver.OuterIterationLimit }, false, "status OuterIterationLimit"},
+		{"capped but Converged", func(tr *QPTrial) { tr.Alg1.InnerCapped = new(true) }, false, "inner cap"},
+		{"distance to w* edited", func(tr *QPTrial) { tr.CProx.DistOpt *= 2 }, false, "dist_to_optimum_inf"},
+		{"file of an older fedcon", func(tr *QPTrial) {
 			for _, a := range []*proxal.QPAlg{&tr.Alg1, &tr.CProx} {
 				a.W, a.Mu, a.InnerCapped = nil, nil, nil
 			}
 		}, true, "not checked (old schema): 2 runs whose trial files have schema 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var trials []ConicQPTrial
+			var trials []QPTrial
 			if err := json.Unmarshal(b, &trials); err != nil {
 				t.Fatal(err)
 			}
-			byCell := map[string][]ConicQPTrial{}
+			byCell := map[string][]QPTrial{}
 			for i := range trials {
 				if trials[i].Trial == 1 {
 					tc.edit(&trials[i])
@@ -325,7 +325,7 @@ func TestConicBallPointsRecomputed(t *testing.T) {
 	for _, parties := range []string{"server", "all"} {
 		cfg := smallConicConfig()
 		cfg.Cells, cfg.Trials, cfg.BallRows, cfg.BallParties = [][]int{{20, 2, 1}}, 1, 2, parties
-		res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
+		res, err := RunQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,32 +338,32 @@ func TestConicBallPointsRecomputed(t *testing.T) {
 		// the cone's scalar, 2 the first of its other components.
 		for _, tc := range []struct {
 			name   string
-			edit   func(tr *ConicQPTrial)
+			edit   func(tr *QPTrial)
 			pass   bool
 			detail string
 		}{
-			{"honest", func(*ConicQPTrial) {}, true, map[string]string{
+			{"honest", func(*QPTrial) {}, true, map[string]string{
 				"server": "2 runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within 1e-10 × the terms' magnitude; dist_to_optimum_inf recomputed against an independent solve's w*",
 				"all":    "2 runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within 1e-10 × the terms' magnitude; 2 runs with several balls, which store no distance: f(w) − f* inside the band convexity gives",
 			}[parties]},
-			{"w edited", func(tr *ConicQPTrial) { tr.Alg1.W[0] += 1e-7 }, false, "Algorithm 1"},
-			{"ball multiplier edited", func(tr *ConicQPTrial) { tr.CProx.Mu[0][2] += 1e-7 }, false, "cProx-AL"},
-			{"ball multiplier outside K*", func(tr *ConicQPTrial) { tr.Alg1.Mu[0][1] = -1 }, false, "outside the dual cone (second-order)"},
-			{"violation edited", func(tr *ConicQPTrial) { tr.Alg1.Violation += 1e-3 }, false, "feasibility_violation"},
+			{"w edited", func(tr *QPTrial) { tr.Alg1.W[0] += 1e-7 }, false, "Algorithm 1"},
+			{"ball multiplier edited", func(tr *QPTrial) { tr.CProx.Mu[0][2] += 1e-7 }, false, "cProx-AL"},
+			{"ball multiplier outside K*", func(tr *QPTrial) { tr.Alg1.Mu[0][1] = -1 }, false, "outside the dual cone (second-order)"},
+			{"violation edited", func(tr *QPTrial) { tr.Alg1.Violation += 1e-3 }, false, "feasibility_violation"},
 			// One ball (at the server): the run stores its distance to w*;
 			// 1e-9 is 1000 times ballSolveAgree at ||w*||_∞ < 1.
-			{"distance to w* edited", func(tr *ConicQPTrial) {
+			{"distance to w* edited", func(tr *QPTrial) {
 				if parties == "server" {
 					tr.CProx.DistOpt += 1e-9
 				}
 			}, parties != "server", map[string]string{"server": "cProx-AL: dist_to_optimum_inf", "all": "several balls"}[parties]},
 		} {
 			t.Run(parties+" "+tc.name, func(t *testing.T) {
-				var trials []ConicQPTrial
+				var trials []QPTrial
 				if err := json.Unmarshal(b, &trials); err != nil {
 					t.Fatal(err)
 				}
-				byCell := map[string][]ConicQPTrial{}
+				byCell := map[string][]QPTrial{}
 				for i := range trials {
 					if trials[i].Balls == 0 || len(trials[i].Alg1.Mu[0]) != 1+1+cfg.BallRows {
 						t.Fatalf("trial with %d balls, server multipliers %v", trials[i].Balls, trials[i].Alg1.Mu[0])
@@ -455,7 +455,7 @@ func TestConicTrialSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got ConicQPTrial
+			var got QPTrial
 			_, err = experiments.DecodeTrial(b, key, "0123456789abcdef", &got)
 			switch {
 			case c.err == "" && err != nil:
@@ -514,7 +514,7 @@ func TestConicBallOptimumAgrees(t *testing.T) {
 func TestConicSeveralBallsBand(t *testing.T) {
 	cfg := smallConicConfig()
 	cfg.Cells, cfg.Trials, cfg.BallRows, cfg.BallParties = [][]int{{20, 2, 1}}, 2, 2, "all"
-	res, err := RunConicQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
+	res, err := RunQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

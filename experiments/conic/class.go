@@ -8,10 +8,10 @@ import (
 	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
-// ConicClassResult is Table 2 (Neyman-Pearson, eq. (26)) or Table 3
+// ClassResult is Table 2 (Neyman-Pearson, eq. (26)) or Table 3
 // (fairness, eq. (28)) of the conic paper: the core paper's experiments with
 // the conic paper's settings, its published values beside ours.
-type ConicClassResult struct {
+type ClassResult struct {
 	Info *experiments.RunInfo `json:"run"`
 	// Table is "table2" or "table3" of configs/reference/conic-published.yaml.
 	Table  string              `json:"table"`
@@ -19,30 +19,30 @@ type ConicClassResult struct {
 	Trials []proxal.ClassTrial `json:"trials"`
 }
 
-// RunConicNP runs the conic paper's Table 2: eq. (26) is the core paper's
+// RunNP runs the conic paper's Table 2: eq. (26) is the core paper's
 // eq. (30) (NPClient), with w0 = ones, s̄ = 0.001, β = 300, ρ_i = 0.01 and
 // r = 0.2 from cfg. On an error it returns the finished rows with it.
-func RunConicNP(ctx context.Context, cfg *proxal.NPConfig, dirs []string, opt experiments.RunOptions) (*ConicClassResult, error) {
+func RunNP(ctx context.Context, cfg *proxal.NPConfig, dirs []string, opt experiments.RunOptions) (*ClassResult, error) {
 	res, err := proxal.RunNP(ctx, cfg, dirs, opt)
 	if res == nil {
 		return nil, err
 	}
-	out := &ConicClassResult{Table: "table2", Rows: res.Rows, Trials: res.Trials}
+	out := &ClassResult{Table: "table2", Rows: res.Rows, Trials: res.Trials}
 	for i := range out.Rows {
 		out.Rows[i].Published = experiments.PublishedRowIn("conic-published", "table2", out.Rows[i].Dataset, fmt.Sprint(out.Rows[i].N))
 	}
 	return out, err
 }
 
-// RunConicFair runs the conic paper's Table 3: eq. (28) is the core paper's
+// RunFair runs the conic paper's Table 3: eq. (28) is the core paper's
 // eq. (32) (FairParty, -r <= disparity <= r at the server and every client),
 // with w0 = 0, r = 0.01, s̄ = 0.001, β = 10 and ρ_i = 1e8 from cfg.
-func RunConicFair(ctx context.Context, cfg *proxal.FairConfig, dirs []string, opt experiments.RunOptions) (*ConicClassResult, error) {
+func RunFair(ctx context.Context, cfg *proxal.FairConfig, dirs []string, opt experiments.RunOptions) (*ClassResult, error) {
 	res, err := proxal.RunFair(ctx, cfg, dirs, opt)
 	if res == nil {
 		return nil, err
 	}
-	out := &ConicClassResult{Table: "table3", Rows: res.Rows, Trials: res.Trials}
+	out := &ClassResult{Table: "table3", Rows: res.Rows, Trials: res.Trials}
 	for i := range out.Rows {
 		out.Rows[i].Published = experiments.PublishedRowIn("conic-published", "table3", fmt.Sprint(out.Rows[i].N))
 	}
@@ -51,7 +51,7 @@ func RunConicFair(ctx context.Context, cfg *proxal.FairConfig, dirs []string, op
 
 // Tables renders the conic paper's layout with its values beside ours, then
 // the table of what the paper does not report.
-func (r *ConicClassResult) Tables() []*experiments.Table {
+func (r *ClassResult) Tables() []*experiments.Table {
 	var rr float64
 	var al *proxal.ALConfig
 	switch cfg := r.Info.Config.(type) {
@@ -120,13 +120,13 @@ func (r *ConicClassResult) Tables() []*experiments.Table {
 	return tables
 }
 
-// RunConicFigure1 is the conic paper's Figure 1: the core paper's Figure 1
+// RunFigure1 is the conic paper's Figure 1: the core paper's Figure 1
 // (RunFigure1: one trial per dataset, per-client class-0 and class-1 losses
 // per outer iteration of Algorithm 1, threshold r) with the conic paper's
 // Section 5.2 settings from cfg (configs/conic-table2.yaml: w0 = ones,
 // s̄ = 0.001, β = 300, ρ_i = 0.01, r = 0.2). The curves follow eq. (26):
 // class 0 is the objective, class 1 the constraint.
-func RunConicFigure1(ctx context.Context, cfg *proxal.NPConfig, dirs []string, opt experiments.RunOptions) (*proxal.Figure1Result, error) {
+func RunFigure1(ctx context.Context, cfg *proxal.NPConfig, dirs []string, opt experiments.RunOptions) (*proxal.Figure1Result, error) {
 	res, err := proxal.RunFigure1(ctx, cfg, dirs, opt)
 	if res != nil {
 		res.Figure.Title = "Conic paper, " + res.Figure.Title
@@ -134,13 +134,13 @@ func RunConicFigure1(ctx context.Context, cfg *proxal.NPConfig, dirs []string, o
 	return res, err
 }
 
-// RunConicFigure2 is the conic paper's Figure 2: the core paper's Figure 2
+// RunFigure2 is the conic paper's Figure 2: the core paper's Figure 2
 // (RunFigure2: one trial per n, local disparities, the server's global
 // disparity and the loss per outer iteration of Algorithm 1, threshold r)
 // with the conic paper's Section 5.3 settings from cfg
 // (configs/conic-table3.yaml: w0 = 0, r = 0.01, s̄ = 0.001, β = 10, ρ_i = 1e8).
 // Colours follow the conic paper's caption: disparities blue, loss brown.
-func RunConicFigure2(ctx context.Context, cfg *proxal.FairConfig, dirs []string, opt experiments.RunOptions) (*proxal.Figure2Result, error) {
+func RunFigure2(ctx context.Context, cfg *proxal.FairConfig, dirs []string, opt experiments.RunOptions) (*proxal.Figure2Result, error) {
 	res, err := proxal.RunFigure2(ctx, cfg, dirs, opt)
 	if res == nil {
 		return nil, err

@@ -68,8 +68,8 @@ func TestW1LineIsTransportLP(t *testing.T) {
 // TestDRFLFigure1Small: coverage rises to 1, levels map to increasing
 // radii, and volumes are shares in [0, 1], monotone in the level.
 func TestDRFLFigure1Small(t *testing.T) {
-	cfg := DRFLFigure1Config{Seed: 3, Runs: 30, Samples: 500, RhoStep: 1e-4, RhoMax: 0.5, Draws: 2000}
-	f, err := RunDRFLFigure1(cfg)
+	cfg := Figure1Config{Seed: 3, Runs: 30, Samples: 500, RhoStep: 1e-4, RhoMax: 0.5, Draws: 2000}
+	f, err := RunFigure1(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestDRFLFigure1Small(t *testing.T) {
 			t.Fatalf("not monotone at level %v", f.Levels[i])
 		}
 	}
-	if _, err := RunDRFLFigure1(DRFLFigure1Config{Runs: 0}); err == nil {
+	if _, err := RunFigure1(Figure1Config{Runs: 0}); err == nil {
 		t.Error("runs = 0 accepted")
 	}
 	// Coverage is a share: its axis is [0, 1]. The JSON names the figure

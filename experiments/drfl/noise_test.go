@@ -46,12 +46,12 @@ func synthDataset(rows, n int) *datasets.Dataset {
 }
 
 func TestRunDRFLNoise(t *testing.T) {
-	fig := DRFLNoiseFigure{Name: "test", Dataset: "synth", Imbalanced: true, FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
-	cfg := DefaultDRFLConfig().Noise(fig, DRFLParams{P: 1}, true, false)
-	cfg.Params = []DRFLParams{{Model: DRFLStandard, P: 1}, {Model: DRFLAFL, Theta: 0.1, P: 1}}
+	fig := NoiseFigure{Name: "test", Dataset: "synth", Imbalanced: true, FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
+	cfg := DefaultConfig().Noise(fig, Params{P: 1}, true, false)
+	cfg.Params = []Params{{Model: ModelStandard, P: 1}, {Model: ModelAFL, Theta: 0.1, P: 1}}
 	calls := 0
 	store := &experiments.Store{Dir: t.TempDir(), Hash: cfg.TrialHash()}
-	res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(DRFLProgress) { calls++ })
+	res, err := RunNoise(context.Background(), synthDataset(60, 2), cfg, store, func(Progress) { calls++ })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestRunDRFLNoise(t *testing.T) {
 		}
 	}
 	// A rerun reuses both stored repetitions: no fit, the same numbers.
-	again, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(DRFLProgress) { calls++ })
+	again, err := RunNoise(context.Background(), synthDataset(60, 2), cfg, store, func(Progress) { calls++ })
 	if err != nil || calls != 4 || again.Score[1][2][5][1] != res.Score[1][2][5][1] || store.Counts().Reused != 2 {
 		t.Fatalf("rerun: %v, %d fits, counts %+v", err, calls-4, store.Counts())
 	}
@@ -124,7 +124,7 @@ func TestRunDRFLNoise(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		old, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, store, func(DRFLProgress) { calls++ })
+		old, err := RunNoise(context.Background(), synthDataset(60, 2), cfg, store, func(Progress) { calls++ })
 		if doctor {
 			if err == nil || !strings.Contains(err.Error(), "differ from the stored ones") {
 				t.Fatalf("doctored stored score: %v", err)
@@ -136,9 +136,9 @@ func TestRunDRFLNoise(t *testing.T) {
 		}
 	}
 	// With cross-validation over a 2-value θ grid for AFL.
-	cfg.CV, cfg.Folds = &DRFLGrid{Theta: []float64{0.01, 0.3}}, 3
+	cfg.CV, cfg.Folds = &Grid{Theta: []float64{0.01, 0.3}}, 3
 	cfg.Repetitions, cfg.Figure.Imbalanced, cfg.Data.Imbalance = 1, false, nil
-	res, err = RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil)
+	res, err = RunNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,17 +149,17 @@ func TestRunDRFLNoise(t *testing.T) {
 		t.Errorf("standard FL has nothing to tune, yet %d fits", cv.Fits)
 	}
 	cfg.Folds = 40
-	if _, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil); err == nil || !strings.Contains(err.Error(), "fewer than the folds") {
+	if _, err := RunNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil); err == nil || !strings.Contains(err.Error(), "fewer than the folds") {
 		t.Errorf("40 folds: %v", err)
 	}
 	cfg.Repetitions = 0
-	if _, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil); err == nil {
+	if _, err := RunNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil); err == nil {
 		t.Error("0 repetitions accepted")
 	}
 }
 
 func TestDRFLGrid(t *testing.T) {
-	g := PaperDRFLGrid()
+	g := PaperGrid()
 	if len(g.Rho) != 15 || len(g.Kappa) != 10 || len(g.Theta) != 6 {
 		t.Fatalf("paper grid %d × %d × %d", len(g.Rho), len(g.Kappa), len(g.Theta))
 	}
@@ -167,8 +167,8 @@ func TestDRFLGrid(t *testing.T) {
 	if len(q.Rho) != 5 || len(q.Kappa) != 4 || len(q.Theta) != 2 {
 		t.Fatalf("thinned %d × %d × %d", len(q.Rho), len(q.Kappa), len(q.Theta))
 	}
-	base := DRFLParams{Rho: 1, Kappa: 1, Theta: 1, P: 1}
-	for m, want := range map[string]int{DRFLModel: 5 * 4 * 2, DRFLAFL: 2, DRFLWAFL: 5 * 4, DRFLDRFA: 1, DRFLStandard: 1} {
+	base := Params{Rho: 1, Kappa: 1, Theta: 1, P: 1}
+	for m, want := range map[string]int{ModelDRFL: 5 * 4 * 2, ModelAFL: 2, ModelWAFL: 5 * 4, ModelDRFA: 1, ModelStandard: 1} {
 		base.Model = m
 		if got := len(q.candidates(base)); got != want {
 			t.Errorf("%s: %d candidates, want %d", m, got, want)
@@ -181,18 +181,18 @@ func TestDRFLGrid(t *testing.T) {
 // fallback) and p = 2 fits Algorithm 1, and Best is the candidate with the
 // best score.
 func TestCrossValidate(t *testing.T) {
-	sp, err := NewDRFLSplit(synthDataset(90, 2), DRFLDataConfig{TrainShare: 0.6, Clients: 3}, 3)
+	sp, err := NewSplit(synthDataset(90, 2), DataConfig{TrainShare: 0.6, Clients: 3}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	grid := DRFLGrid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 0.5}}
+	grid := Grid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 0.5}}
 	norms := []float64{1, 2}
 	if testing.Short() {
 		norms = norms[:1] // p = 2 runs Algorithm 1 24 times
 	}
 	for _, p := range norms {
-		base := DRFLParams{Model: DRFLModel, Kappa: 0.5, P: p}
-		var first *DRFLCV
+		base := Params{Model: ModelDRFL, Kappa: 0.5, P: p}
+		var first *CV
 		for _, w := range []int{1, 3} {
 			cv, err := CrossValidate(context.Background(), sp.Train, base, grid, 3, 7, &sd.Settings{Workers: w})
 			if err != nil {
@@ -229,31 +229,31 @@ func TestCrossValidate(t *testing.T) {
 // numbers changes the hash its trial files are stored under (the number
 // of repetitions and the workers do not).
 func TestDRFLNoiseTrialHash(t *testing.T) {
-	c := DefaultDRFLConfig()
-	base := DRFLParams{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
-	mk := func() DRFLNoiseConfig { return c.Noise(c.FigureRows("drfl-figure5")[0], base, false, true) }
+	c := DefaultConfig()
+	base := Params{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+	mk := func() NoiseConfig { return c.Noise(c.FigureRows("drfl-figure5")[0], base, false, true) }
 	h0 := mk().TrialHash()
 	changed := []struct {
 		name string
-		edit func(n *DRFLNoiseConfig)
+		edit func(n *NoiseConfig)
 	}{
-		{"p", func(n *DRFLNoiseConfig) { n.Params[0].P = math.Inf(1) }},
-		{"support", func(n *DRFLNoiseConfig) { n.Params[0].Support = pd.Free }},
-		{"rho", func(n *DRFLNoiseConfig) { n.Params[0].Rho = 0.1 }},
-		{"qhat", func(n *DRFLNoiseConfig) { n.Params[0].QHat = []float64{0.2, 0.3, 0.5} }},
-		{"epsilon", func(n *DRFLNoiseConfig) { n.Params[0].Epsilon = 2 }},
-		{"c", func(n *DRFLNoiseConfig) { n.C = 2 }},
-		{"tol", func(n *DRFLNoiseConfig) { n.Tol = 1e-5 }},
-		{"max_rounds", func(n *DRFLNoiseConfig) { n.MaxRounds = 10 }},
-		{"train_share", func(n *DRFLNoiseConfig) { n.Data.TrainShare = 0.7 }},
-		{"clients", func(n *DRFLNoiseConfig) { n.Data.Clients = 4 }},
-		{"train noise", func(n *DRFLNoiseConfig) { n.Data.NoiseSD = 1 }},
-		{"imbalance", func(n *DRFLNoiseConfig) { n.Data.Imbalance[0] = 0.4 }},
-		{"protocol", func(n *DRFLNoiseConfig) { n.Figure.Ratio = 1 }},
-		{"levels", func(n *DRFLNoiseConfig) { n.Levels = n.Levels[:3] }},
-		{"seed", func(n *DRFLNoiseConfig) { n.Seed = 2 }},
-		{"grid", func(n *DRFLNoiseConfig) { n.CV = &DRFLGrid{Rho: []float64{1}} }},
-		{"folds", func(n *DRFLNoiseConfig) { n.Folds = 3 }},
+		{"p", func(n *NoiseConfig) { n.Params[0].P = math.Inf(1) }},
+		{"support", func(n *NoiseConfig) { n.Params[0].Support = pd.Free }},
+		{"rho", func(n *NoiseConfig) { n.Params[0].Rho = 0.1 }},
+		{"qhat", func(n *NoiseConfig) { n.Params[0].QHat = []float64{0.2, 0.3, 0.5} }},
+		{"epsilon", func(n *NoiseConfig) { n.Params[0].Epsilon = 2 }},
+		{"c", func(n *NoiseConfig) { n.C = 2 }},
+		{"tol", func(n *NoiseConfig) { n.Tol = 1e-5 }},
+		{"max_rounds", func(n *NoiseConfig) { n.MaxRounds = 10 }},
+		{"train_share", func(n *NoiseConfig) { n.Data.TrainShare = 0.7 }},
+		{"clients", func(n *NoiseConfig) { n.Data.Clients = 4 }},
+		{"train noise", func(n *NoiseConfig) { n.Data.NoiseSD = 1 }},
+		{"imbalance", func(n *NoiseConfig) { n.Data.Imbalance[0] = 0.4 }},
+		{"protocol", func(n *NoiseConfig) { n.Figure.Ratio = 1 }},
+		{"levels", func(n *NoiseConfig) { n.Levels = n.Levels[:3] }},
+		{"seed", func(n *NoiseConfig) { n.Seed = 2 }},
+		{"grid", func(n *NoiseConfig) { n.CV = &Grid{Rho: []float64{1}} }},
+		{"folds", func(n *NoiseConfig) { n.Folds = 3 }},
 	}
 	for _, tc := range changed {
 		n := mk()
@@ -272,14 +272,14 @@ func TestDRFLNoiseTrialHash(t *testing.T) {
 // TestRunDRFLNoiseWorkers: a cross-validated noise figure is the same for
 // any number of workers, bit for bit, but for the wall times.
 func TestRunDRFLNoiseWorkers(t *testing.T) {
-	fig := DRFLNoiseFigure{Name: "test", Dataset: "synth", FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
-	cfg := DefaultDRFLConfig().Noise(fig, DRFLParams{Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}, true, false)
-	cfg.Params = []DRFLParams{{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}, {Model: DRFLAFL, Theta: 0.1, P: 1}, {Model: DRFLWAFL, Rho: 0.01, Kappa: 0.5, P: 1}}
-	cfg.CV, cfg.Folds, cfg.Repetitions = &DRFLGrid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 1}}, 3, 1
+	fig := NoiseFigure{Name: "test", Dataset: "synth", FixedSD: 0.3, FixedMean: 0.1, Ratio: 1}
+	cfg := DefaultConfig().Noise(fig, Params{Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}, true, false)
+	cfg.Params = []Params{{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}, {Model: ModelAFL, Theta: 0.1, P: 1}, {Model: ModelWAFL, Rho: 0.01, Kappa: 0.5, P: 1}}
+	cfg.CV, cfg.Folds, cfg.Repetitions = &Grid{Rho: []float64{1e-3, 0.1}, Kappa: []float64{0.5}, Theta: []float64{0.01, 1}}, 3, 1
 	var ref []byte
 	for _, w := range []int{1, 3} {
 		cfg.Workers = w
-		res, err := RunDRFLNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil)
+		res, err := RunNoise(context.Background(), synthDataset(60, 2), cfg, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

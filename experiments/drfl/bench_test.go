@@ -13,16 +13,16 @@ import (
 // θ = 0.01, p = 1, c = 1, tolerance 1e-4; the target is ≤ 10 s.
 func BenchmarkDRFLHeart(b *testing.B) {
 	d := heartOrSkip(b)
-	sp, err := NewDRFLSplit(d, DefaultDRFLData("heart"), 1)
+	sp, err := NewSplit(d, DefaultData("heart"), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, m := range []string{DRFLModel, DRFLAFL} {
+	for _, m := range []string{ModelDRFL, ModelAFL} {
 		b.Run(m, func(b *testing.B) {
-			p := DRFLParams{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+			p := Params{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
 			var rounds, qpIt int
 			for b.Loop() {
-				r, err := RunDRFL(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 2})
+				r, err := Run(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 2})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -42,19 +42,19 @@ func BenchmarkDRFLHeart(b *testing.B) {
 // θ (thetaShares).
 func BenchmarkDRFLCrossValidate(b *testing.B) {
 	d := drflDataOrSkip(b, "breast-cancer-wisc")
-	sp, err := NewDRFLSplit(d, DefaultDRFLData("breast-cancer-wisc"), 1)
+	sp, err := NewSplit(d, DefaultData("breast-cancer-wisc"), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	quick := PaperDRFLGrid().Thin(3)
-	theta := DRFLGrid{Rho: []float64{1e-6, 1e-4, 1e-2, 5e-2, 0.5}, Kappa: []float64{0.1, 0.5, 1}, Theta: PaperDRFLGrid().Theta}
+	quick := PaperGrid().Thin(3)
+	theta := Grid{Rho: []float64{1e-6, 1e-4, 1e-2, 5e-2, 0.5}, Kappa: []float64{0.1, 0.5, 1}, Theta: PaperGrid().Theta}
 	for _, tc := range []struct {
 		name, model string
-		grid        DRFLGrid
-	}{{"drfl", DRFLModel, quick}, {"wafl", DRFLWAFL, quick}, {"afl", DRFLAFL, quick}, {"drfl-theta", DRFLModel, theta}} {
+		grid        Grid
+	}{{"drfl", ModelDRFL, quick}, {"wafl", ModelWAFL, quick}, {"afl", ModelAFL, quick}, {"drfl-theta", ModelDRFL, theta}} {
 		b.Run(tc.name, func(b *testing.B) {
-			p := DRFLParams{Model: tc.model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
-			var cv *DRFLCV
+			p := Params{Model: tc.model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+			var cv *CV
 			for b.Loop() {
 				if cv, err = CrossValidate(context.Background(), sp.Train, p, tc.grid, 5, 1, &sd.Settings{Workers: 2}); err != nil {
 					b.Fatal(err)
@@ -73,22 +73,22 @@ func BenchmarkDRFLCrossValidate(b *testing.B) {
 // with the fits huberShares proves equal taken, not solved.
 func BenchmarkDRFLCrossValidateHuber(b *testing.B) {
 	d := drflDataOrSkip(b, "abalone")
-	sp, err := NewDRFLSplit(d, DefaultDRFLData("abalone"), 1)
+	sp, err := NewSplit(d, DefaultData("abalone"), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name  string
 		model string
-		grid  DRFLGrid
+		grid  Grid
 	}{
-		{"drfl", DRFLModel, PaperDRFLGrid().Thin(3)},
-		{"wafl", DRFLWAFL, PaperDRFLGrid().Thin(3)},
-		{"drfl-full", DRFLModel, PaperDRFLGrid()}, // 900 candidates × 5 folds
+		{"drfl", ModelDRFL, PaperGrid().Thin(3)},
+		{"wafl", ModelWAFL, PaperGrid().Thin(3)},
+		{"drfl-full", ModelDRFL, PaperGrid()}, // 900 candidates × 5 folds
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			p := DRFLParams{Model: tc.model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Loss: "huber"}
-			var cv *DRFLCV
+			p := Params{Model: tc.model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Loss: "huber"}
+			var cv *CV
 			for b.Loop() {
 				if cv, err = CrossValidate(context.Background(), sp.Train, p, tc.grid, 5, 1, &sd.Settings{Workers: 2}); err != nil {
 					b.Fatal(err)
@@ -107,10 +107,10 @@ func BenchmarkDRFLCrossValidateHuber(b *testing.B) {
 // each), all rows of the figure, workers 2. Minutes each: run one at a
 // time, e.g. -bench 'DRFLFigures/figure3' -benchtime 1x.
 func BenchmarkDRFLFigures(b *testing.B) {
-	cfg := DefaultDRFLConfig()
+	cfg := DefaultConfig()
 	b.Run("figure1", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := RunDRFLFigure1(cfg.Figure1Config(false)); err != nil {
+			if _, err := RunFigure1(cfg.Figure1Config(false)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -125,13 +125,13 @@ func BenchmarkDRFLFigures(b *testing.B) {
 			var reps int
 			for b.Loop() {
 				for i, fig := range rows {
-					base := DRFLParams{Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+					base := Params{Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
 					if data[i].Regression {
 						base.Loss = "huber"
 					}
 					n := cfg.Noise(fig, base, true, true)
 					n.Workers = 2
-					res, err := RunDRFLNoise(context.Background(), data[i], n, nil, nil)
+					res, err := RunNoise(context.Background(), data[i], n, nil, nil)
 					if err != nil {
 						b.Fatal(err)
 					}

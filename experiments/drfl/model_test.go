@@ -32,10 +32,10 @@ func drflDataOrSkip(t testing.TB, name string) *datasets.Dataset {
 // client no better than the pooled MSE.
 func TestDRFLAbaloneHuber(t *testing.T) {
 	d := drflDataOrSkip(t, "abalone")
-	if _, err := NewDRFLSplit(d, DRFLDataConfig{TrainShare: 0.6, Imbalance: []float64{0.5, 0.5, 1}}, 1); err == nil {
+	if _, err := NewSplit(d, DataConfig{TrainShare: 0.6, Imbalance: []float64{0.5, 0.5, 1}}, 1); err == nil {
 		t.Error("imbalanced regression split: no error")
 	}
-	sp, err := NewDRFLSplit(d, DefaultDRFLData("abalone"), 1)
+	sp, err := NewSplit(d, DefaultData("abalone"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestDRFLAbaloneHuber(t *testing.T) {
 	if !sp.Regression || tr != 2506 || len(sp.TestX) != 4177-2506 {
 		t.Fatalf("regression %v, train %d, test %d", sp.Regression, tr, len(sp.TestX))
 	}
-	if _, err := RunDRFL(context.Background(), sp, DRFLParams{Model: DRFLModel, Rho: 0.01, Kappa: 0.5, P: 1}, sp.TestX, nil); err == nil {
+	if _, err := Run(context.Background(), sp, Params{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, P: 1}, sp.TestX, nil); err == nil {
 		t.Error("hinge loss on abalone: no error")
 	}
 	var mean float64
@@ -58,13 +58,13 @@ func TestDRFLAbaloneHuber(t *testing.T) {
 	constant := make([]float64, len(sp.Features)+1)
 	constant[len(constant)-1] = mean
 	base := mseOf(sp, constant)
-	models := DRFLModels()
+	models := Models()
 	if testing.Short() {
-		models = []string{DRFLModel}
+		models = []string{ModelDRFL}
 	}
 	for _, m := range models {
-		p := DRFLParams{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Loss: "huber"}
-		r, err := RunDRFL(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 3})
+		p := Params{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Loss: "huber"}
+		r, err := Run(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,13 +76,13 @@ func TestDRFLAbaloneHuber(t *testing.T) {
 }
 
 // mseOf is the test MSE of v on the split.
-func mseOf(sp *DRFLSplit, v []float64) float64 {
-	return DRFLParams{Loss: "huber"}.Metric().Eval(sp.TestX, sp.TestY, v)
+func mseOf(sp *Split, v []float64) float64 {
+	return Params{Loss: "huber"}.Metric().Eval(sp.TestX, sp.TestY, v)
 }
 
 func TestDRFLSplitHeart(t *testing.T) {
 	d := heartOrSkip(t)
-	sp, err := NewDRFLSplit(d, DefaultDRFLData("heart"), 1)
+	sp, err := NewSplit(d, DefaultData("heart"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,13 +110,13 @@ func TestDRFLModelsHeart(t *testing.T) {
 		t.Skip("solves heart five times")
 	}
 	d := heartOrSkip(t)
-	sp, err := NewDRFLSplit(d, DefaultDRFLData("heart"), 1)
+	sp, err := NewSplit(d, DefaultData("heart"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range DRFLModels() {
-		p := DRFLParams{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
-		r, err := RunDRFL(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 3})
+	for _, m := range Models() {
+		p := Params{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
+		r, err := Run(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
