@@ -61,6 +61,18 @@ func TestQPCostModel(t *testing.T) {
 	cfg := smallQP()
 	n, d, m := 3, 300, 2
 	cfg.Cells, cfg.Trials = [][]int{{n, d, m}}, 1
+	// An earlier test's cancelled run may still be winding down its
+	// workers, whose frees would land inside the measurement (a negative
+	// "kept" on a loaded machine): wait until the goroutine count is
+	// steady first.
+	for i, last := 0, -1; i < 100; i++ {
+		g := runtime.NumGoroutine()
+		if g == last {
+			break
+		}
+		last = g
+		time.Sleep(20 * time.Millisecond)
+	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
