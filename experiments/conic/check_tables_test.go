@@ -235,6 +235,23 @@ func TestConicOptimaRecomputed(t *testing.T) {
 }
 
 // ruleRow returns the one row of rows with the rule.
+// certificateRow decodes the stored trials b, passes each to edit and
+// returns the gate's "certificate recomputed" row on them.
+func certificateRow(t *testing.T, cfg *QPConfig, b []byte, edit func(*QPTrial)) experiments.CheckRow {
+	t.Helper()
+	var trials []QPTrial
+	if err := json.Unmarshal(b, &trials); err != nil {
+		t.Fatal(err)
+	}
+	kind := conicQPKind(cfg)
+	byCell := map[string][]QPTrial{}
+	for i := range trials {
+		edit(&trials[i])
+		byCell[kind.CellOf(&trials[i])] = append(byCell[kind.CellOf(&trials[i])], trials[i])
+	}
+	return ruleRow(t, conicOptima(cfg, kind.Cells, byCell), "certificate recomputed")
+}
+
 func ruleRow(t *testing.T, rows []experiments.CheckRow, rule string) experiments.CheckRow {
 	t.Helper()
 	var out []experiments.CheckRow
@@ -258,7 +275,6 @@ func ruleRow(t *testing.T, rows []experiments.CheckRow, rule string) experiments
 func TestConicPointsRecomputed(t *testing.T) {
 	res := conicCheckRun(t)
 	cfg := res.Info.Config.(*QPConfig)
-	kind := conicQPKind(cfg)
 	for _, tr := range res.Trials {
 		for _, a := range []proxal.QPAlg{tr.Alg1, tr.CProx} {
 			if len(a.W) != tr.D || len(a.Mu) != tr.N+1 || a.InnerCapped == nil {
@@ -296,18 +312,11 @@ func TestConicPointsRecomputed(t *testing.T) {
 		}, true, "not checked (old schema): 2 runs whose trial files have schema 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var trials []QPTrial
-			if err := json.Unmarshal(b, &trials); err != nil {
-				t.Fatal(err)
-			}
-			byCell := map[string][]QPTrial{}
-			for i := range trials {
-				if trials[i].Trial == 1 {
-					tc.edit(&trials[i])
+			row := certificateRow(t, cfg, b, func(tr *QPTrial) {
+				if tr.Trial == 1 {
+					tc.edit(tr)
 				}
-				byCell[kind.CellOf(&trials[i])] = append(byCell[kind.CellOf(&trials[i])], trials[i])
-			}
-			row := ruleRow(t, conicOptima(cfg, kind.Cells, byCell), "certificate recomputed")
+			})
 			if row.Pass != tc.pass || !strings.Contains(row.Detail, tc.detail) {
 				t.Errorf("pass %v, %q; want pass %v with %q", row.Pass, row.Detail, tc.pass, tc.detail)
 			}
@@ -329,7 +338,6 @@ func TestConicBallPointsRecomputed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kind := conicQPKind(cfg)
 		b, err := json.Marshal(res.Trials)
 		if err != nil {
 			t.Fatal(err)
@@ -359,19 +367,12 @@ func TestConicBallPointsRecomputed(t *testing.T) {
 			}, parties != "server", map[string]string{"server": "cProx-AL: dist_to_optimum_inf", "all": "several balls"}[parties]},
 		} {
 			t.Run(parties+" "+tc.name, func(t *testing.T) {
-				var trials []QPTrial
-				if err := json.Unmarshal(b, &trials); err != nil {
-					t.Fatal(err)
-				}
-				byCell := map[string][]QPTrial{}
-				for i := range trials {
-					if trials[i].Balls == 0 || len(trials[i].Alg1.Mu[0]) != 1+1+cfg.BallRows {
-						t.Fatalf("trial with %d balls, server multipliers %v", trials[i].Balls, trials[i].Alg1.Mu[0])
+				row := certificateRow(t, cfg, b, func(tr *QPTrial) {
+					if tr.Balls == 0 || len(tr.Alg1.Mu[0]) != 1+1+cfg.BallRows {
+						t.Fatalf("trial with %d balls, server multipliers %v", tr.Balls, tr.Alg1.Mu[0])
 					}
-					tc.edit(&trials[i])
-					byCell[kind.CellOf(&trials[i])] = append(byCell[kind.CellOf(&trials[i])], trials[i])
-				}
-				row := ruleRow(t, conicOptima(cfg, kind.Cells, byCell), "certificate recomputed")
+					tc.edit(tr)
+				})
 				if row.Pass != tc.pass || !strings.Contains(row.Detail, tc.detail) {
 					t.Errorf("pass %v, %q; want pass %v with %q", row.Pass, row.Detail, tc.pass, tc.detail)
 				}
