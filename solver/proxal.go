@@ -248,10 +248,9 @@ type proxALRun struct {
 	certs       []float64 // Σ_i ε̃_i per round of the current call
 	lastRefresh int
 	// The safeguard: the iterates with the smallest and the latest
-	// certificate of the current call, and whether the next round restarts.
+	// certificate of the current call.
 	best, last []float64
 	bestCert   float64
-	restart    bool
 	// polishedMu are every party's multipliers at a polished point.
 	polishedMu [][]float64
 	// part samples the clients of each round (nil: all, the paper).
@@ -459,7 +458,7 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 		copy(r.wt, r.m.ADMMStart)
 	}
 	eps := 1.0 // ε_1 = q^0
-	r.certs, r.lastRefresh, r.bestCert, r.restart = r.certs[:0], 0, math.Inf(1), false
+	r.certs, r.lastRefresh, r.bestCert = r.certs[:0], 0, math.Inf(1)
 	if r.best == nil {
 		r.best, r.last = make([]float64, r.d), make([]float64, r.d)
 	}
@@ -480,16 +479,12 @@ func (r *proxALRun) step(ctx context.Context, k int, tau, lambda float64, w []fl
 		// more step that the restart would discard.
 		refresh := r.useMetric && r.stalled(t)
 		if refresh && r.certs[len(r.certs)-1] > 4*r.bestCert {
-			r.restart, refresh = true, false
-		}
-		if r.restart {
 			// Algorithm 2 starts afresh (a valid start: (23) holds for any
 			// w̃0); the clients reply ũ_i^0. The start is the last measured
 			// iterate where its certificate is within restartNear of the
 			// call's best (the ADMM bounced: at n = 500 one client's AL
 			// term switching between u_i and w, and the best iterate is
 			// where that bounce begins), else the best (it diverged).
-			r.restart = false
 			if r.certs[len(r.certs)-1] > restartNear*r.bestCert {
 				copy(r.wt, r.best)
 			} else {
