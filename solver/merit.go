@@ -250,6 +250,7 @@ type subproblem struct {
 	small  []float64 // scratch of the low-rank exact solve
 	g32    []float64 // g rounded to float32 (held widened): the mixed-precision solve
 	err    error     // first evaluation error (smooth solvers cannot return one)
+	corr   corrState // Newton's second-order correction (corrector)
 }
 
 func newSubproblem(d int, ms ...*merit) *subproblem {

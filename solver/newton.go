@@ -113,6 +113,7 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 		n.vec = make([]float64, 4*d)
 	}
 	g, gn, xn, p := n.vec[:d], n.vec[d:2*d], n.vec[2*d:3*d], n.vec[3*d:]
+	corr, hasCorr := f.(corrector)
 	fx := f.FuncGrad(x, g)
 	st := SmoothStats{GradNorm: normInf(g)}
 	if math.IsNaN(fx) {
@@ -120,6 +121,12 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 	}
 	for st.Iterations < maxIter && st.GradNorm > tol {
 		fresh := false
+		if n.have && hasCorr && corr.onWall(x) {
+			// On a curved AL wall the curvature y·∇²c changes with every
+			// step (y = μ + βc moves by β times the step's c): a reused
+			// Hessian there sends steps off the wall (corrector).
+			n.have = false
+		}
 		if !n.have {
 			if !n.factor(hf, x) {
 				if !finiteScalar(fx) {
@@ -149,6 +156,24 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 		}
 		accepted := false
 		var fNew, gnNew float64
+		noise := 1e-12 * max(1, math.Abs(fx))
+		// pass is the line search's test at step t: Armijo, where the
+		// decrease of φ stands above its rounding; else a clear decrease
+		// of the gradient. At the rounding floor fx + 1e-4·t·gᵀp rounds to
+		// fx, so Armijo alone would accept steps that change nothing, and
+		// the solve would cycle until its cap. The gradient test must not
+		// let φ grow: far out on a logistic's linear tail the gradient
+		// stays bounded while φ rises without bound.
+		pass := func(t float64) bool {
+			if math.IsNaN(fNew) {
+				return false
+			}
+			gnNew = normInf(gn)
+			armijo := fNew <= fx+1e-4*t*gtp && fNew < fx-noise
+			flat := fNew <= fx+noise
+			return armijo || (flat && gnNew <= 0.9*st.GradNorm)
+		}
+		anchored, canCorrect := false, hasCorr
 		// Newton's unit step is accepted almost always; near the rounding
 		// floor a failing search is a stall, so keep it short.
 		for t, ls := 1.0, 0; ls < maxHalvings; t, ls = t/2, ls+1 {
@@ -156,23 +181,27 @@ func (n *Newton) Minimize(f SmoothFunc, x []float64, tol float64, maxIter int) S
 				xn[j] = x[j] + t*p[j]
 			}
 			fNew = f.FuncGrad(xn, gn)
-			if math.IsNaN(fNew) {
-				continue
-			}
-			gnNew = normInf(gn)
-			// Armijo, where the decrease of φ stands above its rounding;
-			// else a clear decrease of the gradient. At the rounding floor
-			// fx + 1e-4·t·gᵀp rounds to fx, so Armijo alone would accept
-			// steps that change nothing, and the solve would cycle until
-			// its cap. The gradient test must not let φ grow: far out on a
-			// logistic's linear tail the gradient stays bounded while φ
-			// rises without bound.
-			noise := 1e-12 * max(1, math.Abs(fx))
-			armijo := fNew <= fx+1e-4*t*gtp && fNew < fx-noise
-			flat := fNew <= fx+noise
-			if armijo || (flat && gnNew <= 0.9*st.GradNorm) {
+			if pass(t) {
 				accepted = true
 				break
+			}
+			// A failed step along an AL wall: try it pulled back onto the
+			// walls' linearisation (corrector) before halving.
+			if !canCorrect || math.IsNaN(fNew) {
+				continue
+			}
+			if !anchored {
+				anchored, canCorrect = true, corr.anchor(x)
+				if !canCorrect {
+					continue
+				}
+			}
+			if corr.correct(x, xn, fNew-(fx+1e-4*t*gtp)) {
+				fNew = f.FuncGrad(xn, gn)
+				if pass(t) {
+					accepted = true
+					break
+				}
 			}
 		}
 		if !accepted && fresh && (-gtp > 1e-12*max(1, math.Abs(fx)) || tol > 1e-9*max(1, math.Abs(fx))) {
