@@ -208,9 +208,9 @@ func TestReldiffJustification(t *testing.T) {
 		trials int    // the baseline's trials, as the justification says
 		stated string // the justification's "at most", to 2 digits
 	}{
-		{"table1", 120, "5.5e-4"},
+		{"table1", 120, "4.4e-3"},
 		{"table2", 40, "1.7e-5"},
-		{"conic-table2", 12, "5.1e-3"},
+		{"conic-table2", 12, "3.9e-3"},
 		{"conic-table3", 4, "0.00099"},
 	} {
 		stated, err := strconv.ParseFloat(tc.stated, 64)
