@@ -145,7 +145,7 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 	var cfg proxal.QPConfig
 	c := newCmdReproduceTable4(f, func(o *QPOptions) error {
-		return loadConfig(f, &o.commonOptions, "table4", qpFlagKeys, &cfg)
+		return loadConfig(f, &o.commonOptions, "table4", &cfg)
 	})
 	c.SetArgs([]string{"--config", file, "--rho", "4"})
 	if err := c.Execute(); err != nil {
@@ -159,7 +159,7 @@ func TestConfigPrecedence(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = newCmdReproduceTable4(f, func(o *QPOptions) error {
-		return loadConfig(f, &o.commonOptions, "table4", qpFlagKeys, &cfg)
+		return loadConfig(f, &o.commonOptions, "table4", &cfg)
 	})
 	c.SetArgs([]string{"--config", file})
 	err := c.Execute()
@@ -383,7 +383,7 @@ func TestListFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := &proxal.NPConfig{}
-	if err := loadConfig(f, &got.commonOptions, "table1", alFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &got.commonOptions, "table1", cfg); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(cfg.Clients, cfg.Datasets) != "[1 5] [monks-1]" || cfg.ADMMStart != "w0" {

@@ -19,9 +19,10 @@ import (
 
 // loadConfig fills cfg from, in increasing precedence: the embedded preset,
 // --config FILE, o.overrides (a sweep point), FEDCON_* environment variables (envName), and the
-// flags in flagKeys that were set on the command line (flag name -> key);
-// then o.adjust, if any. Unknown keys are errors that list the valid ones.
-func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string]string, cfg any) error {
+// configuration flags (keyFlags) that were set on the command line, each
+// setting its key; then o.adjust, if any. Unknown keys are errors that list
+// the valid ones.
+func loadConfig(f *Factory, o *commonOptions, preset string, cfg any) error {
 	file := o.Config
 	v := viper.New()
 	v.SetConfigType("yaml")
@@ -42,7 +43,7 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		if err := checkConfigYAML(file, data, cfg); err != nil {
 			return err
 		}
-		if err := refuseUnused(f, o, flagKeys, cfg, data); err != nil {
+		if err := refuseUnused(f, o, cfg, data); err != nil {
 			return err
 		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
@@ -50,7 +51,7 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		}
 	}
 	if file == "" {
-		if err := refuseUnused(f, o, flagKeys, cfg, nil); err != nil {
+		if err := refuseUnused(f, o, cfg, nil); err != nil {
 			return err
 		}
 	}
@@ -85,10 +86,12 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		}
 		v.Set(k, parts)
 	}
-	var ferr error
 	o.flags.Visit(func(fl *pflag.Flag) {
-		key, ok := flagKeys[fl.Name]
-		if !ok || ferr != nil {
+		key := configKey(fl)
+		if key == "" || keyType(cfg, key) == nil {
+			// Read by the command's own code, or a flag of reproduce all
+			// that this experiment does not read (refuseUnused refuses it
+			// everywhere else).
 			return
 		}
 		if cv, ok := fl.Value.(interface{ configValue() any }); ok {
@@ -103,9 +106,6 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 			v.Set(key, fl.Value.String())
 		}
 	})
-	if ferr != nil {
-		return ferr
-	}
 	if err := v.UnmarshalExact(cfg); err != nil {
 		return &experiments.ConfigError{Field: "config", Value: file, Reason: fmt.Sprintf("%v (valid keys: %s)", unwrapAll(err), strings.Join(valid, ", "))}
 	}

@@ -14,11 +14,6 @@ type ConicQPOptions struct {
 	commonOptions
 }
 
-// conicQPFlagKeys maps flags to the keys of configs/conic-table1.yaml.
-var conicQPFlagKeys = withFlagKeys(qpMethodFlagKeys, map[string]string{
-	"w0": "w0", "ball-rows": "ball_rows", "ball-parties": "ball_parties", "ball-ratio": "ball_ratio", "subsolver": "subsolver",
-})
-
 func newCmdReproduceConicTable1(f *Factory, runF func(*ConicQPOptions) error) *cobra.Command {
 	o := &ConicQPOptions{}
 	c := &cobra.Command{
@@ -58,7 +53,7 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 func conicQPRun(f *Factory, o *ConicQPOptions) error {
 	cfg := &conic.QPConfig{}
 	o.ignoreKeys(inProcessOnly)
-	if err := loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "conic-table1", cfg); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -89,9 +84,6 @@ type ConicClassOptions struct {
 func (o *ConicClassOptions) setDirs(d []string) { o.Dirs = d }
 func (o *ConicClassOptions) check() error       { return nil }
 
-// conicClassFlagKeys are alFlagKeys plus w0.
-var conicClassFlagKeys = withFlagKeys(alFlagKeys, map[string]string{"w0": "w0"})
-
 // conicClassCommand is a command over a conic classification preset: the
 // proximal AL flags plus --w0 (default w0, the paper's).
 func conicClassCommand[T dataOptions](f *Factory, use, short, example, preset, w0 string, o T, run func(*Factory, T) error, runF func(T) error) *cobra.Command {
@@ -113,7 +105,7 @@ func newCmdReproduceConicTable3(f *Factory, runF func(*ConicClassOptions) error)
 func conicNPRun(f *Factory, o *ConicClassOptions) error {
 	cfg := &proxal.NPConfig{}
 	o.ignoreKeys(inProcessOnly)
-	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "conic-table2", cfg); err != nil {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table2", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
@@ -125,7 +117,7 @@ func conicNPRun(f *Factory, o *ConicClassOptions) error {
 func conicFairRun(f *Factory, o *ConicClassOptions) error {
 	cfg := &proxal.FairConfig{}
 	o.ignoreKeys(inProcessOnly)
-	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "conic-table3", cfg); err != nil {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table3", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),

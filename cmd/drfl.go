@@ -27,15 +27,11 @@ type DRFLOptions struct {
 	Cfg *drfl.Config
 }
 
-// drflRunFlagKeys maps the flags of `run drfl` to keys of the preset.
-var drflRunFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta", "p": "p", "qhat": "qhat",
-	"support": "support", "c": "c", "tol": "tol", "max-rounds": "max_rounds", "epsilon": "epsilon", "seed": "seed"}
-
 // loadDRFLConfig reads the DRFL preset under o's --config, FEDCON_* and
-// the flags in keys that were set.
-func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*drfl.Config, error) {
+// the configuration flags that were set.
+func loadDRFLConfig(f *Factory, o *commonOptions) (*drfl.Config, error) {
 	cfg := &drfl.Config{}
-	if err := loadConfig(f, o, drfl.Preset, keys, cfg); err != nil {
+	if err := loadConfig(f, o, drfl.Preset, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -66,7 +62,7 @@ set on the command line win.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.bind(c)
 			o.Dirs = dataDirs(f, c)
-			cfg, err := loadDRFLConfig(f, &o.commonOptions, drflRunFlagKeys)
+			cfg, err := loadDRFLConfig(f, &o.commonOptions)
 			if err != nil {
 				return err
 			}

@@ -27,13 +27,9 @@ type DRFLNoiseOptions struct {
 	Cfg *drfl.Config
 }
 
-// drflNoiseFlagKeys maps the flags of the noise figures to preset keys.
-var drflNoiseFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta", "p": "p",
-	"seed": "seed", "repetitions": "repetitions", "folds": "folds"}
-
 // load reads the preset under --config, FEDCON_* and the flags.
 func (o *DRFLNoiseOptions) load(f *Factory) error {
-	cfg, err := loadDRFLConfig(f, &o.commonOptions, drflNoiseFlagKeys)
+	cfg, err := loadDRFLConfig(f, &o.commonOptions)
 	o.Cfg = cfg
 	return err
 }

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"maps"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -128,24 +127,6 @@ func addALKeyFlags(fl *pflag.FlagSet) {
 	fl.Float64("eps-rel", 0, "cap ε_{t+1} at eps-rel·Σε̃_i/n of the last round; 0: the paper's q^t (default: the preset's)")
 	fl.Bool("polish", false, "finish with the federated KKT polish (Newton on the active set): any --eps1/--eps2, certified by the audit (default: the preset's)")
 }
-
-var alFlagKeys = map[string]string{
-	"trials": "trials", "seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
-	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
-	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
-	"subsolver": "subsolver", "r": "r", "rho-rule": "rho_rule", "metric-shift": "metric_shift",
-	"relax": "relax", "eps-rel": "eps_rel", "outer-relax": "outer_relax", "polish": "polish",
-	"clients": "clients", "datasets": "datasets", "admm-start": "admm_start",
-}
-
-// participationFlagKeys are the keys of addParticipationFlags.
-var participationFlagKeys = map[string]string{
-	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob",
-	"max-delay": "max_delay", "straggler-per-row": "straggler_per_row", "straggler-tail": "straggler_tail",
-	"straggler-spread": "straggler_spread", "straggler-latency": "straggler_latency", "straggler-deadline": "straggler_deadline",
-}
-
-func init() { maps.Copy(alFlagKeys, participationFlagKeys) }
 
 // addParticipationFlags adds the partial participation flags
 // (docs/participation.md) of run np, fair and qp.

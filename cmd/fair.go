@@ -63,7 +63,7 @@ func newCmdReproduceFigure2(f *Factory, runF func(*FairOptions) error) *cobra.Co
 
 func loadFair(f *Factory, o *FairOptions) (*proxal.FairConfig, int, error) {
 	cfg := &proxal.FairConfig{}
-	if err := loadConfig(f, &o.commonOptions, o.Preset, alFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, o.Preset, cfg); err != nil {
 		return nil, 0, err
 	}
 	if o.Single {

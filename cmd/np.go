@@ -55,7 +55,7 @@ func newCmdRunNP(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 
 func npRun(f *Factory, o *NPOptions) error {
 	cfg := &proxal.NPConfig{}
-	if err := loadConfig(f, &o.commonOptions, "table1", alFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "table1", cfg); err != nil {
 		return err
 	}
 	name := "table1"

@@ -220,7 +220,7 @@ func TestPresetsPassStrictYAML(t *testing.T) {
 		f, _, _ := testFactory()
 		o := &commonOptions{Config: filepath.Join("..", "configs", name+".yaml")}
 		o.flags = newCmdRoot(f).Flags()
-		if err := loadConfig(f, o, name, nil, newCfg()); err != nil {
+		if err := loadConfig(f, o, name, newCfg()); err != nil {
 			t.Errorf("%s via --config: %v", name, err)
 		}
 	}

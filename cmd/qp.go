@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,23 +17,6 @@ type QPOptions struct {
 	Clients, Dim, Constrs int
 }
 
-// qpMethodFlagKeys maps the flags of addQPMethodFlags to config keys.
-var qpMethodFlagKeys = map[string]string{
-	"trials": "trials", "seed": "seed", "beta": "beta", "sbar": "sbar",
-	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
-	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
-}
-
-// qpFlagKeys maps flags to config keys.
-var qpFlagKeys = withFlagKeys(withFlagKeys(qpMethodFlagKeys, map[string]string{"rng": "rng", "cells": "cells", "polish": "polish"}), participationFlagKeys)
-
-// withFlagKeys returns base plus extra.
-func withFlagKeys(base, extra map[string]string) map[string]string {
-	m := maps.Clone(base)
-	maps.Copy(m, extra)
-	return m
-}
-
 // qpFlagDefaults are what differs between the QP commands' shared flags:
 // their presets' β and s̄ and the help texts naming their equations.
 type qpFlagDefaults struct {
@@ -44,7 +26,7 @@ type qpFlagDefaults struct {
 
 // addQPMethodFlags adds the flags shared by the QP experiments (Table 4 of
 // the core paper, Table 1 of the conic paper) with the defaults d; their
-// values override config keys through qpMethodFlagKeys.
+// values override the config keys of their names.
 func addQPMethodFlags(c *cobra.Command, d qpFlagDefaults) {
 	keyFlags(c, func(fl *pflag.FlagSet) { addQPMethodKeyFlags(fl, d) })
 }
@@ -116,7 +98,7 @@ func newCmdRunQP(f *Factory, runF func(*QPOptions) error) *cobra.Command {
 
 func qpRun(f *Factory, o *QPOptions) error {
 	cfg := &proxal.QPConfig{}
-	if err := loadConfig(f, &o.commonOptions, "table4", qpFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "table4", cfg); err != nil {
 		return err
 	}
 	name := "table4"

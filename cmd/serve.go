@@ -18,19 +18,6 @@ import (
 	"github.com/fedcon/fedcon/federation"
 )
 
-// serveFlagKeys are the configuration flags of `serve` (no clients/datasets
-// lists: a served run is one cell).
-var serveFlagKeys = map[string]string{
-	"seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
-	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
-	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
-	"subsolver": "subsolver", "r": "r", "admm-start": "admm_start",
-	"rho-rule": "rho_rule", "metric-shift": "metric_shift", "relax": "relax", "eps-rel": "eps_rel",
-	"outer-relax": "outer_relax", "polish": "polish",
-	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob",
-	"max-delay": "max_delay",
-}
-
 type serveOptions struct {
 	common   commonOptions
 	problem  string
@@ -46,10 +33,6 @@ type serveOptions struct {
 	model    string // drfl
 	loss     string
 }
-
-// serveDRFLFlagKeys are the flags of `serve` that set keys of the DRFL preset.
-var serveDRFLFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta",
-	"max-rounds": "max_rounds", "seed": "seed", "clients": "clients"}
 
 func newCmdServe(f *Factory) *cobra.Command {
 	o := &serveOptions{}
@@ -133,10 +116,6 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	if err := serveScope(c, o); err != nil {
 		return err
 	}
-	keys := map[string]string{}
-	for k, v := range serveFlagKeys {
-		keys[k] = v
-	}
 	if o.problem == "drfl" {
 		o.common.ignoreKeys(map[string]string{"participation": "partial participation is for np, fair and qp",
 			"participation_sampling": "partial participation is for np, fair and qp", "drop_prob": "partial participation is for np, fair and qp",
@@ -149,16 +128,15 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	case "np":
 		cfg := &proxal.NPConfig{}
 		o.common.ignoreKeys(map[string]string{"trials": servedOne, "clients": servedOne, "datasets": servedOne})
-		if err := loadConfig(f, &o.common, "table1", keys, cfg); err != nil {
+		if err := loadConfig(f, &o.common, "table1", cfg); err != nil {
 			return err
 		}
 		cfg.Datasets, cfg.Clients = nil, nil // the job names its one cell
 		job.NP, job.Dataset, job.N, job.Dim = cfg, o.dataset, o.clients, o.dim
 	case "fair":
 		cfg := &proxal.FairConfig{}
-		delete(keys, "admm-start")
 		o.common.ignoreKeys(map[string]string{"trials": servedOne, "clients": servedOne})
-		if err := loadConfig(f, &o.common, "table2", keys, cfg); err != nil {
+		if err := loadConfig(f, &o.common, "table2", cfg); err != nil {
 			return err
 		}
 		if c.Flags().Changed("dataset") {
@@ -170,20 +148,20 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		if len(o.cell) != 3 {
 			return flagErrorf("--cell %v: want n,d,m", o.cell)
 		}
-		for _, k := range []string{"subsolver", "r", "admm-start", "rho-rule", "metric-shift", "relax", "eps-rel"} {
-			delete(keys, k)
-		}
 		cfg := &proxal.QPConfig{}
 		o.common.ignoreKeys(map[string]string{"trials": servedOne, "cells": servedOne})
-		if err := loadConfig(f, &o.common, "table4", keys, cfg); err != nil {
+		if err := loadConfig(f, &o.common, "table4", cfg); err != nil {
 			return err
 		}
 		cfg.Cells = nil // the job names its one cell
 		job.QP, job.N, job.Dim, job.M = cfg, o.cell[0], o.cell[1], o.cell[2]
 	case "drfl":
-		cfg, err := loadDRFLConfig(f, &o.common, serveDRFLFlagKeys)
+		cfg, err := loadDRFLConfig(f, &o.common)
 		if err != nil {
 			return err
+		}
+		if c.Flags().Changed("clients") {
+			cfg.Clients = o.clients // serve's own flag, the preset's S otherwise
 		}
 		if len(cfg.Imbalance) != cfg.Clients {
 			// A served split is balanced: the preset's ratios (for 3

@@ -34,9 +34,6 @@ type SSCAOptions struct {
 	U          float64
 }
 
-var sscaFlagKeys = map[string]string{"runs": "runs", "seed": "seed", "dataset": "dataset", "lambda": "lambda",
-	"tau": "tau", "c": "c", "labels": "labels", "rounds": "rounds"}
-
 func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 	addCommonFlags(c, &o.commonOptions, "ssca/ssca")
 	fl := c.Flags()
@@ -61,7 +58,7 @@ func (o *SSCAOptions) setDirs(d []string) { o.Dirs = d }
 // loadSSCAConfig builds and validates the configuration.
 func loadSSCAConfig(f *Factory, o *SSCAOptions) (*ssca.Config, error) {
 	cfg := &ssca.Config{}
-	if err := loadConfig(f, &o.commonOptions, "ssca/ssca", sscaFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "ssca/ssca", cfg); err != nil {
 		return nil, err
 	}
 	if o.U != 0 || o.flags != nil && o.flags.Changed("U") {
