@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -106,7 +107,13 @@ func loadConfig(f *Factory, o *commonOptions, preset string, cfg any) error {
 			v.Set(key, fl.Value.String())
 		}
 	})
-	if err := v.UnmarshalExact(cfg); err != nil {
+	if err := v.UnmarshalExact(cfg, viper.DecodeHook(experiments.DecodeHook())); err != nil {
+		var de *mapstructure.DecodeError
+		if errors.As(err, &de) {
+			// A value no source checked (the prechecks name the file, the
+			// variable or the flag): name its key.
+			return &experiments.ConfigError{Field: de.Name(), Value: "", Reason: unwrapAll(de).Error()}
+		}
 		return &experiments.ConfigError{Field: "config", Value: file, Reason: fmt.Sprintf("%v (valid keys: %s)", unwrapAll(err), strings.Join(valid, ", "))}
 	}
 	if o.adjust != nil {

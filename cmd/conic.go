@@ -41,11 +41,11 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 1, SBar: 0.01, TrialsHelp: "instances per cell",
 		SeedHelp: "seed of the instance stream", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (19)) or measured"})
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.String("w0", "ones", "starting point: ones (the paper), zeros or sphere")
+		enumFlag(fl, "w0", experiments.W0Ones, "starting point: ones (the paper), zeros or sphere")
 		fl.Int("ball-rows", 0, "rows of G_i of a norm-ball (second-order-cone) constraint; 0: eq. (25) as published")
-		fl.String("ball-parties", "all", "parties with a ball: server, clients or all")
+		enumFlag(fl, "ball-parties", conic.BallAll, "parties with a ball: server, clients or all")
 		fl.Float64("ball-ratio", 0.5, "ball radius t_i as a fraction of ||G_i(w_eq - w_f)||_2, in (0, 1)")
-		fl.String("subsolver", "newton", "subproblems of parties with a ball: newton or lbfgs")
+		enumFlag(fl, "subsolver", proxal.SubsolverNewton, "subproblems of parties with a ball: newton or lbfgs")
 	})
 	return c
 }
@@ -86,9 +86,9 @@ func (o *ConicClassOptions) check() error       { return nil }
 
 // conicClassCommand is a command over a conic classification preset: the
 // proximal AL flags plus --w0 (default w0, the paper's).
-func conicClassCommand[T dataOptions](f *Factory, use, short, example, preset, w0 string, o T, run func(*Factory, T) error, runF func(T) error) *cobra.Command {
+func conicClassCommand[T dataOptions](f *Factory, use, short, example, preset string, w0 experiments.W0, o T, run func(*Factory, T) error, runF func(T) error) *cobra.Command {
 	c := dataCommand(f, use, short, example, preset, o, run, runF)
-	keyFlags(c, func(fl *pflag.FlagSet) { fl.String("w0", w0, "starting point: ones, zeros or sphere") })
+	keyFlags(c, func(fl *pflag.FlagSet) { enumFlag(fl, "w0", w0, "starting point: ones, zeros or sphere") })
 	return c
 }
 

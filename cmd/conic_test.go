@@ -23,10 +23,10 @@ func TestConicExitCodes(t *testing.T) {
 		msg  string
 	}{
 		{"ball ratio", []string{"reproduce", "conic-table1", "--ball-rows", "2", "--ball-ratio", "2", "--out", dir}, "ball_ratio = 2"},
-		{"ball parties", []string{"reproduce", "conic-table1", "--ball-rows", "2", "--ball-parties", "some", "--out", dir}, "ball_parties = some"},
-		{"w0 qp", []string{"reproduce", "conic-table1", "--w0", "half", "--out", dir}, "w0 = half"},
-		{"w0 np", []string{"reproduce", "conic-table2", "--w0", "half", "--out", dir}, "w0 = half"},
-		{"w0 fair", []string{"reproduce", "conic-table3", "--w0", "half", "--out", dir}, "w0 = half"},
+		{"ball parties", []string{"reproduce", "conic-table1", "--ball-rows", "2", "--ball-parties", "some", "--out", dir}, `--ball-parties" flag: "some": want server, clients or all`},
+		{"w0 qp", []string{"reproduce", "conic-table1", "--w0", "half", "--out", dir}, `--w0" flag: "half": want sphere, ones or zeros`},
+		{"w0 np", []string{"reproduce", "conic-table2", "--w0", "half", "--out", dir}, `--w0" flag: "half": want sphere, ones or zeros`},
+		{"w0 fair", []string{"reproduce", "conic-table3", "--w0", "half", "--out", dir}, `--w0" flag: "half": want sphere, ones or zeros`},
 		{"negative beta", []string{"reproduce", "conic-table3", "--beta", "-1", "--out", dir}, "beta = -1"},
 	}
 	for _, c := range cases {

@@ -87,9 +87,9 @@ set on the command line win.`,
 	keyFlags(c, func(fl *pflag.FlagSet) {
 		fl.Float64("kappa", def.Kappa, "label-flip cost κ > 0")
 		fl.Float64("theta", def.Theta, "radius θ ≥ 0 of the weight set Q (drfl, afl)")
-		fl.String("p", def.P, "norm of Q: 1, 2 or inf")
+		enumFlag(fl, "p", def.P, "norm of Q: 1, 2 or inf")
 		fl.String("qhat", def.QHat, "centre q̂: size (N_s/N), uniform, or S comma-separated weights")
-		fl.String("support", def.Support, "feature support in Ω_s of the SVM: box ([−1,1]ⁿ, Prop. 6.3) or free (Huber: Ξ = ℝⁿ⁺¹ always)")
+		enumFlag(fl, "support", def.Support, "feature support in Ω_s of the SVM: box ([−1,1]ⁿ, Prop. 6.3) or free (Huber: Ξ = ℝⁿ⁺¹ always)")
 		fl.Float64("c", def.C, "AD-LPMM step size c > 0")
 		fl.Float64("tol", def.Tol, "stopping tolerance on residuals and c·steps")
 		fl.Int("max-rounds", def.MaxRounds, "round cap (status RoundLimit)")

@@ -83,7 +83,7 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 		fl.Float64("rho", rho, "ρ of drfl and wafl")
 		fl.Float64("kappa", def.Kappa, "κ of drfl and wafl")
 		fl.Float64("theta", def.Theta, "θ of drfl and afl")
-		fl.String("p", def.P, "norm of Q: 1, 2 or inf")
+		enumFlag(fl, "p", def.P, "norm of Q: 1, 2 or inf")
 	})
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")
 	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the preset's cv_grid (the paper's; every third value with --quick); slow: about 10 min per repetition of a full-grid breast-cancer figure on 2 cores, minutes with --quick")

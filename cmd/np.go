@@ -27,7 +27,7 @@ func (o *NPOptions) check() error       { return nil }
 func npCommand(f *Factory, use, short, example string, o *NPOptions, run func(*Factory, *NPOptions) error, runF func(*NPOptions) error) *cobra.Command {
 	c := dataCommand(f, use, short, example, "table1", o, run, runF)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.String("admm-start", "wk", "where Algorithm 2 starts: wk (w^k, the paper) or w0 (the trial's w0, the authors' NP code)")
+		enumFlag(fl, "admm-start", proxal.ADMMStartWk, "where Algorithm 2 starts: wk (w^k, the paper) or w0 (the trial's w0, the authors' NP code)")
 	})
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
@@ -43,7 +44,7 @@ func addQPMethodKeyFlags(fl *pflag.FlagSet, d qpFlagDefaults) {
 	fl.Float64("eps-floor", 0, "lower bound on ε_{t+1} (paper: none)")
 	fl.Int("max-outer", 10000, "outer iteration cap")
 	fl.Int("max-inner", 10000, "inner (ADMM) iteration cap per outer iteration")
-	fl.String("inner-test", "paper", d.InnerTestHelp)
+	enumVar(fl, "inner-test", &new(proxal.MethodConfig).InnerTest, "paper", d.InnerTestHelp)
 }
 
 func addQPFlags(c *cobra.Command, o *QPOptions) {
@@ -52,7 +53,7 @@ func addQPFlags(c *cobra.Command, o *QPOptions) {
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 10, SBar: 0.1, TrialsHelp: "trials per cell (they differ in w0 only)",
 		SeedHelp: "seed of the instance and w0 streams", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (23)) or measured (authors' QP practice)"})
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.String("rng", "fedcon", "random stream: fedcon, or numpy (the authors' exact instances)")
+		enumFlag(fl, "rng", experiments.RNGFedcon, "random stream: fedcon, or numpy (the authors' exact instances)")
 		fl.Bool("polish", false, "finish with the federated KKT polish (one Newton step solves the QP's KKT system): any --eps1/--eps2, certified by the audit")
 	})
 }

@@ -78,14 +78,14 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.DurationVar(&o.serve.RoundDeadline, "round-deadline", 0, "with --participation < 1 or --drop-prob: end each partial round this long after it was sent; clients that have not answered are absent from it (0: wait for them; docs/participation.md)")
 	keyFlags(c, func(fl *pflag.FlagSet) {
 		fl.Float64("participation", 1, "np, fair, qp: fraction in (0, 1] of the clients sampled per ADMM round (docs/participation.md)")
-		fl.String("participation-sampling", "uniform", "np, fair, qp: uniform (without replacement) or weighted (by each client's rows, which it reports when it joins)")
+		enumFlag(fl, "participation-sampling", proxal.SamplingUniform, "np, fair, qp: uniform (without replacement) or weighted (by each client's rows, which it reports when it joins)")
 		fl.Float64("drop-prob", 0, "np, fair, qp: probability in [0, 1) that an addressed client is not asked a round (drawn from the seed, as in-process)")
 		fl.Int("max-delay", 0, "np, fair, qp: a client that has not answered for this many rounds joins the next sample (0: four times the mean gap between its rounds)")
 	})
 	addALFlags(c)
 	fl.MarkHidden("trials") // a served run is one trial (--trial)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.String("admm-start", "wk", "np: where Algorithm 2 starts: wk (the paper) or w0")
+		enumFlag(fl, "admm-start", proxal.ADMMStartWk, "np: where Algorithm 2 starts: wk (the paper) or w0")
 	})
 	return c
 }

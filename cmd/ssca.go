@@ -44,7 +44,7 @@ func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 		fl.Float64("lambda", 1e-3, "λ of (27) (Algorithms 1, 3, and the SGD baselines)")
 		fl.Float64("tau", 0.1, "τ of the surrogates (7), (11)")
 		fl.Float64("c", 1e5, "slack penalty c (Algorithms 2, 4)")
-		fl.String("labels", "all", "feature-based labels: all (every client) or client0")
+		enumFlag(fl, "labels", ssca.LabelsAll, "feature-based labels: all (every client) or client0")
 		fl.Int("rounds", 100, "T")
 	})
 	fl.Float64Var(&o.U, "U", 0, "U of (37) for the data set (default: the preset's per-data-set value)")
