@@ -238,7 +238,7 @@ func (c *cellsValue) String() string {
 	for i, cell := range *c {
 		parts[i] = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(cell)), "x"), "[]")
 	}
-	return strings.Join(parts, ",")
+	return strings.Join(parts, ", ") // a space, so that help can wrap the preset's nine
 }
 
 func (c *cellsValue) Set(s string) error {

@@ -36,6 +36,7 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 		},
 	}
 	addCommonFlags(c, &o.commonOptions, "conic-table1")
+	usePresets(c, "", "conic-table1")
 	addYesFlag(c, &o.commonOptions)
 	// Section 5.1: β = 1, s̄ = 0.01 (Table 4: 10, 0.1).
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 1, SBar: 0.01, TrialsHelp: "instances per cell",

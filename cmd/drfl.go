@@ -39,6 +39,7 @@ func loadDRFLConfig(f *Factory, o *commonOptions) (*drfl.Config, error) {
 
 // addDRFLConfigFlag adds --config to a DRFL command.
 func addDRFLConfigFlag(c *cobra.Command, o *commonOptions) {
+	usePresets(c, "", drfl.Preset)
 	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding keys of the preset configs/"+drfl.Preset+".yaml")
 }
 

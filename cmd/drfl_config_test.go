@@ -53,6 +53,9 @@ func TestDRFLPresetDefaults(t *testing.T) {
 		{cmds[2], map[string]string{"seed": "1", "runs": "100", "samples": "1000", "draws": "10000"}},
 	}
 	for _, tc := range cases {
+		if err := presetDefaults(tc.cmd); err != nil { // as the root applies them
+			t.Fatal(err)
+		}
 		keys := 0
 		tc.cmd.Flags().VisitAll(func(fl *pflag.Flag) {
 			if configKey(fl) != "" {

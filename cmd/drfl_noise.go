@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,9 +77,8 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 		fl.Int("repetitions", def.Repetitions, fmt.Sprintf("repetitions (--quick: %d, unless set)", def.QuickRepetitions))
 		fl.Uint64("seed", def.Seed, "seed of the first repetition")
 	})
-	rho, _ := strconv.ParseFloat(def.Rho, 64)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.Float64("rho", rho, "ρ of drfl and wafl")
+		fl.Float64("rho", 0, "ρ of drfl and wafl")
 		fl.Float64("kappa", def.Kappa, "κ of drfl and wafl")
 		fl.Float64("theta", def.Theta, "θ of drfl and afl")
 		enumFlag(fl, "p", def.P, "norm of Q: 1, 2 or inf")

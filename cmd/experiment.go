@@ -109,27 +109,24 @@ func addALKeyFlags(fl *pflag.FlagSet) {
 	fl.Int("trials", 10, "trials (they differ in w0 only)")
 	fl.Uint64("seed", 1, "seed of the partitions and w0")
 	enumFlag(fl, "rng", experiments.RNGFedcon, "w0 stream: fedcon, or numpy (seed(t), rand(d), normalised, as the authors)")
-	fl.Float64("beta", 0, "AL penalty β (default: the preset's)")
-	fl.Float64("sbar", 0, "s̄ in τ_k = s̄/(k+1)² (default: the preset's)")
-	fl.Float64("rho", 0, "ADMM penalty ρ_i (default: the preset's)")
+	fl.Float64("beta", 0, "AL penalty β")
+	fl.Float64("sbar", 0, "s̄ in τ_k = s̄/(k+1)²")
+	fl.Float64("rho", 0, "ADMM penalty ρ_i")
 	fl.Float64("q", 0.9, "q in ε_{t+1} = q^t")
 	fl.Float64("eps-floor", 0, "lower bound on ε_{t+1} (paper: none; authors' code: 1e-10)")
 	fl.Float64("eps1", 1e-3, "stationarity tolerance ε1")
 	fl.Float64("eps2", 1e-3, "feasibility tolerance ε2")
-	fl.Int("max-outer", 0, "outer iteration cap (default: the preset's)")
-	fl.Int("max-inner", 0, "inner (ADMM) iteration cap per outer iteration (default: the preset's)")
-	enumVar(fl, "inner-test", &new(proxal.MethodConfig).InnerTest, "paper", "Algorithm 2 stopping test: paper (eq. (23)) or measured (default: the preset's)")
+	fl.Int("max-outer", 0, "outer iteration cap")
+	fl.Int("max-inner", 0, "inner (ADMM) iteration cap per outer iteration")
+	enumVar(fl, "inner-test", &new(proxal.MethodConfig).InnerTest, "paper", "Algorithm 2 stopping test: paper (eq. (23)) or measured")
 	enumFlag(fl, "subsolver", proxal.SubsolverNewton, "smooth subproblem solver: newton or lbfgs")
-	fl.Float64("r", 0, "constraint threshold r_i (default: the preset's)")
-	enumVar(fl, "rho-rule", &new(proxal.ALConfig).RhoRule, "fixed", "Algorithm 2's penalty: hessian (M_i = ∇²P_i + (σ/n)I, converging), adaptive, balance, or fixed (the paper's ρ_i) (default: the preset's)")
-	fl.Float64("metric-shift", 0, "σ in M_i = ∇²P_i + (σ/n)I for --rho-rule hessian, split across the n clients (default: the preset's)")
-	fl.Float64("relax", 0, "over-relaxation α in (0, 2) of Algorithm 2; 1: none, the paper (default: the preset's)")
-	fl.Float64("outer-relax", 0, "cap on λ of the relaxed outer step (adaptive, in [1, cap]); 0 or 1: the paper's plain step (default: the preset's)")
-	fl.Float64("eps-rel", 0, "cap ε_{t+1} at eps-rel·Σε̃_i/n of the last round; 0: the paper's q^t (default: the preset's)")
-	fl.Bool("polish", false, "finish with the federated KKT polish (Newton on the active set): any --eps1/--eps2, certified by the audit (default: the preset's)")
-	for _, name := range []string{"inner-test", "rho-rule"} {
-		fl.Lookup(name).DefValue = "" // the preset's, as the help says
-	}
+	fl.Float64("r", 0, "constraint threshold r_i")
+	enumVar(fl, "rho-rule", &new(proxal.ALConfig).RhoRule, "fixed", "Algorithm 2's penalty: hessian (M_i = ∇²P_i + (σ/n)I, converging), adaptive, balance, or fixed (the paper's ρ_i)")
+	fl.Float64("metric-shift", 0, "σ in M_i = ∇²P_i + (σ/n)I for --rho-rule hessian, split across the n clients")
+	fl.Float64("relax", 0, "over-relaxation α in (0, 2) of Algorithm 2; 1: none, the paper")
+	fl.Float64("outer-relax", 0, "cap on λ of the relaxed outer step (adaptive, in [1, cap]); 0 or 1: the paper's plain step")
+	fl.Float64("eps-rel", 0, "cap ε_{t+1} at eps-rel·Σε̃_i/n of the last round; 0: the paper's q^t")
+	fl.Bool("polish", false, "finish with the federated KKT polish (Newton on the active set): any --eps1/--eps2, certified by the audit")
 }
 
 // addParticipationFlags adds the partial participation flags
@@ -208,5 +205,6 @@ func dataCommand[T dataOptions](f *Factory, use, short, example, preset string, 
 	addCommonFlags(c, o.common(), preset)
 	addALFlags(c)
 	addYesFlag(c, o.common())
+	usePresets(c, "", preset)
 	return c
 }

@@ -36,8 +36,8 @@ func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Comma
 	c := npCommand(f, "table1", "Table 1: Neyman-Pearson classification (eq. (30)), Algorithm 1 vs cProx-AL",
 		"  fedcon reproduce table1\n  fedcon reproduce table1 --rho-rule fixed --inner-test paper --eps-rel 0 --outer-relax 0 --trials 2 --datasets monks-1 --clients 1,5", &NPOptions{}, npRun, runF)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.IntSlice("clients", nil, "client counts n (default: the preset's 1,5,10,20)")
-		fl.StringSlice("datasets", nil, "datasets (default: the preset's breast-cancer-wisc,adult-a,monks-1)")
+		fl.IntSlice("clients", nil, "client counts n")
+		fl.StringSlice("datasets", nil, "datasets")
 	})
 	return c
 }

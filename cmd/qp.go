@@ -71,6 +71,7 @@ func qpCommand(f *Factory, use, short, example string, o *QPOptions, runF func(*
 		},
 	}
 	addQPFlags(c, o)
+	usePresets(c, "", "table4")
 	return c
 }
 
@@ -81,7 +82,7 @@ func newCmdReproduceTable4(f *Factory, runF func(*QPOptions) error) *cobra.Comma
   fedcon reproduce table4 --inner-test measured --trials 3
   fedcon reproduce table4 --cells 5x100x1,10x500x5`, &QPOptions{}, runF)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.Var(&cellsValue{}, "cells", "cells as n x d x m̃ triples, e.g. 5x100x1,10x500x5 (default: the preset's 9)")
+		fl.Var(&cellsValue{}, "cells", "cells as n x d x m̃ triples, e.g. 5x100x1,10x500x5")
 	})
 	return c
 }

@@ -198,9 +198,11 @@ stream), take under a second, and fedcon merge computes them.`,
 	fl.BoolVar(&o.NoFetch, "no-fetch", false, "do not download missing data sets (experiments that need them are skipped)")
 	addYesFlag(c, &o.commonOptions)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
-		fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
+		fl.Int("trials", 0, "trials per cell (figures always run one)")
+		fl.Uint64("seed", 0, "seed of every experiment")
 	})
+	describeDefault(fl.Lookup("trials"), "each experiment's preset's")
+	describeDefault(fl.Lookup("seed"), "each experiment's preset's")
 	return c
 }
 

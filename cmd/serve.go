@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fedcon/fedcon/experiments/drfl"
 	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/federation"
@@ -51,6 +52,7 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 			return serveRun(f, c, o)
 		},
 	}
+	usePresets(c, "--problem", "qp=table4", "np=table1", "fair=table2", "drfl="+drfl.Preset)
 	fl := c.Flags()
 	fl.StringVar(&o.common.Config, "config", "", "YAML file overriding the preset (configs/table1.yaml for np, table2.yaml for fair, table4.yaml for qp, drfl/drfl.yaml for drfl)")
 	fl.StringVar(&o.problem, "problem", "qp", "np (Neyman-Pearson, Table 1), fair (fairness, Table 2), qp (LCQP, Table 4) or drfl (AD-LPMM)")
@@ -59,9 +61,9 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.StringVar(&o.model, "model", "drfl", "drfl: model (drfl, afl, drfa, standard)")
 	fl.StringVar(&o.loss, "loss", "", "drfl: hinge (default) or huber (regression)")
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.Float64("kappa", 0, "drfl: label-flip cost κ (default: the preset's)")
-		fl.Float64("theta", 0, "drfl: radius θ of Q (default: the preset's)")
-		fl.Int("max-rounds", 0, "drfl: round cap (default: the preset's)")
+		fl.Float64("kappa", 0, "drfl: label-flip cost κ")
+		fl.Float64("theta", 0, "drfl: radius θ of Q")
+		fl.Int("max-rounds", 0, "drfl: round cap")
 	})
 	fl.IntSliceVar(&o.cell, "cell", []int{5, 100, 1}, "qp: n,d,m")
 	fl.IntVar(&o.dim, "dim", 0, "np: dimension d (0: read it from the data set, if the server has it)")

@@ -36,6 +36,7 @@ type SSCAOptions struct {
 
 func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 	addCommonFlags(c, &o.commonOptions, "ssca/ssca")
+	usePresets(c, "", "ssca/ssca")
 	fl := c.Flags()
 	keyFlags(c, func(fl *pflag.FlagSet) {
 		fl.Int("runs", 100, "independent runs; run r uses seed+r for shards, w^1 and mini-batches")
