@@ -54,3 +54,40 @@ func (s *Sampling) UnmarshalText(b []byte) error {
 
 // MarshalText writes the name.
 func (s Sampling) MarshalText() ([]byte, error) { return []byte(s), nil }
+
+// DataFormat is the format of a user's data file: csv or libsvm; empty: by
+// the file's extension (datasets.OwnFormat).
+type DataFormat string
+
+// The data file formats.
+const (
+	FormatCSV    DataFormat = "csv"
+	FormatLIBSVM DataFormat = "libsvm"
+)
+
+// UnmarshalText accepts csv, libsvm or the empty default (by extension).
+func (f *DataFormat) UnmarshalText(b []byte) error {
+	return experiments.UnmarshalName(f, b, true, FormatCSV, FormatLIBSVM)
+}
+
+// MarshalText writes the name.
+func (f DataFormat) MarshalText() ([]byte, error) { return []byte(f), nil }
+
+// Partition is how a user's rows are split among the clients: iid,
+// by-column (one client per value of a column) or dirichlet (label skew).
+type Partition string
+
+// The partitions.
+const (
+	PartitionIID       Partition = "iid"
+	PartitionByColumn  Partition = "by-column"
+	PartitionDirichlet Partition = "dirichlet"
+)
+
+// UnmarshalText accepts iid, by-column or dirichlet.
+func (p *Partition) UnmarshalText(b []byte) error {
+	return experiments.UnmarshalName(p, b, false, PartitionIID, PartitionByColumn, PartitionDirichlet)
+}
+
+// MarshalText writes the name.
+func (p Partition) MarshalText() ([]byte, error) { return []byte(p), nil }
