@@ -139,6 +139,10 @@ func presetDefaults(c *cobra.Command) error {
 	var err error
 	c.Flags().VisitAll(func(fl *pflag.Flag) {
 		key := configKey(fl)
+		if own := fl.Annotations[ownKeyAnnotation]; own != nil && err == nil {
+			err = describeOwnDefault(fl, own[0], sources[0].preset)
+			return
+		}
 		if key == "" || err != nil {
 			return
 		}
@@ -165,6 +169,31 @@ func presetDefaults(c *cobra.Command) error {
 		err = describeDefaults(c, fl, sources[0].label, vals)
 	})
 	return err
+}
+
+// describeOwnDefault says the default of a flag that the command's code
+// reads for key (ownKeyFlag) when the key is a map in preset: the flag
+// takes the entry that the run selects (ssca's --U, per data set).
+func describeOwnDefault(fl *pflag.Flag, key, preset string) error {
+	cfg, keys, err := decodedPreset(preset)
+	if err != nil || !slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, key+".") }) {
+		return err // a map's keys are its entries' (u.mnist)
+	}
+	v, ok := keyValue(reflect.ValueOf(cfg), key)
+	if !ok || v.Kind() != reflect.Map {
+		return nil
+	}
+	var entries []string
+	for _, k := range v.MapKeys() {
+		text, ok := valueText(v.MapIndex(k))
+		if !ok {
+			return nil // a map of structures (sgd_rates): no one value
+		}
+		entries = append(entries, fmt.Sprintf("%v %s", k, text))
+	}
+	slices.Sort(entries)
+	describeDefault(fl, "by data set, "+strings.Join(entries, ", "))
+	return nil
 }
 
 // presetValue is a flag's default under the preset of label.

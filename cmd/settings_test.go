@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedcon/fedcon/experiments/ssca"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"strconv"
 )
 
 // TestFlagKeysByRule: each configuration flag sets the key of its name, -
@@ -138,4 +140,24 @@ func findCommand(root *cobra.Command, path string) *cobra.Command {
 		}
 	})
 	return found
+}
+
+// TestOwnMapDefault: ssca's --U, read by the command for the key u (one
+// value per data set), shows each data set's value of the preset.
+func TestOwnMapDefault(t *testing.T) {
+	f, _, _ := testFactory()
+	fl := findCommand(newCmdRoot(f), "fedcon run ssca").Flags().Lookup("U")
+	cfg, _, err := decodedPreset("ssca/ssca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := cfg.(*ssca.Config).U
+	if len(u) < 2 {
+		t.Fatalf("preset u %v: want a value per data set", u)
+	}
+	for name, v := range u {
+		if want := name + " " + strconv.FormatFloat(v, 'g', -1, 64); !strings.Contains(fl.Usage, want) {
+			t.Errorf("--U usage %q lacks %q", fl.Usage, want)
+		}
+	}
 }

@@ -48,7 +48,7 @@ func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 		enumFlag(fl, "labels", ssca.LabelsAll, "feature-based labels: all (every client) or client0")
 		fl.Int("rounds", 100, "T")
 	})
-	fl.Float64Var(&o.U, "U", 0, "U of (37) for the data set (default: the preset's per-data-set value)")
+	fl.Float64Var(&o.U, "U", 0, "U of (37) for the data set")
 	fl.StringVar(&o.SGDRates, "sgd-lr", "", "YAML with the SGD baselines' sgd_rates (default: the embedded configs/ssca/sgd-lr.yaml)")
 	ownKeyFlag(c, "U", "u")
 	ownKeyFlag(c, "sgd-lr", "sgd_rates")
