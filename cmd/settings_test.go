@@ -3,13 +3,14 @@ package cmd
 import (
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/fedcon/fedcon/experiments/ssca"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"strconv"
+
+	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
 // TestFlagKeysByRule: each configuration flag sets the key of its name, -

@@ -1,8 +1,9 @@
 package proxal
 
 import (
-	"github.com/fedcon/fedcon/solver"
 	"testing"
+
+	"github.com/fedcon/fedcon/solver"
 )
 
 // A figure's title writes ρ_i as the docs do: 1e8, not 1e+08.
