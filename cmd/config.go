@@ -112,7 +112,7 @@ func loadConfig(f *Factory, o *commonOptions, preset string, cfg any) error {
 		if errors.As(err, &de) {
 			// A value no source checked (the prechecks name the file, the
 			// variable or the flag): name its key.
-			return &experiments.ConfigError{Field: de.Name(), Value: "", Reason: unwrapAll(de).Error()}
+			return &FlagError{err: fmt.Errorf("config key %s: %w", de.Name(), unwrapAll(de))}
 		}
 		return &experiments.ConfigError{Field: "config", Value: file, Reason: fmt.Sprintf("%v (valid keys: %s)", unwrapAll(err), strings.Join(valid, ", "))}
 	}
