@@ -57,7 +57,7 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.StringVar(&o.common.Config, "config", "", "YAML file overriding the preset (configs/table1.yaml for np, table2.yaml for fair, table4.yaml for qp, drfl/drfl.yaml for drfl)")
 	fl.StringVar(&o.problem, "problem", "qp", "np (Neyman-Pearson, Table 1), fair (fairness, Table 2), qp (LCQP, Table 4) or drfl (AD-LPMM)")
 	fl.StringVar(&o.dataset, "dataset", "adult-a", "np, drfl: data set (fair: adult-b)")
-	fl.IntVar(&o.clients, "clients", 5, "np, fair: number of clients n (drfl: S, default the preset's 3)")
+	fl.IntVar(&o.clients, "clients", 5, fmt.Sprintf("np, fair: number of clients n (drfl: S, default the preset's %d)", drfl.DefaultConfig().Clients))
 	fl.StringVar(&o.model, "model", "drfl", "drfl: model (drfl, afl, drfa, standard)")
 	fl.StringVar(&o.loss, "loss", "", "drfl: hinge (default) or huber (regression)")
 	keyFlags(c, func(fl *pflag.FlagSet) {
