@@ -89,6 +89,9 @@ func loadConfig(f *Factory, o *commonOptions, preset string, cfg any) error {
 	}
 	o.flags.Visit(func(fl *pflag.Flag) {
 		key := configKey(fl)
+		if key != "" && o.batch && o.section != "" {
+			key = flagKey(o.section, fl.Name)
+		}
 		if key == "" || keyType(cfg, key) == nil {
 			// Read by the command's own code, or a flag of reproduce all
 			// that this experiment does not read (refuseUnused refuses it

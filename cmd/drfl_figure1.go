@@ -35,6 +35,10 @@ func (o *DRFLFigure1Options) load(f *Factory) error {
 	return o.Config.Validate()
 }
 
+// drflFigure1Section is the section of the DRFL preset whose keys
+// drfl-figure1's flags set (--runs: figure1.runs).
+const drflFigure1Section = "figure1."
+
 func newCmdReproduceDRFLFigure1(f *Factory, runF func(*DRFLFigure1Options) error) *cobra.Command {
 	o := &DRFLFigure1Options{}
 	def := drfl.DefaultConfig().Figure1
@@ -63,7 +67,7 @@ them and flags set on the command line win.`,
 	fl := c.Flags()
 	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/figure1.{png,svg,csv,json} (--quick: <out>/quick/drfl/)")
 	fl.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("%d random distributions per level and a ρ grid step of %g", def.QuickDraws, def.QuickRhoStep))
-	keyFlagsUnder(c, "figure1.", func(fl *pflag.FlagSet) {
+	keyFlagsUnder(c, drflFigure1Section, func(fl *pflag.FlagSet) {
 		fl.Uint64("seed", def.Seed, "random seed")
 		fl.Int("runs", def.Runs, "runs of the coverage stage")
 		fl.Int("samples", def.Samples, "samples per run")

@@ -47,6 +47,10 @@ type commonOptions struct {
 	// ignoreFlag are keys refused only as flags (ignoreFlags).
 	ignoreFlag map[string]string
 	scope      string
+	// section, under reproduce all (batch), prefixes the keys that the
+	// shared flags set: drfl-figure1 reads --seed as figure1.seed, as its
+	// own --seed.
+	section string
 }
 
 func addCommonFlags(c *cobra.Command, o *commonOptions, preset string) {

@@ -84,7 +84,7 @@ var allJobs = []allJob{
 	// DRFL Figure 1 (synthetic, under a second).
 	{"drfl-figure1", func(f *Factory, o commonOptions, _ []string) error {
 		do := &DRFLFigure1Options{commonOptions: o, Quick: o.quick}
-		do.Quiet = true
+		do.Quiet, do.section = true, drflFigure1Section
 		if o.report != nil {
 			o.report.dir = filepath.Join(o.OutDir, "drfl")
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fedcon/fedcon/experiments/drfl"
 	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
@@ -159,6 +160,34 @@ func TestOwnMapDefault(t *testing.T) {
 	for name, v := range u {
 		if want := name + " " + strconv.FormatFloat(v, 'g', -1, 64); !strings.Contains(fl.Usage, want) {
 			t.Errorf("--U usage %q lacks %q", fl.Usage, want)
+		}
+	}
+}
+
+// TestReproduceAllSeedSections: reproduce all's --seed sets each
+// experiment's seed key as the experiment's own --seed does: seed for the
+// DRFL noise figures, figure1.seed for drfl-figure1.
+func TestReproduceAllSeedSections(t *testing.T) {
+	f, _, _ := testFactory()
+	all := findCommand(newCmdRoot(f), "fedcon reproduce all")
+	if err := all.Flags().Set("seed", "7"); err != nil {
+		t.Fatal(err)
+	}
+	def := drfl.DefaultConfig()
+	for _, tc := range []struct {
+		section           string
+		seed, figure1Seed uint64
+	}{
+		{"", 7, def.Figure1.Seed},
+		{drflFigure1Section, def.Seed, 7},
+	} {
+		o := commonOptions{flags: all.Flags(), batch: true, section: tc.section}
+		cfg, err := loadDRFLConfig(f, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Seed != tc.seed || cfg.Figure1.Seed != tc.figure1Seed {
+			t.Errorf("section %q: seed %d, figure1.seed %d; want %d, %d", tc.section, cfg.Seed, cfg.Figure1.Seed, tc.seed, tc.figure1Seed)
 		}
 	}
 }
