@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -19,9 +20,10 @@ import (
 
 // loadConfig fills cfg from, in increasing precedence: the embedded preset,
 // --config FILE, o.overrides (a sweep point), FEDCON_* environment variables (envName), and the
-// flags in flagKeys that were set on the command line (flag name -> key);
-// then o.adjust, if any. Unknown keys are errors that list the valid ones.
-func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string]string, cfg any) error {
+// configuration flags (keyFlags) that were set on the command line, each
+// setting its key; then o.adjust, if any. Unknown keys are errors that list
+// the valid ones.
+func loadConfig(f *Factory, o *commonOptions, preset string, cfg any) error {
 	file := o.Config
 	v := viper.New()
 	v.SetConfigType("yaml")
@@ -42,7 +44,7 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		if err := checkConfigYAML(file, data, cfg); err != nil {
 			return err
 		}
-		if err := refuseUnused(f, o, flagKeys, cfg, data); err != nil {
+		if err := refuseUnused(f, o, cfg, data); err != nil {
 			return err
 		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
@@ -50,7 +52,7 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		}
 	}
 	if file == "" {
-		if err := refuseUnused(f, o, flagKeys, cfg, nil); err != nil {
+		if err := refuseUnused(f, o, cfg, nil); err != nil {
 			return err
 		}
 	}
@@ -85,10 +87,15 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 		}
 		v.Set(k, parts)
 	}
-	var ferr error
 	o.flags.Visit(func(fl *pflag.Flag) {
-		key, ok := flagKeys[fl.Name]
-		if !ok || ferr != nil {
+		key := configKey(fl)
+		if key != "" && o.batch && o.section != "" {
+			key = flagKey(o.section, fl.Name)
+		}
+		if key == "" || keyType(cfg, key) == nil {
+			// Read by the command's own code, or a flag of reproduce all
+			// that this experiment does not read (refuseUnused refuses it
+			// everywhere else).
 			return
 		}
 		if cv, ok := fl.Value.(interface{ configValue() any }); ok {
@@ -103,10 +110,13 @@ func loadConfig(f *Factory, o *commonOptions, preset string, flagKeys map[string
 			v.Set(key, fl.Value.String())
 		}
 	})
-	if ferr != nil {
-		return ferr
-	}
-	if err := v.UnmarshalExact(cfg); err != nil {
+	if err := v.UnmarshalExact(cfg, viper.DecodeHook(experiments.DecodeHook())); err != nil {
+		var de *mapstructure.DecodeError
+		if errors.As(err, &de) {
+			// A value no source checked (the prechecks name the file, the
+			// variable or the flag): name its key.
+			return &FlagError{err: fmt.Errorf("config key %s: %w", de.Name(), unwrapAll(de))}
+		}
 		return &experiments.ConfigError{Field: "config", Value: file, Reason: fmt.Sprintf("%v (valid keys: %s)", unwrapAll(err), strings.Join(valid, ", "))}
 	}
 	if o.adjust != nil {
@@ -231,7 +241,7 @@ func (c *cellsValue) String() string {
 	for i, cell := range *c {
 		parts[i] = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(cell)), "x"), "[]")
 	}
-	return strings.Join(parts, ",")
+	return strings.Join(parts, ", ") // a space, so that help can wrap the preset's nine
 }
 
 func (c *cellsValue) Set(s string) error {

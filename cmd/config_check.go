@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding"
 	"errors"
 	"fmt"
 	"math"
@@ -141,6 +142,16 @@ func checkNode(n *yaml.Node, t reflect.Type, key string) error {
 // checkScalar checks text s (YAML tag, or "" for an environment value)
 // against kind t; it returns what is wrong, or "".
 func checkScalar(s, tag string, t reflect.Type) string {
+	if reflect.PointerTo(t).Implements(textUnmarshaler) {
+		// An enum: its own UnmarshalText, the one parser of its names.
+		if tag == "!!bool" {
+			return fmt.Sprintf("%s is not a word (quote it if meant)", s)
+		}
+		if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		if tag != "" && tag != "!!bool" {
@@ -186,6 +197,8 @@ func checkScalar(s, tag string, t reflect.Type) string {
 	}
 	return ""
 }
+
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 
 func isInteger(s string) bool {
 	_, err := strconv.ParseInt(strings.TrimSpace(s), 0, 64)

@@ -14,11 +14,6 @@ type ConicQPOptions struct {
 	commonOptions
 }
 
-// conicQPFlagKeys maps flags to the keys of configs/conic-table1.yaml.
-var conicQPFlagKeys = withFlagKeys(qpMethodFlagKeys, map[string]string{
-	"w0": "w0", "ball-rows": "ball_rows", "ball-parties": "ball_parties", "ball-ratio": "ball_ratio", "subsolver": "subsolver",
-})
-
 func newCmdReproduceConicTable1(f *Factory, runF func(*ConicQPOptions) error) *cobra.Command {
 	o := &ConicQPOptions{}
 	c := &cobra.Command{
@@ -41,16 +36,17 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 		},
 	}
 	addCommonFlags(c, &o.commonOptions, "conic-table1")
+	usePresets(c, "", "conic-table1")
 	addYesFlag(c, &o.commonOptions)
 	// Section 5.1: β = 1, s̄ = 0.01 (Table 4: 10, 0.1).
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 1, SBar: 0.01, TrialsHelp: "instances per cell",
 		SeedHelp: "seed of the instance stream", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (19)) or measured"})
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.String("w0", "ones", "starting point: ones (the paper), zeros or sphere")
+		enumFlag(fl, "w0", experiments.W0Ones, "starting point: ones (the paper), zeros or sphere")
 		fl.Int("ball-rows", 0, "rows of G_i of a norm-ball (second-order-cone) constraint; 0: eq. (25) as published")
-		fl.String("ball-parties", "all", "parties with a ball: server, clients or all")
+		enumFlag(fl, "ball-parties", conic.BallAll, "parties with a ball: server, clients or all")
 		fl.Float64("ball-ratio", 0.5, "ball radius t_i as a fraction of ||G_i(w_eq - w_f)||_2, in (0, 1)")
-		fl.String("subsolver", "newton", "subproblems of parties with a ball: newton or lbfgs")
+		enumFlag(fl, "subsolver", proxal.SubsolverNewton, "subproblems of parties with a ball: newton or lbfgs")
 	})
 	return c
 }
@@ -58,7 +54,7 @@ second-order cone) at the parties chosen by --ball-parties: not in the paper.`,
 func conicQPRun(f *Factory, o *ConicQPOptions) error {
 	cfg := &conic.QPConfig{}
 	o.ignoreKeys(inProcessOnly)
-	if err := loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "conic-table1", cfg); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -89,14 +85,11 @@ type ConicClassOptions struct {
 func (o *ConicClassOptions) setDirs(d []string) { o.Dirs = d }
 func (o *ConicClassOptions) check() error       { return nil }
 
-// conicClassFlagKeys are alFlagKeys plus w0.
-var conicClassFlagKeys = withFlagKeys(alFlagKeys, map[string]string{"w0": "w0"})
-
 // conicClassCommand is a command over a conic classification preset: the
 // proximal AL flags plus --w0 (default w0, the paper's).
-func conicClassCommand[T dataOptions](f *Factory, use, short, example, preset, w0 string, o T, run func(*Factory, T) error, runF func(T) error) *cobra.Command {
+func conicClassCommand[T dataOptions](f *Factory, use, short, example, preset string, w0 experiments.W0, o T, run func(*Factory, T) error, runF func(T) error) *cobra.Command {
 	c := dataCommand(f, use, short, example, preset, o, run, runF)
-	keyFlags(c, func(fl *pflag.FlagSet) { fl.String("w0", w0, "starting point: ones, zeros or sphere") })
+	keyFlags(c, func(fl *pflag.FlagSet) { enumFlag(fl, "w0", w0, "starting point: ones, zeros or sphere") })
 	return c
 }
 
@@ -113,7 +106,7 @@ func newCmdReproduceConicTable3(f *Factory, runF func(*ConicClassOptions) error)
 func conicNPRun(f *Factory, o *ConicClassOptions) error {
 	cfg := &proxal.NPConfig{}
 	o.ignoreKeys(inProcessOnly)
-	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "conic-table2", cfg); err != nil {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table2", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),
@@ -125,7 +118,7 @@ func conicNPRun(f *Factory, o *ConicClassOptions) error {
 func conicFairRun(f *Factory, o *ConicClassOptions) error {
 	cfg := &proxal.FairConfig{}
 	o.ignoreKeys(inProcessOnly)
-	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "conic-table3", cfg); err != nil {
 		return err
 	}
 	return conicClassRun(f, o, "conic-table3", cfg, cfg.Validate, cfg.Seed, cfg.TrialHash(),

@@ -48,7 +48,7 @@ func conicFigure1Run(f *Factory, o *ConicFigureOptions) error {
 	cfg := &proxal.NPConfig{}
 	o.ignoreKeys(map[string]string{"trials": figureTrials})
 	o.ignoreKeys(inProcessOnly)
-	if err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "conic-table2", cfg); err != nil {
 		return err
 	}
 	o.figureClients(&cfg.Clients)
@@ -71,7 +71,7 @@ func conicFigure2Run(f *Factory, o *ConicFigureOptions) error {
 	cfg := &proxal.FairConfig{}
 	o.ignoreKeys(map[string]string{"trials": figureTrials})
 	o.ignoreKeys(inProcessOnly)
-	if err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "conic-table3", cfg); err != nil {
 		return err
 	}
 	o.figureClients(&cfg.Clients)

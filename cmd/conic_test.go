@@ -23,10 +23,10 @@ func TestConicExitCodes(t *testing.T) {
 		msg  string
 	}{
 		{"ball ratio", []string{"reproduce", "conic-table1", "--ball-rows", "2", "--ball-ratio", "2", "--out", dir}, "ball_ratio = 2"},
-		{"ball parties", []string{"reproduce", "conic-table1", "--ball-rows", "2", "--ball-parties", "some", "--out", dir}, "ball_parties = some"},
-		{"w0 qp", []string{"reproduce", "conic-table1", "--w0", "half", "--out", dir}, "w0 = half"},
-		{"w0 np", []string{"reproduce", "conic-table2", "--w0", "half", "--out", dir}, "w0 = half"},
-		{"w0 fair", []string{"reproduce", "conic-table3", "--w0", "half", "--out", dir}, "w0 = half"},
+		{"ball parties", []string{"reproduce", "conic-table1", "--ball-rows", "2", "--ball-parties", "some", "--out", dir}, `--ball-parties" flag: "some": want server, clients or all`},
+		{"w0 qp", []string{"reproduce", "conic-table1", "--w0", "half", "--out", dir}, `--w0" flag: "half": want sphere, ones or zeros`},
+		{"w0 np", []string{"reproduce", "conic-table2", "--w0", "half", "--out", dir}, `--w0" flag: "half": want sphere, ones or zeros`},
+		{"w0 fair", []string{"reproduce", "conic-table3", "--w0", "half", "--out", dir}, `--w0" flag: "half": want sphere, ones or zeros`},
 		{"negative beta", []string{"reproduce", "conic-table3", "--beta", "-1", "--out", dir}, "beta = -1"},
 	}
 	for _, c := range cases {
@@ -48,7 +48,7 @@ func TestConicPresets(t *testing.T) {
 	f, _, _ := testFactory()
 	var qp conic.QPConfig
 	c := newCmdReproduceConicTable1(f, func(o *ConicQPOptions) error {
-		return loadConfig(f, &o.commonOptions, "conic-table1", conicQPFlagKeys, &qp)
+		return loadConfig(f, &o.commonOptions, "conic-table1", &qp)
 	})
 	c.SetArgs([]string{"--ball-rows", "3"})
 	if err := c.Execute(); err != nil {
@@ -60,7 +60,7 @@ func TestConicPresets(t *testing.T) {
 	}
 	var np proxal.NPConfig
 	c = newCmdReproduceConicTable2(f, func(o *ConicClassOptions) error {
-		return loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, &np)
+		return loadConfig(f, &o.commonOptions, "conic-table2", &np)
 	})
 	c.SetArgs(nil)
 	if err := c.Execute(); err != nil {
@@ -72,7 +72,7 @@ func TestConicPresets(t *testing.T) {
 	}
 	var fair proxal.FairConfig
 	c = newCmdReproduceConicTable3(f, func(o *ConicClassOptions) error {
-		return loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, &fair)
+		return loadConfig(f, &o.commonOptions, "conic-table3", &fair)
 	})
 	c.SetArgs([]string{"--w0", "ones"})
 	if err := c.Execute(); err != nil {
@@ -162,13 +162,13 @@ func TestConicFigurePresets(t *testing.T) {
 			var np proxal.NPConfig
 			var fair proxal.FairConfig
 			c := newCmdReproduceConicFigure1(f, func(o *ConicFigureOptions) error {
-				err := loadConfig(f, &o.commonOptions, "conic-table2", conicClassFlagKeys, &np)
+				err := loadConfig(f, &o.commonOptions, "conic-table2", &np)
 				o.figureClients(&np.Clients)
 				return err
 			})
 			if tc.fair {
 				c = newCmdReproduceConicFigure2(f, func(o *ConicFigureOptions) error {
-					err := loadConfig(f, &o.commonOptions, "conic-table3", conicClassFlagKeys, &fair)
+					err := loadConfig(f, &o.commonOptions, "conic-table3", &fair)
 					o.figureClients(&fair.Clients)
 					return err
 				})

@@ -118,7 +118,14 @@ func writeFlags(b *bytes.Buffer, title string, fs *pflag.FlagSet) {
 		if fl.Shorthand != "" {
 			name = "`-" + fl.Shorthand + "`, " + name
 		}
-		def := fl.DefValue
+		def, usage := fl.DefValue, fl.Usage
+		if a := fl.Annotations[defaultTextAnnotation]; len(a) == 2 {
+			// A default pflag cannot print (one per preset): the text, in
+			// the default column only.
+			def, usage = a[0], strings.TrimSuffix(usage, a[1])
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", name, mdCell(def), mdCell(usage)))
+			return
+		}
 		switch {
 		case def == "" || def == "[]":
 			def = ""
@@ -127,7 +134,7 @@ func writeFlags(b *bytes.Buffer, title string, fs *pflag.FlagSet) {
 		default:
 			def = "`" + def + "`"
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", name, def, mdCell(fl.Usage)))
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", name, def, mdCell(usage)))
 	})
 	if len(rows) == 0 {
 		return

@@ -27,15 +27,11 @@ type DRFLOptions struct {
 	Cfg *drfl.Config
 }
 
-// drflRunFlagKeys maps the flags of `run drfl` to keys of the preset.
-var drflRunFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta", "p": "p", "qhat": "qhat",
-	"support": "support", "c": "c", "tol": "tol", "max-rounds": "max_rounds", "epsilon": "epsilon", "seed": "seed"}
-
 // loadDRFLConfig reads the DRFL preset under o's --config, FEDCON_* and
-// the flags in keys that were set.
-func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*drfl.Config, error) {
+// the configuration flags that were set.
+func loadDRFLConfig(f *Factory, o *commonOptions) (*drfl.Config, error) {
 	cfg := &drfl.Config{}
-	if err := loadConfig(f, o, drfl.Preset, keys, cfg); err != nil {
+	if err := loadConfig(f, o, drfl.Preset, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -43,6 +39,7 @@ func loadDRFLConfig(f *Factory, o *commonOptions, keys map[string]string) (*drfl
 
 // addDRFLConfigFlag adds --config to a DRFL command.
 func addDRFLConfigFlag(c *cobra.Command, o *commonOptions) {
+	usePresets(c, "", drfl.Preset)
 	c.Flags().StringVar(&o.Config, "config", "", "YAML file overriding keys of the preset configs/"+drfl.Preset+".yaml")
 }
 
@@ -66,7 +63,7 @@ set on the command line win.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.bind(c)
 			o.Dirs = dataDirs(f, c)
-			cfg, err := loadDRFLConfig(f, &o.commonOptions, drflRunFlagKeys)
+			cfg, err := loadDRFLConfig(f, &o.commonOptions)
 			if err != nil {
 				return err
 			}
@@ -91,9 +88,9 @@ set on the command line win.`,
 	keyFlags(c, func(fl *pflag.FlagSet) {
 		fl.Float64("kappa", def.Kappa, "label-flip cost κ > 0")
 		fl.Float64("theta", def.Theta, "radius θ ≥ 0 of the weight set Q (drfl, afl)")
-		fl.String("p", def.P, "norm of Q: 1, 2 or inf")
+		enumFlag(fl, "p", def.P, "norm of Q: 1, 2 or inf")
 		fl.String("qhat", def.QHat, "centre q̂: size (N_s/N), uniform, or S comma-separated weights")
-		fl.String("support", def.Support, "feature support in Ω_s of the SVM: box ([−1,1]ⁿ, Prop. 6.3) or free (Huber: Ξ = ℝⁿ⁺¹ always)")
+		enumFlag(fl, "support", def.Support, "feature support in Ω_s of the SVM: box ([−1,1]ⁿ, Prop. 6.3) or free (Huber: Ξ = ℝⁿ⁺¹ always)")
 		fl.Float64("c", def.C, "AD-LPMM step size c > 0")
 		fl.Float64("tol", def.Tol, "stopping tolerance on residuals and c·steps")
 		fl.Int("max-rounds", def.MaxRounds, "round cap (status RoundLimit)")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"github.com/fedcon/fedcon/configs"
@@ -43,18 +44,26 @@ func TestDRFLPresetDefaults(t *testing.T) {
 	// Each flag's default is its key's preset value.
 	cases := []struct {
 		cmd         *cobra.Command
-		keys        map[string]string
 		wantDefault map[string]string
 	}{
-		{cmds[0], drflRunFlagKeys, map[string]string{"rho": "0.01", "kappa": "0.5", "theta": "0.01", "p": "1", "qhat": "size",
+		{cmds[0], map[string]string{"rho": "0.01", "kappa": "0.5", "theta": "0.01", "p": "1", "qhat": "size",
 			"support": "box", "c": "1", "tol": "0.0001", "max-rounds": "10000", "epsilon": "1.35", "seed": "1"}},
-		{cmds[1], drflNoiseFlagKeys, map[string]string{"rho": "0.01", "kappa": "0.5", "theta": "0.01", "p": "1", "seed": "1",
+		{cmds[1], map[string]string{"rho": "0.01", "kappa": "0.5", "theta": "0.01", "p": "1", "seed": "1",
 			"repetitions": "10", "folds": "5"}},
-		{cmds[2], drflFigure1FlagKeys, map[string]string{"seed": "1", "runs": "100", "samples": "1000", "draws": "10000"}},
+		{cmds[2], map[string]string{"seed": "1", "runs": "100", "samples": "1000", "draws": "10000"}},
 	}
 	for _, tc := range cases {
-		if len(tc.keys) != len(tc.wantDefault) {
-			t.Errorf("%s: %d flag keys, %d checked", tc.cmd.Name(), len(tc.keys), len(tc.wantDefault))
+		if err := presetDefaults(tc.cmd); err != nil { // as the root applies them
+			t.Fatal(err)
+		}
+		keys := 0
+		tc.cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+			if configKey(fl) != "" {
+				keys++
+			}
+		})
+		if keys != len(tc.wantDefault) {
+			t.Errorf("%s: %d configuration flags, %d checked", tc.cmd.Name(), keys, len(tc.wantDefault))
 		}
 		for name, want := range tc.wantDefault {
 			fl := tc.cmd.Flags().Lookup(name)
@@ -201,14 +210,14 @@ func TestDRFLConfigBadInput(t *testing.T) {
 	}{
 		{"run drfl", "kapa: 0.5\n", []string{`cfg.yaml:1: unknown key "kapa"`, "valid keys: c, clients, cv_grid,", "max_rounds"}},
 		{"run drfl", "kappa: -1\n", []string{"kappa = -1"}},
-		{"run drfl", "p: 3\n", []string{"p = 3"}},
+		{"run drfl", "p: 3\n", []string{`cfg.yaml:1: p: "3": want 1, 2 or inf`}},
 		{"run drfl", "qhat: 0.5,0.5\n", []string{"want 3 weights"}},
 		{"run drfl", "clients: 2\n", []string{"imbalance", "want 2 ratios"}},
 		{"run drfl", "train_noise: {heart: {sd: -1}}\n", []string{"train_noise.heart"}},
 		{"run drfl", "max_rounds: 0\n", []string{"tol/max_rounds"}},
 		{"run drfl", "tol: abc\n", []string{"cfg.yaml:1: tol: abc is not a number"}},
 		{"reproduce drfl-figure5", "kappa: -1\n", []string{"kappa = -1"}},
-		{"reproduce drfl-figure5", "p: 3\n", []string{"p = 3"}},
+		{"reproduce drfl-figure5", "p: 3\n", []string{`cfg.yaml:1: p: "3": want 1, 2 or inf`}},
 		{"reproduce drfl-figure5", "figures: 5\n", []string{`unknown key "figures"`, "valid keys:"}},
 		{"reproduce drfl-figure5", "rho: 0.1,0.2,0.3\n", []string{"one radius for every client"}},
 		{"reproduce drfl-figure5", "figure5: [{dataset: heart, fixed_sd: -1}]\n", []string{"figure5"}},

@@ -21,13 +21,10 @@ type DRFLFigure1Options struct {
 	Config drfl.Figure1Config
 }
 
-// drflFigure1FlagKeys maps the flags of drfl-figure1 to preset keys.
-var drflFigure1FlagKeys = map[string]string{"seed": "figure1.seed", "runs": "figure1.runs", "samples": "figure1.samples", "draws": "figure1.draws"}
-
 // load reads Figure 1's sizes from the preset under --config, FEDCON_*
 // and the flags; --quick takes the quick_ keys.
 func (o *DRFLFigure1Options) load(f *Factory) error {
-	cfg, err := loadDRFLConfig(f, &o.commonOptions, drflFigure1FlagKeys)
+	cfg, err := loadDRFLConfig(f, &o.commonOptions)
 	if err != nil {
 		return err
 	}
@@ -37,6 +34,10 @@ func (o *DRFLFigure1Options) load(f *Factory) error {
 	}
 	return o.Config.Validate()
 }
+
+// drflFigure1Section is the section of the DRFL preset whose keys
+// drfl-figure1's flags set (--runs: figure1.runs).
+const drflFigure1Section = "figure1."
 
 func newCmdReproduceDRFLFigure1(f *Factory, runF func(*DRFLFigure1Options) error) *cobra.Command {
 	o := &DRFLFigure1Options{}
@@ -66,7 +67,7 @@ them and flags set on the command line win.`,
 	fl := c.Flags()
 	fl.StringVar(&o.OutDir, "out", "results", "results directory: writes <out>/drfl/figure1.{png,svg,csv,json} (--quick: <out>/quick/drfl/)")
 	fl.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("%d random distributions per level and a ρ grid step of %g", def.QuickDraws, def.QuickRhoStep))
-	keyFlags(c, func(fl *pflag.FlagSet) {
+	keyFlagsUnder(c, drflFigure1Section, func(fl *pflag.FlagSet) {
 		fl.Uint64("seed", def.Seed, "random seed")
 		fl.Int("runs", def.Runs, "runs of the coverage stage")
 		fl.Int("samples", def.Samples, "samples per run")

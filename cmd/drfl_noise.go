@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,13 +26,9 @@ type DRFLNoiseOptions struct {
 	Cfg *drfl.Config
 }
 
-// drflNoiseFlagKeys maps the flags of the noise figures to preset keys.
-var drflNoiseFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta", "p": "p",
-	"seed": "seed", "repetitions": "repetitions", "folds": "folds"}
-
 // load reads the preset under --config, FEDCON_* and the flags.
 func (o *DRFLNoiseOptions) load(f *Factory) error {
-	cfg, err := loadDRFLConfig(f, &o.commonOptions, drflNoiseFlagKeys)
+	cfg, err := loadDRFLConfig(f, &o.commonOptions)
 	o.Cfg = cfg
 	return err
 }
@@ -82,12 +77,11 @@ protocols); --config FILE overrides its keys, FEDCON_<KEY> any key but lists of 
 		fl.Int("repetitions", def.Repetitions, fmt.Sprintf("repetitions (--quick: %d, unless set)", def.QuickRepetitions))
 		fl.Uint64("seed", def.Seed, "seed of the first repetition")
 	})
-	rho, _ := strconv.ParseFloat(def.Rho, 64)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.Float64("rho", rho, "ρ of drfl and wafl")
+		fl.Float64("rho", 0, "ρ of drfl and wafl")
 		fl.Float64("kappa", def.Kappa, "κ of drfl and wafl")
 		fl.Float64("theta", def.Theta, "θ of drfl and afl")
-		fl.String("p", def.P, "norm of Q: 1, 2 or inf")
+		enumFlag(fl, "p", def.P, "norm of Q: 1, 2 or inf")
 	})
 	fl.IntVar(&o.Workers, "workers", 0, "clients solved at once (default: number of CPUs)")
 	fl.BoolVar(&o.CV, "cv", false, "select ρ, κ, θ per model and repetition by cross-validation over the preset's cv_grid (the paper's; every third value with --quick); slow: about 10 min per repetition of a full-grid breast-cancer figure on 2 cores, minutes with --quick")

@@ -3,12 +3,14 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
+	pd "github.com/fedcon/fedcon/problems/drfl"
 )
 
 // TestRunDRFLOptions: argv → options, through a capturing runF.
@@ -22,8 +24,8 @@ func TestRunDRFLOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := got.Cfg
-	if got.Model != "wafl" || cfg.Rho != "0.2" || got.Imbalance != "0.5,0.5,1" || cfg.Kappa != 0.3 || cfg.Theta != 0.5 || cfg.P != "inf" ||
-		cfg.QHat != "uniform" || cfg.C != 10 || cfg.Seed != 4 || got.TestMean != 0.5 || got.TestSD != 1 || cfg.Support != "free" {
+	if got.Model != "wafl" || cfg.Rho != "0.2" || got.Imbalance != "0.5,0.5,1" || cfg.Kappa != 0.3 || cfg.Theta != 0.5 || !math.IsInf(float64(cfg.P), 1) ||
+		cfg.QHat != "uniform" || cfg.C != 10 || cfg.Seed != 4 || got.TestMean != 0.5 || got.TestSD != 1 || cfg.Support != pd.Free {
 		t.Fatalf("options %+v, config %+v", got, cfg)
 	}
 }
@@ -34,7 +36,7 @@ func TestRunDRFLBadInput(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--p", "3"}, "p = 3"},
+		{[]string{"--p", "3"}, `--p" flag: "3": want 1, 2 or inf`},
 		{[]string{"--theta", "-1"}, "theta = -1"},
 		{[]string{"--kappa", "0"}, "kappa = 0"},
 		{[]string{"--rho", "-0.1"}, "rho = -0.1"},
@@ -58,7 +60,7 @@ func TestRunDRFLBadInput(t *testing.T) {
 		{[]string{"--qhat", "0.5,0.5"}, "want 3 weights"},
 		{[]string{"--qhat", "0.5,0.4,0.2"}, "sum to 1"},
 		{[]string{"--model", "svm"}, "model = svm"},
-		{[]string{"--support", "ball"}, "support = ball"},
+		{[]string{"--support", "ball"}, `--support" flag: "ball": want box or free`},
 		{[]string{"--dataset", "iris"}, "dataset = iris"},
 		{[]string{"--dataset", "abalone", "--loss", "hinge"}, "use huber for regression"},
 		{[]string{"--loss", "huber"}, "use huber for regression, hinge for classification"},
@@ -216,7 +218,7 @@ func TestReproduceDRFLNoiseOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := got.Cfg
-	if got.Name != "drfl-figure4" || !got.Quick || !got.CV || cfg.Folds != 4 || cfg.Repetitions != 3 || cfg.P != "2" || cfg.Seed != 5 {
+	if got.Name != "drfl-figure4" || !got.Quick || !got.CV || cfg.Folds != 4 || cfg.Repetitions != 3 || cfg.P != 2 || cfg.Seed != 5 {
 		t.Fatalf("options %+v, config %+v", got, cfg)
 	}
 	// --quick takes 2 repetitions, but not over an explicit --repetitions.

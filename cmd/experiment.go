@@ -3,11 +3,11 @@ package cmd
 import (
 	"context"
 	"errors"
-	"maps"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
@@ -47,6 +47,10 @@ type commonOptions struct {
 	// ignoreFlag are keys refused only as flags (ignoreFlags).
 	ignoreFlag map[string]string
 	scope      string
+	// section, under reproduce all (batch), prefixes the keys that the
+	// shared flags set: drfl-figure1 reads --seed as figure1.seed, as its
+	// own --seed.
+	section string
 }
 
 func addCommonFlags(c *cobra.Command, o *commonOptions, preset string) {
@@ -108,51 +112,33 @@ func addALFlags(c *cobra.Command) {
 func addALKeyFlags(fl *pflag.FlagSet) {
 	fl.Int("trials", 10, "trials (they differ in w0 only)")
 	fl.Uint64("seed", 1, "seed of the partitions and w0")
-	fl.String("rng", "fedcon", "w0 stream: fedcon, or numpy (seed(t), rand(d), normalised, as the authors)")
-	fl.Float64("beta", 0, "AL penalty β (default: the preset's)")
-	fl.Float64("sbar", 0, "s̄ in τ_k = s̄/(k+1)² (default: the preset's)")
-	fl.Float64("rho", 0, "ADMM penalty ρ_i (default: the preset's)")
+	enumFlag(fl, "rng", experiments.RNGFedcon, "w0 stream: fedcon, or numpy (seed(t), rand(d), normalised, as the authors)")
+	fl.Float64("beta", 0, "AL penalty β")
+	fl.Float64("sbar", 0, "s̄ in τ_k = s̄/(k+1)²")
+	fl.Float64("rho", 0, "ADMM penalty ρ_i")
 	fl.Float64("q", 0.9, "q in ε_{t+1} = q^t")
 	fl.Float64("eps-floor", 0, "lower bound on ε_{t+1} (paper: none; authors' code: 1e-10)")
 	fl.Float64("eps1", 1e-3, "stationarity tolerance ε1")
 	fl.Float64("eps2", 1e-3, "feasibility tolerance ε2")
-	fl.Int("max-outer", 0, "outer iteration cap (default: the preset's)")
-	fl.Int("max-inner", 0, "inner (ADMM) iteration cap per outer iteration (default: the preset's)")
-	fl.String("inner-test", "", "Algorithm 2 stopping test: paper (eq. (23)) or measured (default: the preset's)")
-	fl.String("subsolver", "newton", "smooth subproblem solver: newton or lbfgs")
-	fl.Float64("r", 0, "constraint threshold r_i (default: the preset's)")
-	fl.String("rho-rule", "", "Algorithm 2's penalty: hessian (M_i = ∇²P_i + (σ/n)I, converging), adaptive, balance, or fixed (the paper's ρ_i) (default: the preset's)")
-	fl.Float64("metric-shift", 0, "σ in M_i = ∇²P_i + (σ/n)I for --rho-rule hessian, split across the n clients (default: the preset's)")
-	fl.Float64("relax", 0, "over-relaxation α in (0, 2) of Algorithm 2; 1: none, the paper (default: the preset's)")
-	fl.Float64("outer-relax", 0, "cap on λ of the relaxed outer step (adaptive, in [1, cap]); 0 or 1: the paper's plain step (default: the preset's)")
-	fl.Float64("eps-rel", 0, "cap ε_{t+1} at eps-rel·Σε̃_i/n of the last round; 0: the paper's q^t (default: the preset's)")
-	fl.Bool("polish", false, "finish with the federated KKT polish (Newton on the active set): any --eps1/--eps2, certified by the audit (default: the preset's)")
+	fl.Int("max-outer", 0, "outer iteration cap")
+	fl.Int("max-inner", 0, "inner (ADMM) iteration cap per outer iteration")
+	enumVar(fl, "inner-test", &new(proxal.MethodConfig).InnerTest, "paper", "Algorithm 2 stopping test: paper (eq. (23)) or measured")
+	enumFlag(fl, "subsolver", proxal.SubsolverNewton, "smooth subproblem solver: newton or lbfgs")
+	fl.Float64("r", 0, "constraint threshold r_i")
+	enumVar(fl, "rho-rule", &new(proxal.ALConfig).RhoRule, "fixed", "Algorithm 2's penalty: hessian (M_i = ∇²P_i + (σ/n)I, converging), adaptive, balance, or fixed (the paper's ρ_i)")
+	fl.Float64("metric-shift", 0, "σ in M_i = ∇²P_i + (σ/n)I for --rho-rule hessian, split across the n clients")
+	fl.Float64("relax", 0, "over-relaxation α in (0, 2) of Algorithm 2; 1: none, the paper")
+	fl.Float64("outer-relax", 0, "cap on λ of the relaxed outer step (adaptive, in [1, cap]); 0 or 1: the paper's plain step")
+	fl.Float64("eps-rel", 0, "cap ε_{t+1} at eps-rel·Σε̃_i/n of the last round; 0: the paper's q^t")
+	fl.Bool("polish", false, "finish with the federated KKT polish (Newton on the active set): any --eps1/--eps2, certified by the audit")
 }
-
-var alFlagKeys = map[string]string{
-	"trials": "trials", "seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
-	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
-	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
-	"subsolver": "subsolver", "r": "r", "rho-rule": "rho_rule", "metric-shift": "metric_shift",
-	"relax": "relax", "eps-rel": "eps_rel", "outer-relax": "outer_relax", "polish": "polish",
-	"clients": "clients", "datasets": "datasets", "admm-start": "admm_start",
-}
-
-// participationFlagKeys are the keys of addParticipationFlags.
-var participationFlagKeys = map[string]string{
-	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob",
-	"max-delay": "max_delay", "straggler-per-row": "straggler_per_row", "straggler-tail": "straggler_tail",
-	"straggler-spread": "straggler_spread", "straggler-latency": "straggler_latency", "straggler-deadline": "straggler_deadline",
-}
-
-func init() { maps.Copy(alFlagKeys, participationFlagKeys) }
 
 // addParticipationFlags adds the partial participation flags
 // (docs/participation.md) of run np, fair and qp.
 func addParticipationFlags(c *cobra.Command) {
 	keyFlags(c, func(fl *pflag.FlagSet) {
 		fl.Float64("participation", 1, "fraction in (0, 1] of the clients sampled per ADMM round of Algorithm 1; test (23), outer steps and the audit still hear every client (docs/participation.md)")
-		fl.String("participation-sampling", "uniform", "how clients are sampled: uniform (without replacement) or weighted (by their rows)")
+		enumFlag(fl, "participation-sampling", proxal.SamplingUniform, "how clients are sampled: uniform (without replacement) or weighted (by their rows)")
 		fl.Float64("drop-prob", 0, "probability in [0, 1) that an addressed client fails to answer a round (it acts in a later one)")
 		fl.Int("max-delay", 0, "a client that has not answered for this many rounds joins the next sample (0: four times the mean gap between its rounds)")
 		fl.Float64("straggler-per-row", 0, "straggler model (simulated clock, docs/participation.md): a client's compute time per row and round, seconds, times its log-normal slowdown")
@@ -223,5 +209,6 @@ func dataCommand[T dataOptions](f *Factory, use, short, example, preset string, 
 	addCommonFlags(c, o.common(), preset)
 	addALFlags(c)
 	addYesFlag(c, o.common())
+	usePresets(c, "", preset)
 	return c
 }

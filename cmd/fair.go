@@ -32,6 +32,7 @@ func (o *FairOptions) check() error {
 func fairCommand(f *Factory, use, short, example string, o *FairOptions, run func(*Factory, *FairOptions) error, runF func(*FairOptions) error) *cobra.Command {
 	c := dataCommand(f, use, short, example, "table2", o, run, runF)
 	c.Flags().StringVar(&o.Preset, "preset", "table2", "table2 (the paper's parameters) or table2-authors (beta 50, s̄ 0.01, rho 0.1, 50 inner iterations)")
+	usePresets(c, "--preset", "table2=table2", "table2-authors=table2-authors")
 	return c
 }
 
@@ -39,7 +40,7 @@ func newCmdReproduceTable2(f *Factory, runF func(*FairOptions) error) *cobra.Com
 	c := fairCommand(f, "table2", "Table 2: fairness constraints (eq. (32)) on adult-b, Algorithm 1 vs cProx-AL",
 		"  fedcon reproduce table2\n  fedcon reproduce table2 --preset table2-authors --clients 1,5", &FairOptions{}, fairRun, runF)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.IntSlice("clients", nil, "client counts n (default: the preset's 1,5,10,20)")
+		fl.IntSlice("clients", nil, "client counts n")
 	})
 	return c
 }
@@ -63,7 +64,7 @@ func newCmdReproduceFigure2(f *Factory, runF func(*FairOptions) error) *cobra.Co
 
 func loadFair(f *Factory, o *FairOptions) (*proxal.FairConfig, int, error) {
 	cfg := &proxal.FairConfig{}
-	if err := loadConfig(f, &o.commonOptions, o.Preset, alFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, o.Preset, cfg); err != nil {
 		return nil, 0, err
 	}
 	if o.Single {

@@ -19,7 +19,7 @@ func newCmdReproduceFigure1(f *Factory, runF func(*NPOptions) error) *cobra.Comm
 func figure1Run(f *Factory, o *NPOptions) error {
 	cfg := &proxal.NPConfig{}
 	o.ignoreKeys(map[string]string{"trials": figureTrials, "clients": "--clients sets n"})
-	if err := loadConfig(f, &o.commonOptions, "table1", alFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "table1", cfg); err != nil {
 		return err
 	}
 	cfg.Clients = []int{o.Clients}

@@ -27,7 +27,7 @@ func (o *NPOptions) check() error       { return nil }
 func npCommand(f *Factory, use, short, example string, o *NPOptions, run func(*Factory, *NPOptions) error, runF func(*NPOptions) error) *cobra.Command {
 	c := dataCommand(f, use, short, example, "table1", o, run, runF)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.String("admm-start", "wk", "where Algorithm 2 starts: wk (w^k, the paper) or w0 (the trial's w0, the authors' NP code)")
+		enumFlag(fl, "admm-start", proxal.ADMMStartWk, "where Algorithm 2 starts: wk (w^k, the paper) or w0 (the trial's w0, the authors' NP code)")
 	})
 	return c
 }
@@ -36,8 +36,8 @@ func newCmdReproduceTable1(f *Factory, runF func(*NPOptions) error) *cobra.Comma
 	c := npCommand(f, "table1", "Table 1: Neyman-Pearson classification (eq. (30)), Algorithm 1 vs cProx-AL",
 		"  fedcon reproduce table1\n  fedcon reproduce table1 --rho-rule fixed --inner-test paper --eps-rel 0 --outer-relax 0 --trials 2 --datasets monks-1 --clients 1,5", &NPOptions{}, npRun, runF)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.IntSlice("clients", nil, "client counts n (default: the preset's 1,5,10,20)")
-		fl.StringSlice("datasets", nil, "datasets (default: the preset's breast-cancer-wisc,adult-a,monks-1)")
+		fl.IntSlice("clients", nil, "client counts n")
+		fl.StringSlice("datasets", nil, "datasets")
 	})
 	return c
 }
@@ -55,7 +55,7 @@ func newCmdRunNP(f *Factory, runF func(*NPOptions) error) *cobra.Command {
 
 func npRun(f *Factory, o *NPOptions) error {
 	cfg := &proxal.NPConfig{}
-	if err := loadConfig(f, &o.commonOptions, "table1", alFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "table1", cfg); err != nil {
 		return err
 	}
 	name := "table1"

@@ -11,10 +11,12 @@ import (
 // ownDataOptions are the flags of `run np` and `run fair` that solve a
 // user's data file (docs/own-data.md).
 type ownDataOptions struct {
-	File, Format, Label, Positive  string
+	File, Label, Positive          string
+	Format                         proxal.DataFormat
 	Categorical, Drop              []string
 	Sensitive, SensitiveValue      string
-	Partition, PartitionBy         string
+	Partition                      proxal.Partition
+	PartitionBy                    string
 	DirichletAlpha, ServerFraction float64
 }
 
@@ -25,12 +27,12 @@ var ownDataFlags = []string{"format", "label", "positive", "categorical", "drop"
 func addOwnDataFlags(c *cobra.Command, o *ownDataOptions, fair bool) {
 	fl := c.Flags()
 	fl.StringVar(&o.File, "data", "", "solve your own data file instead (CSV with a header row, or LIBSVM): see docs/own-data.md")
-	fl.StringVar(&o.Format, "format", "", "format of --data: csv or libsvm (default: by extension; .libsvm, .svm, .svmlight are LIBSVM)")
+	fl.Var(textValue{&o.Format}, "format", "format of --data: csv or libsvm (default: by extension; .libsvm, .svm, .svmlight are LIBSVM)")
 	fl.StringVar(&o.Label, "label", "", "label column of --data (default: the last column; LIBSVM: label)")
 	fl.StringVar(&o.Positive, "positive", "", "label value coded 1, the others 0 (default: the label must have two values; the larger is 1)")
 	fl.StringSliceVar(&o.Categorical, "categorical", nil, "columns of --data to one-hot although their values are numbers")
 	fl.StringSliceVar(&o.Drop, "drop", nil, "columns of --data that are not features (e.g. an id)")
-	fl.StringVar(&o.Partition, "partition", "", "how the rows of --data are split: iid (default), by-column or dirichlet")
+	fl.Var(textValue{&o.Partition}, "partition", "how the rows of --data are split: iid (default), by-column or dirichlet")
 	fl.StringVar(&o.PartitionBy, "partition-by", "", "one client per value of this column of --data (implies --partition by-column and sets n)")
 	fl.Float64Var(&o.DirichletAlpha, "dirichlet-alpha", 0.5, "Dirichlet label skew of --partition dirichlet (small: each client mostly one class)")
 	if fair {

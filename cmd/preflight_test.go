@@ -60,7 +60,7 @@ func hostileCases(dir string) []hostileCase {
 		{"drop-prob 1 (fair)", []string{"run", "fair", "--drop-prob", "1", "--out", dir}, nil, "", 2, "drop_prob = 1: must be in [0, 1)"},
 		{"drop_prob negative (env)", qp(), map[string]string{"FEDCON_DROP_PROB": "-0.1"}, "", 2, "drop_prob = -0.1"},
 		{"participation 0 (yaml)", qp(), nil, "participation: 0\n", 2, "participation = 0"},
-		{"participation_sampling unknown", qp("--participation-sampling", "rows"), nil, "", 2, "participation_sampling = rows"},
+		{"participation_sampling unknown", qp("--participation-sampling", "rows"), nil, "", 2, `invalid argument "rows" for "--participation-sampling" flag: "rows": want uniform or weighted`},
 		// Ranges and shapes.
 		{"trials 1e8", qp("--trials", "100000000"), nil, "", 2, "trials = 100000000: must be in [1, 100000]"},
 		{"trials 0", qp("--trials", "0"), nil, "", 2, "trials = 0"},
@@ -103,6 +103,11 @@ func hostileCases(dir string) []hostileCase {
 		{"yaml not a mapping", t4(), nil, "- 1\n- 2\n", 2, "file: want a mapping of keys, got a list"},
 		{"yaml syntax", t4(), nil, "beta: [1\n", 2, "--config"},
 		{"yaml bool for a word", t4(), nil, "inner_test: true\n", 2, "inner_test: true is not a word"},
+		// Enums are parsed by their types where they enter, naming the key.
+		{"yaml unknown rho rule (np)", []string{"run", "np", "--out", dir}, nil, "rho_rule: osqp\n", 2, `cfg.yaml:1: rho_rule: unknown rho rule "osqp": want fixed (the paper), balance, adaptive or hessian`},
+		{"yaml unknown ball parties", []string{"reproduce", "conic-table1", "--out", dir}, nil, "ball_parties: some\n", 2, `cfg.yaml:1: ball_parties: "some": want server, clients or all`},
+		{"env unknown inner test", t4(), map[string]string{"FEDCON_INNER_TEST": "x"}, "", 2, `environment FEDCON_INNER_TEST=x (key inner_test): "x": want paper or measured`},
+		{"env unknown admm start", []string{"run", "np", "--out", dir}, map[string]string{"FEDCON_ADMM_START": "w1"}, "", 2, `environment FEDCON_ADMM_START=w1 (key admm_start): "w1": want wk or w0`},
 		{"yaml nested unknown (drfl)", []string{"run", "drfl"}, nil, "figure1: {draw: 5}\n", 2, `unknown key "figure1.draw"`},
 		{"yaml negative unsigned (np)", []string{"run", "np", "--out", dir}, nil, "seed: -1\n", 2, "seed: -1 is negative"},
 		// Sweep files: base and swept values have the config's types.
@@ -220,7 +225,7 @@ func TestPresetsPassStrictYAML(t *testing.T) {
 		f, _, _ := testFactory()
 		o := &commonOptions{Config: filepath.Join("..", "configs", name+".yaml")}
 		o.flags = newCmdRoot(f).Flags()
-		if err := loadConfig(f, o, name, nil, newCfg()); err != nil {
+		if err := loadConfig(f, o, name, newCfg()); err != nil {
 			t.Errorf("%s via --config: %v", name, err)
 		}
 	}
@@ -334,7 +339,8 @@ func TestCheckCost(t *testing.T) {
 // finite numbers only: the check is at least as strict as the decoder.
 func FuzzCheckConfigYAML(f *testing.F) {
 	for _, s := range []string{"trials: 2\n", "trials: 2.5\n", "seed: -4\n", "beta: true\n", "cells: [[2, 10, 1]]\n",
-		"rho: .nan\n", "seed: 18446744073709551615\n", "q: 0.5\neps1: 1e-4\n", "rng: numpy\n", "{}", "a: [1, {b: 2}]\n"} {
+		"rho: .nan\n", "seed: 18446744073709551615\n", "q: 0.5\neps1: 1e-4\n", "rng: numpy\n", "{}", "a: [1, {b: 2}]\n",
+		"inner_test: measured\n", "inner_test: 1\n", "rng: ''\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -347,7 +353,7 @@ func FuzzCheckConfigYAML(f *testing.F) {
 		if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
 			return // a document viper cannot read as a map (e.g. empty)
 		}
-		if err := v.UnmarshalExact(cfg); err != nil {
+		if err := v.UnmarshalExact(cfg, viper.DecodeHook(experiments.DecodeHook())); err != nil { // loadConfig's decoder
 			t.Fatalf("accepted %q, but decoding fails: %v", b, err)
 		}
 		if err := experiments.CheckFinite(cfg); err != nil {

@@ -2,11 +2,11 @@ package cmd
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
 )
 
@@ -18,23 +18,6 @@ type QPOptions struct {
 	Clients, Dim, Constrs int
 }
 
-// qpMethodFlagKeys maps the flags of addQPMethodFlags to config keys.
-var qpMethodFlagKeys = map[string]string{
-	"trials": "trials", "seed": "seed", "beta": "beta", "sbar": "sbar",
-	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
-	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
-}
-
-// qpFlagKeys maps flags to config keys.
-var qpFlagKeys = withFlagKeys(withFlagKeys(qpMethodFlagKeys, map[string]string{"rng": "rng", "cells": "cells", "polish": "polish"}), participationFlagKeys)
-
-// withFlagKeys returns base plus extra.
-func withFlagKeys(base, extra map[string]string) map[string]string {
-	m := maps.Clone(base)
-	maps.Copy(m, extra)
-	return m
-}
-
 // qpFlagDefaults are what differs between the QP commands' shared flags:
 // their presets' β and s̄ and the help texts naming their equations.
 type qpFlagDefaults struct {
@@ -44,7 +27,7 @@ type qpFlagDefaults struct {
 
 // addQPMethodFlags adds the flags shared by the QP experiments (Table 4 of
 // the core paper, Table 1 of the conic paper) with the defaults d; their
-// values override config keys through qpMethodFlagKeys.
+// values override the config keys of their names.
 func addQPMethodFlags(c *cobra.Command, d qpFlagDefaults) {
 	keyFlags(c, func(fl *pflag.FlagSet) { addQPMethodKeyFlags(fl, d) })
 }
@@ -61,7 +44,7 @@ func addQPMethodKeyFlags(fl *pflag.FlagSet, d qpFlagDefaults) {
 	fl.Float64("eps-floor", 0, "lower bound on ε_{t+1} (paper: none)")
 	fl.Int("max-outer", 10000, "outer iteration cap")
 	fl.Int("max-inner", 10000, "inner (ADMM) iteration cap per outer iteration")
-	fl.String("inner-test", "paper", d.InnerTestHelp)
+	enumVar(fl, "inner-test", &new(proxal.MethodConfig).InnerTest, "paper", d.InnerTestHelp)
 }
 
 func addQPFlags(c *cobra.Command, o *QPOptions) {
@@ -70,7 +53,7 @@ func addQPFlags(c *cobra.Command, o *QPOptions) {
 	addQPMethodFlags(c, qpFlagDefaults{Beta: 10, SBar: 0.1, TrialsHelp: "trials per cell (they differ in w0 only)",
 		SeedHelp: "seed of the instance and w0 streams", InnerTestHelp: "Algorithm 2 stopping test: paper (eq. (23)) or measured (authors' QP practice)"})
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.String("rng", "fedcon", "random stream: fedcon, or numpy (the authors' exact instances)")
+		enumFlag(fl, "rng", experiments.RNGFedcon, "random stream: fedcon, or numpy (the authors' exact instances)")
 		fl.Bool("polish", false, "finish with the federated KKT polish (one Newton step solves the QP's KKT system): any --eps1/--eps2, certified by the audit")
 	})
 }
@@ -88,6 +71,7 @@ func qpCommand(f *Factory, use, short, example string, o *QPOptions, runF func(*
 		},
 	}
 	addQPFlags(c, o)
+	usePresets(c, "", "table4")
 	return c
 }
 
@@ -98,7 +82,7 @@ func newCmdReproduceTable4(f *Factory, runF func(*QPOptions) error) *cobra.Comma
   fedcon reproduce table4 --inner-test measured --trials 3
   fedcon reproduce table4 --cells 5x100x1,10x500x5`, &QPOptions{}, runF)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.Var(&cellsValue{}, "cells", "cells as n x d x m̃ triples, e.g. 5x100x1,10x500x5 (default: the preset's 9)")
+		fl.Var(&cellsValue{}, "cells", "cells as n x d x m̃ triples, e.g. 5x100x1,10x500x5")
 	})
 	return c
 }
@@ -116,7 +100,7 @@ func newCmdRunQP(f *Factory, runF func(*QPOptions) error) *cobra.Command {
 
 func qpRun(f *Factory, o *QPOptions) error {
 	cfg := &proxal.QPConfig{}
-	if err := loadConfig(f, &o.commonOptions, "table4", qpFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "table4", cfg); err != nil {
 		return err
 	}
 	name := "table4"

@@ -84,7 +84,7 @@ var allJobs = []allJob{
 	// DRFL Figure 1 (synthetic, under a second).
 	{"drfl-figure1", func(f *Factory, o commonOptions, _ []string) error {
 		do := &DRFLFigure1Options{commonOptions: o, Quick: o.quick}
-		do.Quiet = true
+		do.Quiet, do.section = true, drflFigure1Section
 		if o.report != nil {
 			o.report.dir = filepath.Join(o.OutDir, "drfl")
 		}
@@ -198,9 +198,11 @@ stream), take under a second, and fedcon merge computes them.`,
 	fl.BoolVar(&o.NoFetch, "no-fetch", false, "do not download missing data sets (experiments that need them are skipped)")
 	addYesFlag(c, &o.commonOptions)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.Int("trials", 0, "trials per cell (default: each preset's; figures always run one)")
-		fl.Uint64("seed", 1, "seed of every experiment (default: each preset's)")
+		fl.Int("trials", 0, "trials per cell (figures always run one)")
+		fl.Uint64("seed", 0, "seed of every experiment")
 	})
+	describeDefault(fl.Lookup("trials"), "each experiment's preset's")
+	describeDefault(fl.Lookup("seed"), "each experiment's preset's")
 	return c
 }
 

@@ -111,6 +111,9 @@ Every reported solution is checked against its KKT conditions.`,
 		newCmdStatus(f),
 	)
 	guardCommands(root)
+	if err := presetDefaults(root); err != nil {
+		panic(err) // an embedded preset that its configuration cannot read: caught by every test
+	}
 	wrapHelp(root)
 	return root
 }

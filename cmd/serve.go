@@ -13,23 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fedcon/fedcon/experiments/drfl"
 	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/federation"
 )
-
-// serveFlagKeys are the configuration flags of `serve` (no clients/datasets
-// lists: a served run is one cell).
-var serveFlagKeys = map[string]string{
-	"seed": "seed", "rng": "rng", "beta": "beta", "sbar": "sbar",
-	"rho": "rho", "q": "q", "eps1": "eps1", "eps2": "eps2", "max-outer": "max_outer",
-	"max-inner": "max_inner", "inner-test": "inner_test", "eps-floor": "eps_floor",
-	"subsolver": "subsolver", "r": "r", "admm-start": "admm_start",
-	"rho-rule": "rho_rule", "metric-shift": "metric_shift", "relax": "relax", "eps-rel": "eps_rel",
-	"outer-relax": "outer_relax", "polish": "polish",
-	"participation": "participation", "participation-sampling": "participation_sampling", "drop-prob": "drop_prob",
-	"max-delay": "max_delay",
-}
 
 type serveOptions struct {
 	common   commonOptions
@@ -46,10 +34,6 @@ type serveOptions struct {
 	model    string // drfl
 	loss     string
 }
-
-// serveDRFLFlagKeys are the flags of `serve` that set keys of the DRFL preset.
-var serveDRFLFlagKeys = map[string]string{"rho": "rho", "kappa": "kappa", "theta": "theta",
-	"max-rounds": "max_rounds", "seed": "seed", "clients": "clients"}
 
 func newCmdServe(f *Factory) *cobra.Command {
 	o := &serveOptions{}
@@ -68,17 +52,18 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 			return serveRun(f, c, o)
 		},
 	}
+	usePresets(c, "--problem", "qp=table4", "np=table1", "fair=table2", "drfl="+drfl.Preset)
 	fl := c.Flags()
 	fl.StringVar(&o.common.Config, "config", "", "YAML file overriding the preset (configs/table1.yaml for np, table2.yaml for fair, table4.yaml for qp, drfl/drfl.yaml for drfl)")
 	fl.StringVar(&o.problem, "problem", "qp", "np (Neyman-Pearson, Table 1), fair (fairness, Table 2), qp (LCQP, Table 4) or drfl (AD-LPMM)")
 	fl.StringVar(&o.dataset, "dataset", "adult-a", "np, drfl: data set (fair: adult-b)")
-	fl.IntVar(&o.clients, "clients", 5, "np, fair: number of clients n (drfl: S, default the preset's 3)")
+	fl.IntVar(&o.clients, "clients", 5, fmt.Sprintf("np, fair: number of clients n (drfl: S, default the preset's %d)", drfl.DefaultConfig().Clients))
 	fl.StringVar(&o.model, "model", "drfl", "drfl: model (drfl, afl, drfa, standard)")
 	fl.StringVar(&o.loss, "loss", "", "drfl: hinge (default) or huber (regression)")
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.Float64("kappa", 0, "drfl: label-flip cost κ (default: the preset's)")
-		fl.Float64("theta", 0, "drfl: radius θ of Q (default: the preset's)")
-		fl.Int("max-rounds", 0, "drfl: round cap (default: the preset's)")
+		fl.Float64("kappa", 0, "drfl: label-flip cost κ")
+		fl.Float64("theta", 0, "drfl: radius θ of Q")
+		fl.Int("max-rounds", 0, "drfl: round cap")
 	})
 	fl.IntSliceVar(&o.cell, "cell", []int{5, 100, 1}, "qp: n,d,m")
 	fl.IntVar(&o.dim, "dim", 0, "np: dimension d (0: read it from the data set, if the server has it)")
@@ -95,14 +80,14 @@ the in-process run of the same configuration and seed. See docs/federation.md.`,
 	fl.DurationVar(&o.serve.RoundDeadline, "round-deadline", 0, "with --participation < 1 or --drop-prob: end each partial round this long after it was sent; clients that have not answered are absent from it (0: wait for them; docs/participation.md)")
 	keyFlags(c, func(fl *pflag.FlagSet) {
 		fl.Float64("participation", 1, "np, fair, qp: fraction in (0, 1] of the clients sampled per ADMM round (docs/participation.md)")
-		fl.String("participation-sampling", "uniform", "np, fair, qp: uniform (without replacement) or weighted (by each client's rows, which it reports when it joins)")
+		enumFlag(fl, "participation-sampling", proxal.SamplingUniform, "np, fair, qp: uniform (without replacement) or weighted (by each client's rows, which it reports when it joins)")
 		fl.Float64("drop-prob", 0, "np, fair, qp: probability in [0, 1) that an addressed client is not asked a round (drawn from the seed, as in-process)")
 		fl.Int("max-delay", 0, "np, fair, qp: a client that has not answered for this many rounds joins the next sample (0: four times the mean gap between its rounds)")
 	})
 	addALFlags(c)
 	fl.MarkHidden("trials") // a served run is one trial (--trial)
 	keyFlags(c, func(fl *pflag.FlagSet) {
-		fl.String("admm-start", "wk", "np: where Algorithm 2 starts: wk (the paper) or w0")
+		enumFlag(fl, "admm-start", proxal.ADMMStartWk, "np: where Algorithm 2 starts: wk (the paper) or w0")
 	})
 	return c
 }
@@ -133,10 +118,6 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	if err := serveScope(c, o); err != nil {
 		return err
 	}
-	keys := map[string]string{}
-	for k, v := range serveFlagKeys {
-		keys[k] = v
-	}
 	if o.problem == "drfl" {
 		o.common.ignoreKeys(map[string]string{"participation": "partial participation is for np, fair and qp",
 			"participation_sampling": "partial participation is for np, fair and qp", "drop_prob": "partial participation is for np, fair and qp",
@@ -149,16 +130,15 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 	case "np":
 		cfg := &proxal.NPConfig{}
 		o.common.ignoreKeys(map[string]string{"trials": servedOne, "clients": servedOne, "datasets": servedOne})
-		if err := loadConfig(f, &o.common, "table1", keys, cfg); err != nil {
+		if err := loadConfig(f, &o.common, "table1", cfg); err != nil {
 			return err
 		}
 		cfg.Datasets, cfg.Clients = nil, nil // the job names its one cell
 		job.NP, job.Dataset, job.N, job.Dim = cfg, o.dataset, o.clients, o.dim
 	case "fair":
 		cfg := &proxal.FairConfig{}
-		delete(keys, "admm-start")
 		o.common.ignoreKeys(map[string]string{"trials": servedOne, "clients": servedOne})
-		if err := loadConfig(f, &o.common, "table2", keys, cfg); err != nil {
+		if err := loadConfig(f, &o.common, "table2", cfg); err != nil {
 			return err
 		}
 		if c.Flags().Changed("dataset") {
@@ -170,20 +150,20 @@ func serveRun(f *Factory, c *cobra.Command, o *serveOptions) error {
 		if len(o.cell) != 3 {
 			return flagErrorf("--cell %v: want n,d,m", o.cell)
 		}
-		for _, k := range []string{"subsolver", "r", "admm-start", "rho-rule", "metric-shift", "relax", "eps-rel"} {
-			delete(keys, k)
-		}
 		cfg := &proxal.QPConfig{}
 		o.common.ignoreKeys(map[string]string{"trials": servedOne, "cells": servedOne})
-		if err := loadConfig(f, &o.common, "table4", keys, cfg); err != nil {
+		if err := loadConfig(f, &o.common, "table4", cfg); err != nil {
 			return err
 		}
 		cfg.Cells = nil // the job names its one cell
 		job.QP, job.N, job.Dim, job.M = cfg, o.cell[0], o.cell[1], o.cell[2]
 	case "drfl":
-		cfg, err := loadDRFLConfig(f, &o.common, serveDRFLFlagKeys)
+		cfg, err := loadDRFLConfig(f, &o.common)
 		if err != nil {
 			return err
+		}
+		if c.Flags().Changed("clients") {
+			cfg.Clients = o.clients // serve's own flag, the preset's S otherwise
 		}
 		if len(cfg.Imbalance) != cfg.Clients {
 			// A served split is balanced: the preset's ratios (for 3

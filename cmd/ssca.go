@@ -34,11 +34,9 @@ type SSCAOptions struct {
 	U          float64
 }
 
-var sscaFlagKeys = map[string]string{"runs": "runs", "seed": "seed", "dataset": "dataset", "lambda": "lambda",
-	"tau": "tau", "c": "c", "labels": "labels", "rounds": "rounds"}
-
 func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 	addCommonFlags(c, &o.commonOptions, "ssca/ssca")
+	usePresets(c, "", "ssca/ssca")
 	fl := c.Flags()
 	keyFlags(c, func(fl *pflag.FlagSet) {
 		fl.Int("runs", 100, "independent runs; run r uses seed+r for shards, w^1 and mini-batches")
@@ -47,10 +45,10 @@ func addSSCAFlags(c *cobra.Command, o *SSCAOptions) {
 		fl.Float64("lambda", 1e-3, "λ of (27) (Algorithms 1, 3, and the SGD baselines)")
 		fl.Float64("tau", 0.1, "τ of the surrogates (7), (11)")
 		fl.Float64("c", 1e5, "slack penalty c (Algorithms 2, 4)")
-		fl.String("labels", "all", "feature-based labels: all (every client) or client0")
+		enumFlag(fl, "labels", ssca.LabelsAll, "feature-based labels: all (every client) or client0")
 		fl.Int("rounds", 100, "T")
 	})
-	fl.Float64Var(&o.U, "U", 0, "U of (37) for the data set (default: the preset's per-data-set value)")
+	fl.Float64Var(&o.U, "U", 0, "U of (37) for the data set")
 	fl.StringVar(&o.SGDRates, "sgd-lr", "", "YAML with the SGD baselines' sgd_rates (default: the embedded configs/ssca/sgd-lr.yaml)")
 	ownKeyFlag(c, "U", "u")
 	ownKeyFlag(c, "sgd-lr", "sgd_rates")
@@ -61,7 +59,7 @@ func (o *SSCAOptions) setDirs(d []string) { o.Dirs = d }
 // loadSSCAConfig builds and validates the configuration.
 func loadSSCAConfig(f *Factory, o *SSCAOptions) (*ssca.Config, error) {
 	cfg := &ssca.Config{}
-	if err := loadConfig(f, &o.commonOptions, "ssca/ssca", sscaFlagKeys, cfg); err != nil {
+	if err := loadConfig(f, &o.commonOptions, "ssca/ssca", cfg); err != nil {
 		return nil, err
 	}
 	if o.U != 0 || o.flags != nil && o.flags.Changed("U") {

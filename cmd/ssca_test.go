@@ -109,7 +109,7 @@ func TestSSCABadInput(t *testing.T) {
 		{"lambda < 0", r("--data-dir", tiny, "--lambda", "-1"), "lambda = -1"},
 		{"no step-size row", r("--data-dir", tiny, "--batch", "3"), "no step-size row for this batch size"},
 		{"bad algo", r("--algo", "adam"), `--algo "adam"`},
-		{"bad labels", r("--algo", "alg3", "--labels", "none"), "labels = none"},
+		{"bad labels", r("--algo", "alg3", "--labels", "none"), `--labels" flag: "none": want all or client0`},
 		{"bad dataset", []string{"reproduce", "ssca-figure2", "--dataset", "cifar", "--out", out}, "dataset = cifar"},
 	}
 	for _, c := range cases {

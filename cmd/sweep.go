@@ -211,18 +211,17 @@ func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any
 		}
 	}
 	var cfg sweepPointConfig
-	keys := alFlagKeys
 	switch {
 	case preset == "table4":
-		cfg, keys = &proxal.QPConfig{}, qpFlagKeys
+		cfg = &proxal.QPConfig{}
 	case preset == "table1":
 		cfg = &proxal.NPConfig{}
 	case strings.HasPrefix(preset, "ssca-"):
-		cfg, keys = &ssca.Config{}, sscaFlagKeys
+		cfg = &ssca.Config{}
 	default:
 		cfg = &proxal.FairConfig{}
 	}
-	if err := loadConfig(f, &co, sweepPresetFile(preset), keys, cfg); err != nil {
+	if err := loadConfig(f, &co, sweepPresetFile(preset), cfg); err != nil {
 		return nil, err
 	}
 	if c, ok := cfg.(*ssca.Config); ok && c.SGDRates == nil {

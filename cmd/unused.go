@@ -3,29 +3,52 @@ package cmd
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 )
 
-// keyFlagAnnotation marks a configuration flag: one whose value reaches a
-// run only as a configuration key, through the run's flag -> key map.
+// keyFlagAnnotation marks a configuration flag, one whose value reaches a
+// run only as a configuration key, and names that key.
 const keyFlagAnnotation = "fedcon-config-key"
 
-// keyFlags marks the flags add creates on c as configuration flags, so
-// that loadConfig refuses one set on the command line that the run does not
-// read (refuseUnused). The command's other flags are read by its own code.
+// keyFlags marks the flags add creates on c as configuration flags: each
+// sets the key flagKey("", name) (--max-outer sets max_outer), and loadConfig
+// refuses one set on the command line that the run does not read
+// (refuseUnused). The command's other flags are read by its own code.
 func keyFlags(c *cobra.Command, add func(fl *pflag.FlagSet)) {
+	keyFlagsUnder(c, "", add)
+}
+
+// keyFlagsUnder is keyFlags for the keys of a nested section: each flag
+// sets flagKey(prefix, name) (drfl-figure1's --runs sets figure1.runs).
+func keyFlagsUnder(c *cobra.Command, prefix string, add func(fl *pflag.FlagSet)) {
 	fl := c.Flags()
 	before := map[string]bool{}
 	fl.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
 	add(fl)
 	fl.VisitAll(func(f *pflag.Flag) {
 		if !before[f.Name] {
-			_ = fl.SetAnnotation(f.Name, keyFlagAnnotation, []string{"true"})
+			_ = fl.SetAnnotation(f.Name, keyFlagAnnotation, []string{flagKey(prefix, f.Name)})
 		}
 	})
+}
+
+// flagKey is the rule from a configuration flag's name to its key: the
+// name with each - as _, after prefix.
+func flagKey(prefix, name string) string {
+	return prefix + strings.ReplaceAll(name, "-", "_")
+}
+
+// configKey is the key that configuration flag fl sets, or "" when fl is
+// read by the command's own code.
+func configKey(fl *pflag.Flag) string {
+	if a := fl.Annotations[keyFlagAnnotation]; len(a) > 0 {
+		return a[0]
+	}
+	return ""
 }
 
 // ownKeyAnnotation names the key that a flag read by the command's own code
@@ -72,24 +95,24 @@ func (o *commonOptions) what() string {
 }
 
 // refuseUnused is the rule that a command accepts only the flags and keys
-// its experiment uses: a configuration flag set on the command line must map
-// through flagKeys to a key of cfg that the run reads (not in o.ignore or
+// its experiment uses: a configuration flag set on the command line must set
+// a key of cfg that the run reads (not in o.ignore or
 // o.ignoreFlag), a flag standing for a key (ownKeyFlag) may not stand for
 // an ignored one, and a key in o.ignore may not be set in --config (data) or
 // the environment either. Under reproduce all (o.batch) its flags (--trials,
 // --seed) are shared by every experiment, each reading what it uses
 // ("figures always run one"), so they are not refused there.
-func refuseUnused(f *Factory, o *commonOptions, flagKeys map[string]string, cfg any, data []byte) error {
+func refuseUnused(f *Factory, o *commonOptions, cfg any, data []byte) error {
 	var err error
 	if o.flags != nil && !o.batch {
 		o.flags.Visit(func(fl *pflag.Flag) {
 			if err != nil {
 				return
 			}
-			key, ok := flagKeys[fl.Name]
+			key := configKey(fl)
 			if own := fl.Annotations[ownKeyAnnotation]; own != nil {
-				key, ok = own[0], true
-			} else if fl.Annotations[keyFlagAnnotation] == nil {
+				key = own[0]
+			} else if key == "" {
 				return
 			}
 			why, ignored := o.ignore[key]
@@ -97,7 +120,7 @@ func refuseUnused(f *Factory, o *commonOptions, flagKeys map[string]string, cfg 
 				why, ignored = o.ignoreFlag[key]
 			}
 			switch {
-			case !ok || keyType(cfg, key) == nil:
+			case keyType(cfg, key) == nil:
 				err = flagErrorf("--%s: %s does not use it", fl.Name, o.what())
 			case ignored:
 				err = flagErrorf("--%s: %s does not use it (%s)", fl.Name, o.what(), why)

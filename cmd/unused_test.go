@@ -9,6 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/fedcon/fedcon/experiments/conic"
+	"github.com/fedcon/fedcon/experiments/drfl"
+	"github.com/fedcon/fedcon/experiments/proxal"
+	"github.com/fedcon/fedcon/experiments/ssca"
 )
 
 // TestUnusedFlagsRefused: each command accepts only the flags and keys its
@@ -101,26 +106,26 @@ func TestUnusedFlagsRefused(t *testing.T) {
 }
 
 // TestConfigFlagsMapped: every configuration flag (keyFlags) of every
-// command has a key in at least one of the command's flag maps, so that no
-// configuration flag exists that no run could read.
+// command sets, by the naming rule, a key of at least one configuration
+// type, so that no configuration flag exists that no run could read.
 func TestConfigFlagsMapped(t *testing.T) {
-	maps := []map[string]string{alFlagKeys, qpFlagKeys, conicQPFlagKeys, conicClassFlagKeys, drflRunFlagKeys,
-		drflFigure1FlagKeys, drflNoiseFlagKeys, sscaFlagKeys, serveFlagKeys, serveDRFLFlagKeys}
+	cfgs := []any{&proxal.NPConfig{}, &proxal.FairConfig{}, &proxal.QPConfig{}, &conic.QPConfig{}, &drfl.Config{}, &ssca.Config{}}
 	f, _, _ := testFactory()
 	var walk func(c *cobra.Command)
 	n := 0
 	walk = func(c *cobra.Command) {
 		c.Flags().VisitAll(func(fl *pflag.Flag) {
-			if fl.Annotations[keyFlagAnnotation] == nil {
+			key := configKey(fl)
+			if key == "" {
 				return
 			}
 			n++
-			for _, m := range maps {
-				if _, ok := m[fl.Name]; ok {
+			for _, cfg := range cfgs {
+				if keyType(cfg, key) != nil {
 					return
 				}
 			}
-			t.Errorf("%s --%s: a configuration flag in no flag map", c.CommandPath(), fl.Name)
+			t.Errorf("%s --%s: sets key %s of no configuration", c.CommandPath(), fl.Name, key)
 		})
 		for _, s := range c.Commands() {
 			walk(s)

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"encoding"
 	"fmt"
 	"math"
 	"reflect"
@@ -23,6 +24,8 @@ func CheckFinite(cfg any) error {
 	return checkFinite(reflect.ValueOf(cfg), "")
 }
 
+var textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+
 func checkFinite(v reflect.Value, key string) error {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -31,6 +34,9 @@ func checkFinite(v reflect.Value, key string) error {
 		}
 		return checkFinite(v.Elem(), key)
 	case reflect.Float32, reflect.Float64:
+		if v.Type().Implements(textMarshaler) {
+			return nil // an enum (DRFL's norm p, inf among its names), checked by its type
+		}
 		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
 			return &ConfigError{key, f, "must be a finite number"}
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 // StartPoint returns w0 of trial t: ones, zeros or a point of the unit sphere.
-func StartPoint(kind, rng string, seed uint64, t, d int) []float64 {
+func StartPoint(kind W0, rng RNG, seed uint64, t, d int) []float64 {
 	w := make([]float64, d)
 	switch kind {
 	case "ones":
@@ -23,7 +23,7 @@ func StartPoint(kind, rng string, seed uint64, t, d int) []float64 {
 }
 
 // TrialStart is trial t's w0 on the unit sphere.
-func TrialStart(rng string, seed uint64, t, d int) []float64 {
+func TrialStart(rng RNG, seed uint64, t, d int) []float64 {
 	if rng == "numpy" {
 		return nprand.TrialStart(t, d)
 	}

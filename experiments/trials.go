@@ -15,7 +15,7 @@ type TrialConfig struct {
 	Trials int    `mapstructure:"trials" json:"trials"`
 	// RNG is "fedcon" (our PCG streams) or "numpy" (the authors' legacy
 	// RandomState stream for instances and w0).
-	RNG string `mapstructure:"rng" json:"rng"`
+	RNG RNG `mapstructure:"rng" json:"rng"`
 }
 
 // ValidateTrials checks the keys of TrialConfig.

@@ -232,9 +232,13 @@ func nodeConfigToPB(c solver.ClientConfig) (*fedpb.NodeConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	rule, err := c.Rule.MarshalText()
+	if err != nil {
+		return nil, fmt.Errorf("federation: %w", err)
+	}
 	return &fedpb.NodeConfig{Dim: int32(c.Dim), Parties: int32(c.Parties), Beta: c.Beta, Rho: c.Rho,
 		Mu0: c.Mu0, MaxIter: int32(c.MaxIter), AdmmStart: c.ADMMStart, Smooth: sm,
-		Rule: c.Rule.String(), RhoFromCurvature: c.RhoFromCurvature, Relax: c.Relax, MetricShift: c.MetricShift}, nil
+		Rule: string(rule), RhoFromCurvature: c.RhoFromCurvature, Relax: c.Relax, MetricShift: c.MetricShift}, nil
 }
 
 func nodeConfigFromPB(m *fedpb.NodeConfig) (solver.ClientConfig, error) {
@@ -261,9 +265,9 @@ func nodeConfigFromPB(m *fedpb.NodeConfig) (solver.ClientConfig, error) {
 	if m.AdmmStart != nil && len(m.AdmmStart) != int(m.Dim) {
 		return solver.ClientConfig{}, fmt.Errorf("federation: admm_start has %d entries, want %d", len(m.AdmmStart), m.Dim)
 	}
-	rule, err := solver.ParseRhoRule(m.Rule)
-	if err != nil {
-		return solver.ClientConfig{}, fmt.Errorf("federation: %w", err)
+	var rule solver.RhoRule
+	if err := rule.UnmarshalText([]byte(m.Rule)); err != nil {
+		return solver.ClientConfig{}, fmt.Errorf("federation: node configuration rule: %w", err)
 	}
 	if !(m.Relax >= 0 && m.Relax < 2) || !(m.MetricShift >= 0) || math.IsInf(m.MetricShift, 0) {
 		return solver.ClientConfig{}, fmt.Errorf("federation: node configuration relax = %v, metric_shift = %v: out of range", m.Relax, m.MetricShift)

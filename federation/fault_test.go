@@ -69,8 +69,8 @@ func TestRejoinSameAnswer(t *testing.T) {
 	}{
 		{"qp", qpJob(5, 30, 3), []int64{5, 12}},
 		{"np-newton", npJob(3, "newton", 4), []int64{40, 300}},
-		{"np-rho-hessian", npRule(3, "hessian"), []int64{40, 200}},
-		{"np-rho-adaptive", npRule(3, "adaptive"), []int64{40, 300}},
+		{"np-rho-hessian", npRule(3, solver.RhoHessian), []int64{40, 200}},
+		{"np-rho-adaptive", npRule(3, solver.RhoAdaptive), []int64{40, 300}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needData(t, tc.job)

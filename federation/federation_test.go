@@ -44,30 +44,30 @@ func qpJob(n, d, m int) *fedjob.Job {
 	return &fedjob.Job{Problem: "qp", N: n, Dim: d, M: m, QP: &proxal.QPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"},
 		MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
-			MaxOuter: 10000, MaxInner: 10000, InnerTest: "paper"}}}
+			MaxOuter: 10000, MaxInner: 10000, InnerTest: solver.InnerTestPaper}}}
 }
 
-func npJob(n int, sub string, maxOuter int) *fedjob.Job {
+func npJob(n int, sub proxal.Subsolver, maxOuter int) *fedjob.Job {
 	return &fedjob.Job{Problem: "np", N: n, Dataset: "monks-1", NP: &proxal.NPConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.2, ADMMStart: "wk",
-		ALConfig: proxal.ALConfig{Subsolver: sub, RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
-			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
+		ALConfig: proxal.ALConfig{Subsolver: sub, RhoRule: solver.RhoFixed, Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 0.001, Rho: 0.01,
+			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: solver.InnerTestPaper}}}}
 }
 
 func fairJob(n, maxOuter int) *fedjob.Job {
 	return &fedjob.Job{Problem: "fair", N: n, Dataset: "adult-b", Fair: &proxal.FairConfig{
 		TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, R: 0.1,
-		ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
-			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: "paper"}}}}
+		ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.001, Rho: 1e8,
+			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: maxOuter, MaxInner: 300, InnerTest: solver.InnerTestPaper}}}}
 }
 
 // npRule is a short NP run with Algorithm 2's ρ rule (the presets'
 // settings for hessian: σ = 0.01, the measured test).
-func npRule(n int, rule string) *fedjob.Job {
+func npRule(n int, rule solver.RhoRule) *fedjob.Job {
 	j := npJob(n, "newton", 3)
 	j.NP.RhoRule = rule
-	if rule == "hessian" {
-		j.NP.MetricShift, j.NP.InnerTest = 0.01, "measured"
+	if rule == solver.RhoHessian {
+		j.NP.MetricShift, j.NP.InnerTest = 0.01, solver.InnerTestMeasured
 	}
 	return j
 }
@@ -193,16 +193,16 @@ func TestLoopbackSameAnswer(t *testing.T) {
 		{"np-newton", npJob(5, "newton", 10)},
 		{"np-lbfgs", npJob(3, "lbfgs", 2)},
 		{"fair", fairJob(5, 2)},
-		{"np-rho-balance", npRule(3, "balance")},
-		{"np-rho-adaptive", npRule(3, "adaptive")},
-		{"np-rho-hessian", npRule(3, "hessian")},
+		{"np-rho-balance", npRule(3, solver.RhoBalance)},
+		{"np-rho-adaptive", npRule(3, solver.RhoAdaptive)},
+		{"np-rho-hessian", npRule(3, solver.RhoHessian)},
 		{"fair-rho-hessian", func() *fedjob.Job {
 			j := fairJob(3, 2)
-			j.Fair.RhoRule, j.Fair.MetricShift, j.Fair.InnerTest, j.Fair.Relax = "hessian", 0.01, "measured", 1.5
+			j.Fair.RhoRule, j.Fair.MetricShift, j.Fair.InnerTest, j.Fair.Relax = solver.RhoHessian, 0.01, solver.InnerTestMeasured, 1.5
 			return j
 		}()},
 		{"np-admm-start-w0", func() *fedjob.Job { j := npJob(3, "newton", 3); j.NP.ADMMStart = "w0"; return j }()},
-		{"qp-measured-test", func() *fedjob.Job { j := qpJob(3, 20, 2); j.QP.InnerTest = "measured"; return j }()},
+		{"qp-measured-test", func() *fedjob.Job { j := qpJob(3, 20, 2); j.QP.InnerTest = solver.InnerTestMeasured; return j }()},
 		// The KKT polish: its rounds (evaluation only) and the audit that
 		// commits the polished multipliers cross the wire like any other.
 		{"qp-polish", func() *fedjob.Job {
@@ -211,7 +211,7 @@ func TestLoopbackSameAnswer(t *testing.T) {
 			return j
 		}()},
 		{"np-hessian-polish", func() *fedjob.Job {
-			j := npRule(3, "hessian")
+			j := npRule(3, solver.RhoHessian)
 			j.NP.MaxOuter, j.NP.Polish, j.NP.Eps1, j.NP.Eps2 = 100, true, 1e-8, 1e-8
 			return j
 		}()},

@@ -38,6 +38,27 @@ func (t InnerTest) String() string {
 	return "paper"
 }
 
+// MarshalText writes the test's name: paper or measured.
+func (t InnerTest) MarshalText() ([]byte, error) {
+	if t != InnerTestPaper && t != InnerTestMeasured {
+		return nil, fmt.Errorf("solver: unknown inner test %d", int(t))
+	}
+	return []byte(t.String()), nil
+}
+
+// UnmarshalText reads paper or measured.
+func (t *InnerTest) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "paper":
+		*t = InnerTestPaper
+	case "measured":
+		*t = InnerTestMeasured
+	default:
+		return fmt.Errorf("%q: want paper or measured", string(b))
+	}
+	return nil
+}
+
 // ProxAL is Algorithm 1 (proximal AL federated learning) with Algorithm 2
 // (inexact ADMM) as its inner solver. Zero fields take the documented defaults.
 type ProxAL struct {

@@ -51,14 +51,24 @@ func (r RhoRule) String() string {
 	return rhoRuleNames[r]
 }
 
-// ParseRhoRule returns the rule named s (fixed, balance or adaptive).
-func ParseRhoRule(s string) (RhoRule, error) {
+// MarshalText writes the rule's name: fixed, balance, adaptive or hessian.
+func (r RhoRule) MarshalText() ([]byte, error) {
+	if r < 0 || int(r) >= len(rhoRuleNames) {
+		return nil, fmt.Errorf("solver: unknown rho rule %d", int(r))
+	}
+	return []byte(rhoRuleNames[r]), nil
+}
+
+// UnmarshalText reads a rule's name: fixed (the paper), balance, adaptive
+// or hessian. It is the one place a name becomes a rule.
+func (r *RhoRule) UnmarshalText(b []byte) error {
 	for i, n := range rhoRuleNames {
-		if s == n {
-			return RhoRule(i), nil
+		if string(b) == n {
+			*r = RhoRule(i)
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("solver: unknown rho rule %q (valid: fixed, balance, adaptive, hessian)", s)
+	return fmt.Errorf("unknown rho rule %q: want fixed (the paper), balance, adaptive or hessian", string(b))
 }
 
 // Bounds of the adaptive rule, relative to ρ_i's first value, and the factor

@@ -11,6 +11,7 @@ import (
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/internal/testutil"
+	"github.com/fedcon/fedcon/solver"
 )
 
 // writeConicClassRun runs a conic Table 2 (NP) or Table 3 (fairness)
@@ -66,7 +67,7 @@ func TestGateConicPartitionTampering(t *testing.T) {
 	dirs := conicDataDirs(t)
 	// The conic settings (w0, β, ρ_i, r) with few iterations: seconds.
 	al := proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
-		MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
+		MaxOuter: 30, MaxInner: 100, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}
 	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
 		Clients: []int{2, 7}, R: 0.2, W0: "ones", ADMMStart: "wk", ALConfig: al}
 	al.Beta, al.Rho, al.EpsFloor, al.MaxOuter, al.MaxInner = 10, 1e8, 1e-10, 3, 5
@@ -138,7 +139,7 @@ func TestGateConicPartitionTampering(t *testing.T) {
 func TestGateConicOptimum(t *testing.T) {
 	dirs := conicDataDirs(t)
 	al := proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
-		MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
+		MaxOuter: 30, MaxInner: 100, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}
 	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
 		Clients: []int{2}, R: 0.2, W0: "ones", ADMMStart: "wk", ALConfig: al}
 	for _, c := range []struct {

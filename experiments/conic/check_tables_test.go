@@ -193,7 +193,7 @@ func TestCheckConicClassRules(t *testing.T) {
 func npFixture() *proxal.NPResult {
 	cfg := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
 		ADMMStart: "wk", ALConfig: proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
-			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+			MaxOuter: 100, MaxInner: 300, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	alg := func(obj float64) proxal.ClassAlg {
 		return proxal.ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
 			Residuals: solver.Residuals{Stationarity: 5e-4, Feasibility: 1e-5}}
@@ -331,7 +331,7 @@ func TestConicPointsRecomputed(t *testing.T) {
 // forgeries of the point, of the ball's multipliers (one moved, one pushed
 // outside the dual cone), of the violation and of the distance to w*.
 func TestConicBallPointsRecomputed(t *testing.T) {
-	for _, parties := range []string{"server", "all"} {
+	for _, parties := range []BallParties{"server", "all"} {
 		cfg := smallConicConfig()
 		cfg.Cells, cfg.Trials, cfg.BallRows, cfg.BallParties = [][]int{{20, 2, 1}}, 1, 2, parties
 		res, err := RunQP(context.Background(), cfg, experiments.RunOptions{Workers: 1})
@@ -353,7 +353,7 @@ func TestConicBallPointsRecomputed(t *testing.T) {
 			{"honest", func(*QPTrial) {}, true, map[string]string{
 				"server": "2 runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within 1e-10 × the terms' magnitude; dist_to_optimum_inf recomputed against an independent solve's w*",
 				"all":    "2 runs with a norm ball (second-order cone): objective, violation, KKT residuals and status recomputed at the stored (w, μ) on the instance drawn again, agreeing within 1e-10 × the terms' magnitude; 2 runs with several balls, which store no distance: f(w) − f* inside the band convexity gives",
-			}[parties]},
+			}[string(parties)]},
 			{"w edited", func(tr *QPTrial) { tr.Alg1.W[0] += 1e-7 }, false, "Algorithm 1"},
 			{"ball multiplier edited", func(tr *QPTrial) { tr.CProx.Mu[0][2] += 1e-7 }, false, "cProx-AL"},
 			{"ball multiplier outside K*", func(tr *QPTrial) { tr.Alg1.Mu[0][1] = -1 }, false, "outside the dual cone (second-order)"},
@@ -364,9 +364,9 @@ func TestConicBallPointsRecomputed(t *testing.T) {
 				if parties == "server" {
 					tr.CProx.DistOpt += 1e-9
 				}
-			}, parties != "server", map[string]string{"server": "cProx-AL: dist_to_optimum_inf", "all": "several balls"}[parties]},
+			}, parties != "server", map[string]string{"server": "cProx-AL: dist_to_optimum_inf", "all": "several balls"}[string(parties)]},
 		} {
-			t.Run(parties+" "+tc.name, func(t *testing.T) {
+			t.Run(string(parties)+" "+tc.name, func(t *testing.T) {
 				row := certificateRow(t, cfg, b, func(tr *QPTrial) {
 					if tr.Balls == 0 || len(tr.Alg1.Mu[0]) != 1+1+cfg.BallRows {
 						t.Fatalf("trial with %d balls, server multipliers %v", tr.Balls, tr.Alg1.Mu[0])

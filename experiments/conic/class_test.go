@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
+	"github.com/fedcon/fedcon/solver"
 )
 
 // TestConicFigures runs both conic figures on real data with small caps
@@ -22,7 +23,7 @@ func TestConicFigures(t *testing.T) {
 		t.Skip("real-data figure runs skipped in -short mode")
 	}
 	al := proxal.ALConfig{MethodConfig: proxal.MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
-		MaxOuter: 3, MaxInner: 20, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
+		MaxOuter: 3, MaxInner: 20, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}
 	np := &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"},
 		Clients: []int{2}, R: 0.2, W0: "ones", ADMMStart: "wk", ALConfig: al}
 	f1, err := RunFigure1(context.Background(), np, dirs, experiments.RunOptions{Workers: 2})

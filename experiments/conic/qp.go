@@ -25,16 +25,16 @@ type QPConfig struct {
 	Cells [][]int `mapstructure:"cells" json:"cells"`
 	// W0 is the starting point: ones (the paper), zeros, or sphere (a
 	// uniform point on the unit sphere, drawn per trial).
-	W0 string `mapstructure:"w0" json:"w0"`
+	W0 experiments.W0 `mapstructure:"w0" json:"w0"`
 	// BallRows is the number of rows of G_i (0: eq. (25) as published).
 	BallRows int `mapstructure:"ball_rows" json:"ball_rows"`
 	// BallParties selects who has a ball: server, clients or all.
-	BallParties string `mapstructure:"ball_parties" json:"ball_parties"`
+	BallParties BallParties `mapstructure:"ball_parties" json:"ball_parties"`
 	// BallRatio in (0, 1) sets each radius t_i (problems.NewConicQP).
 	BallRatio float64 `mapstructure:"ball_ratio" json:"ball_ratio"`
 	// Subsolver solves the subproblems of parties with a ball (not linear
 	// systems any more): newton (semismooth, the cone's Jacobian) or lbfgs.
-	Subsolver           string `mapstructure:"subsolver" json:"subsolver"`
+	Subsolver           proxal.Subsolver `mapstructure:"subsolver" json:"subsolver"`
 	proxal.MethodConfig `mapstructure:",squash"`
 }
 
@@ -344,3 +344,21 @@ func (c *QPConfig) Quick() {
 	c.Trials = min(c.Trials, experiments.QuickTrials)
 	c.Cells = slices.DeleteFunc(c.Cells, func(cell []int) bool { return len(cell) < 2 || !slices.Contains(experiments.QuickClients, cell[1]) })
 }
+
+// BallParties selects the parties with a norm ball: server, clients or all.
+type BallParties string
+
+// The parties with a ball.
+const (
+	BallServer  BallParties = "server"
+	BallClients BallParties = "clients"
+	BallAll     BallParties = "all"
+)
+
+// UnmarshalText accepts server, clients or all.
+func (b *BallParties) UnmarshalText(text []byte) error {
+	return experiments.UnmarshalName(b, text, false, BallServer, BallClients, BallAll)
+}
+
+// MarshalText writes the name.
+func (b BallParties) MarshalText() ([]byte, error) { return []byte(b), nil }

@@ -19,7 +19,7 @@ func smallConicConfig() *QPConfig {
 		Cells:       [][]int{{20, 1, 1}, {24, 3, 2}},
 		W0:          "ones", BallParties: "all", BallRatio: 0.5, Subsolver: "newton",
 		MethodConfig: proxal.MethodConfig{Beta: 1, SBar: 0.01, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
-			MaxOuter: 10000, MaxInner: 10000, InnerTest: "paper"},
+			MaxOuter: 10000, MaxInner: 10000, InnerTest: solver.InnerTestPaper},
 	}
 }
 

@@ -33,13 +33,13 @@ type Config struct {
 	MaxRounds int     `mapstructure:"max_rounds"`
 	// The model: the norm p and centre q̂ of Q, the SVM's support, the
 	// Huber threshold ε, and ρ, κ, θ where they are not cross-validated.
-	P       string  `mapstructure:"p"`
-	QHat    string  `mapstructure:"qhat"`
-	Support string  `mapstructure:"support"`
-	Epsilon float64 `mapstructure:"epsilon"`
-	Rho     string  `mapstructure:"rho"`
-	Kappa   float64 `mapstructure:"kappa"`
-	Theta   float64 `mapstructure:"theta"`
+	P       Norm       `mapstructure:"p"`
+	QHat    string     `mapstructure:"qhat"`
+	Support pd.Support `mapstructure:"support"`
+	Epsilon float64    `mapstructure:"epsilon"`
+	Rho     string     `mapstructure:"rho"`
+	Kappa   float64    `mapstructure:"kappa"`
+	Theta   float64    `mapstructure:"theta"`
 	// Seed is the first repetition's seed.
 	Seed uint64 `mapstructure:"seed"`
 	// The split (DataConfig); TrainNoise by dataset, "default" for
@@ -102,7 +102,7 @@ var drflPreset = sync.OnceValues(func() (*Config, error) {
 	}
 	// The decoder of cmd's loadConfig (viper): weakly typed, no unknown keys.
 	c := &Config{}
-	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{WeaklyTypedInput: true, ErrorUnused: true, Result: c})
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{WeaklyTypedInput: true, ErrorUnused: true, DecodeHook: experiments.DecodeHook(), Result: c})
 	if err == nil {
 		err = dec.Decode(raw)
 	}
@@ -318,21 +318,10 @@ func (cfg *Config) Params(model, loss string) (Params, error) {
 	default:
 		return p, &experiments.ConfigError{Field: "rho", Value: cfg.Rho, Reason: fmt.Sprintf("want one radius or %d (drfl only), got %d", S, len(rhos))}
 	}
-	switch cfg.P {
-	case "1":
-		p.P = 1
-	case "2":
-		p.P = 2
-	case "inf", "Inf", "+inf":
-		p.P = math.Inf(1)
-	default:
-		return p, &experiments.ConfigError{Field: "p", Value: cfg.P, Reason: "want 1, 2 or inf"}
+	if !cfg.P.valid() {
+		return p, &experiments.ConfigError{Field: "p", Value: float64(cfg.P), Reason: "want 1, 2 or inf"}
 	}
-	sup, err := pd.ParseSupport(cfg.Support)
-	if err != nil {
-		return p, &experiments.ConfigError{Field: "support", Value: cfg.Support, Reason: "want box or free"}
-	}
-	p.Support = sup
+	p.P, p.Support = float64(cfg.P), cfg.Support
 	switch cfg.QHat {
 	case "size":
 	case "uniform":
@@ -370,4 +359,33 @@ func (cfg *Config) Params(model, loss string) (Params, error) {
 // Settings are Algorithm 1's settings of cfg, workers clients at a time.
 func (cfg *Config) Settings(workers int) *sd.Settings {
 	return &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: workers}
+}
+
+// Norm is the norm p of the weight set Q: 1, 2 or inf (also Inf, +inf).
+// Its text is its name, so that the configuration key p reads "inf".
+type Norm float64
+
+func (n Norm) valid() bool { return n == 1 || n == 2 || math.IsInf(float64(n), 1) }
+
+// UnmarshalText reads 1, 2 or inf.
+func (n *Norm) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "1":
+		*n = 1
+	case "2":
+		*n = 2
+	case "inf", "Inf", "+inf":
+		*n = Norm(math.Inf(1))
+	default:
+		return fmt.Errorf("%q: want 1, 2 or inf", string(b))
+	}
+	return nil
+}
+
+// MarshalText writes 1, 2 or inf.
+func (n Norm) MarshalText() ([]byte, error) {
+	if !n.valid() {
+		return nil, fmt.Errorf("drfl: norm %v: want 1, 2 or inf", float64(n))
+	}
+	return []byte(normName(float64(n))), nil
 }

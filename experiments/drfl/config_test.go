@@ -23,7 +23,7 @@ func TestDRFLPreset(t *testing.T) {
 		{"tol", c.Tol, sd.DefaultTol},
 		{"max_rounds", c.MaxRounds, sd.DefaultMaxRounds},
 		{"epsilon", c.Epsilon, pd.DefaultHuberEpsilon},
-		{"p, qhat, support", []string{c.P, c.QHat, c.Support}, []string{"1", "size", "box"}},
+		{"p, qhat, support", []any{c.P, c.QHat, c.Support}, []any{Norm(1), "size", pd.Box}},
 		{"rho, kappa, theta, seed", []any{c.Rho, c.Kappa, c.Theta, c.Seed}, []any{"0.01", 0.5, 0.01, uint64(1)}},
 		{"heart split", c.Data("heart", false), DataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},
 		{"abalone split", c.Data("abalone", false), DataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},

@@ -285,10 +285,13 @@ func (p *Params) Spell() {
 	p.PName, p.SupportName = normName(p.P), p.Support.String()
 }
 
-// loss returns the problems/drfl loss of p (Validate has checked it).
+// loss returns the problems/drfl loss of p: Huber's, or else the hinge
+// loss (hinge, svm or empty: Validate refuses any other name).
 func (p Params) loss() pd.Loss {
-	l, _ := pd.ParseLoss(p.lossName())
-	return l
+	if p.Loss == pd.LossHuber.String() {
+		return pd.LossHuber
+	}
+	return pd.LossHinge
 }
 
 func (p Params) lossName() string {

@@ -9,14 +9,15 @@ import (
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/problems"
+	"github.com/fedcon/fedcon/solver"
 )
 
 // TestFedJobPartyFromExport: an NP client keeps exactly its own rows of a
 // `data export` file, in file order, and refuses a file of another run.
 func TestFedJobPartyFromExport(t *testing.T) {
 	job := &Job{Problem: "np", Dataset: "monks-1", N: 2, NP: &proxal.NPConfig{TrialConfig: experiments.TrialConfig{Seed: 7, Trials: 1, RNG: "fedcon"},
-		R: 0.2, ADMMStart: "wk", ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: "fixed", Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 1, SBar: 1, Rho: 1,
-			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 1, MaxInner: 1, InnerTest: "paper"}}}}
+		R: 0.2, ADMMStart: "wk", ALConfig: proxal.ALConfig{Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1, MethodConfig: proxal.MethodConfig{Beta: 1, SBar: 1, Rho: 1,
+			Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 1, MaxInner: 1, InnerTest: solver.InnerTestPaper}}}}
 	if err := job.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestFedJobPartyFromExport(t *testing.T) {
 // are refused with the key at fault.
 func TestFedJobRoundTrip(t *testing.T) {
 	qp := &Job{Problem: "qp", N: 2, Dim: 5, M: 1, QP: &proxal.QPConfig{TrialConfig: experiments.TrialConfig{Seed: 3, Trials: 1, RNG: "fedcon"},
-		MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 5, MaxInner: 5, InnerTest: "paper"}}}
+		MethodConfig: proxal.MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 5, MaxInner: 5, InnerTest: solver.InnerTestPaper}}}
 	b, err := qp.Marshal()
 	if err != nil {
 		t.Fatal(err)

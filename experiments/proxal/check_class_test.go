@@ -19,7 +19,7 @@ import (
 func classFixture() *NPResult {
 	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 2, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{2}, R: 0.2,
 		ADMMStart: "wk", ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3,
-			MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+			MaxOuter: 100, MaxInner: 300, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	alg := func(obj float64) ClassAlg {
 		return ClassAlg{Loss0: []float64{obj, obj}, Loss1: []float64{0.2, 0.1995}, Objective: obj, Status: solver.Converged,
 			Residuals: solver.Residuals{Stationarity: 5e-4, Feasibility: 1e-5}}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/internal/recheck"
+	"github.com/fedcon/fedcon/solver"
 )
 
 // TestGateOptimum: the "objective vs independent optimum" rule on a
@@ -21,7 +22,7 @@ import (
 func TestGateOptimum(t *testing.T) {
 	dirs := dataDirs(t)
 	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, ADMMStart: "wk",
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	cell := experiments.VerifyCell{Key: "breast-cancer-wisc-n3", Label: "breast-cancer-wisc n=3", Dataset: "breast-cancer-wisc", N: 3}
 	pc, err := npPoints(cfg, dirs)(cell)
 	if err != nil {
@@ -125,7 +126,7 @@ func TestGateOptimum(t *testing.T) {
 // convex: no independent solve is a global optimum).
 func TestGenericOptimum(t *testing.T) {
 	dirs := dataDirs(t)
-	al := ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}
+	al := ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}
 	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{2}, R: 0.2, ADMMStart: "wk", ALConfig: al}
 	const name = "np-breast-cancer-wisc-n2"
 	// optimumRow is the rule's row among the generic rules, which must

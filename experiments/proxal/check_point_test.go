@@ -16,6 +16,7 @@ import (
 	"github.com/fedcon/fedcon/internal/recheck"
 	"github.com/fedcon/fedcon/internal/testutil"
 	"github.com/fedcon/fedcon/problems"
+	"github.com/fedcon/fedcon/solver"
 )
 
 // near reports agreement to 1e-12 relative to the magnitude: two float64
@@ -103,9 +104,9 @@ func TestGatePointTampering(t *testing.T) {
 	testutil.Slow(t)
 	dirs := dataDirs(t)
 	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, ADMMStart: "wk",
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	fair := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "numpy"}, Dataset: "adult-b", Clients: []int{2}, R: 0.1,
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	scale := func(v any, f float64) float64 { return v.(float64) * f }
 	for _, c := range []struct {
 		name, table, trial string
@@ -250,7 +251,7 @@ func TestClassTrialSchema(t *testing.T) {
 func TestGenericPointCheck(t *testing.T) {
 	dirs := dataDirs(t)
 	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{2}, R: 0.2, ADMMStart: "wk",
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	for _, mode := range []string{"honest", "forged", "old"} {
 		forge := mode != "honest"
 		dir := filepath.Join(t.TempDir(), "np-breast-cancer-wisc-n2")
@@ -390,7 +391,7 @@ func TestEqQPAgreesWithExactKKT(t *testing.T) {
 	if !testing.Short() {
 		cells = append(cells, [3]int{10, 500, 5})
 	}
-	for _, rng := range []string{"fedcon", "numpy"} {
+	for _, rng := range []experiments.RNG{"fedcon", "numpy"} {
 		for _, c := range cells {
 			cfg := &QPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, RNG: rng}}
 			inst, err := QPInstance(cfg, c[0], c[1], c[2])
@@ -434,7 +435,7 @@ func TestEqQPAgreesWithExactKKT(t *testing.T) {
 // unmodified copy of the same files passes.
 func TestGateSwappedData(t *testing.T) {
 	dirs := dataDirs(t)
-	mc := MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}
+	mc := MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: solver.InnerTestPaper}
 	const bcw = "breast-cancer-wisconsin/breast-cancer-wisconsin.data"
 	// A user's file: the built-in rows as CSV with a header, label last.
 	raw, err := os.ReadFile(filepath.Join(dirs[0], bcw))
@@ -465,7 +466,7 @@ func TestGateSwappedData(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Clients: []int{3}, R: 0.2, ADMMStart: "wk",
-				ALConfig: ALConfig{MethodConfig: mc, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+				ALConfig: ALConfig{MethodConfig: mc, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 			data := t.TempDir()
 			name, file := "table1", filepath.Join(data, bcw)
 			if c.own {

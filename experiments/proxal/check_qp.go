@@ -46,8 +46,13 @@ func CheckTable4(resultJSON []byte) ([]experiments.CheckRow, error) {
 	}
 	var cfg QPConfig
 	if res.Info != nil {
-		b, _ := json.Marshal(res.Info.Config)
-		_ = json.Unmarshal(b, &cfg)
+		b, err := json.Marshal(res.Info.Config)
+		if err == nil {
+			err = json.Unmarshal(b, &cfg) // its enums refuse a name they do not know
+		}
+		if err != nil {
+			return nil, fmt.Errorf("experiments: table4.json: run.config: %w", err)
+		}
 	}
 	ref, err := loadRef("table4")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/internal/testutil"
+	"github.com/fedcon/fedcon/solver"
 )
 
 // writeClassRun runs a Neyman-Pearson (table1) or fairness (table2)
@@ -67,9 +68,9 @@ func TestGatePartitionTampering(t *testing.T) {
 	testutil.Slow(t)
 	dirs := dataDirs(t)
 	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{2, 7}, R: 0.2, ADMMStart: "wk",
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 30, MaxInner: 100, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	fair := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 1, RNG: "numpy"}, Dataset: "adult-b", Clients: []int{2, 5}, R: 0.1,
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	for _, c := range []struct {
 		name  string
 		table string

@@ -39,7 +39,7 @@ func stripClassWall(t *testing.T, trials []ClassTrial) string {
 func TestClassDeterministic(t *testing.T) {
 	dirs := dataDirs(t)
 	np := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 2, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{3}, R: 0.2, ADMMStart: "wk",
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	var ref string
 	for _, w := range []int{1, 2} {
 		r, err := RunNP(context.Background(), np, dirs, experiments.RunOptions{Workers: w})
@@ -59,7 +59,7 @@ func TestClassDeterministic(t *testing.T) {
 		}
 	}
 	fair := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 2, Trials: 2, RNG: "numpy"}, Dataset: "adult-b", Clients: []int{2}, R: 0.1,
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 3, MaxInner: 5, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	ref = ""
 	for _, w := range []int{1, 2} {
 		r, err := RunFair(context.Background(), fair, dirs, experiments.RunOptions{Workers: w})
@@ -81,7 +81,7 @@ func TestClassDeterministic(t *testing.T) {
 func TestMonksNewtonRegression(t *testing.T) {
 	dirs := dataDirs(t)
 	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 10, RNG: "fedcon"}, Datasets: []string{"monks-1"}, Clients: []int{5}, R: 0.2, ADMMStart: "wk",
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	ds, err := datasets.Load("monks-1", dirs)
 	if err != nil {
 		t.Fatal(err)

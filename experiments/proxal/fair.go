@@ -21,7 +21,7 @@ type FairConfig struct {
 	R                       float64 `mapstructure:"r" json:"r"`
 	// W0 is the starting point: sphere (also when empty: the core paper),
 	// zeros (the conic paper's Section 5.3) or ones.
-	W0 string `mapstructure:"w0" json:"w0,omitempty"`
+	W0 experiments.W0 `mapstructure:"w0" json:"w0,omitempty"`
 	// Data, when set, is a user's data file solved instead of Dataset: it
 	// needs a sensitive column and a server fraction.
 	Data     *DataSource `mapstructure:"data" json:"data,omitempty"`

@@ -29,7 +29,7 @@ func TestConicTable3ManyClients(t *testing.T) {
 	for _, n := range []int{40, 50} {
 		cfg := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{n}, R: 0.01, W0: "zeros",
 			ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 10, SBar: 1e-3, Rho: 1e8, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300,
-				InnerTest: "measured", OuterRelax: 1.9, Polish: true}, Subsolver: "newton", RhoRule: "hessian", MetricShift: 0.01, Relax: 1, EpsRel: 0.1}}
+				InnerTest: solver.InnerTestMeasured, OuterRelax: 1.9, Polish: true}, Subsolver: "newton", RhoRule: solver.RhoHessian, MetricShift: 0.01, Relax: 1, EpsRel: 0.1}}
 		cell, err := buildFairCell(ds, n, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +72,7 @@ func TestPolishedTraceEndsAtReturnedPoint(t *testing.T) {
 	}
 	cfg := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{5}, R: 0.01, W0: "zeros",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 10, SBar: 1e-3, Rho: 1e8, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300,
-			InnerTest: "measured", OuterRelax: 1.9, Polish: true}, Subsolver: "newton", RhoRule: "hessian", MetricShift: 0.01, Relax: 1, EpsRel: 0.1}}
+			InnerTest: solver.InnerTestMeasured, OuterRelax: 1.9, Polish: true}, Subsolver: "newton", RhoRule: solver.RhoHessian, MetricShift: 0.01, Relax: 1, EpsRel: 0.1}}
 	cell, err := buildFairCell(ds, 5, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,10 @@
 package proxal
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/fedcon/fedcon/solver"
+)
 
 // A figure's title writes ρ_i as the docs do: 1e8, not 1e+08.
 func TestFigureTitleRho(t *testing.T) {
@@ -14,7 +18,7 @@ func TestFigureTitleRho(t *testing.T) {
 		{1e-5, "ρ_i = 1e-5 (fixed)"},
 		{2.5e21, "ρ_i = 2.5e21 (fixed)"},
 	} {
-		c := &ALConfig{RhoRule: "fixed"}
+		c := &ALConfig{RhoRule: solver.RhoFixed}
 		c.Rho = tt.rho
 		if got := c.rhoLabel(); got != tt.want {
 			t.Errorf("rho %g: %q, want %q", tt.rho, got, tt.want)

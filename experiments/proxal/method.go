@@ -11,16 +11,16 @@ import (
 // MethodConfig holds the parameters of Algorithms 1-3 that every experiment
 // shares; each field is a YAML key.
 type MethodConfig struct {
-	Beta      float64 `mapstructure:"beta" json:"beta"`
-	SBar      float64 `mapstructure:"sbar" json:"sbar"`
-	Rho       float64 `mapstructure:"rho" json:"rho"`
-	Q         float64 `mapstructure:"q" json:"q"`
-	EpsFloor  float64 `mapstructure:"eps_floor" json:"eps_floor"`
-	Eps1      float64 `mapstructure:"eps1" json:"eps1"`
-	Eps2      float64 `mapstructure:"eps2" json:"eps2"`
-	MaxOuter  int     `mapstructure:"max_outer" json:"max_outer"`
-	MaxInner  int     `mapstructure:"max_inner" json:"max_inner"`
-	InnerTest string  `mapstructure:"inner_test" json:"inner_test"`
+	Beta      float64          `mapstructure:"beta" json:"beta"`
+	SBar      float64          `mapstructure:"sbar" json:"sbar"`
+	Rho       float64          `mapstructure:"rho" json:"rho"`
+	Q         float64          `mapstructure:"q" json:"q"`
+	EpsFloor  float64          `mapstructure:"eps_floor" json:"eps_floor"`
+	Eps1      float64          `mapstructure:"eps1" json:"eps1"`
+	Eps2      float64          `mapstructure:"eps2" json:"eps2"`
+	MaxOuter  int              `mapstructure:"max_outer" json:"max_outer"`
+	MaxInner  int              `mapstructure:"max_inner" json:"max_inner"`
+	InnerTest solver.InnerTest `mapstructure:"inner_test" json:"inner_test"`
 	// OuterRelax caps λ of the relaxed proximal point step of the outer
 	// iteration (solver.ProxAL.OuterRelax, docs/rho-rules.md); 0: the
 	// paper's plain step. Omitted from hashes when 0, so the paper's
@@ -56,8 +56,8 @@ func (c *MethodConfig) ValidateMethod() error {
 		return &experiments.ConfigError{Field: "max_outer", Value: c.MaxOuter, Reason: fmt.Sprintf("must be in [1, %d]", experiments.MaxIter)}
 	case c.MaxInner < 1 || c.MaxInner > experiments.MaxIter:
 		return &experiments.ConfigError{Field: "max_inner", Value: c.MaxInner, Reason: fmt.Sprintf("must be in [1, %d]", experiments.MaxIter)}
-	case c.InnerTest != "paper" && c.InnerTest != "measured":
-		return &experiments.ConfigError{Field: "inner_test", Value: c.InnerTest, Reason: "must be paper or measured"}
+	case c.InnerTest != solver.InnerTestPaper && c.InnerTest != solver.InnerTestMeasured:
+		return &experiments.ConfigError{Field: "inner_test", Value: int(c.InnerTest), Reason: "must be paper or measured"}
 	case !(c.OuterRelax >= 0 && c.OuterRelax < 2):
 		return &experiments.ConfigError{Field: "outer_relax", Value: c.OuterRelax, Reason: "must be in [0, 2) (0 or 1: the paper's plain outer step)"}
 	}
@@ -71,10 +71,6 @@ func (c *MethodConfig) Settings(workers int) *solver.Settings {
 
 // Methods returns Algorithm 1 and cProx-AL with these parameters.
 func (c *MethodConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
-	test := solver.InnerTestPaper
-	if c.InnerTest == "measured" {
-		test = solver.InnerTestMeasured
-	}
-	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: test, OuterRelax: c.OuterRelax, Polish: c.Polish},
+	return &solver.ProxAL{Beta: c.Beta, SBar: c.SBar, Rho: c.Rho, Q: c.Q, EpsFloor: c.EpsFloor, Test: c.InnerTest, OuterRelax: c.OuterRelax, Polish: c.Polish},
 		&solver.CProxAL{Beta: c.Beta, SBar: c.SBar, OuterRelax: c.OuterRelax, Polish: c.Polish}
 }

@@ -19,11 +19,11 @@ import (
 // (Tables 1-2) choose: the smooth subproblem solver and Algorithm 2's ρ rule.
 type ALConfig struct {
 	MethodConfig `mapstructure:",squash"`
-	Subsolver    string `mapstructure:"subsolver" json:"subsolver"`
+	Subsolver    Subsolver `mapstructure:"subsolver" json:"subsolver"`
 	// RhoRule is fixed (the paper), balance (doubling/halving), adaptive
 	// (per-client normalised residuals) or hessian (matrix penalties
 	// M_i = ∇²P_i + metric_shift·I); see solver.RhoRule and docs/rho-rules.md.
-	RhoRule string `mapstructure:"rho_rule" json:"rho_rule"`
+	RhoRule solver.RhoRule `mapstructure:"rho_rule" json:"rho_rule"`
 	// MetricShift is σ ≥ 0 in M_i = ∇²P_i + σI (rho_rule hessian only).
 	MetricShift float64 `mapstructure:"metric_shift" json:"metric_shift"`
 	// Relax is the over-relaxation α ∈ (0, 2) of Algorithm 2 (1: none, the paper).
@@ -39,8 +39,8 @@ func (c *ALConfig) validate() error {
 	if c.Subsolver != "newton" && c.Subsolver != "lbfgs" {
 		return &experiments.ConfigError{Field: "subsolver", Value: c.Subsolver, Reason: "must be newton or lbfgs"}
 	}
-	if _, err := solver.ParseRhoRule(c.RhoRule); err != nil {
-		return &experiments.ConfigError{Field: "rho_rule", Value: c.RhoRule, Reason: "must be fixed (the paper), balance, adaptive or hessian"}
+	if _, err := c.RhoRule.MarshalText(); err != nil {
+		return &experiments.ConfigError{Field: "rho_rule", Value: int(c.RhoRule), Reason: "must be fixed (the paper), balance, adaptive or hessian"}
 	}
 	switch {
 	case !(c.MetricShift >= 0) || math.IsInf(c.MetricShift, 0):
@@ -56,13 +56,13 @@ func (c *ALConfig) validate() error {
 // algorithm2Note says which Algorithm 2 ran, for the tables' notes.
 func (c *ALConfig) algorithm2Note() string {
 	test := "the measured test"
-	if c.InnerTest == "paper" {
+	if c.InnerTest == solver.InnerTestPaper {
 		test = "test (23)"
 	}
 	switch c.RhoRule {
-	case "hessian":
+	case solver.RhoHessian:
 		return fmt.Sprintf("Algorithm 2: rho rule hessian (M_i = ∇²P_i + (σ/n)I, σ = %g, docs/rho-rules.md), %s, eps_rel %g.", c.MetricShift, test, c.EpsRel)
-	case "fixed":
+	case solver.RhoFixed:
 		return fmt.Sprintf("Algorithm 2: rho rule fixed (the paper's, ρ_i = %g), %s, eps_rel %g.", c.Rho, test, c.EpsRel)
 	}
 	return fmt.Sprintf("Algorithm 2: rho rule %s (ρ_i from %g), %s, eps_rel %g.", c.RhoRule, c.Rho, test, c.EpsRel)
@@ -70,14 +70,13 @@ func (c *ALConfig) algorithm2Note() string {
 
 // rhoLabel names Algorithm 2's penalty rule for a figure title.
 func (c *ALConfig) rhoLabel() string {
-	switch c.RhoRule {
-	case "", "fixed":
+	if c.RhoRule == solver.RhoFixed {
 		return "ρ_i = " + titleFloat(c.Rho) + " (fixed)"
 	}
 	if c.OuterRelax > 1 {
-		return "rho rule " + c.RhoRule + ", relaxed outer step"
+		return "rho rule " + c.RhoRule.String() + ", relaxed outer step"
 	}
-	return "rho rule " + c.RhoRule
+	return "rho rule " + c.RhoRule.String()
 }
 
 // titleFloat prints v as %g does, its exponent without sign padding
@@ -105,7 +104,7 @@ func (c *ALConfig) outerNote() string {
 
 // WithAlgorithm2Note adds the notes to the first table.
 func WithAlgorithm2Note(ts []*experiments.Table, c *ALConfig) []*experiments.Table {
-	if len(ts) > 0 && c != nil && c.RhoRule != "" {
+	if len(ts) > 0 && c != nil {
 		ts[0].Notes = append(ts[0].Notes, c.algorithm2Note())
 		if n := c.outerNote(); n != "" {
 			ts[0].Notes = append(ts[0].Notes, n)
@@ -128,7 +127,7 @@ func (c *ALConfig) smooth() solver.SmoothSolver {
 func (c *ALConfig) Methods() (*solver.ProxAL, *solver.CProxAL) {
 	a1, cp := c.MethodConfig.Methods()
 	a1.Smooth = c.smooth()
-	a1.Rule, _ = solver.ParseRhoRule(c.RhoRule)
+	a1.Rule = c.RhoRule
 	if a1.Rule == solver.RhoAdaptive {
 		a1.RhoStart = solver.RhoStartCurvature
 	}
@@ -145,11 +144,11 @@ type NPConfig struct {
 	R                       float64  `mapstructure:"r" json:"r"`
 	// ADMMStart is where Algorithm 2 starts in outer iteration k: "wk" (the
 	// paper, w̃0 = w^k) or "w0" (the authors' NP code restarts at w0).
-	ADMMStart string `mapstructure:"admm_start" json:"admm_start"`
+	ADMMStart ADMMStart `mapstructure:"admm_start" json:"admm_start"`
 	// W0 is the starting point: sphere (a uniform point on the unit sphere
 	// per trial; also when empty: the core paper), ones (the conic paper's
 	// Section 5.2) or zeros.
-	W0 string `mapstructure:"w0" json:"w0,omitempty"`
+	W0 experiments.W0 `mapstructure:"w0" json:"w0,omitempty"`
 	// Data, when set, is a user's data file solved instead of Datasets.
 	Data     *DataSource `mapstructure:"data" json:"data,omitempty"`
 	ALConfig `mapstructure:",squash"`
@@ -294,7 +293,7 @@ func npParts(ds *datasets.Dataset, name string, n int, cfg *NPConfig) ([][]int, 
 }
 
 // validateW0 checks the w0 key of the classification experiments.
-func validateW0(w0 string) error {
+func validateW0(w0 experiments.W0) error {
 	switch w0 {
 	case "", "sphere", "ones", "zeros":
 		return nil

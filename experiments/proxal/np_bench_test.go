@@ -10,26 +10,27 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
+	"github.com/fedcon/fedcon/solver"
 )
 
 // benchNP runs one trial of one (dataset, n) cell with the Table 1 preset
 // parameters; the data come from FEDCON_DATA_DIR (skipped when absent).
-func benchNP(b *testing.B, name string, n int, sub string) {
+func benchNP(b *testing.B, name string, n int, sub Subsolver) {
 	benchNPConfig(b, name, n, sub, false)
 }
 
 // benchNPConfig is benchNP at the paper's parameters, or with the presets'
 // default Algorithm 2 (hessian metric, measured test, eps_rel 0.1) if def.
-func benchNPConfig(b *testing.B, name string, n int, sub string, def bool) {
+func benchNPConfig(b *testing.B, name string, n int, sub Subsolver, def bool) {
 	dir := os.Getenv("FEDCON_DATA_DIR")
 	if dir == "" {
 		b.Skip("FEDCON_DATA_DIR not set")
 	}
 	cfg := &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{name}, Clients: []int{n}, R: 0.2, ADMMStart: "wk",
-		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: "paper"}, Subsolver: sub, RhoRule: "fixed", Relax: 1}}
-	cfg.RhoRule, cfg.Relax = "fixed", 1
+		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300, InnerTest: solver.InnerTestPaper}, Subsolver: sub, RhoRule: solver.RhoFixed, Relax: 1}}
+	cfg.RhoRule, cfg.Relax = solver.RhoFixed, 1
 	if def {
-		cfg.RhoRule, cfg.MetricShift, cfg.EpsRel, cfg.InnerTest = "hessian", 0.01, 0.1, "measured"
+		cfg.RhoRule, cfg.MetricShift, cfg.EpsRel, cfg.InnerTest = solver.RhoHessian, 0.01, 0.1, solver.InnerTestMeasured
 	}
 	ds, err := datasets.Load(name, []string{dir})
 	if err != nil {
@@ -61,8 +62,8 @@ func BenchmarkNPTrial(b *testing.B) {
 		name string
 		n    int
 	}{{"breast-cancer-wisc", 5}, {"monks-1", 5}, {"adult-a", 5}} {
-		for _, sub := range []string{"newton", "lbfgs"} {
-			b.Run(c.name+"/"+sub, func(b *testing.B) { benchNP(b, c.name, c.n, sub) })
+		for _, sub := range []Subsolver{"newton", "lbfgs"} {
+			b.Run(c.name+"/"+string(sub), func(b *testing.B) { benchNP(b, c.name, c.n, sub) })
 		}
 	}
 }
@@ -123,7 +124,7 @@ func BenchmarkTable2Authors(b *testing.B) {
 	}
 	cfg := &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 10, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{1, 5, 10, 20}, R: 0.1,
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 50, SBar: 0.01, Rho: 0.1, Q: 0.9, EpsFloor: 1e-10, Eps1: 1e-3, Eps2: 1e-3,
-			MaxOuter: 100, MaxInner: 50, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+			MaxOuter: 100, MaxInner: 50, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	var passes, misses float64
 	for b.Loop() {
 		r, err := RunFair(context.Background(), cfg, []string{dir}, experiments.RunOptions{Workers: 2})

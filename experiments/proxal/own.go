@@ -22,7 +22,7 @@ type DataSource struct {
 	// File is the path as given.
 	File string `mapstructure:"file" json:"file,omitempty"`
 	// Format is csv or libsvm; empty: by the file's extension (datasets.OwnFormat).
-	Format string `mapstructure:"format" json:"format,omitempty"`
+	Format DataFormat `mapstructure:"format" json:"format,omitempty"`
 	// SHA256 is the file's checksum (hex), filled in by Load; when set
 	// beforehand, Load refuses a file with another.
 	SHA256           string `mapstructure:"sha256" json:"sha256"`
@@ -30,7 +30,7 @@ type DataSource struct {
 	// Partition is iid (as the built-in datasets: equal rows per class for
 	// Neyman-Pearson, equal folds for fairness), by-column (one client per
 	// value of PartitionBy) or dirichlet (label skew, DirichletAlpha).
-	Partition string `mapstructure:"partition" json:"partition"`
+	Partition Partition `mapstructure:"partition" json:"partition"`
 	// DirichletAlpha is the concentration of the dirichlet partition.
 	DirichletAlpha float64 `mapstructure:"dirichlet_alpha" json:"dirichlet_alpha,omitempty"`
 
@@ -98,7 +98,7 @@ func (s *DataSource) Load(seed uint64) (*datasets.Dataset, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	format := datasets.OwnFormat(s.File, s.Format)
+	format := datasets.OwnFormat(s.File, string(s.Format))
 	t, sum, err := datasets.ReadOwn(s.File, format)
 	if err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func (s *DataSource) Load(seed uint64) (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.SHA256, s.Format, s.ds, s.seed = sum, format, ds, seed
+	s.SHA256, s.Format, s.ds, s.seed = sum, DataFormat(format), ds, seed
 	return ds, nil
 }
 

@@ -21,7 +21,7 @@ type ParticipationConfig struct {
 	Participation *float64 `mapstructure:"participation" json:"participation,omitempty"`
 	// ParticipationSampling is uniform (also when empty; without
 	// replacement) or weighted (by each client's rows).
-	ParticipationSampling string `mapstructure:"participation_sampling" json:"participation_sampling,omitempty"`
+	ParticipationSampling Sampling `mapstructure:"participation_sampling" json:"participation_sampling,omitempty"`
 	// DropProb ∈ [0, 1) is the probability that an addressed client fails
 	// to answer a round, per client and round.
 	DropProb float64 `mapstructure:"drop_prob" json:"drop_prob,omitempty"`
@@ -158,7 +158,7 @@ func (c *ParticipationConfig) ParticipationNote() string {
 	}
 	how := "every client"
 	if c.Participation != nil {
-		how = fmt.Sprintf("a fraction %g of the clients (%s)", *c.Participation, map[string]string{"": "uniform", "weighted": "weighted by rows"}[c.ParticipationSampling])
+		how = fmt.Sprintf("a fraction %g of the clients (%s)", *c.Participation, map[Sampling]string{"": "uniform", SamplingWeighted: "weighted by rows"}[c.ParticipationSampling])
 	}
 	return fmt.Sprintf("Partial participation: %s per ADMM round of Algorithm 1, each failing to answer with probability %g; test (23), the outer steps and the audit hear every client (docs/participation.md).", how, c.DropProb) + clock
 }

@@ -16,7 +16,7 @@ import (
 func participationNPConfig(n int) *NPConfig {
 	return &NPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Datasets: []string{"breast-cancer-wisc"}, Clients: []int{n}, R: 0.2, ADMMStart: "wk",
 		ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 300, SBar: 1e-3, Rho: 0.01, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 100, MaxInner: 300,
-			InnerTest: "measured", OuterRelax: 1.9, Polish: true}, Subsolver: "newton", RhoRule: "hessian", MetricShift: 0.01, Relax: 1, EpsRel: 0.1}}
+			InnerTest: solver.InnerTestMeasured, OuterRelax: 1.9, Polish: true}, Subsolver: "newton", RhoRule: solver.RhoHessian, MetricShift: 0.01, Relax: 1, EpsRel: 0.1}}
 }
 
 // TestParticipationNP: on partitioned breast-cancer-wisc (n = 5, the

@@ -12,8 +12,8 @@ import (
 // m̃ = 5) with Algorithm 1 from one w0, the instance built and its
 // factorisations cached once (as every trial after the first sees them).
 func BenchmarkTable4Cell(b *testing.B) {
-	for _, test := range []string{"paper", "measured"} {
-		b.Run(test, func(b *testing.B) {
+	for _, test := range []solver.InnerTest{solver.InnerTestPaper, solver.InnerTestMeasured} {
+		b.Run(test.String(), func(b *testing.B) {
 			cfg := &QPConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Cells: [][]int{{10, 500, 5}}, MethodConfig: MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9,
 				Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10000, MaxInner: 10000, InnerTest: test}}
 			inst, err := QPInstance(cfg, 10, 500, 5)

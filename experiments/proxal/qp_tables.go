@@ -10,7 +10,7 @@ import (
 // what the paper lacks (iterations, communication, KKT residuals, distance to
 // the exact optimum, wall time, flags).
 func (r *QPResult) Tables() []*experiments.Table {
-	rng, part := "fedcon", ""
+	rng, part := experiments.RNGFedcon, ""
 	if cfg, ok := r.Info.Config.(*QPConfig); ok {
 		rng, part = cfg.RNG, cfg.ParticipationNote()
 	}

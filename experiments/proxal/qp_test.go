@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func smallQP() *QPConfig {
 	return &QPConfig{TrialConfig: experiments.TrialConfig{Seed: 3, Trials: 3, RNG: "fedcon"}, Cells: [][]int{{1, 12, 1}, {3, 20, 2}}, MethodConfig: MethodConfig{Beta: 10, SBar: 0.1, Rho: 1, Q: 0.9,
-		Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10000, MaxInner: 10000, InnerTest: "paper"}}
+		Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10000, MaxInner: 10000, InnerTest: solver.InnerTestPaper}}
 }
 
 // stripWall removes wall times, the only fields allowed to differ between runs.
@@ -138,7 +138,7 @@ func TestQPConfigValidate(t *testing.T) {
 func TestFairConfigValidate(t *testing.T) {
 	good := func() *FairConfig {
 		return &FairConfig{TrialConfig: experiments.TrialConfig{Seed: 1, Trials: 1, RNG: "fedcon"}, Dataset: "adult-b", Clients: []int{2}, R: 0.1,
-			ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 10, SBar: 1e-3, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10, MaxInner: 10, InnerTest: "paper"}, Subsolver: "newton", RhoRule: "fixed", Relax: 1}}
+			ALConfig: ALConfig{MethodConfig: MethodConfig{Beta: 10, SBar: 1e-3, Rho: 1, Q: 0.9, Eps1: 1e-3, Eps2: 1e-3, MaxOuter: 10, MaxInner: 10, InnerTest: solver.InnerTestPaper}, Subsolver: "newton", RhoRule: solver.RhoFixed, Relax: 1}}
 	}
 	if err := good().Validate(); err != nil {
 		t.Fatal(err)

@@ -26,8 +26,8 @@ func TestFinalWeightsRecomputed(t *testing.T) {
 	const N, I = 60, 3
 	img := datasetstest.TinyImages(N, 12, 10, 9)
 	data := &Data{Set: &datasets.IDXSet{Name: "tiny", Train: img, Test: img, SHA256: "tiny"}, EvalTrain: img, EvalTest: img}
-	for _, prec := range []string{"float64", "float32"} {
-		t.Run(prec, func(t *testing.T) {
+	for _, prec := range []Precision{"float64", "float32"} {
+		t.Run(string(prec), func(t *testing.T) {
 			cfg := sscaTestConfig()
 			cfg.Clients, cfg.Hidden, cfg.Rounds, cfg.EvalPrecision = I, 4, 20, prec
 			cfg.SampleSteps = []Step{{N / I, 0.9, 0.9, 0.3}}

@@ -56,7 +56,7 @@ func TestSSCACostMeasured(t *testing.T) {
 		name   string
 		rounds int
 		spec   Spec
-		prec   string
+		prec   Precision
 	}{
 		{"evaluation", 20, Spec{Algo: "alg1", Batch: 1}, "float32"},
 		{"evaluation float64", 20, Spec{Algo: "alg1", Batch: 1}, "float64"},
@@ -98,8 +98,8 @@ func TestSSCAEvalPrecision(t *testing.T) {
 	train, test := synthImages(400, 3), synthImages(200, 4)
 	data := &Data{Set: &datasets.IDXSet{Train: train, Test: test}, EvalTrain: train, EvalTest: test}
 	for _, s := range []Spec{{Algo: "alg1", Batch: 1}, {Algo: "alg3", Batch: 10}} {
-		trials := map[string]Trial{}
-		for _, prec := range []string{"float64", "float32", "float32"} {
+		trials := map[Precision]Trial{}
+		for _, prec := range []Precision{"float64", "float32", "float32"} {
 			cfg := sscaTestConfig()
 			cfg.Rounds = 6
 			cfg.EvalPrecision = prec

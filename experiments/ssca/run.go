@@ -76,7 +76,7 @@ type Config struct {
 	GammaOffset float64            `mapstructure:"gamma_offset" json:"gamma_offset"`
 	// Labels: "all" (every feature-based client holds y, as the paper's
 	// messages need) or "client0" (client 0 sends Q - y to the others).
-	Labels       string `mapstructure:"labels" json:"labels"`
+	Labels       Labels `mapstructure:"labels" json:"labels"`
 	SampleSteps  []Step `mapstructure:"sample_steps" json:"sample_steps"`
 	FeatureSteps []Step `mapstructure:"feature_steps" json:"feature_steps"`
 	// SampleBatches and FeatureBatches are Figures 2-3's SSCA batch sizes.
@@ -95,7 +95,7 @@ type Config struct {
 	// EvalPrecision is the first layer's arithmetic in the training cost
 	// F(w^t): float64, or float32 (swishnet.Float32, within about 1e-7 of
 	// it, in 0.6 of the CPU). The test accuracy is always float64.
-	EvalPrecision string             `mapstructure:"eval_precision" json:"eval_precision"`
+	EvalPrecision Precision          `mapstructure:"eval_precision" json:"eval_precision"`
 	SGDRates      map[string]SGDRate `mapstructure:"sgd_rates" json:"sgd_rates"`
 	// QuickRun is set by Quick (not a YAML key).
 	QuickRun bool `mapstructure:"-" json:"quick,omitempty"`

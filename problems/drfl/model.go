@@ -41,6 +41,24 @@ func ParseSupport(s string) (Support, error) {
 	return 0, fmt.Errorf("drfl: support %q: want box or free", s)
 }
 
+// UnmarshalText reads "box" or "free" (a configuration's support key).
+func (s *Support) UnmarshalText(b []byte) error {
+	v, err := ParseSupport(string(b))
+	if err != nil {
+		return fmt.Errorf("%q: want box or free", string(b))
+	}
+	*s = v
+	return nil
+}
+
+// MarshalText writes "box" or "free".
+func (s Support) MarshalText() ([]byte, error) {
+	if s != Box && s != Free {
+		return nil, fmt.Errorf("drfl: unknown support %d", int(s))
+	}
+	return []byte(s.String()), nil
+}
+
 // Loss is the model's loss function.
 type Loss int
 
