@@ -187,7 +187,12 @@ func checkCost(f *Factory, o *commonOptions, what string, c experiments.Cost, wo
 			what, formatSeconds(wall), workers, maxTime, c.Model)}
 	}
 	if o.DryRun {
-		return errDryRun
+		w := "workers"
+		if workers == 1 {
+			w = "worker"
+		}
+		return fmt.Errorf("%w; %s: about %s with %d %s (%s of CPU), %s of memory",
+			errDryRun, what, formatSeconds(wall), workers, w, formatSeconds(c.Seconds), experiments.FormatBytes(c.Bytes))
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	switch {
 	case err == nil, errors.Is(err, SilentError):
 	case errors.Is(err, errDryRun):
-		fmt.Fprintf(f.IO.ErrOut, "fedcon: %v\n", errDryRun)
+		fmt.Fprintf(f.IO.ErrOut, "fedcon: %v\n", err) // the estimate rides on it
 	case code == exitInterrupted:
 		fmt.Fprintln(f.IO.ErrOut, "fedcon: interrupted; finished trials are kept on disk")
 	default:

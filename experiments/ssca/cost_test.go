@@ -45,7 +45,8 @@ func synthImages(n int, seed uint64) *datasets.Images {
 // packages, where the estimate, calibrated alone, fell to 0.48 of it), for
 // curves dominated by evaluation
 // (sample-based, one image a step; the training cost in float32 and in
-// float64) and by training (FedAvg's local steps).
+// float64) and by training (FedAvg's local steps, sample-based SSCA, whose
+// every client draws its batch, and feature-based SSCA).
 func TestSSCACostMeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times real runs: not with -short (the race detector's slowdown)")
@@ -61,11 +62,15 @@ func TestSSCACostMeasured(t *testing.T) {
 		{"evaluation", 20, Spec{Algo: "alg1", Batch: 1}, "float32"},
 		{"evaluation float64", 20, Spec{Algo: "alg1", Batch: 1}, "float64"},
 		{"training", 10, Spec{Algo: "fedavg", Batch: 100, LocalSteps: 5, FinalOnly: true}, "float32"},
+		{"sample-based training", 40, Spec{Algo: "alg2", Batch: 100, U: 0.6, FinalOnly: true}, "float32"},
+		{"feature-based training", 40, Spec{Algo: "alg3", Batch: 1000, FinalOnly: true}, "float32"},
 	} {
 		cfg := sscaTestConfig()
 		cfg.Rounds = tc.rounds
 		cfg.EvalPrecision = tc.prec
 		cfg.SGDRates["fedavg-b100-e5"] = SGDRate{0.1, 0}
+		cfg.SampleSteps = append(cfg.SampleSteps, Step{100, 0.4, 0.4, 0.4})
+		cfg.FeatureSteps = append(cfg.FeatureSteps, Step{1000, 0.4, 0.4, 0.4})
 		specs := cfg.withRates([]Spec{tc.spec})
 		est := cfg.SpecsCost(data, specs, 1).Seconds
 		start := cpuSeconds(t)
