@@ -33,7 +33,7 @@ FUZZTIME_LONG ?= 30000x
 # The -race -short pass covers RACE's packages; those matching RACE_LONG
 # (minutes each under the detector) run in make test-long, the rest in make test.
 RACE      := ./solver/... ./experiments/... ./problems/... ./cmd/... ./federation/...
-RACE_LONG := github.com/fedcon/fedcon/(solver|experiments/(proxal|conic|drfl)|problems|problems/drfl|cmd)
+RACE_LONG := github.com/fedcon/fedcon/(solver|experiments/(proxal|conic|drfl)|problems|problems/wdro|cmd)
 
 # The test tiers (CONTRIBUTING.md): go test -short is the quick loop; make
 # test the default tier; make test-long the long tests (internal/testutil.Long).
