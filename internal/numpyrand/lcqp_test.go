@@ -1,4 +1,4 @@
-package nprand
+package numpyrand
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package nprand
+package numpyrand
 
 // MT19937 parameters (Matsumoto and Nishimura, 1998).
 const (

@@ -1,4 +1,4 @@
-package nprand
+package numpyrand
 
 import (
 	"errors"
@@ -51,7 +51,7 @@ type LCQPInstance struct {
 // neither of which user data can cause once the sizes are validated.
 func GenerateLCQP(d, n, m int) *LCQPInstance {
 	if d <= 0 || n <= 0 || m <= 0 {
-		panic(fmt.Sprintf("nprand: GenerateLCQP(%d, %d, %d): sizes must be positive", d, n, m))
+		panic(fmt.Sprintf("numpyrand: GenerateLCQP(%d, %d, %d): sizes must be positive", d, n, m))
 	}
 	r := New(LCQPSeed)
 	nb := n + 1
@@ -90,7 +90,7 @@ func GenerateLCQP(d, n, m int) *LCQPInstance {
 			defer func() { <-sem; wg.Done() }()
 			var svd mat.SVD
 			if !svd.Factorize(gs[i], mat.SVDThinU) {
-				panic("nprand: SVD of a Gaussian matrix did not converge")
+				panic("numpyrand: SVD of a Gaussian matrix did not converge")
 			}
 			var u mat.Dense
 			svd.UTo(&u)
@@ -191,7 +191,7 @@ func TrialStart(t, d int) []float64 {
 // ErrSingularKKT signifies that the KKT matrix of an LCQPInstance is
 // numerically singular (for example, dependent constraint rows), so
 // KKTOptimum has no unique answer.
-var ErrSingularKKT = errors.New("nprand: singular KKT system")
+var ErrSingularKKT = errors.New("numpyrand: singular KKT system")
 
 // Objective returns f(w) = Σ_{i<N} ½ wᵀA_i w + b_iᵀw, the objective of
 // eq. (84); the server block contributes nothing.

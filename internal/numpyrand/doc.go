@@ -1,4 +1,4 @@
-// Package nprand reproduces numpy's legacy random stream
+// Package numpyrand reproduces numpy's legacy random stream
 // (numpy.random.RandomState, MT19937) bit for bit, and on top of it the
 // instance generator the authors used for the LCQP experiments (Table 4),
 // draw for draw.
@@ -23,4 +23,4 @@
 // A RandomState is not safe for concurrent use. Nothing in this package reads
 // global state: two RandomStates built with the same seed give the same
 // stream.
-package nprand
+package numpyrand

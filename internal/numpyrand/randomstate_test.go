@@ -1,4 +1,4 @@
-package nprand
+package numpyrand
 
 import (
 	"fmt"
@@ -56,7 +56,7 @@ func TestStreamVectors(t *testing.T) {
 			[]string{"1.3315865", "0.71527897", "-1.54540029"}},
 		{"normal(0,0.1,3)", func(r *RandomState) []float64 { return r.Normal(0, 0.1, 3) },
 			[]string{"0.13315865", "0.0715279", "-0.15454003"}},
-		// np.random.seed(0); np.random.rand() is the widely quoted
+		// numpy.random.seed(0); numpy.random.rand() is the widely quoted
 		// 0.5488135039273248; it pins init_genrand (not init_by_array)
 		// for a second seed.
 		{"seed0 rand(1)", func(r *RandomState) []float64 { r.Seed(0); return r.Rand(1) },
