@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/experiments"
-	pd "github.com/fedcon/fedcon/problems/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
 )
 
 // TestRunDRFLOptions: argv → options, through a capturing runF.
@@ -25,7 +25,7 @@ func TestRunDRFLOptions(t *testing.T) {
 	}
 	cfg := got.Cfg
 	if got.Model != "wafl" || cfg.Rho != "0.2" || got.Imbalance != "0.5,0.5,1" || cfg.Kappa != 0.3 || cfg.Theta != 0.5 || !math.IsInf(float64(cfg.P), 1) ||
-		cfg.QHat != "uniform" || cfg.C != 10 || cfg.Seed != 4 || got.TestMean != 0.5 || got.TestSD != 1 || cfg.Support != pd.Free {
+		cfg.QHat != "uniform" || cfg.C != 10 || cfg.Seed != 4 || got.TestMean != 0.5 || got.TestSD != 1 || cfg.Support != wdro.Free {
 		t.Fatalf("options %+v, config %+v", got, cfg)
 	}
 }

@@ -3,7 +3,7 @@ package experiments
 import (
 	"math/rand/v2"
 
-	"github.com/fedcon/fedcon/internal/nprand"
+	"github.com/fedcon/fedcon/internal/numpyrand"
 	"github.com/fedcon/fedcon/problems"
 )
 
@@ -25,7 +25,7 @@ func StartPoint(kind W0, rng RNG, seed uint64, t, d int) []float64 {
 // TrialStart is trial t's w0 on the unit sphere.
 func TrialStart(rng RNG, seed uint64, t, d int) []float64 {
 	if rng == "numpy" {
-		return nprand.TrialStart(t, d)
+		return numpyrand.TrialStart(t, d)
 	}
 	return problems.UnitSphere(rand.New(rand.NewPCG(seed, 1<<62|uint64(t))), d)
 }

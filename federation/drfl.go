@@ -11,25 +11,25 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fedcon/fedcon/federation/fedpb"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // DRFLConfig is a DRFL run's part of ServerConfig: what every client's
-// Local is built with (sd.Client.NewLocal) and the number of clients.
+// Local is built with (adlpmm.Client.NewLocal) and the number of clients.
 type DRFLConfig struct {
 	C, Tol  float64
 	Clients int
 }
 
-// DRFLClients returns the clients of solver/drfl's Algorithm 1 (AD-LPMM)
+// DRFLClients returns the clients of solver/adlpmm's Algorithm 1 (AD-LPMM)
 // reached over the sessions, in client order, and n+1, the length of
 // v = (w, b). Call it after WaitJoined. A client's final loss that cannot
 // be fetched is NaN; DRFLErr reports why.
-func (s *Server) DRFLClients() ([]sd.Client, int, error) {
+func (s *Server) DRFLClients() ([]adlpmm.Client, int, error) {
 	if s.cfg.DRFL == nil {
 		return nil, 0, errors.New("federation: not a DRFL run")
 	}
-	out := make([]sd.Client, len(s.slots))
+	out := make([]adlpmm.Client, len(s.slots))
 	for i, sl := range s.slots {
 		sl.mu.Lock()
 		rows := sl.rows
@@ -51,8 +51,8 @@ func (s *Server) DRFLErr() error {
 	return s.drflErr
 }
 
-// remoteDRFL is a DRFL client in another process: both its sd.Client and,
-// once NewLocal is called, its sd.Local.
+// remoteDRFL is a DRFL client in another process: both its adlpmm.Client and,
+// once NewLocal is called, its adlpmm.Local.
 type remoteDRFL struct {
 	s          *Server
 	sl         *slot
@@ -66,14 +66,14 @@ func (c *remoteDRFL) Rows() int { return c.rows }
 
 // NewLocal checks that the server solves with the (c, tol) the client was
 // set up with: the client built its Local at Setup.
-func (c *remoteDRFL) NewLocal(cc, tol float64) (sd.Local, error) {
+func (c *remoteDRFL) NewLocal(cc, tol float64) (adlpmm.Local, error) {
 	if cfg := c.s.cfg.DRFL; cc != cfg.C || tol != cfg.Tol {
 		return nil, fmt.Errorf("federation: clients were set up for c = %v, tol = %v; the solver asks for %v, %v", cfg.C, cfg.Tol, cc, tol)
 	}
 	return c, nil
 }
 
-// Round implements sd.Local over the network.
+// Round implements adlpmm.Local over the network.
 func (c *remoteDRFL) Round(ctx context.Context, v []float64, z float64, vhat []float64) (float64, error) {
 	r, err := c.call(ctx, fedpb.Kind_KIND_DRFL_ROUND, v, z)
 	if err != nil {
@@ -130,7 +130,7 @@ func (c *remoteDRFL) Iterations() int {
 	return c.iter
 }
 
-// CapHits implements sd.CapHitter.
+// CapHits implements adlpmm.CapHitter.
 func (c *remoteDRFL) CapHits() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -167,7 +167,7 @@ func (c *remoteDRFL) call(ctx context.Context, kind fedpb.Kind, v []float64, z f
 
 // DRFLLoadFunc returns client party's DRFL client (its data only) for the
 // job the server sent.
-type DRFLLoadFunc func(job []byte, party int) (c sd.Client, dim int, err error)
+type DRFLLoadFunc func(job []byte, party int) (c adlpmm.Client, dim int, err error)
 
 // runDRFL is a DRFL client's session after Setup: it builds its Local,
 // reports N_s and answers rounds and the final report.
@@ -218,7 +218,7 @@ func runDRFL(ctx context.Context, stream grpc.BidiStreamingClient[fedpb.ClientMs
 				return fmt.Errorf("federation: client %d, round %d: %w", opt.Party, rd.Round, err)
 			}
 			rep.Drfl = &fedpb.DrflReply{Vhat: vhat, R: r, Lambda: local.Lambda(), Iterations: int64(local.Iterations())}
-			if ch, ok := local.(sd.CapHitter); ok {
+			if ch, ok := local.(adlpmm.CapHitter); ok {
 				rep.Drfl.CapHits = int64(ch.CapHits())
 			}
 		case fedpb.Kind_KIND_DRFL_REPORT:

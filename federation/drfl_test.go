@@ -10,14 +10,14 @@ import (
 	"github.com/fedcon/fedcon/experiments/drfl"
 	"github.com/fedcon/fedcon/experiments/fedjob"
 	"github.com/fedcon/fedcon/federation"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 func drflJob(model string) *fedjob.Job {
 	def := drfl.DefaultConfig()
-	p := drfl.Params{Model: model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Support: pd.Box, Loss: "hinge"}
-	return fedjob.NewFedDRFL("heart", def.Data("heart", false), def.Seed, p, &sd.Settings{C: def.C, Tol: def.Tol, MaxRounds: 300})
+	p := drfl.Params{Model: model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Support: wdro.Box, Loss: "hinge"}
+	return fedjob.NewFedDRFL("heart", def.Data("heart", false), def.Seed, p, &adlpmm.Settings{C: def.C, Tol: def.Tol, MaxRounds: 300})
 }
 
 // TestDRFLLoopbackSameAnswer: DRFL's AD-LPMM with its 3 clients over gRPC
@@ -60,7 +60,7 @@ func TestDRFLLoopbackSameAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := sd.Solve(ctx, prob, set)
+			got, err := adlpmm.Solve(ctx, prob, set)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func runDRFLClient(ctx context.Context, t testing.TB, addr, certs string, party 
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := func(b []byte, party int) (sd.Client, int, error) {
+	load := func(b []byte, party int) (adlpmm.Client, int, error) {
 		j, err := fedjob.UnmarshalJob(b)
 		if err != nil {
 			return nil, 0, err

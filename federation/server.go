@@ -49,7 +49,7 @@ type ServerConfig struct {
 	// Nodes are the clients' configurations, in client order (Algorithm 1
 	// of the proximal AL paper), or nil for a DRFL run (DRFL set).
 	Nodes []solver.ClientConfig
-	// DRFL, for a run of solver/drfl's Algorithm 1, gives the clients'
+	// DRFL, for a run of solver/adlpmm's Algorithm 1, gives the clients'
 	// step size and tolerance and their number.
 	DRFL *DRFLConfig
 	// RoundTimeout bounds the wait for one client's reply (0: no bound).

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/datasets"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // BenchmarkDRFLHeart: Algorithm 1 on heart (repetition 1, three clients of
@@ -22,7 +22,7 @@ func BenchmarkDRFLHeart(b *testing.B) {
 			p := Params{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
 			var rounds, qpIt int
 			for b.Loop() {
-				r, err := Run(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 2})
+				r, err := Run(context.Background(), sp, p, sp.TestX, &adlpmm.Settings{Workers: 2})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -56,7 +56,7 @@ func BenchmarkDRFLCrossValidate(b *testing.B) {
 			p := Params{Model: tc.model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
 			var cv *CV
 			for b.Loop() {
-				if cv, err = CrossValidate(context.Background(), sp.Train, p, tc.grid, 5, 1, &sd.Settings{Workers: 2}); err != nil {
+				if cv, err = CrossValidate(context.Background(), sp.Train, p, tc.grid, 5, 1, &adlpmm.Settings{Workers: 2}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -90,7 +90,7 @@ func BenchmarkDRFLCrossValidateHuber(b *testing.B) {
 			p := Params{Model: tc.model, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Loss: "huber"}
 			var cv *CV
 			for b.Loop() {
-				if cv, err = CrossValidate(context.Background(), sp.Train, p, tc.grid, 5, 1, &sd.Settings{Workers: 2}); err != nil {
+				if cv, err = CrossValidate(context.Background(), sp.Train, p, tc.grid, 5, 1, &adlpmm.Settings{Workers: 2}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
-	pd "github.com/fedcon/fedcon/problems/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
 )
 
 // The gate's recomputation of a DRFL noise figure (Figures 2-5) at each
@@ -17,7 +17,7 @@ import (
 // drawn again from the configuration and the data set (the runs' own data
 // preparation), and the model's worst-case objective max_{q∈Q} Σ q_s f_s(v)
 // and every plotted score are recomputed by the plain loops below, which
-// share no code with problems/drfl or solver/drfl.
+// share no code with problems/wdro or solver/adlpmm.
 
 // drflAgree bounds the relative disagreement of a recomputed worst-case
 // objective with the stored one. The hinge f_s is the minimum over λ of a
@@ -51,7 +51,7 @@ func plainMargin(v, x []float64) float64 {
 }
 
 // plainScore is the metric of v on rows (x, y): accuracy (a margin within
-// pd.MarginTol·(1 + ||x||₁) of 0 predicts +1, the runs' definition) or the
+// wdro.MarginTol·(1 + ||x||₁) of 0 predicts +1, the runs' definition) or the
 // mean squared error. NaN without rows.
 func plainScore(mse bool, x [][]float64, y, v []float64) float64 {
 	if len(x) == 0 {
@@ -70,7 +70,7 @@ func plainScore(mse bool, x [][]float64, y, v []float64) float64 {
 			l1 += math.Abs(xj)
 		}
 		pred := 1.0
-		if m < 0 && -m > pd.MarginTol*(1+l1) {
+		if m < 0 && -m > wdro.MarginTol*(1+l1) {
 			pred = -1
 		}
 		if pred == y[i] {
@@ -110,7 +110,7 @@ func coordSup(a, lam, xh float64, free bool) float64 {
 // client c's worst-case hinge loss at λ (Prop. 6.3, inner suprema in
 // closed form), keep and flip the suprema of 1 − y(⟨w, x⟩ + b) − λ||x − x̂||₁
 // for y = ŷ_i and y = −ŷ_i.
-func hingeDual(c pd.Client, kappa float64, free bool, v []float64, lam float64) float64 {
+func hingeDual(c wdro.Client, kappa float64, free bool, v []float64, lam float64) float64 {
 	n := len(v) - 1
 	var s float64
 	for i, x := range c.X {
@@ -129,7 +129,7 @@ func hingeDual(c pd.Client, kappa float64, free bool, v []float64, lam float64) 
 // convex hingeDual over λ >= λ_min (0 on the box; ||w||_∞ on R, below which
 // it is +∞), by ternary search on [λ_min, h] with h doubled until the
 // function rises from h to 2h.
-func worstHinge(c pd.Client, kappa float64, free bool, v []float64) float64 {
+func worstHinge(c wdro.Client, kappa float64, free bool, v []float64) float64 {
 	f := func(l float64) float64 { return hingeDual(c, kappa, free, v, l) }
 	lo := 0.0
 	if free {
@@ -166,12 +166,12 @@ func worstHinge(c pd.Client, kappa float64, free bool, v []float64) float64 {
 // for the epigraph models (AFL, DRFA, standard FL); for DRFL and WAFL the
 // worst case over the client's Wasserstein ball: Huber ρε·max(||w||_∞,
 // 1/κ) plus the empirical loss (Cor. B.1), hinge worstHinge.
-func clientLoss(c pd.Client, m pd.Model, v []float64) float64 {
+func clientLoss(c wdro.Client, m wdro.Model, v []float64) float64 {
 	n := len(v) - 1
-	if m.Loss == pd.LossHuber {
+	if m.Loss == wdro.LossHuber {
 		eps := m.Epsilon
 		if eps == 0 {
-			eps = pd.DefaultHuberEpsilon
+			eps = wdro.DefaultHuberEpsilon
 		}
 		var s float64
 		for i, x := range c.X {
@@ -194,7 +194,7 @@ func clientLoss(c pd.Client, m pd.Model, v []float64) float64 {
 		}
 		return s / float64(len(c.X))
 	}
-	return worstHinge(c, m.Kappa, m.Support == pd.Free, v)
+	return worstHinge(c, m.Kappa, m.Support == wdro.Free, v)
 }
 
 // worstOverQ is max Σ q_s f_s over Q = {q ∈ Δ_S : ||q − q̂||_p <= θ}:
@@ -430,7 +430,7 @@ func recheckFit(name, at string, sp *Split, testX [][]float64, run *RunResult, o
 		obj.Fail("%s %s: p %q", name, at, p.PName)
 		return false, false
 	}
-	if p.Support, err = pd.ParseSupport(p.SupportName); err != nil {
+	if p.Support, err = wdro.ParseSupport(p.SupportName); err != nil {
 		obj.Fail("%s %s: support %q", name, at, p.SupportName)
 		return false, false
 	}

@@ -11,13 +11,13 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // TestWorstOverQAgrees: the gate's max over Q (greedy for p = 1, ∞; the
 // KKT points of the sphere's faces for p = 2) equals the value at
-// solver/drfl's WorstWeights on random clients, centres and radii, within
+// solver/adlpmm's WorstWeights on random clients, centres and radii, within
 // 1e-12 (p = 2: WorstWeights bisects on τ, to rounding).
 func TestWorstOverQAgrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -34,7 +34,7 @@ func TestWorstOverQAgrees(t *testing.T) {
 		}
 		theta := []float64{0, 0.01, 0.1, 0.5, 2}[it%5]
 		for _, p := range []float64{1, 2, math.Inf(1)} {
-			qw := sd.WorstWeights(f, qhat, theta, p)
+			qw := adlpmm.WorstWeights(f, qhat, theta, p)
 			var want float64
 			for k := range qw {
 				want += qw[k] * f[k]
@@ -46,7 +46,7 @@ func TestWorstOverQAgrees(t *testing.T) {
 	}
 }
 
-// TestClientLossAgrees: the gate's plain f_s equals problems/drfl's
+// TestClientLossAgrees: the gate's plain f_s equals problems/wdro's
 // WorstCaseLoss on heart's clients at random weights, for the hinge loss
 // on the box and on R (a golden-section search there, a ternary search
 // here) and the epigraph models, within drflAgree; abalone's Huber losses
@@ -55,11 +55,11 @@ func TestClientLossAgrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, c := range []struct {
 		data   string
-		models []pd.Model
+		models []wdro.Model
 		tol    float64
 	}{
-		{"heart", []pd.Model{{Kappa: 0.5}, {Kappa: 2, Support: pd.Free}, {Epigraph: true}}, drflAgree},
-		{"abalone", []pd.Model{{Loss: pd.LossHuber, Kappa: 0.5}, {Loss: pd.LossHuber, Epigraph: true}}, 1e-13},
+		{"heart", []wdro.Model{{Kappa: 0.5}, {Kappa: 2, Support: wdro.Free}, {Epigraph: true}}, drflAgree},
+		{"abalone", []wdro.Model{{Loss: wdro.LossHuber, Kappa: 0.5}, {Loss: wdro.LossHuber, Epigraph: true}}, 1e-13},
 	} {
 		sp, err := NewSplit(drflDataOrSkip(t, c.data), DefaultData(c.data), 1)
 		if err != nil {
@@ -73,7 +73,7 @@ func TestClientLossAgrees(t *testing.T) {
 			for _, m := range c.models {
 				cl := sp.Train[it%len(sp.Train)]
 				cl.Rho = []float64{0, 0.01, 0.3}[it%3]
-				want, _ := pd.WorstCaseLoss(cl, m, v)
+				want, _ := wdro.WorstCaseLoss(cl, m, v)
 				if got := clientLoss(cl, m, v); math.Abs(got-want) > c.tol*(1+math.Abs(want)) {
 					t.Errorf("%s %+v ρ %g: f_s %.15g, WorstCaseLoss %.15g", c.data, m, cl.Rho, got, want)
 				}
@@ -99,7 +99,7 @@ func TestGateDRFLNoise(t *testing.T) {
 	cfg.Levels = cfg.Levels[:2]
 	cfg.Params = []Params{
 		{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1},
-		{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, Theta: 0.05, P: math.Inf(1), Support: pd.Free},
+		{Model: ModelDRFL, Rho: 0.01, Kappa: 0.5, Theta: 0.05, P: math.Inf(1), Support: wdro.Free},
 		{Model: ModelAFL, Theta: 0.1, P: 2},
 		{Model: ModelWAFL, Rho: 0.01, Kappa: 0.5, P: 1},
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/fedcon/fedcon/configs"
 	"github.com/fedcon/fedcon/experiments"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // Preset names the embedded preset of the DRFL commands,
@@ -27,19 +27,19 @@ const Preset = "drfl/drfl"
 // or names (rho, p, qhat, support) stay strings, parsed by cmd as the
 // flags are.
 type Config struct {
-	// Algorithm 1's settings (solver/drfl.Settings).
+	// Algorithm 1's settings (solver/adlpmm.Settings).
 	C         float64 `mapstructure:"c"`
 	Tol       float64 `mapstructure:"tol"`
 	MaxRounds int     `mapstructure:"max_rounds"`
 	// The model: the norm p and centre q̂ of Q, the SVM's support, the
 	// Huber threshold ε, and ρ, κ, θ where they are not cross-validated.
-	P       Norm       `mapstructure:"p"`
-	QHat    string     `mapstructure:"qhat"`
-	Support pd.Support `mapstructure:"support"`
-	Epsilon float64    `mapstructure:"epsilon"`
-	Rho     string     `mapstructure:"rho"`
-	Kappa   float64    `mapstructure:"kappa"`
-	Theta   float64    `mapstructure:"theta"`
+	P       Norm         `mapstructure:"p"`
+	QHat    string       `mapstructure:"qhat"`
+	Support wdro.Support `mapstructure:"support"`
+	Epsilon float64      `mapstructure:"epsilon"`
+	Rho     string       `mapstructure:"rho"`
+	Kappa   float64      `mapstructure:"kappa"`
+	Theta   float64      `mapstructure:"theta"`
 	// Seed is the first repetition's seed.
 	Seed uint64 `mapstructure:"seed"`
 	// The split (DataConfig); TrainNoise by dataset, "default" for
@@ -357,8 +357,8 @@ func (cfg *Config) Params(model, loss string) (Params, error) {
 }
 
 // Settings are Algorithm 1's settings of cfg, workers clients at a time.
-func (cfg *Config) Settings(workers int) *sd.Settings {
-	return &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: workers}
+func (cfg *Config) Settings(workers int) *adlpmm.Settings {
+	return &adlpmm.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: workers}
 }
 
 // Norm is the norm p of the weight set Q: 1, 2 or inf (also Inf, +inf).

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // TestDRFLPreset: configs/drfl/drfl.yaml holds the values the DRFL code
@@ -19,11 +19,11 @@ func TestDRFLPreset(t *testing.T) {
 		name      string
 		got, want any
 	}{
-		{"c", c.C, sd.DefaultC},
-		{"tol", c.Tol, sd.DefaultTol},
-		{"max_rounds", c.MaxRounds, sd.DefaultMaxRounds},
-		{"epsilon", c.Epsilon, pd.DefaultHuberEpsilon},
-		{"p, qhat, support", []any{c.P, c.QHat, c.Support}, []any{Norm(1), "size", pd.Box}},
+		{"c", c.C, adlpmm.DefaultC},
+		{"tol", c.Tol, adlpmm.DefaultTol},
+		{"max_rounds", c.MaxRounds, adlpmm.DefaultMaxRounds},
+		{"epsilon", c.Epsilon, wdro.DefaultHuberEpsilon},
+		{"p, qhat, support", []any{c.P, c.QHat, c.Support}, []any{Norm(1), "size", wdro.Box}},
 		{"rho, kappa, theta, seed", []any{c.Rho, c.Kappa, c.Theta, c.Seed}, []any{"0.01", 0.5, 0.01, uint64(1)}},
 		{"heart split", c.Data("heart", false), DataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},
 		{"abalone split", c.Data("abalone", false), DataConfig{TrainShare: 0.6, Clients: 3, NoiseSD: 0.5}},

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fedcon/fedcon/experiments"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // Grid is the cross-validation grid of Section 6.
@@ -70,7 +70,7 @@ func (g Grid) candidates(base Params) []Params {
 // (client by client, stratified by class unless regression, rows dealt
 // after a shuffle); fold f of every client together is validation fold f.
 // A client with fewer than k rows (of a class) is a *ConfigError naming it.
-func Folds(train []pd.Client, k int, seed uint64, regression bool) ([][]int, error) {
+func Folds(train []wdro.Client, k int, seed uint64, regression bool) ([][]int, error) {
 	rng := rand.New(rand.NewPCG(seed, 0xc5))
 	folds := make([][]int, len(train))
 	strata := [][]float64{{-1}, {1}}
@@ -110,7 +110,7 @@ func Folds(train []pd.Client, k int, seed uint64, regression bool) ([][]int, err
 // central LPs at the CV's tolerance and ten times it (each keeps its KKT
 // ordering). It returns (w, b), whether the fit was central, and
 // Algorithm 1's final state (nil for central fits).
-func cvFit(ctx context.Context, fit []pd.Client, lps *[2]pd.CentralLP, p Params, start *sd.State, set *sd.Settings, tol float64) ([]float64, bool, *sd.State, error) {
+func cvFit(ctx context.Context, fit []wdro.Client, lps *[2]wdro.CentralLP, p Params, start *adlpmm.State, set *adlpmm.Settings, tol float64) ([]float64, bool, *adlpmm.State, error) {
 	if spec := NewSpec(fit, p); spec.central() {
 		// The interior point can stall in its last digits on degenerate
 		// LPs (rounding in the KKT solves): a looser tolerance still gives
@@ -124,7 +124,7 @@ func cvFit(ctx context.Context, fit []pd.Client, lps *[2]pd.CentralLP, p Params,
 			}
 		}
 	}
-	fs := sd.Settings{}
+	fs := adlpmm.Settings{}
 	if set != nil {
 		fs = *set
 	}
@@ -139,7 +139,7 @@ func cvFit(ctx context.Context, fit []pd.Client, lps *[2]pd.CentralLP, p Params,
 	if err != nil {
 		return nil, false, nil, err
 	}
-	res, err := sd.Solve(ctx, prob, &fs)
+	res, err := adlpmm.Solve(ctx, prob, &fs)
 	if err != nil {
 		return nil, false, nil, err
 	}
@@ -169,7 +169,7 @@ type CV struct {
 	Candidates []Params  `json:"candidates"`
 	Scores     []float64 `json:"scores"`
 	// Fits counts the (candidate, fold) fits scored. Central counts those
-	// solved as one central LP (pd.Central), Shared those taken from
+	// solved as one central LP (wdro.Central), Shared those taken from
 	// another fit that is provably as good (huberShares, thetaShares), not solved; the
 	// others ran Algorithm 1. ZeroRadius counts the ρ = 0 fits solved for
 	// the sharing, on top of Fits.
@@ -187,7 +187,7 @@ type CV struct {
 // previous fit on the same fold; Huber fits share solutions where
 // huberShares proves them equally good, central fits across θ where
 // thetaShares certifies them.
-func CrossValidate(ctx context.Context, train []pd.Client, base Params, grid Grid, k int, seed uint64, set *sd.Settings) (*CV, error) {
+func CrossValidate(ctx context.Context, train []wdro.Client, base Params, grid Grid, k int, seed uint64, set *adlpmm.Settings) (*CV, error) {
 	out, _, err := crossValidate(ctx, train, base, grid, k, seed, set, drflCVTol)
 	return out, err
 }
@@ -195,14 +195,14 @@ func CrossValidate(ctx context.Context, train []pd.Client, base Params, grid Gri
 // cvFits are a cross-validation's fits, for tests: the folds' training
 // clients, and per candidate and fold (w, b) and whether it was shared.
 type cvFits struct {
-	fold   [][]pd.Client
+	fold   [][]wdro.Client
 	v      [][][]float64
 	shared [][]bool
 }
 
 // crossValidate is CrossValidate with Algorithm 1's tolerance tol (at
 // least the Settings'), also returning the fits.
-func crossValidate(ctx context.Context, train []pd.Client, base Params, grid Grid, k int, seed uint64, set *sd.Settings, tol float64) (*CV, *cvFits, error) {
+func crossValidate(ctx context.Context, train []wdro.Client, base Params, grid Grid, k int, seed uint64, set *adlpmm.Settings, tol float64) (*CV, *cvFits, error) {
 	cands := grid.candidates(base)
 	out := &CV{Candidates: cands, Best: base}
 	if len(cands) == 0 {
@@ -213,7 +213,7 @@ func crossValidate(ctx context.Context, train []pd.Client, base Params, grid Gri
 		out.Best = cands[0]
 		return out, nil, nil
 	}
-	folds, err := Folds(train, k, seed, base.loss() == pd.LossHuber)
+	folds, err := Folds(train, k, seed, base.loss() == wdro.LossHuber)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,11 +243,11 @@ func crossValidate(ctx context.Context, train []pd.Client, base Params, grid Gri
 // splitFolds builds, once for all candidates, each fold's training
 // clients (fits[f]) and validation rows (vxs[f], vys[f]), rows in client
 // order.
-func splitFolds(train []pd.Client, folds [][]int, k int) (fits [][]pd.Client, vxs [][][]float64, vys [][]float64) {
-	fits = make([][]pd.Client, k)
+func splitFolds(train []wdro.Client, folds [][]int, k int) (fits [][]wdro.Client, vxs [][][]float64, vys [][]float64) {
+	fits = make([][]wdro.Client, k)
 	vxs, vys = make([][][]float64, k), make([][]float64, k)
 	for f := range k {
-		fits[f] = make([]pd.Client, len(train))
+		fits[f] = make([]wdro.Client, len(train))
 		for s, c := range train {
 			for i := range c.Y {
 				if folds[s][i] == f {
@@ -267,12 +267,12 @@ type cvRun struct {
 	cands  []Params
 	k      int
 	metric Metric
-	fits   [][]pd.Client
+	fits   [][]wdro.Client
 	vxs    [][][]float64
 	vys    [][]float64
-	set    *sd.Settings
+	set    *adlpmm.Settings
 	tol    float64
-	lps    [][2]pd.CentralLP // one ordering per fold and tolerance
+	lps    [][2]wdro.CentralLP // one ordering per fold and tolerance
 	// scores[c][f], central[c][f]: candidate c on fold f, each fit into its
 	// own slot; a candidate's score is summed in fold order, so it does
 	// not depend on the workers.
@@ -286,18 +286,18 @@ type cvRun struct {
 	// zero[f][ch], zeroSt[f][ch]: the ρ = 0 fit (and its state) on fold f
 	// that chain ch's Huber candidates share where huberShares allows.
 	zero   [][][]float64
-	zeroSt [][]*sd.State
+	zeroSt [][]*adlpmm.State
 }
 
 // newCVRun allocates every slot up front, so that the tasks that fill
 // them can run in any order.
-func newCVRun(cands []Params, k int, metric Metric, fits [][]pd.Client, vxs [][][]float64, vys [][]float64, set *sd.Settings, tol float64) *cvRun {
+func newCVRun(cands []Params, k int, metric Metric, fits [][]wdro.Client, vxs [][][]float64, vys [][]float64, set *adlpmm.Settings, tol float64) *cvRun {
 	r := &cvRun{cands: cands, k: k, metric: metric, fits: fits, vxs: vxs, vys: vys, set: set, tol: tol}
 	r.scores, r.central, r.vs = make([][]float64, len(cands)), make([][]bool, len(cands)), make([][][]float64, len(cands))
 	for c := range cands {
 		r.scores[c], r.central[c], r.vs[c] = make([]float64, k), make([]bool, k), make([][]float64, k)
 	}
-	r.lps = make([][2]pd.CentralLP, k)
+	r.lps = make([][2]wdro.CentralLP, k)
 	for f := range r.lps {
 		r.lps[f][0].Eps, r.lps[f][1].Eps = drflCVLPEps, 10*drflCVLPEps
 	}
@@ -306,12 +306,12 @@ func newCVRun(cands []Params, k int, metric Metric, fits [][]pd.Client, vxs [][]
 		r.shared[c] = make([]bool, k)
 	}
 	r.chains = algorithm1Chains(cands)
-	r.zero, r.zeroSt = make([][][]float64, k), make([][]*sd.State, k)
+	r.zero, r.zeroSt = make([][][]float64, k), make([][]*adlpmm.State, k)
 	return r
 }
 
 // fitOne solves candidate c on fold f from start and scores it.
-func (r *cvRun) fitOne(ctx context.Context, c, f int, start *sd.State) ([]float64, *sd.State, error) {
+func (r *cvRun) fitOne(ctx context.Context, c, f int, start *adlpmm.State) ([]float64, *adlpmm.State, error) {
 	v, isCentral, st, err := cvFit(ctx, r.fits[f], &r.lps[f], r.cands[c], start, r.set, r.tol)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cross-validation %s fold %d: %w", r.cands[c].Model, f+1, err)
@@ -332,7 +332,7 @@ func (r *cvRun) zeroP(ch int) Params { p := r.cands[r.chains[ch][0]]; p.Rho = 0;
 // runChain fits chain ch's candidates on fold f one after another,
 // each warm-started from the last fit solved.
 func (r *cvRun) runChain(ctx context.Context, f, ch int) error {
-	var prev *sd.State
+	var prev *adlpmm.State
 	var z []float64
 	if r.zero[f] != nil {
 		z, prev = r.zero[f][ch], r.zeroSt[f][ch]
@@ -458,8 +458,8 @@ func (r *cvRun) fitZeros(ctx context.Context, workers int, model string) error {
 	g.SetLimit(workers)
 	for f := range r.k {
 		g.Go(func() error {
-			r.zero[f], r.zeroSt[f] = make([][]float64, len(r.chains)), make([]*sd.State, len(r.chains))
-			var prev *sd.State
+			r.zero[f], r.zeroSt[f] = make([][]float64, len(r.chains)), make([]*adlpmm.State, len(r.chains))
+			var prev *adlpmm.State
 			for ch := range r.chains {
 				v, _, st, err := cvFit(gctx, r.fits[f], &r.lps[f], r.zeroP(ch), prev, r.set, r.tol)
 				if err != nil {
@@ -533,7 +533,7 @@ func algorithm1Chains(cands []Params) [][]int {
 // loss has the form huberShares needs: the DRFL or WAFL model with one
 // radius for all clients.
 func huberKappaOnBall(p Params) bool {
-	return p.loss() == pd.LossHuber && (p.Model == ModelDRFL || p.Model == ModelWAFL) && p.Rhos == nil
+	return p.loss() == wdro.LossHuber && (p.Model == ModelDRFL || p.Model == ModelWAFL) && p.Rhos == nil
 }
 
 // huberShares reports whether v, a fit of from, is as good a fit of to
@@ -643,17 +643,17 @@ func thetaMiddle(theta func(k int) float64, i, j int) int {
 // S^{1−1/p}·(max_s f_s − min_s f_s)/2. (For θ < θ', each q' ∈ Q_θ' has
 // q = q̂ + (θ/θ')(q' − q̂) ∈ Q_θ with ‖q' − q‖₁ ≤ S^{1−1/p}(θ' − θ), and
 // (q' − q)·f ≤ ‖q' − q‖₁(max f − min f)/2 as both sum to 1.)
-func drflWorst(clients []pd.Client, p Params, v []float64) (obj, slope float64) {
+func drflWorst(clients []wdro.Client, p Params, v []float64) (obj, slope float64) {
 	sp := NewSpec(clients, p)
 	S := len(sp.Clients)
 	f, qhat := make([]float64, S), sp.Qhat
 	if qhat == nil {
-		qhat = pd.SampleShares(sp.Clients)
+		qhat = wdro.SampleShares(sp.Clients)
 	}
 	for s, c := range sp.Clients {
-		f[s], _ = pd.WorstCaseLoss(c, sp.Model, v)
+		f[s], _ = wdro.WorstCaseLoss(c, sp.Model, v)
 	}
-	for s, q := range sd.WorstWeights(f, qhat, sp.Theta, sp.Norm) {
+	for s, q := range adlpmm.WorstWeights(f, qhat, sp.Theta, sp.Norm) {
 		obj += q * f[s]
 	}
 	cp := float64(S) // p = ∞

@@ -8,17 +8,17 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/internal/testutil"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // huberClients returns S regression clients of N rows: features in
 // [−1, 1], targets from one hyperplane with ‖w‖∞ = 1.6 plus noise and
 // outliers, so that the κ grid straddles the unpenalised fit's ‖w‖∞.
-func huberClients(S, N int) []pd.Client {
+func huberClients(S, N int) []wdro.Client {
 	rng := rand.New(rand.NewPCG(41, 42))
 	w := []float64{1.6, -0.9, 0.4}
-	cl := make([]pd.Client, S)
+	cl := make([]wdro.Client, S)
 	for s := range cl {
 		for i := range N {
 			x := make([]float64, len(w))
@@ -39,21 +39,21 @@ func huberClients(S, N int) []pd.Client {
 
 // drflObjective is (4) at v: the largest Σ q_s f_s(v) over q ∈ Q, f_s the
 // clients' worst-case losses in closed form.
-func drflObjective(clients []pd.Client, p Params, v []float64) float64 {
+func drflObjective(clients []wdro.Client, p Params, v []float64) float64 {
 	obj, _ := drflWorst(clients, p, v)
 	return obj
 }
 
 // solveDRFL solves model p on the clients by Algorithm 1, which must
 // converge, and returns (w, b).
-func solveDRFL(t *testing.T, clients []pd.Client, p Params, set *sd.Settings) []float64 {
+func solveDRFL(t *testing.T, clients []wdro.Client, p Params, set *adlpmm.Settings) []float64 {
 	t.Helper()
 	prob, err := Problem(clients, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sd.Solve(context.Background(), prob, set)
-	if err != nil || res.Status != sd.Converged {
+	res, err := adlpmm.Solve(context.Background(), prob, set)
+	if err != nil || res.Status != adlpmm.Converged {
 		t.Fatalf("%+v: %v, %v", p, res.Status, err)
 	}
 	return res.V
@@ -66,7 +66,7 @@ func solveDRFL(t *testing.T, clients []pd.Client, p Params, set *sd.Settings) []
 // measurably worse, so dropping a condition makes the test fail.
 func TestHuberShares(t *testing.T) {
 	clients := huberClients(3, 30)
-	set := &sd.Settings{Tol: 1e-7, MaxRounds: 20000}
+	set := &adlpmm.Settings{Tol: 1e-7, MaxRounds: 20000}
 	solve := func(p Params) []float64 { t.Helper(); return solveDRFL(t, clients, p, set) }
 	for _, model := range []string{ModelDRFL, ModelWAFL} {
 		base := Params{Model: model, Theta: 0.1, P: 1, Loss: "huber"}
@@ -140,7 +140,7 @@ func TestCrossValidateHuberShares(t *testing.T) {
 	clients := huberClients(3, 30)
 	grid := Grid{Rho: []float64{0.5, 0.05, 1e-3}, Kappa: []float64{0.2, 0.4, 1}, Theta: []float64{0.01, 0.1}}
 	base := Params{Model: ModelDRFL, P: 1, Loss: "huber"}
-	set := &sd.Settings{Tol: 1e-8, MaxRounds: 50000}
+	set := &adlpmm.Settings{Tol: 1e-8, MaxRounds: 50000}
 	var first *CV
 	var fits *cvFits
 	for _, w := range []int{1, 3} {
@@ -215,7 +215,7 @@ func TestCrossValidateThetaShares(t *testing.T) {
 		var first *CV
 		var fits *cvFits
 		for _, w := range []int{1, 3} {
-			cv, cf, err := crossValidate(context.Background(), sp.Train, base, grid, 3, 7, &sd.Settings{Workers: w}, drflCVTol)
+			cv, cf, err := crossValidate(context.Background(), sp.Train, base, grid, 3, 7, &adlpmm.Settings{Workers: w}, drflCVTol)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +230,7 @@ func TestCrossValidateThetaShares(t *testing.T) {
 		if first.Shared == 0 || first.Central+first.Shared > first.Fits { // the rest: Algorithm 1 fallbacks
 			t.Errorf("%s: %d fits, %d central, %d shared", model, first.Fits, first.Central, first.Shared)
 		}
-		var lp pd.CentralLP
+		var lp wdro.CentralLP
 		lp.Eps = drflCVLPEps
 		for c, p := range first.Candidates {
 			for f, fold := range fits.fold {
@@ -312,9 +312,9 @@ func TestCentralLPSaturatedTheta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp := pd.CentralLP{Eps: drflCVLPEps}
+	lp := wdro.CentralLP{Eps: drflCVLPEps}
 	for f, thetas := range map[int][]float64{1: {0.5, 0.9, 1}, 3: {0.5, 0.9, 1}, 4: {0.5, 0.9, 1}} {
-		fit := make([]pd.Client, len(sp.Train))
+		fit := make([]wdro.Client, len(sp.Train))
 		for s, c := range sp.Train {
 			for i := range c.Y {
 				if folds[s][i] != f {
@@ -326,7 +326,7 @@ func TestCentralLPSaturatedTheta(t *testing.T) {
 		for k, theta := range thetas {
 			p := Params{Model: ModelDRFL, Rho: 1e-6, Kappa: 0.5, Theta: theta, P: 1}
 			if f == 3 && theta == 1 {
-				lps := [2]pd.CentralLP{{Eps: drflCVLPEps}, {Eps: 10 * drflCVLPEps}}
+				lps := [2]wdro.CentralLP{{Eps: drflCVLPEps}, {Eps: 10 * drflCVLPEps}}
 				var central bool
 				if vs[k], central, _, err = cvFit(context.Background(), fit, &lps, p, nil, nil, drflCVTol); err != nil || !central {
 					t.Fatalf("fold 4 θ 1: central %v, %v", central, err)
@@ -386,7 +386,7 @@ func TestThetaSharesRule(t *testing.T) {
 // order, and each client trains on its own other rows.
 func TestSplitFolds(t *testing.T) {
 	row := func(v float64) []float64 { return []float64{v} }
-	train := []pd.Client{
+	train := []wdro.Client{
 		{X: [][]float64{row(1), row(2), row(3)}, Y: []float64{1, -1, 1}},
 		{X: [][]float64{row(4), row(5)}, Y: []float64{-1, 1}},
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // DRFL models (issue 10): the paper's model and its four comparisons.
@@ -34,7 +34,7 @@ func Models() []string {
 // real target (regression: abalone's rings).
 type Split struct {
 	Regression bool
-	Train      []pd.Client
+	Train      []wdro.Client
 	TestX      [][]float64
 	TestY      []float64
 	// TestClient[i] is the client (0-based) test row i belongs to.
@@ -75,7 +75,7 @@ func NewSplit(d *datasets.Dataset, cfg DataConfig, seed uint64) (*Split, error) 
 	x, y, n := drflRows(d)
 	train, test := splitRows(y, d.Regression, cfg.TrainShare, rng)
 	scale := minMaxScaler(x, train, n)
-	sp := &Split{Train: make([]pd.Client, S), Features: d.FeatureNames[:n], Regression: d.Regression}
+	sp := &Split{Train: make([]wdro.Client, S), Features: d.FeatureNames[:n], Regression: d.Regression}
 	for k, i := range train {
 		s := k * S / len(train)
 		sp.Train[s].X = append(sp.Train[s].X, scale(x[i]))
@@ -197,7 +197,7 @@ func minMaxScaler(x [][]float64, train []int, n int) func(r []float64) []float64
 
 // imbalance keeps a share ratio of c's minority class (+1 on a tie),
 // drawn from rng, and every row of the other class, in their order.
-func imbalance(c *pd.Client, ratio float64, rng *rand.Rand) {
+func imbalance(c *wdro.Client, ratio float64, rng *rand.Rand) {
 	var pos int
 	for _, v := range c.Y {
 		if v > 0 {
@@ -231,7 +231,7 @@ func imbalance(c *pd.Client, ratio float64, rng *rand.Rand) {
 
 // checkClasses fails a classification split in which a client lacks a
 // class: its local hinge loss would have nothing to separate.
-func checkClasses(train []pd.Client, ratios []float64) error {
+func checkClasses(train []wdro.Client, ratios []float64) error {
 	for s, c := range train {
 		for _, cls := range []float64{-1, 1} {
 			if !slices.Contains(c.Y, cls) {
@@ -265,13 +265,13 @@ type Params struct {
 	Model string  `json:"model"`
 	Rho   float64 `json:"rho"`
 	// Rhos, if set, gives each client its own ρ_s (drfl only; length S).
-	Rhos    []float64  `json:"rhos,omitempty"`
-	Kappa   float64    `json:"kappa"`
-	Theta   float64    `json:"theta"`
-	P       float64    `json:"-"`              // see PName
-	PName   string     `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by Run
-	QHat    []float64  `json:"qhat,omitempty"` // nil: N_s/N
-	Support pd.Support `json:"-"`              // see SupportName
+	Rhos    []float64    `json:"rhos,omitempty"`
+	Kappa   float64      `json:"kappa"`
+	Theta   float64      `json:"theta"`
+	P       float64      `json:"-"`              // see PName
+	PName   string       `json:"p"`              // "1", "2" or "inf" (JSON has no +Inf), set by Run
+	QHat    []float64    `json:"qhat,omitempty"` // nil: N_s/N
+	Support wdro.Support `json:"-"`              // see SupportName
 	// SupportName is "box" or "free", set by Run.
 	SupportName string `json:"support,omitempty"`
 	// Loss is "hinge" (the SVM; "" means hinge) or "huber" (regression,
@@ -285,13 +285,13 @@ func (p *Params) Spell() {
 	p.PName, p.SupportName = normName(p.P), p.Support.String()
 }
 
-// loss returns the problems/drfl loss of p: Huber's, or else the hinge
+// loss returns the problems/wdro loss of p: Huber's, or else the hinge
 // loss (hinge, svm or empty: Validate refuses any other name).
-func (p Params) loss() pd.Loss {
-	if p.Loss == pd.LossHuber.String() {
-		return pd.LossHuber
+func (p Params) loss() wdro.Loss {
+	if p.Loss == wdro.LossHuber.String() {
+		return wdro.LossHuber
 	}
-	return pd.LossHinge
+	return wdro.LossHinge
 }
 
 func (p Params) lossName() string {
@@ -304,7 +304,7 @@ func (p Params) lossName() string {
 // Metric returns the test metric of p's loss: accuracy for the hinge loss,
 // MSE for Huber regression.
 func (p Params) Metric() Metric {
-	if p.loss() == pd.LossHuber {
+	if p.loss() == wdro.LossHuber {
 		return Metric{Name: "mse", LowerIsBetter: true}
 	}
 	return Metric{Name: "accuracy"}
@@ -319,9 +319,9 @@ type Metric struct {
 // Eval returns the metric of v = (w, b) on the rows (x, y).
 func (m Metric) Eval(x [][]float64, y, v []float64) float64 {
 	if m.LowerIsBetter {
-		return pd.MSE(x, y, v)
+		return wdro.MSE(x, y, v)
 	}
-	return pd.Accuracy(x, y, v)
+	return wdro.Accuracy(x, y, v)
 }
 
 // Better reports whether score a is strictly better than b; NaN (a
@@ -355,7 +355,7 @@ func (p Params) Validate() error {
 	if !(p.Theta >= 0) || math.IsInf(p.Theta, 1) {
 		return &experiments.ConfigError{Field: "theta", Value: p.Theta, Reason: "want a finite value ≥ 0"}
 	}
-	if _, err := pd.ParseLoss(p.lossName()); err != nil {
+	if _, err := wdro.ParseLoss(p.lossName()); err != nil {
 		return &experiments.ConfigError{Field: "loss", Value: p.Loss, Reason: "want hinge or huber"}
 	}
 	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 1) {
@@ -375,24 +375,24 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// Spec is model p on the clients in problems/drfl terms: the clients
+// Spec is model p on the clients in problems/wdro terms: the clients
 // (with their radii; WAFL's pooled into one), the model, θ, the norm p and
 // q̂ (nil: N_s/N).
 type Spec struct {
-	Clients     []pd.Client
-	Model       pd.Model
+	Clients     []wdro.Client
+	Model       wdro.Model
 	Theta, Norm float64
 	Qhat        []float64
 }
 
 // NewSpec is model p on clients (copied; WAFL pools them into one).
-func NewSpec(clients []pd.Client, p Params) Spec {
-	cl := make([]pd.Client, len(clients))
+func NewSpec(clients []wdro.Client, p Params) Spec {
+	cl := make([]wdro.Client, len(clients))
 	copy(cl, clients)
 	loss, eps := p.loss(), p.Epsilon
-	sp := Spec{Clients: cl, Model: pd.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
+	sp := Spec{Clients: cl, Model: wdro.Model{Loss: loss, Epsilon: eps, Support: p.Support, Kappa: p.Kappa},
 		Theta: p.Theta, Norm: p.P, Qhat: p.QHat}
-	epigraph := pd.Model{Loss: loss, Epsilon: eps, Epigraph: true}
+	epigraph := wdro.Model{Loss: loss, Epsilon: eps, Epigraph: true}
 	switch p.Model {
 	case ModelDRFL:
 		for s := range cl {
@@ -414,32 +414,32 @@ func NewSpec(clients []pd.Client, p Params) Spec {
 			sp.Qhat[s] = 1 / float64(len(cl))
 		}
 	case ModelWAFL:
-		var pooled pd.Client
+		var pooled wdro.Client
 		for _, c := range cl {
 			pooled.X = append(pooled.X, c.X...)
 			pooled.Y = append(pooled.Y, c.Y...)
 		}
 		pooled.Rho = p.Rho
-		sp.Clients = []pd.Client{pooled}
+		sp.Clients = []wdro.Client{pooled}
 		sp.Theta, sp.Qhat = 0, nil
 	}
 	return sp
 }
 
 // central reports whether (4) is an LP for this spec (hinge loss, p ∈
-// {1, ∞}), so that pd.Central can solve it.
+// {1, ∞}), so that wdro.Central can solve it.
 func (sp Spec) central() bool {
-	return sp.Model.Loss == pd.LossHinge && (sp.Norm == 1 || math.IsInf(sp.Norm, 1))
+	return sp.Model.Loss == wdro.LossHinge && (sp.Norm == 1 || math.IsInf(sp.Norm, 1))
 }
 
 // Problem returns the solver problem of model p on the clients.
-func Problem(clients []pd.Client, p Params) (*sd.Problem, error) {
+func Problem(clients []wdro.Client, p Params) (*adlpmm.Problem, error) {
 	sp := NewSpec(clients, p)
-	fed, n, err := pd.Federate(sp.Clients, sp.Model, nil)
+	fed, n, err := wdro.Federate(sp.Clients, sp.Model, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &sd.Problem{Clients: fed, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
+	return &adlpmm.Problem{Clients: fed, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
 }
 
 // RunResult is the outcome of one model on one split.
@@ -475,7 +475,7 @@ type RunResult struct {
 
 // CheckLoss rejects a loss that does not fit the split's labels.
 func (sp *Split) CheckLoss(p Params) error {
-	if sp.Regression != (p.loss() == pd.LossHuber) {
+	if sp.Regression != (p.loss() == wdro.LossHuber) {
 		kind := map[bool]string{true: "regression", false: "classification"}[sp.Regression]
 		return &experiments.ConfigError{Field: "loss", Value: p.lossName(),
 			Reason: fmt.Sprintf("the dataset is a %s one: use huber for regression, hinge for classification", kind)}
@@ -485,7 +485,7 @@ func (sp *Split) CheckLoss(p Params) error {
 
 // Run solves model p on split sp and scores it on testX (the split's
 // test rows, possibly noisy).
-func Run(ctx context.Context, sp *Split, p Params, testX [][]float64, set *sd.Settings) (*RunResult, error) {
+func Run(ctx context.Context, sp *Split, p Params, testX [][]float64, set *adlpmm.Settings) (*RunResult, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -500,7 +500,7 @@ func Run(ctx context.Context, sp *Split, p Params, testX [][]float64, set *sd.Se
 	if err != nil {
 		return nil, err
 	}
-	res, err := sd.Solve(ctx, prob, set)
+	res, err := adlpmm.Solve(ctx, prob, set)
 	if res == nil {
 		return nil, err
 	}
@@ -541,7 +541,7 @@ func (sp *Split) score(m Metric, testX [][]float64, v []float64) (pooled float64
 }
 
 // Converged reports whether Algorithm 1 met its tolerance.
-func (r *RunResult) Converged() bool { return r.Status == sd.Converged.String() }
+func (r *RunResult) Converged() bool { return r.Status == adlpmm.Converged.String() }
 
 // StatusFlags is Status with the inner cap hits, if any: "Converged
 // (2 inner caps)".

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/fedcon/fedcon/datasets"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // heartOrSkip loads heart from the shared data folder, or skips.
@@ -64,7 +64,7 @@ func TestDRFLAbaloneHuber(t *testing.T) {
 	}
 	for _, m := range models {
 		p := Params{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1, Loss: "huber"}
-		r, err := Run(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 3})
+		r, err := Run(context.Background(), sp, p, sp.TestX, &adlpmm.Settings{Workers: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestDRFLModelsHeart(t *testing.T) {
 	}
 	for _, m := range Models() {
 		p := Params{Model: m, Rho: 0.01, Kappa: 0.5, Theta: 0.01, P: 1}
-		r, err := Run(context.Background(), sp, p, sp.TestX, &sd.Settings{Workers: 3})
+		r, err := Run(context.Background(), sp, p, sp.TestX, &adlpmm.Settings{Workers: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

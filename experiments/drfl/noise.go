@@ -13,7 +13,7 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // NoiseFigure describes one row (dataset) of the paper's Figures 2-5:
@@ -47,7 +47,7 @@ type NoiseConfig struct {
 	Folds int   `json:"folds,omitempty"`
 	// Data is the split of every repetition.
 	Data DataConfig `json:"data"`
-	// C, Tol, MaxRounds: Algorithm 1's settings (0: solver/drfl's default).
+	// C, Tol, MaxRounds: Algorithm 1's settings (0: solver/adlpmm's default).
 	C         float64 `json:"c"`
 	Tol       float64 `json:"tol"`
 	MaxRounds int     `json:"max_rounds"`
@@ -262,7 +262,7 @@ func runDRFLRep(ctx context.Context, d *datasets.Dataset, cfg NoiseConfig, seed 
 	tests := noisyTests(sp, cfg, seed)
 	rep := &drflRep{}
 	for _, p := range cfg.Params {
-		set := &sd.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: cfg.Workers}
+		set := &adlpmm.Settings{C: cfg.C, Tol: cfg.Tol, MaxRounds: cfg.MaxRounds, Workers: cfg.Workers}
 		var cv *CV
 		var cvSeconds float64
 		if cfg.CV != nil {

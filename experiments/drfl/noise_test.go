@@ -15,8 +15,8 @@ import (
 
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // synthDataset is a small separable-with-noise classification dataset
@@ -194,7 +194,7 @@ func TestCrossValidate(t *testing.T) {
 		base := Params{Model: ModelDRFL, Kappa: 0.5, P: p}
 		var first *CV
 		for _, w := range []int{1, 3} {
-			cv, err := CrossValidate(context.Background(), sp.Train, base, grid, 3, 7, &sd.Settings{Workers: w})
+			cv, err := CrossValidate(context.Background(), sp.Train, base, grid, 3, 7, &adlpmm.Settings{Workers: w})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +238,7 @@ func TestDRFLNoiseTrialHash(t *testing.T) {
 		edit func(n *NoiseConfig)
 	}{
 		{"p", func(n *NoiseConfig) { n.Params[0].P = math.Inf(1) }},
-		{"support", func(n *NoiseConfig) { n.Params[0].Support = pd.Free }},
+		{"support", func(n *NoiseConfig) { n.Params[0].Support = wdro.Free }},
 		{"rho", func(n *NoiseConfig) { n.Params[0].Rho = 0.1 }},
 		{"qhat", func(n *NoiseConfig) { n.Params[0].QHat = []float64{0.2, 0.3, 0.5} }},
 		{"epsilon", func(n *NoiseConfig) { n.Params[0].Epsilon = 2 }},

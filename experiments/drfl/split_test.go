@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	pd "github.com/fedcon/fedcon/problems/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
 )
 
 // TestMinMaxScaler: the range comes from the training rows alone, so a
@@ -41,7 +41,7 @@ func TestImbalance(t *testing.T) {
 		{"tie drops +1", []float64{1, -1, 1, -1}, 0.5, 1, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cl := pd.Client{Y: slices.Clone(c.y)}
+			cl := wdro.Client{Y: slices.Clone(c.y)}
 			for i := range c.y {
 				cl.X = append(cl.X, []float64{float64(i)})
 			}

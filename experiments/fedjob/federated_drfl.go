@@ -8,17 +8,17 @@ import (
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/drfl"
-	pd "github.com/fedcon/fedcon/problems/drfl"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/problems/wdro"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
-// FedDRFL is a DRFL job (AD-LPMM, solver/drfl): one repetition's split of
+// FedDRFL is a DRFL job (AD-LPMM, solver/adlpmm): one repetition's split of
 // Job.Dataset and one model.
 type FedDRFL struct {
 	Data   drfl.DataConfig `json:"data"`
 	Seed   uint64          `json:"seed"` // the repetition's split
 	Params drfl.Params     `json:"params"`
-	// Algorithm 1's settings; zero values take solver/drfl's defaults.
+	// Algorithm 1's settings; zero values take solver/adlpmm's defaults.
 	C         float64 `json:"c"`
 	Tol       float64 `json:"tol"`
 	MaxRounds int     `json:"max_rounds"`
@@ -26,13 +26,13 @@ type FedDRFL struct {
 
 // settings returns Algorithm 1's settings with the defaults made explicit
 // (the clients are set up with c and tol before Solve runs).
-func (f *FedDRFL) settings(workers int) *sd.Settings {
-	s := &sd.Settings{C: f.C, Tol: f.Tol, MaxRounds: f.MaxRounds, Workers: workers}
+func (f *FedDRFL) settings(workers int) *adlpmm.Settings {
+	s := &adlpmm.Settings{C: f.C, Tol: f.Tol, MaxRounds: f.MaxRounds, Workers: workers}
 	if s.C == 0 {
-		s.C = sd.DefaultC
+		s.C = adlpmm.DefaultC
 	}
 	if s.Tol == 0 {
-		s.Tol = sd.DefaultTol
+		s.Tol = adlpmm.DefaultTol
 	}
 	return s
 }
@@ -50,7 +50,7 @@ func (f *FedDRFL) params() (drfl.Params, error) {
 	default:
 		return p, &experiments.ConfigError{Field: "p", Value: p.PName, Reason: "want 1, 2 or inf"}
 	}
-	sup, err := pd.ParseSupport(p.SupportName)
+	sup, err := wdro.ParseSupport(p.SupportName)
 	if err != nil {
 		return p, &experiments.ConfigError{Field: "support", Value: p.SupportName, Reason: "want box or free"}
 	}
@@ -69,7 +69,7 @@ func (f *FedDRFL) params() (drfl.Params, error) {
 
 // NewFedDRFL returns the DRFL job of model p on repetition seed's split of
 // dataset (P and Support are carried by name).
-func NewFedDRFL(dataset string, data drfl.DataConfig, seed uint64, p drfl.Params, s *sd.Settings) *Job {
+func NewFedDRFL(dataset string, data drfl.DataConfig, seed uint64, p drfl.Params, s *adlpmm.Settings) *Job {
 	p.Spell()
 	f := &FedDRFL{Data: data, Seed: seed, Params: p}
 	if s != nil {
@@ -80,7 +80,7 @@ func NewFedDRFL(dataset string, data drfl.DataConfig, seed uint64, p drfl.Params
 
 // DRFLServer is the server side of a DRFL job: the problem without the
 // clients (FedDRFL.Problem adds them) and the settings.
-func (j *Job) DRFLServer(workers int) (*sd.Settings, error) {
+func (j *Job) DRFLServer(workers int) (*adlpmm.Settings, error) {
 	if j.DRFL == nil {
 		return nil, &experiments.ConfigError{Field: "drfl", Value: nil, Reason: "missing configuration"}
 	}
@@ -92,20 +92,20 @@ func (j *Job) DRFLServer(workers int) (*sd.Settings, error) {
 
 // DRFLProblem returns the DRFL problem (4) for clients reached elsewhere
 // (e.g. over the network), with n features.
-func (j *Job) DRFLProblem(clients []sd.Client, n int) (*sd.Problem, error) {
+func (j *Job) DRFLProblem(clients []adlpmm.Client, n int) (*adlpmm.Problem, error) {
 	p, err := j.DRFL.params()
 	if err != nil {
 		return nil, err
 	}
 	// θ, p and q̂ of the model do not depend on the clients' data.
-	sp := drfl.NewSpec(make([]pd.Client, len(clients)), p)
-	return &sd.Problem{Clients: clients, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
+	sp := drfl.NewSpec(make([]wdro.Client, len(clients)), p)
+	return &adlpmm.Problem{Clients: clients, Features: n, P: sp.Norm, Theta: sp.Theta, QHat: sp.Qhat}, nil
 }
 
 // DRFLParty loads client party's DRFL client (1..S) only: it draws the
 // repetition's split of the data set and keeps its own training rows.
 // It returns n+1, the length of v = (w, b).
-func (j *Job) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
+func (j *Job) DRFLParty(dirs []string, party int) (adlpmm.Client, int, error) {
 	p, err := j.DRFL.params()
 	if err != nil {
 		return nil, 0, err
@@ -118,7 +118,7 @@ func (j *Job) DRFLParty(dirs []string, party int) (sd.Client, int, error) {
 		return nil, 0, err
 	}
 	spec := drfl.NewSpec(sp.Train, p)
-	fed, n, err := pd.Federate(spec.Clients[party-1:party], spec.Model, nil)
+	fed, n, err := wdro.Federate(spec.Clients[party-1:party], spec.Model, nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -143,7 +143,7 @@ func (j *Job) drflSplit(dirs []string) (*drfl.Split, error) {
 
 // SolveDRFLLocal runs the DRFL job with every client in this process: the
 // reference a federated run must reproduce bit for bit.
-func (j *Job) SolveDRFLLocal(ctx context.Context, dirs []string, workers int) (*sd.Result, error) {
+func (j *Job) SolveDRFLLocal(ctx context.Context, dirs []string, workers int) (*adlpmm.Result, error) {
 	p, err := j.DRFL.params()
 	if err != nil {
 		return nil, err
@@ -156,5 +156,5 @@ func (j *Job) SolveDRFLLocal(ctx context.Context, dirs []string, workers int) (*
 	if err != nil {
 		return nil, err
 	}
-	return sd.Solve(ctx, prob, j.DRFL.settings(workers))
+	return adlpmm.Solve(ctx, prob, j.DRFL.settings(workers))
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/federation"
 	"github.com/fedcon/fedcon/solver"
-	sd "github.com/fedcon/fedcon/solver/drfl"
+	"github.com/fedcon/fedcon/solver/adlpmm"
 )
 
 // ServeOptions are how `fedcon serve` runs a job.
@@ -68,7 +68,7 @@ type ServeResult struct {
 	Result *solver.Result `json:"-"`
 }
 
-// DRFLServed is the part of solver/drfl's Result a served run records.
+// DRFLServed is the part of solver/adlpmm's Result a served run records.
 type DRFLServed struct {
 	Rounds       int       `json:"rounds"`
 	Objective    float64   `json:"objective"`
@@ -112,7 +112,7 @@ func Serve(ctx context.Context, job *Job, dirs []string, o ServeOptions) (*Serve
 	cfg := federation.ServerConfig{RunID: o.RunID, Job: jb, RoundTimeout: o.RoundTimeout, Rejoin: o.Rejoin,
 		RoundDeadline: o.RoundDeadline, Log: o.Log}
 	var run *FedRun
-	var dset *sd.Settings
+	var dset *adlpmm.Settings
 	if job.Problem == "drfl" {
 		if dset, err = job.DRFLServer(o.Workers); err != nil {
 			return nil, err
@@ -215,7 +215,7 @@ func (out *ServeResult) SetAudit(r *solver.Result) {
 }
 
 // serveDRFL runs AD-LPMM through the joined clients into out.
-func serveDRFL(ctx context.Context, job *Job, srv *federation.Server, set *sd.Settings, out *ServeResult) error {
+func serveDRFL(ctx context.Context, job *Job, srv *federation.Server, set *adlpmm.Settings, out *ServeResult) error {
 	clients, d, err := srv.DRFLClients()
 	if err != nil {
 		return err
@@ -224,7 +224,7 @@ func serveDRFL(ctx context.Context, job *Job, srv *federation.Server, set *sd.Se
 	if err != nil {
 		return err
 	}
-	res, err := sd.Solve(ctx, prob, set)
+	res, err := adlpmm.Solve(ctx, prob, set)
 	if err == nil {
 		err = srv.DRFLErr()
 	}
@@ -312,7 +312,7 @@ func RunClient(ctx context.Context, dirs []string, o ClientOptions) (*federation
 			o.Log("client %d: joined run %s", o.Party, run)
 		}
 	}
-	loadDRFL := func(b []byte, party int) (sd.Client, int, error) {
+	loadDRFL := func(b []byte, party int) (adlpmm.Client, int, error) {
 		job, err := UnmarshalJob(b)
 		if err != nil {
 			return nil, 0, err

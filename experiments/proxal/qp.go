@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fedcon/fedcon/experiments"
-	"github.com/fedcon/fedcon/internal/nprand"
+	"github.com/fedcon/fedcon/internal/numpyrand"
 	"github.com/fedcon/fedcon/problems"
 	"github.com/fedcon/fedcon/solver"
 )
@@ -161,7 +161,7 @@ type QPResult QPResultFile[QPRow, QPTrial]
 // QPInstance builds cell (n, d, m): our stream or the authors' numpy one.
 func QPInstance(cfg *QPConfig, n, d, m int) (*problems.LCQP, error) {
 	if cfg.RNG == "numpy" {
-		return fromNumpy(nprand.GenerateLCQP(d, n, m)), nil
+		return fromNumpy(numpyrand.GenerateLCQP(d, n, m)), nil
 	}
 	stream := uint64(n)<<40 | uint64(d)<<20 | uint64(m)
 	return problems.NewLCQP(rand.New(rand.NewPCG(cfg.Seed, stream)), d, n, m)
@@ -170,13 +170,13 @@ func QPInstance(cfg *QPConfig, n, d, m int) (*problems.LCQP, error) {
 // QPStart returns trial t's w0, shared by both algorithms.
 func QPStart(cfg *QPConfig, t, d int) []float64 {
 	if cfg.RNG == "numpy" {
-		return nprand.TrialStart(t, d)
+		return numpyrand.TrialStart(t, d)
 	}
 	return problems.UnitSphere(rand.New(rand.NewPCG(cfg.Seed, 1<<62|uint64(t))), d)
 }
 
 // fromNumpy converts the authors' layout (server = last block, zeroed A, b, d).
-func fromNumpy(in *nprand.LCQPInstance) *problems.LCQP {
+func fromNumpy(in *numpyrand.LCQPInstance) *problems.LCQP {
 	q := &problems.LCQP{Dim: in.D, N: in.N, M: in.M}
 	for i := 0; i <= in.N; i++ {
 		c := mat.NewDense(in.M, in.D, append([]float64(nil), in.C[i]...))

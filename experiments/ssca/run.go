@@ -21,7 +21,7 @@ import (
 	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/problems/swishnet"
-	"github.com/fedcon/fedcon/solver/ssca"
+	"github.com/fedcon/fedcon/solver/stochastic"
 )
 
 // Step is one row of Section VI's step-size table: ρ_t = A1/t^Alpha,
@@ -198,12 +198,12 @@ func (c *Config) Validate() error {
 
 // schedule returns the step sizes of spec s (SSCA) or an error naming the
 // batch size without a row.
-func (c *Config) schedule(s Spec) (ssca.Schedule, error) {
+func (c *Config) schedule(s Spec) (stochastic.Schedule, error) {
 	if !s.ssca() {
 		if _, ok := c.SGDRates[s.rateKey()]; !ok && s.Rate == (SGDRate{}) {
-			return ssca.Schedule{}, &experiments.ConfigError{Field: "sgd_rates", Value: s.rateKey(), Reason: "no learning rate for this baseline: run 'fedcon tune ssca-sgd'"}
+			return stochastic.Schedule{}, &experiments.ConfigError{Field: "sgd_rates", Value: s.rateKey(), Reason: "no learning rate for this baseline: run 'fedcon tune ssca-sgd'"}
 		}
-		return ssca.Schedule{}, nil
+		return stochastic.Schedule{}, nil
 	}
 	rows, key := c.SampleSteps, "sample_steps"
 	if s.feature() {
@@ -211,10 +211,10 @@ func (c *Config) schedule(s Spec) (ssca.Schedule, error) {
 	}
 	for _, r := range rows {
 		if r.Batch == s.Batch {
-			return ssca.Schedule{A1: r.A1, A2: r.A2, Alpha: r.Alpha, GammaOffset: c.GammaOffset}, nil
+			return stochastic.Schedule{A1: r.A1, A2: r.A2, Alpha: r.Alpha, GammaOffset: c.GammaOffset}, nil
 		}
 	}
-	return ssca.Schedule{}, &experiments.ConfigError{Field: key, Value: s.Batch, Reason: "no step-size row for this batch size"}
+	return stochastic.Schedule{}, &experiments.ConfigError{Field: key, Value: s.Batch, Reason: "no step-size row for this batch size"}
 }
 
 // Spec is one curve: an algorithm at a batch size (and local steps,
@@ -395,15 +395,15 @@ type Trial struct {
 	// T are the evaluated iterations; TrainCost is F(w^t) (25) on the
 	// (evaluation) training set, Objective F + λ‖w‖² (27), TestAcc the
 	// test accuracy and Norm2 ‖w^t‖².
-	T         []int      `json:"t"`
-	TrainCost []float64  `json:"train_cost"`
-	Objective []float64  `json:"objective"`
-	TestAcc   []float64  `json:"test_acc"`
-	Norm2     []float64  `json:"norm2"`
-	Status    string     `json:"status"`
-	Nu        float64    `json:"nu,omitempty"`
-	Slack     float64    `json:"slack,omitempty"`
-	Stats     ssca.Stats `json:"stats"`
+	T         []int            `json:"t"`
+	TrainCost []float64        `json:"train_cost"`
+	Objective []float64        `json:"objective"`
+	TestAcc   []float64        `json:"test_acc"`
+	Norm2     []float64        `json:"norm2"`
+	Status    string           `json:"status"`
+	Nu        float64          `json:"nu,omitempty"`
+	Slack     float64          `json:"slack,omitempty"`
+	Stats     stochastic.Stats `json:"stats"`
 	// FinalW names the file of w^T, stored for run 0 of each curve
 	// (WeightsRun) so that `fedcon check` recomputes the last point's cost
 	// and accuracy; absent in other runs and in files of an older fedcon.
@@ -526,16 +526,16 @@ func RunTrial(ctx context.Context, cfg *Config, data *Data, s Spec, r int) (Tria
 	if err != nil {
 		return tr, err
 	}
-	st := &ssca.Settings{Rounds: cfg.Rounds, Batch: s.Batch, Tau: cfg.Tau, C: cfg.C, Schedule: sched, Seed: seed,
+	st := &stochastic.Settings{Rounds: cfg.Rounds, Batch: s.Batch, Tau: cfg.Tau, C: cfg.C, Schedule: sched, Seed: seed,
 		Recorder: rec, Record: cfg.evalAt(s)}
 	rate := s.Rate
 	if rate == (SGDRate{}) {
 		rate = cfg.SGDRates[s.rateKey()]
 	}
-	sgd := &ssca.SGDSettings{Rounds: cfg.Rounds, Batch: s.Batch, LocalSteps: s.LocalSteps, LR: rate.A, Beta: rate.Beta,
+	sgd := &stochastic.SGDSettings{Rounds: cfg.Rounds, Batch: s.Batch, LocalSteps: s.LocalSteps, LR: rate.A, Beta: rate.Beta,
 		Lambda: lambda, Seed: seed, Recorder: rec, Record: cfg.evalAt(s)}
-	prob := ssca.Problem{Constrained: s.constrained(), Lambda: s.Lambda, U: s.U}
-	var res *ssca.Result
+	prob := stochastic.Problem{Constrained: s.constrained(), Lambda: s.Lambda, U: s.U}
+	var res *stochastic.Result
 	if s.feature() {
 		fp, err := featureProblem(cfg, net, train)
 		if err != nil {
@@ -545,9 +545,9 @@ func RunTrial(ctx context.Context, cfg *Config, data *Data, s Spec, r int) (Tria
 			return tr, &experiments.ConfigError{Field: "batch", Value: s.Batch, Reason: fmt.Sprintf("larger than the %d samples", train.N)}
 		}
 		if s.Algo == "fsgd" {
-			res, err = ssca.FeatureSGD(ctx, fp, w1, sgd)
+			res, err = stochastic.FeatureSGD(ctx, fp, w1, sgd)
 		} else {
-			res, err = ssca.SolveFeature(ctx, fp, w1, prob, st)
+			res, err = stochastic.SolveFeature(ctx, fp, w1, prob, st)
 		}
 		if res == nil {
 			return tr, err
@@ -559,9 +559,9 @@ func RunTrial(ctx context.Context, cfg *Config, data *Data, s Spec, r int) (Tria
 		return tr, err
 	}
 	if s.Algo == "fedavg" {
-		res, err = ssca.FedAvg(ctx, clients, w1, sgd)
+		res, err = stochastic.FedAvg(ctx, clients, w1, sgd)
 	} else {
-		res, err = ssca.SolveSample(ctx, clients, w1, prob, st)
+		res, err = stochastic.SolveSample(ctx, clients, w1, prob, st)
 	}
 	if res == nil {
 		return tr, err
@@ -578,7 +578,7 @@ var errDiverged = errors.New("diverged")
 const statusDiverged = "Diverged"
 
 // fill copies res into tr; a run stopped by errDiverged is Diverged, not an error.
-func (tr *Trial) fill(res *ssca.Result, err error) error {
+func (tr *Trial) fill(res *stochastic.Result, err error) error {
 	tr.Status, tr.Stats, tr.Nu, tr.Slack = res.Status.String(), res.Stats, res.Nu, res.Slack
 	tr.W = res.W
 	if errors.Is(err, errDiverged) {
@@ -592,10 +592,10 @@ func (tr *Trial) fill(res *ssca.Result, err error) error {
 }
 
 // sampleClients shuffles the training set iid into I shards (seed-driven).
-func sampleClients(cfg *Config, net swishnet.Net, train *datasets.Images, seed uint64, B int) ([]ssca.SampleClient, error) {
+func sampleClients(cfg *Config, net swishnet.Net, train *datasets.Images, seed uint64, B int) ([]stochastic.SampleClient, error) {
 	perm := rand.New(rand.NewPCG(seed, streamShard)).Perm(train.N)
 	I := cfg.Clients
-	var out []ssca.SampleClient
+	var out []stochastic.SampleClient
 	for i := 0; i < I; i++ {
 		rows := perm[i*train.N/I : (i+1)*train.N/I]
 		if B > len(rows) {
@@ -607,11 +607,11 @@ func sampleClients(cfg *Config, net swishnet.Net, train *datasets.Images, seed u
 }
 
 // featureProblem splits the pixels into I contiguous blocks.
-func featureProblem(cfg *Config, net swishnet.Net, train *datasets.Images) (*ssca.FeatureProblem, error) {
+func featureProblem(cfg *Config, net swishnet.Net, train *datasets.Images) (*stochastic.FeatureProblem, error) {
 	if cfg.Clients > net.K {
 		return nil, &experiments.ConfigError{Field: "clients", Value: cfg.Clients, Reason: fmt.Sprintf("more clients than the %d features", net.K)}
 	}
-	fp := &ssca.FeatureProblem{Top: [2]int{net.K * net.J, net.Dim()}, LabelsAtClient0: cfg.Labels == "client0"}
+	fp := &stochastic.FeatureProblem{Top: [2]int{net.K * net.J, net.Dim()}, LabelsAtClient0: cfg.Labels == "client0"}
 	for _, b := range swishnet.Blocks(net.K, cfg.Clients) {
 		fp.Clients = append(fp.Clients, swishnet.NewFeatureClient(net, train, b[0], b[1]))
 		fp.Blocks = append(fp.Blocks, [2]int{b[0] * net.J, b[1] * net.J})

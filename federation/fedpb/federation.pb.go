@@ -447,7 +447,7 @@ func (x *Setup) GetDrfl() *DrflConfig {
 }
 
 // DrflConfig is what a DRFL client's Local needs: the step size c and the
-// server's tolerance (solver/drfl.Client.NewLocal).
+// server's tolerance (solver/adlpmm.Client.NewLocal).
 type DrflConfig struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	C             float64                `protobuf:"fixed64,1,opt,name=c,proto3" json:"c,omitempty"`

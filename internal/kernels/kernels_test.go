@@ -334,8 +334,8 @@ func TestByteRow(t *testing.T) {
 	for _, J := range []int{1, 3, 4, 5, 8, 12, 31, 32, 36, 64, 100, 128, 131} {
 		const rows, k0 = 40, 7
 		w := buf(rng, rows*J, 1, 1)
-		for _, np := range []int{0, 1, 2, 9, 40} {
-			col, val := make([]uint16, np), make([]uint8, np)
+		for _, nnz := range []int{0, 1, 2, 9, 40} {
+			col, val := make([]uint16, nnz), make([]uint8, nnz)
 			for p := range col {
 				col[p], val[p] = uint16(k0+rng.IntN(rows)), uint8(rng.IntN(256))
 			}
@@ -359,7 +359,7 @@ func TestByteRow(t *testing.T) {
 			}
 			for j := range want {
 				if z[j] != want[j] || za[j] != wantAdd[j] {
-					t.Fatalf("J=%d np=%d j=%d: %g, %g, want %g, %g", J, np, j, z[j], za[j], want[j], wantAdd[j])
+					t.Fatalf("J=%d nnz=%d j=%d: %g, %g, want %g, %g", J, nnz, j, z[j], za[j], want[j], wantAdd[j])
 				}
 			}
 		}

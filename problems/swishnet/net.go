@@ -1,7 +1,7 @@
 // Package swishnet is the three-layer classifier of Ye & Cui, eq. (26): K
 // inputs, J swish hidden units S(z) = z/(1+e^-z), L softmax outputs, no
 // biases, with the cross-entropy cost F(w) of eq. (25). It supplies the
-// clients of the SSCA algorithms (solver/ssca): sample-based clients own a
+// clients of the SSCA algorithms (solver/stochastic): sample-based clients own a
 // shard of the images, feature-based clients a block of pixels.
 //
 // Parameter layout (d = JK + LJ): w[k*J+j] = w_{1,j,k} (first layer stored
