@@ -24,21 +24,31 @@ type RunInfo struct {
 	Start      time.Time `json:"start"`
 	End        time.Time `json:"end"`
 	WallSec    float64   `json:"wall_seconds"`
+	// CPUSec is the process's CPU time (user and system, every worker)
+	// from Start to End: on a shared machine the wall says little of what
+	// a run costs (absent where the system does not report it).
+	CPUSec float64 `json:"cpu_seconds,omitempty"`
+
+	cpu0 float64 // processCPU at Start
 }
 
 // NewRunInfo starts a record for cfg.
 func NewRunInfo(experiment, version string, cfg any, workers int) *RunInfo {
+	cpu0, _ := processCPU()
 	return &RunInfo{
 		Experiment: experiment, Version: version, GoVersion: runtime.Version(),
 		CPU: cpuModel(), NumCPU: runtime.NumCPU(), Workers: workers,
-		Config: cfg, ConfigHash: ConfigHash(cfg), Start: time.Now().UTC(),
+		Config: cfg, ConfigHash: ConfigHash(cfg), Start: time.Now().UTC(), cpu0: cpu0,
 	}
 }
 
-// Finish stamps the end time.
+// Finish stamps the end time and the CPU time spent since the start.
 func (r *RunInfo) Finish() {
 	r.End = time.Now().UTC()
 	r.WallSec = r.End.Sub(r.Start).Seconds()
+	if cpu, ok := processCPU(); ok {
+		r.CPUSec = cpu - r.cpu0
+	}
 }
 
 // ConfigHash is the SHA-256 of cfg's JSON encoding (first 16 hex digits):
