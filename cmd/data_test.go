@@ -405,20 +405,39 @@ func TestDataFetchRun(t *testing.T) {
 	}
 }
 
-// End to end through Main's run: a missing data dir is one line and exit 2.
+// End to end through Main's run: a missing data dir is one line and exit 2,
+// and an experiment leaves nothing in --out (the data is looked for before
+// the output directory is made).
 func TestDataMissingDirExitCode(t *testing.T) {
 	dataIsolateCache(t)
+	sweep := filepath.Join(t.TempDir(), "np.yaml")
+	if err := os.WriteFile(sweep, []byte("preset: table1\nbase: {datasets: [monks-1], clients: [2]}\nsweep:\n  r: [0.2, 0.3]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"data", "describe", "adult-a"},
 		{"data", "export", "monks-1"},
-		{"reproduce", "table3", "--out", t.TempDir()},
+		{"reproduce", "table3"},
+		{"reproduce", "table1"},
+		{"run", "np", "--dataset", "adult-a"},
+		{"run", "fair"},
+		{"reproduce", "figure1"},
+		{"reproduce", "conic-table3"},
+		{"sweep", sweep},
 	} {
+		outDir := t.TempDir()
+		if args[0] != "data" {
+			args = append(args, "--out", outDir)
+		}
 		f, out, errOut := dataFactory(map[string]string{"FEDCON_DATA_DIR": "/nonexistent"})
 		code := run(context.Background(), f, args)
 		msg := errOut.String()
 		if code != exitUsage || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "/nonexistent") ||
 			!strings.Contains(msg, "FEDCON_DATA_DIR") || out.Len() != 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, msg)
+		}
+		if left, _ := os.ReadDir(outDir); len(left) != 0 {
+			t.Errorf("%v: left %d entries in --out (first %s)", args, len(left), left[0].Name())
 		}
 	}
 	f, _, errOut := dataFactory(nil)

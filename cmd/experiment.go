@@ -28,6 +28,10 @@ type commonOptions struct {
 	// checked: nothing is computed or written (--dry-run).
 	DryRun bool
 	cmd    *cobra.Command
+	// dataDirs is the data search path of a data-reading command; the
+	// data sets its configuration names are looked for there before the
+	// output directory is made.
+	dataDirs []string
 
 	ctx   context.Context
 	flags *pflag.FlagSet // flags whose set values override config keys
@@ -196,7 +200,9 @@ func dataCommand[T dataOptions](f *Factory, use, short, example, preset string, 
 		Use: use, Short: short, Example: example, Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.common().bind(c)
-			o.setDirs(dataDirs(f, c))
+			dirs := dataDirs(f, c)
+			o.setDirs(dirs)
+			o.common().dataDirs = dirs
 			if err := o.check(); err != nil {
 				return err
 			}

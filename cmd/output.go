@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 )
 
@@ -112,6 +113,13 @@ func openRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint
 			cost.Seconds /= float64(max(1, shard.N))
 		}
 		if err := checkCost(f, o, name, cost, workers); err != nil {
+			return nil, err
+		}
+	}
+	// Data missing from the search path is named before the directory is
+	// made, so that a failed start leaves nothing behind.
+	if c, ok := cfg.(interface{ DataSets() []string }); ok && o.dataDirs != nil && !o.ReuseOnly {
+		if err := datasets.Require(c.DataSets(), o.dataDirs); err != nil {
 			return nil, err
 		}
 	}

@@ -122,3 +122,24 @@ func (f *Fetcher) Ensure(ctx context.Context, dir string, dirs []string, names [
 	}
 	return res, nil
 }
+
+// Require returns nil when every data set of names (UCI names or
+// "fashion-mnist") has its files on dirs, else the error loading the first
+// missing one gives: a *FileError naming the file, the directories searched
+// and the fix. Commands call it before they create anything.
+func Require(names []string, dirs []string) error {
+	missing, err := Missing(names, dirs)
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	n := missing[0]
+	if n == "fashion-mnist" {
+		_, err = LoadIDXSet(n, IDXSearchPath(n, dirs), 10)
+	} else {
+		_, err = Load(n, dirs)
+	}
+	if err == nil { // the file appeared between the two looks
+		return nil
+	}
+	return err
+}

@@ -28,6 +28,15 @@ type FairConfig struct {
 	ALConfig `mapstructure:",squash"`
 }
 
+// DataSets names the registry data set the run reads (none for a user's
+// file), so a command can find it missing before it creates anything.
+func (c *FairConfig) DataSets() []string {
+	if c.Data != nil {
+		return nil
+	}
+	return []string{c.Dataset}
+}
+
 // Validate reports the first invalid value as a *ConfigError.
 func (c *FairConfig) Validate() error {
 	if err := experiments.ValidateAll(c.TrialConfig.ValidateTrials, c.ALConfig.validate); err != nil {

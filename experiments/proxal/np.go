@@ -154,6 +154,15 @@ type NPConfig struct {
 	ALConfig `mapstructure:",squash"`
 }
 
+// DataSets names the registry data sets the run reads (none for a user's
+// file), so a command can find them missing before it creates anything.
+func (c *NPConfig) DataSets() []string {
+	if c.Data != nil {
+		return nil
+	}
+	return c.Datasets
+}
+
 // Validate reports the first invalid value as a *ConfigError.
 func (c *NPConfig) Validate() error {
 	if err := experiments.ValidateAll(c.TrialConfig.ValidateTrials, c.ALConfig.validate); err != nil {
