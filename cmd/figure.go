@@ -72,8 +72,7 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 		for i, row := range grid {
 			for j, p := range row {
 				if p != nil {
-					legendAtDataTop(p, canvases[i][j])
-					p.Draw(canvases[i][j])
+					drawPanel(p, canvases[i][j])
 				}
 			}
 		}
@@ -99,6 +98,80 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 	return paths, nil
 }
 
+// drawPanel draws p on c with its title centred just above its data area.
+// gonum/plot puts the title at the top of the canvas, and plot.Align
+// stretches a canvas beyond its tile to line the data areas up (a log
+// axis' centred label does that), so a row's titles sat at different
+// heights.
+func drawPanel(p *plot.Plot, c draw.Canvas) {
+	legendAtDataTop(p, c)
+	title := p.Title.Text
+	if title == "" {
+		p.Draw(c)
+		return
+	}
+	p.Title.Text = " " // keeps the title's room in the layout
+	p.Draw(c)
+	p.Title.Text = title
+	data := p.DataCanvas(c)
+	style := p.Title.TextStyle
+	style.XAlign, style.YAlign = draw.XCenter, draw.YBottom
+	c.FillText(style, vg.Point{X: (data.Min.X + data.Max.X) / 2, Y: data.Max.Y + p.Title.Padding}, title)
+}
+
+// offsetLabels draws point labels pad away from their point, in the
+// direction of each label's alignment (right, above or below).
+type offsetLabels struct {
+	*plotter.Labels
+	pad vg.Length
+}
+
+func (l *offsetLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, xy := range l.XYs {
+		st := l.TextStyle[i]
+		pt := vg.Point{X: trX(xy.X), Y: trY(xy.Y)}
+		pt.X += l.pad
+		if st.YAlign == draw.YTop {
+			pt.Y -= l.pad
+		} else {
+			pt.Y += l.pad / 2
+		}
+		c.FillText(st, pt, l.Labels.Labels[i])
+	}
+}
+
+// crowded marks the labels of s to draw below their point: those whose
+// point lies within 6 % of the panel's ranges (log decades on a log axis)
+// of the previous labelled point drawn above.
+func crowded(pn experiments.Panel, s experiments.Series, logY bool) []bool {
+	ty := func(y float64) float64 {
+		if logY {
+			return math.Log10(y)
+		}
+		return y
+	}
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, o := range pn.Series {
+		for i := range o.X {
+			xmin, xmax = math.Min(xmin, o.X[i]), math.Max(xmax, o.X[i])
+			ymin, ymax = math.Min(ymin, ty(o.Y[i])), math.Max(ymax, ty(o.Y[i]))
+		}
+	}
+	dx, dy := math.Max(xmax-xmin, 1e-12), math.Max(ymax-ymin, 1e-12)
+	below := make([]bool, len(s.X))
+	for i := 1; i < len(s.X); i++ {
+		near := math.Abs(s.X[i]-s.X[i-1])/dx < 0.06 && math.Abs(ty(s.Y[i])-ty(s.Y[i-1]))/dy < 0.06
+		below[i] = near && !below[i-1]
+	}
+	return below
+}
+
+// glyphs are the point markers of experiments.Series.Marker.
+var glyphs = map[string]draw.GlyphDrawer{
+	"ring": draw.RingGlyph{}, "cross": draw.CrossGlyph{}, "plus": draw.PlusGlyph{}, "triangle": draw.TriangleGlyph{},
+}
+
 func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = pn.Title
@@ -113,6 +186,7 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 	// and such a band runs to the bottom of the axis (logBandFloor).
 	logY := pn.YLog && logPositive(pn)
 	floor := 0.0
+	labelled := false
 	if logY {
 		floor = logBandFloor(pn)
 	}
@@ -164,7 +238,47 @@ func panelPlot(pn experiments.Panel) (*plot.Plot, error) {
 			line.Dashes = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}
 		}
 		p.Add(line)
-		p.Legend.Add(s.Name, line)
+		thumbs := []plot.Thumbnailer{line}
+		if s.Marker != "" {
+			g, ok := glyphs[s.Marker]
+			if !ok {
+				return nil, fmt.Errorf("series %q: unknown marker %q", s.Name, s.Marker)
+			}
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: g}
+			p.Add(sc)
+			thumbs = append(thumbs, sc)
+		}
+		if len(s.Labels) == len(s.X) && len(s.X) > 0 {
+			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: s.Labels})
+			if err != nil {
+				return nil, err
+			}
+			below := crowded(pn, s, logY)
+			for i := range lb.TextStyle {
+				st := &lb.TextStyle[i]
+				st.Font.Size = vg.Points(7)
+				st.Color = color.Gray{Y: 0x30}
+				// Labels sit above right of their point; one crowding the
+				// previous label goes below right.
+				st.XAlign, st.YAlign = draw.XLeft, draw.YBottom
+				if below[i] {
+					st.YAlign = draw.YTop
+				}
+			}
+			// plotter.Labels has one offset for all points.
+			p.Add(&offsetLabels{Labels: lb, pad: vg.Points(3.5)})
+			labelled = true
+		}
+		p.Legend.Add(s.Name, thumbs...)
+	}
+	if labelled && !math.IsInf(xmin, 1) {
+		// Room at the right for the last point's label.
+		xmax += 0.08 * math.Max(xmax-xmin, 1e-9)
+		p.X.Max = math.Max(p.X.Max, xmax)
 	}
 	for _, h := range pn.HLines {
 		if math.IsInf(xmin, 1) {

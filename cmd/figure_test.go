@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -238,5 +240,48 @@ func TestLegendAtDataTop(t *testing.T) {
 		if log && p.Legend.YOffs > -vg.Points(20) {
 			t.Errorf("log panel: legend offset %v, want the label's spurious padding (> 20 pt) removed", p.Legend.YOffs)
 		}
+	}
+}
+
+// TestPanelTitlesAligned: the titles of a row's panels share one height
+// even when one panel has a log axis (plot.Align stretches its canvas
+// above the tile), and a series' point labels and markers are drawn.
+func TestPanelTitlesAligned(t *testing.T) {
+	s := experiments.Series{Name: "Alg. 2", X: []float64{0.52, 0.545, 0.66, 1.5}, Y: []float64{51, 40, 23, 3.2},
+		Marker: "ring", Labels: []string{"U=0.4", "U=0.5", "U=0.6", "U=1.5"}}
+	fig := &experiments.Figure{Title: "Figure", Panels: []experiments.Panel{
+		{Title: "(a) norm vs cost", YLabel: "‖w‖² (log scale)", XLabel: "cost", YLog: true, Series: []experiments.Series{s}},
+		{Title: "(b) accuracy", YLabel: "accuracy", XLabel: "U", YUnit: true, Series: []experiments.Series{{Name: "Alg. 2", X: []float64{0.4, 1.5}, Y: []float64{0.8, 0.55}, Marker: "cross", Dash: "dash"}}},
+	}}
+	base := filepath.Join(t.TempDir(), "fig")
+	if _, err := renderFigure(fig, base); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(base + ".svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// vgsvg writes <text x=".." y=".." ...\n\tstyle="...">content</text>.
+	ys := map[string]string{}
+	for _, m := range regexp.MustCompile(`<text x="[^"]*" y="([^"]*)"[^>]*\n?[^>]*>([^<]*)</text>`).FindAllStringSubmatch(string(b), -1) {
+		ys[m[2]] = m[1]
+	}
+	for _, want := range []string{"(a) norm vs cost", "(b) accuracy", "U=0.4", "U=0.5", "U=1.5"} {
+		if _, ok := ys[want]; !ok {
+			t.Fatalf("no text %q in the SVG", want)
+		}
+	}
+	ya, _ := strconv.ParseFloat(ys["(a) norm vs cost"], 64)
+	yb, _ := strconv.ParseFloat(ys["(b) accuracy"], 64)
+	if math.Abs(ya-yb) > 1 {
+		t.Errorf("panel titles at y %v and %v, want one height (within 1 pt)", ya, yb)
+	}
+	// U=0.5's point is within 6 % of U=0.4's: its label goes below, the
+	// other above (SVG y is negated: larger is lower on the page).
+	if ys["U=0.5"] == ys["U=0.4"] {
+		t.Errorf("crowded labels U=0.4 and U=0.5 both at y %s", ys["U=0.4"])
+	}
+	if _, err := panelPlot(experiments.Panel{Series: []experiments.Series{{Name: "x", X: []float64{1}, Y: []float64{1}, Marker: "star"}}}); err == nil {
+		t.Error("unknown marker accepted")
 	}
 }

@@ -41,6 +41,12 @@ type Series struct {
 	Y     []float64 `json:"y"`
 	Lo    []float64 `json:"lo,omitempty"`
 	Hi    []float64 `json:"hi,omitempty"`
+	// Marker, when set, draws each point as "ring", "cross", "plus" or
+	// "triangle", so that two curves lying on each other both show.
+	Marker string `json:"marker,omitempty"`
+	// Labels, when as many as the points, are written beside them (the
+	// value swept along the curve, e.g. "U = 0.4").
+	Labels []string `json:"labels,omitempty"`
 }
 
 // HLine is a horizontal reference line (e.g. a threshold).

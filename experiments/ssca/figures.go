@@ -99,9 +99,17 @@ func NewResult(fig string, cfg *Config, data *Data, curves []Curve) *Result {
 		r.Figure.Title = fmt.Sprintf("Figure 4: ‖w‖² vs training cost at t = T on %s (%s%s)", ds, meanOver(runs, false), sub)
 		tradeoff := experiments.Panel{Title: "(a) ‖w‖² vs training cost (U or λ swept)", XLabel: "training cost F(w^T)", YLabel: "‖w^T‖² (log scale)", YLog: true}
 		acc := experiments.Panel{Title: "(b) test accuracy vs U", XLabel: "U", YLabel: "test accuracy", YUnit: true}
+		// The sample- and feature-based algorithm of each pair give the same
+		// curve: the second is dashed over the first, and the markers (ring
+		// against cross) show both. The first of each pair names its points
+		// with the value swept.
 		for k, algo := range []string{"alg2", "alg4", "alg1", "alg3"} {
-			s := experiments.Series{Name: "Alg. " + algo[3:], Color: k}
-			a := experiments.Series{Name: "Alg. " + algo[3:], Color: k}
+			dash, marker := "", [...]string{"ring", "cross", "triangle", "plus"}[k]
+			if k%2 == 1 {
+				dash = "dash"
+			}
+			s := experiments.Series{Name: "Alg. " + algo[3:], Color: k, Dash: dash, Marker: marker}
+			a := experiments.Series{Name: "Alg. " + algo[3:], Color: k, Dash: dash, Marker: marker}
 			for _, c := range curves {
 				if c.Spec.Algo != algo {
 					continue
@@ -110,6 +118,13 @@ func NewResult(fig string, cfg *Config, data *Data, curves []Curve) *Result {
 				cost := experiments.MeanStdOf(lastOf(c.Trials, func(t Trial) []float64 { return t.TrainCost }))
 				n2 := experiments.MeanStdOf(lastOf(c.Trials, func(t Trial) []float64 { return t.Norm2 }))
 				s.X, s.Y = append(s.X, cost.Mean), append(s.Y, n2.Mean)
+				if k%2 == 0 {
+					if c.Spec.constrained() {
+						s.Labels = append(s.Labels, fmt.Sprintf("U=%g", c.Spec.U))
+					} else {
+						s.Labels = append(s.Labels, fmt.Sprintf("λ=%g", c.Spec.Lambda))
+					}
+				}
 				if c.Spec.constrained() {
 					ac := experiments.MeanStdOf(lastOf(c.Trials, func(t Trial) []float64 { return t.TestAcc }))
 					a.Name = s.Name
@@ -118,7 +133,6 @@ func NewResult(fig string, cfg *Config, data *Data, curves []Curve) *Result {
 				}
 			}
 			if algo == "alg1" || algo == "alg3" {
-				s.Dash = "dash"
 				s.Name += " (λ swept)"
 			} else {
 				s.Name += " (U swept)"
