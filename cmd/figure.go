@@ -116,7 +116,9 @@ func drawPanel(p *plot.Plot, c draw.Canvas) {
 	data := p.DataCanvas(c)
 	style := p.Title.TextStyle
 	style.XAlign, style.YAlign = draw.XCenter, draw.YBottom
-	c.FillText(style, vg.Point{X: (data.Min.X + data.Max.X) / 2, Y: data.Max.Y + p.Title.Padding}, title)
+	// 4 pt more than gonum's padding: a top legend starts at the data
+	// area's top edge.
+	c.FillText(style, vg.Point{X: (data.Min.X + data.Max.X) / 2, Y: data.Max.Y + p.Title.Padding + vg.Points(4)}, title)
 }
 
 // offsetLabels draws point labels pad away from their point, in the
