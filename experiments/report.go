@@ -702,7 +702,16 @@ func (m *ReportManifest) facts() []string {
 		fmt.Sprintf("%s, %d CPUs, %d workers", m.CPU, m.NumCPU, m.Workers),
 		m.ConfigHash, dash(m.TrialHash), strconv.FormatUint(m.Seed, 10),
 		m.Start.Format("2006-01-02 15:04:05 MST"), m.End.Format("2006-01-02 15:04:05 MST"),
-		fmt.Sprintf("%.1f s", m.WallSec), tr, strconv.Itoa(len(m.TrialFiles)), yesNo(m.Complete), dash(m.Error)}
+		wallCPU(m.WallSec, m.CPUSec), tr, strconv.Itoa(len(m.TrialFiles)), yesNo(m.Complete), dash(m.Error)}
+}
+
+// wallCPU is the wall time with the process's CPU time beside it (older
+// manifests record none).
+func wallCPU(wall, cpu float64) string {
+	if cpu > 0 {
+		return fmt.Sprintf("%.1f s (CPU %.1f s)", wall, cpu)
+	}
+	return fmt.Sprintf("%.1f s", wall)
 }
 
 // FactsTable lists the run's manifest facts, one column per manifest; nil

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -144,4 +145,19 @@ func isPrintable(s string) bool {
 		}
 	}
 	return true
+}
+
+// TestWallCPU: the facts' wall time carries the CPU time when the
+// manifest records it, and only the wall for an older one.
+func TestWallCPU(t *testing.T) {
+	for _, c := range []struct {
+		wall, cpu float64
+		want      string
+	}{{12.34, 20.06, "12.3 s (CPU 20.1 s)"}, {3, 0, "3.0 s"}} {
+		m := &ReportManifest{Manifest: &Manifest{RunInfo: &RunInfo{WallSec: c.wall, CPUSec: c.cpu}}}
+		f := m.facts()
+		if got := f[slices.Index(factKeys, "wall time")]; got != c.want {
+			t.Errorf("wall %v, CPU %v: %q, want %q", c.wall, c.cpu, got, c.want)
+		}
+	}
 }
