@@ -82,29 +82,32 @@ sweep:
 	}
 }
 
-// TestSweepSSCATauFile: the committed τ sweep reads and every point validates.
-func TestSweepSSCATauFile(t *testing.T) {
-	sf, axes, err := readSweep(filepath.Join("..", "configs", "sweeps", "ssca-tau.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sf.Preset != "ssca-figure2" || len(axes) != 1 || axes[0].Key != "tau" || len(axes[0].Values) != 4 {
-		t.Fatalf("%+v %+v", sf, axes)
-	}
-	f, _, _ := testFactory()
-	c := newCmdSweep(f, func(*SweepOptions) error { return nil })
-	c.SetArgs([]string{"x"})
-	if err := c.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	o := &SweepOptions{commonOptions: commonOptions{flags: c.Flags()}}
-	for _, p := range experiments.Product(axes) {
-		cfg, err := sweepConfig(f, o, sf.Preset, sf.Base, axes, p)
+// TestSweepSSCATauFiles: the committed τ sweeps (Figures 2 and 3) read and
+// every point validates with the τ swept.
+func TestSweepSSCATauFiles(t *testing.T) {
+	for file, preset := range map[string]string{"ssca-tau.yaml": "ssca-figure2", "ssca-tau-figure3.yaml": "ssca-figure3"} {
+		sf, axes, err := readSweep(filepath.Join("..", "configs", "sweeps", file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc := cfg.(*ssca.Config); sc.Runs != 20 || sc.Tau != p[0] || len(sc.SGDRates) == 0 {
-			t.Errorf("point %v: runs %d, tau %v, %d SGD rates", p, sc.Runs, sc.Tau, len(sc.SGDRates))
+		if sf.Preset != preset || len(axes) != 1 || axes[0].Key != "tau" || len(axes[0].Values) != 4 {
+			t.Fatalf("%s: %+v %+v", file, sf, axes)
+		}
+		f, _, _ := testFactory()
+		c := newCmdSweep(f, func(*SweepOptions) error { return nil })
+		c.SetArgs([]string{"x"})
+		if err := c.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		o := &SweepOptions{commonOptions: commonOptions{flags: c.Flags()}}
+		for _, p := range experiments.Product(axes) {
+			cfg, err := sweepConfig(f, o, sf.Preset, sf.Base, axes, p)
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			if sc := cfg.(*ssca.Config); sc.Runs != 20 || sc.Tau != p[0] || len(sc.SGDRates) == 0 {
+				t.Errorf("%s point %v: runs %d, tau %v, %d SGD rates", file, p, sc.Runs, sc.Tau, len(sc.SGDRates))
+			}
 		}
 	}
 }
