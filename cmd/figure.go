@@ -99,10 +99,10 @@ func renderFigure(fig *experiments.Figure, base string) ([]string, error) {
 }
 
 // drawPanel draws p on c with its title centred just above its data area.
-// gonum/plot puts the title at the top of the canvas, and plot.Align
-// stretches a canvas beyond its tile to line the data areas up (a log
-// axis' centred label does that), so a row's titles sat at different
-// heights.
+// gonum/plot puts the title at the top of the canvas, and plot.Align gives
+// a row's panels canvases of different tops so that their data areas line
+// up (a log axis' centred label needs more room), so the titles sat at
+// different heights.
 func drawPanel(p *plot.Plot, c draw.Canvas) {
 	legendAtDataTop(p, c)
 	title := p.Title.Text

@@ -116,12 +116,8 @@ func openRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint
 			return nil, err
 		}
 	}
-	// Data missing from the search path is named before the directory is
-	// made, so that a failed start leaves nothing behind.
-	if c, ok := cfg.(interface{ DataSets() []string }); ok && o.dataDirs != nil && !o.ReuseOnly {
-		if err := datasets.Require(c.DataSets(), o.dataDirs); err != nil {
-			return nil, err
-		}
+	if err := requireData(cfg, o.dataDirs, o.ReuseOnly); err != nil {
+		return nil, err
 	}
 	if o.DryRun {
 		return nil, errDryRun
@@ -146,6 +142,19 @@ func openRunOutput(f *Factory, o *commonOptions, name string, cfg any, seed uint
 		r.store.Shard = r.shard.log
 	}
 	return r, nil
+}
+
+// requireData names a data set of cfg (configurations that read registry
+// data list them: DataSets) missing from dirs, before the output directory
+// is made, so that a failed start leaves nothing behind. Nothing is looked
+// for without a search path (a command that reads no data) or when no
+// trial is computed (merge).
+func requireData(cfg any, dirs []string, reuseOnly bool) error {
+	c, ok := cfg.(interface{ DataSets() []string })
+	if !ok || dirs == nil || reuseOnly {
+		return nil
+	}
+	return datasets.Require(c.DataSets(), dirs)
 }
 
 // newStore is a store of the run's other than its own (a sweep point's),

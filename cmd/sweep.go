@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/fedcon/fedcon/datasets"
 	"github.com/fedcon/fedcon/experiments"
 	"github.com/fedcon/fedcon/experiments/proxal"
 	"github.com/fedcon/fedcon/experiments/ssca"
@@ -235,10 +234,8 @@ func sweepConfig(f *Factory, o *SweepOptions, preset string, base map[string]any
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sweep point %s: %w", p.Slug(axes), err)
 	}
-	if c, ok := cfg.(interface{ DataSets() []string }); ok && o.Dirs != nil && !o.ReuseOnly {
-		if err := datasets.Require(c.DataSets(), o.Dirs); err != nil {
-			return nil, fmt.Errorf("sweep point %s: %w", p.Slug(axes), err)
-		}
+	if err := requireData(cfg, o.Dirs, o.ReuseOnly); err != nil {
+		return nil, fmt.Errorf("sweep point %s: %w", p.Slug(axes), err)
 	}
 	return cfg, nil
 }
